@@ -1,0 +1,152 @@
+/**
+ * Loads churnscope.yaml (or $CHURNSCOPE_CONFIG) and the environment shortcuts, validates them,
+ * reads secrets, and returns the resolved configuration. Any problem is a ConfigError whose
+ * message names the key (or environment variable) and the reason; startup prints it and stops.
+ */
+import { readFileSync, existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { parse as parseYaml } from "yaml";
+import type { z } from "zod";
+import { configSchema, type ConfigFile, type SecretRef } from "./schema";
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+export interface PrometheusConfig {
+  url: string;
+  /** Includes Authorization when credentials are configured. Server-side only. */
+  headers: Record<string, string>;
+  timeoutMs: number;
+  partialResponse: boolean;
+  scrapeIntervalSeconds: number;
+}
+
+export interface AppConfig {
+  /** Where the configuration came from, for messages: a file path or "defaults". */
+  source: string;
+  prometheus: PrometheusConfig | null;
+  apiservers: { project: string[]; hub: string[] };
+  siteLabel: string;
+  server: { port: number; host: string };
+  dataDir: string;
+  limits: { maxRangeMs: number };
+}
+
+type Env = Record<string, string | undefined>;
+
+// Environment shortcuts and the file keys they override.
+const ENV_KEYS: { env: string; path: string[]; parse: (raw: string) => unknown }[] = [
+  { env: "PROMETHEUS_URL", path: ["prometheus", "url"], parse: (raw) => raw },
+  { env: "PORT", path: ["server", "port"], parse: (raw) => (/^\d+$/.test(raw) ? Number(raw) : raw) },
+  { env: "CHURNSCOPE_DATA_DIR", path: ["dataDir"], parse: (raw) => raw },
+];
+
+export function loadConfig(env: Env = process.env, cwd = process.cwd()): AppConfig {
+  const explicit = env.CHURNSCOPE_CONFIG;
+  const path = explicit ? resolve(cwd, explicit) : resolve(cwd, "churnscope.yaml");
+  let raw: Record<string, unknown> = {};
+  let source = "defaults";
+  if (explicit || existsSync(path)) {
+    raw = readYamlObject(path, explicit ? "CHURNSCOPE_CONFIG" : undefined);
+    source = path;
+  }
+  const fromEnv = new Map<string, string>();
+  for (const key of ENV_KEYS) {
+    const value = env[key.env];
+    if (value === undefined || value === "") continue;
+    setPath(raw, key.path, key.parse(value));
+    fromEnv.set(key.path.join("."), key.env);
+  }
+  const parsed = configSchema.safeParse(raw);
+  if (!parsed.success) throw new ConfigError(formatIssues(parsed.error.issues, source, fromEnv));
+  return resolveConfig(parsed.data, source, env, cwd);
+}
+
+function readYamlObject(path: string, envName?: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    const via = envName ? ` (from ${envName})` : "";
+    throw new ConfigError(`cannot read configuration file ${path}${via}: ${(error as Error).message}`);
+  }
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`${path}: not valid YAML: ${(error as Error).message}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== "object" || Array.isArray(doc)) {
+    throw new ConfigError(`${path}: the top level must be a mapping of keys (prometheus:, apiservers:, …)`);
+  }
+  return doc as Record<string, unknown>;
+}
+
+function setPath(target: Record<string, unknown>, path: string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) {
+    const next = node[key];
+    if (typeof next !== "object" || next === null || Array.isArray(next)) node[key] = {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[path[path.length - 1]] = value;
+}
+
+function formatIssues(issues: z.core.$ZodIssue[], source: string, fromEnv: Map<string, string>): string {
+  const lines = issues.map((issue) => {
+    const key = issue.path.map(String).join(".");
+    let where = key === "" ? source : `${source}: ${key}`;
+    const envName = fromEnv.get(key);
+    if (envName) where = `${envName} (${key})`;
+    const extra = issue.code === "unrecognized_keys" ? `: ${issue.keys.join(", ")}` : "";
+    return `${where}: ${issue.message}${extra}`;
+  });
+  return `invalid configuration:\n  ${lines.join("\n  ")}`;
+}
+
+function readSecret(ref: SecretRef, key: string, env: Env, cwd: string): string {
+  if ("env" in ref) {
+    const value = env[ref.env];
+    if (value === undefined || value === "") throw new ConfigError(`${key}.env: environment variable ${ref.env} is not set`);
+    return value;
+  }
+  try {
+    return readFileSync(resolve(cwd, ref.file), "utf8").trim();
+  } catch (error) {
+    throw new ConfigError(`${key}.file: cannot read ${ref.file}: ${(error as Error).message}`);
+  }
+}
+
+function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string): AppConfig {
+  let prometheus: PrometheusConfig | null = null;
+  if (file.prometheus) {
+    const p = file.prometheus;
+    const headers: Record<string, string> = { ...p.headers };
+    if (p.bearerToken) headers.Authorization = `Bearer ${readSecret(p.bearerToken, "prometheus.bearerToken", env, cwd)}`;
+    if (p.basicAuth) {
+      const password = readSecret(p.basicAuth.password, "prometheus.basicAuth.password", env, cwd);
+      headers.Authorization = `Basic ${Buffer.from(`${p.basicAuth.username}:${password}`).toString("base64")}`;
+    }
+    prometheus = {
+      url: p.url,
+      headers,
+      timeoutMs: p.timeoutSeconds * 1000,
+      partialResponse: p.partialResponse,
+      scrapeIntervalSeconds: p.scrapeIntervalSeconds,
+    };
+  }
+  return {
+    source,
+    prometheus,
+    apiservers: file.apiservers,
+    siteLabel: file.siteLabel,
+    server: file.server,
+    dataDir: resolve(cwd, file.dataDir),
+    limits: { maxRangeMs: file.limits.maxRangeDays * 86_400_000 },
+  };
+}

@@ -1,0 +1,56 @@
+/** The configuration file's shape (churnscope.yaml). Unknown keys are errors, so typos surface. */
+import { z } from "zod";
+
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/** Secrets are never written in the file itself: they come from an environment variable or a file. */
+export const secretRefSchema = z.union([
+  z.object({ env: z.string().min(1) }).strict(),
+  z.object({ file: z.string().min(1) }).strict(),
+], { error: "expected { env: NAME } or { file: PATH }" });
+
+export const prometheusSchema = z
+  .object({
+    url: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }),
+    bearerToken: secretRefSchema.optional(),
+    basicAuth: z.object({ username: z.string().min(1), password: secretRefSchema }).strict().optional(),
+    headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "expected an HTTP header name"), z.string()).default({}),
+    timeoutSeconds: z.number().positive().max(600).default(30),
+    /** false sends partial_response=false, so Thanos reports a failing store as an error. */
+    partialResponse: z.boolean().default(false),
+    /** The scrape interval of the apiserver jobs: the smallest step, and a quarter of the smallest rate window. */
+    scrapeIntervalSeconds: z.number().int().min(1).max(3600).default(30),
+  })
+  .strict()
+  .refine((p) => !(p.bearerToken && p.basicAuth), { error: "set bearerToken or basicAuth, not both" });
+
+export const configSchema = z
+  .object({
+    prometheus: prometheusSchema.optional(),
+    apiservers: z
+      .object({
+        /** `job` values of the project control-plane API servers, e.g. milo-apiserver. */
+        project: z.array(z.string().min(1)).default([]),
+        /** `job` values of the hub API servers, e.g. karmada-system/karmada-apiserver. */
+        hub: z.array(z.string().min(1)).default([]),
+      })
+      .strict()
+      .default({ project: [], hub: [] }),
+    siteLabel: z.string().regex(LABEL_NAME, "expected a Prometheus label name").default("cluster"),
+    server: z
+      .object({
+        port: z.number().int().min(1).max(65535).default(3000),
+        host: z.string().min(1).default("0.0.0.0"),
+      })
+      .strict()
+      .default({ port: 3000, host: "0.0.0.0" }),
+    dataDir: z.string().min(1).default("./data"),
+    limits: z
+      .object({ maxRangeDays: z.number().positive().max(3650).default(400) })
+      .strict()
+      .default({ maxRangeDays: 400 }),
+  })
+  .strict();
+
+export type ConfigFile = z.infer<typeof configSchema>;
+export type SecretRef = z.infer<typeof secretRefSchema>;

@@ -1,0 +1,257 @@
+/**
+ * The Write load panels, as data. Each entry says what it shows, in which unit, and how to build
+ * its PromQL from validated variables; panels.ts runs them. Ids are stable: they appear in URLs,
+ * the JSON API and snapshots. Queries follow reference/metrics.md §1.
+ */
+import { byClause, literalAlternation, selector, type Matcher } from "../prometheus/promql";
+import { promDuration } from "../time/duration";
+import type { LabelSets } from "./probe";
+
+/** Every write verb the apiserver reports; APPLY is server-side apply, which "PUT|PATCH" regexes miss. */
+export const WRITE_VERBS = ["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"] as const;
+const WRITE_VERB_REGEX = WRITE_VERBS.join("|");
+
+export type Unit = "writes/s" | "requests/s" | "events/s" | "writes";
+
+export interface PanelVars {
+  /** apiserver `job`; undefined means every API server (then `job` is kept in the grouping). */
+  job?: string;
+  resource?: string;
+  /** API group of `resource`; undefined matches any group. "" is the core group. */
+  group?: string;
+  /** Rate window, seconds. */
+  windowSeconds: number;
+  /** Whole range, seconds (for totals). */
+  rangeSeconds: number;
+  labelSets: LabelSets;
+}
+
+export interface NamedQuery {
+  /** Shown as the `series` label when a panel sends several queries. */
+  name?: string;
+  promql: string;
+}
+
+export interface PanelDef {
+  id: string;
+  title: string;
+  description: string;
+  unit: Unit;
+  /** range: a chart over time; total: one instant value per series at the end of the range. */
+  mode: "range" | "total";
+  chart: "stacked" | "lines" | "table";
+  needsResource: boolean;
+  /** Keep the N largest series and sum the rest into one "other" series. */
+  topN?: number;
+  /** Present when the panel shows an estimate: the formula and its caveats. */
+  estimate?: string;
+  queries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] };
+}
+
+function m(label: string, op: Matcher["op"], value: string | undefined): Matcher | undefined {
+  return value === undefined ? undefined : { label, op, value };
+}
+
+function writes(vars: PanelVars, extra: (Matcher | undefined)[] = []): string {
+  return selector("apiserver_request_total", [
+    m("job", "=", vars.job),
+    m("resource", "=", vars.resource),
+    m("group", "=", vars.group),
+    m("verb", "=~", WRITE_VERB_REGEX),
+    ...extra,
+  ]);
+}
+
+/** Group by these labels, plus `job` when the view spans every API server. */
+function by(vars: PanelVars, labels: string[]): string {
+  return byClause(vars.job === undefined ? ["job", ...labels] : labels);
+}
+
+const w = (vars: PanelVars) => promDuration(vars.windowSeconds);
+
+export const PANELS: readonly PanelDef[] = [
+  {
+    id: "writes-by-resource",
+    title: "Writes by resource",
+    description: "Write requests per second by resource (all write verbs, every response code); the 10 largest over the range, the rest summed as other.",
+    unit: "writes/s",
+    mode: "range",
+    chart: "stacked",
+    needsResource: false,
+    topN: 10,
+    queries: (vars) => ({
+      queries: [{ promql: `sum${by(vars, ["group", "resource"])} (rate(${writes({ ...vars, resource: undefined, group: undefined })}[${w(vars)}]))` }],
+      infos: [],
+    }),
+  },
+  {
+    id: "writes-by-verb",
+    title: "Writes by verb and subresource",
+    description: "One resource's write requests per second split by verb and subresource (status writes vs the object itself).",
+    unit: "writes/s",
+    mode: "range",
+    chart: "lines",
+    needsResource: true,
+    queries: (vars) => ({
+      queries: [{ promql: `sum${by(vars, ["verb", "subresource"])} (rate(${writes(vars)}[${w(vars)}]))` }],
+      infos: [],
+    }),
+  },
+  {
+    id: "write-totals",
+    title: "Write totals",
+    description: "Writes over the whole range (increase), by resource, verb and subresource.",
+    unit: "writes",
+    mode: "total",
+    chart: "table",
+    needsResource: false,
+    queries: (vars) => ({
+      queries: [
+        {
+          promql: `sum${by(vars, ["group", "resource", "verb", "subresource"])} (increase(${writes(vars)}[${promDuration(vars.rangeSeconds)}]))`,
+        },
+      ],
+      infos: [],
+    }),
+  },
+  {
+    id: "write-errors",
+    title: "Failed writes by code",
+    description: "Write requests per second that did not succeed: 409 is an optimistic-concurrency conflict, 429 a flow-control rejection.",
+    unit: "writes/s",
+    mode: "range",
+    chart: "lines",
+    needsResource: false,
+    queries: (vars) => ({
+      queries: [{ promql: `sum${by(vars, ["code"])} (rate(${writes(vars, [m("code", "!~", "2..")])}[${w(vars)}]))` }],
+      infos: [],
+    }),
+  },
+  {
+    id: "effective-writes",
+    title: "API writes vs effective writes",
+    description: "Successful write requests against the writes that reached storage. The gap estimates no-op writes: requests that changed nothing.",
+    unit: "writes/s",
+    mode: "range",
+    chart: "lines",
+    needsResource: false,
+    estimate:
+      "no-op writes ≈ successful API writes (2xx) − effective writes (etcd create/update/delete, or watch-cache events when etcd metrics are absent). " +
+      "A byte-identical update is answered without touching etcd, so it appears only on the left. Storage writes the API server makes on its own " +
+      "(garbage collection, finalizer removal) appear only on the right, so the gap is an estimate, not a count.",
+    queries: (vars) => effectiveWriteQueries(vars),
+  },
+  {
+    id: "lease-renewals",
+    title: "Lease renewals",
+    description: "Lease writes per second (agents and controllers heartbeating); a rise often drives reconciles of the objects that own the leases.",
+    unit: "writes/s",
+    mode: "range",
+    chart: "lines",
+    needsResource: false,
+    queries: (vars) => ({
+      queries: [
+        {
+          promql: `sum${by(vars, ["verb"])} (rate(${selector("apiserver_request_total", [
+            m("job", "=", vars.job),
+            m("resource", "=", "leases"),
+            m("verb", "=~", "PATCH|PUT|APPLY|POST"),
+          ])}[${w(vars)}]))`,
+        },
+      ],
+      infos: [],
+    }),
+  },
+  {
+    id: "watch-fanout",
+    title: "Watch fan-out",
+    description: "Watch events delivered to all watchers per second: each effective write is sent to every watcher of its kind.",
+    unit: "events/s",
+    mode: "range",
+    chart: "stacked",
+    needsResource: false,
+    topN: 10,
+    queries: (vars) => watchFanoutQueries(vars),
+  },
+];
+
+export function findPanel(id: string): PanelDef | undefined {
+  return PANELS.find((p) => p.id === id);
+}
+
+function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] } {
+  const api: NamedQuery = {
+    name: "API writes (2xx)",
+    promql: `sum(rate(${writes(vars, [m("code", "=~", "2..")])}[${w(vars)}]))`,
+  };
+  const operations = m("operation", "=~", "create|update|delete");
+  switch (vars.labelSets.etcd) {
+    case "group-resource":
+      return {
+        queries: [
+          api,
+          {
+            name: "effective writes (etcd)",
+            promql: `sum(rate(${selector("etcd_requests_total", [m("job", "=", vars.job), m("resource", "=", vars.resource), m("group", "=", vars.group), operations])}[${w(vars)}]))`,
+          },
+        ],
+        infos: [],
+      };
+    case "type": {
+      // Kubernetes ≤ 1.33 labels etcd requests with type="<resource>.<group>" (just "<resource>" for the core group).
+      let type: Matcher | undefined;
+      if (vars.resource !== undefined) {
+        const exact = vars.group ? `${vars.resource}.${vars.group}` : vars.resource;
+        type = vars.group === undefined ? m("type", "=~", `${literalAlternation([vars.resource])}(\\..+)?`) : m("type", "=", exact);
+      }
+      return {
+        queries: [
+          api,
+          {
+            name: "effective writes (etcd)",
+            promql: `sum(rate(${selector("etcd_requests_total", [m("job", "=", vars.job), type, operations])}[${w(vars)}]))`,
+          },
+        ],
+        infos: [],
+      };
+    }
+    case "none":
+      if (vars.labelSets.watchCache !== "none") {
+        const resourceLabel = vars.labelSets.watchCache === "group-resource" ? m("group", "=", vars.group) : undefined;
+        return {
+          queries: [
+            api,
+            {
+              // Every API server replica's watch cache receives every change, so take one replica, not the sum.
+              name: "effective writes (watch cache)",
+              promql: `max(sum by (instance) (rate(${selector("apiserver_watch_cache_events_received_total", [m("job", "=", vars.job), m("resource", "=", vars.resource), resourceLabel])}[${w(vars)}])))`,
+            },
+          ],
+          infos: ["etcd_requests_total is not scraped here; effective writes come from watch-cache events (one replica)."],
+        };
+      }
+      return {
+        queries: [api],
+        infos: ["Neither etcd_requests_total nor apiserver_watch_cache_events_received_total is scraped for this API server, so effective writes cannot be shown."],
+      };
+  }
+}
+
+function watchFanoutQueries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] } {
+  const metric = "apiserver_watch_events_total";
+  if (vars.labelSets.watchEvents === "kind") {
+    // Kubernetes ≤ 1.33 labels watch events by kind, which a resource name cannot be mapped to here.
+    return {
+      queries: [{ promql: `sum${by(vars, ["group", "kind"])} (rate(${selector(metric, [m("job", "=", vars.job)])}[${w(vars)}]))` }],
+      infos: vars.resource ? ["This API server labels watch events by kind (Kubernetes ≤ 1.33), so the panel shows every kind, not only the selected resource."] : [],
+    };
+  }
+  return {
+    queries: [
+      {
+        promql: `sum${by(vars, ["group", "resource"])} (rate(${selector(metric, [m("job", "=", vars.job), m("resource", "=", vars.resource), m("group", "=", vars.group)])}[${w(vars)}]))`,
+      },
+    ],
+    infos: vars.labelSets.watchEvents === "none" ? ["apiserver_watch_events_total is not scraped for this API server."] : [],
+  };
+}

@@ -1,0 +1,39 @@
+/**
+ * Kubernetes 1.34 renamed the labels of the etcd and watch metrics (metrics.md §0.3). Rather than
+ * guess the version, ask Prometheus which labels one series of each family carries.
+ */
+import type { PromClient, TimeBounds } from "../prometheus/client";
+import { selector } from "../prometheus/promql";
+
+export interface LabelSets {
+  /** ≥ 1.34: group+resource; ≤ 1.33: type="<resource>.<group>"; none: not scraped. */
+  etcd: "group-resource" | "type" | "none";
+  /** ≥ 1.34: group+resource; ≤ 1.33: resource only. */
+  watchCache: "group-resource" | "resource" | "none";
+  /** ≥ 1.34: resource; ≤ 1.33: kind. */
+  watchEvents: "resource" | "kind" | "none";
+}
+
+async function firstSeriesLabels(client: PromClient, metric: string, job: string | undefined, bounds: TimeBounds, signal?: AbortSignal) {
+  const match = selector(metric, [job === undefined ? undefined : { label: "job", op: "=", value: job }]);
+  const result = await client.series([match], { ...bounds, limit: 1 }, signal);
+  return result.data[0];
+}
+
+export async function probeLabelSets(
+  client: PromClient,
+  job: string | undefined,
+  bounds: TimeBounds,
+  signal?: AbortSignal,
+): Promise<LabelSets> {
+  const [etcd, cache, watch] = await Promise.all([
+    firstSeriesLabels(client, "etcd_requests_total", job, bounds, signal),
+    firstSeriesLabels(client, "apiserver_watch_cache_events_received_total", job, bounds, signal),
+    firstSeriesLabels(client, "apiserver_watch_events_total", job, bounds, signal),
+  ]);
+  return {
+    etcd: !etcd ? "none" : "resource" in etcd ? "group-resource" : "type" in etcd ? "type" : "none",
+    watchCache: !cache ? "none" : "group" in cache ? "group-resource" : "resource",
+    watchEvents: !watch ? "none" : "kind" in watch && !("resource" in watch) ? "kind" : "resource",
+  };
+}

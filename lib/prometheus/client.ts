@@ -1,0 +1,174 @@
+/**
+ * A typed client for the Prometheus HTTP API (and Thanos/Mimir/VictoriaMetrics, which speak it).
+ * It returns data with Prometheus's warnings and infos attached and throws PromError otherwise.
+ * The URL and credentials come only from server configuration.
+ */
+import { PromError } from "./errors";
+import type { PromMetadataEntry, PromQueryData, PromResult } from "./types";
+
+export interface PromClientOptions {
+  /** Base URL, possibly with a path prefix: http://thanos:9090 or https://host/prometheus */
+  url: string;
+  /** Sent with every request (already includes Authorization when configured). */
+  headers: Record<string, string>;
+  timeoutMs: number;
+  /** When false, send partial_response=false so Thanos fails instead of answering partially. */
+  partialResponse?: boolean;
+}
+
+export interface RangeParams {
+  startSeconds: number;
+  endSeconds: number;
+  stepSeconds: number;
+}
+
+export interface TimeBounds {
+  startSeconds?: number;
+  endSeconds?: number;
+}
+
+export interface PromClient {
+  query(expr: string, timeSeconds: number, signal?: AbortSignal): Promise<PromResult<PromQueryData>>;
+  queryRange(expr: string, range: RangeParams, signal?: AbortSignal): Promise<PromResult<PromQueryData>>;
+  series(match: string[], bounds?: TimeBounds & { limit?: number }, signal?: AbortSignal): Promise<PromResult<Record<string, string>[]>>;
+  labels(match: string[], bounds?: TimeBounds, signal?: AbortSignal): Promise<PromResult<string[]>>;
+  labelValues(label: string, match: string[], bounds?: TimeBounds, signal?: AbortSignal): Promise<PromResult<string[]>>;
+  metadata(metric?: string, signal?: AbortSignal): Promise<PromResult<Record<string, PromMetadataEntry[]>>>;
+}
+
+export function createPromClient(options: PromClientOptions): PromClient {
+  const base = options.url.replace(/\/+$/, "");
+
+  function commonParams(): [string, string][] {
+    return options.partialResponse === false ? [["partial_response", "false"]] : [];
+  }
+
+  function boundsParams(bounds?: TimeBounds): [string, string][] {
+    const out: [string, string][] = [];
+    if (bounds?.startSeconds !== undefined) out.push(["start", String(bounds.startSeconds)]);
+    if (bounds?.endSeconds !== undefined) out.push(["end", String(bounds.endSeconds)]);
+    return out;
+  }
+
+  async function call<T>(
+    method: "GET" | "POST",
+    path: string,
+    params: [string, string][],
+    signal?: AbortSignal,
+  ): Promise<PromResult<T>> {
+    const timeout = AbortSignal.timeout(options.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    const body = new URLSearchParams(params);
+    const url = method === "GET" ? `${base}${path}?${body}` : `${base}${path}`;
+    const headers: Record<string, string> = { Accept: "application/json", ...options.headers };
+    if (method === "POST") headers["Content-Type"] = "application/x-www-form-urlencoded";
+
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, { method, headers, body: method === "POST" ? body : undefined, signal: combined });
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted) throw signal.reason ?? error;
+      if (timeout.aborted) {
+        throw new PromError("timeout", `Prometheus did not answer within ${options.timeoutMs / 1000} s`);
+      }
+      throw new PromError("unreachable", `Prometheus is unreachable: ${describeNetworkError(error)}`);
+    }
+    return parseEnvelope<T>(response.status, text);
+  }
+
+  return {
+    query: (expr, timeSeconds, signal) =>
+      call("POST", "/api/v1/query", [["query", expr], ["time", String(timeSeconds)], ...timeoutParam(options), ...commonParams()], signal),
+    queryRange: (expr, range, signal) =>
+      call(
+        "POST",
+        "/api/v1/query_range",
+        [
+          ["query", expr],
+          ["start", String(range.startSeconds)],
+          ["end", String(range.endSeconds)],
+          ["step", String(range.stepSeconds)],
+          ...timeoutParam(options),
+          ...commonParams(),
+        ],
+        signal,
+      ),
+    series: (match, bounds, signal) =>
+      call(
+        "POST",
+        "/api/v1/series",
+        [...match.map((m): [string, string] => ["match[]", m]), ...boundsParams(bounds), ...limitParam(bounds?.limit), ...commonParams()],
+        signal,
+      ),
+    labels: (match, bounds, signal) =>
+      call("POST", "/api/v1/labels", [...match.map((m): [string, string] => ["match[]", m]), ...boundsParams(bounds), ...commonParams()], signal),
+    labelValues: (label, match, bounds, signal) =>
+      call(
+        "GET",
+        `/api/v1/label/${encodeURIComponent(label)}/values`,
+        [...match.map((m): [string, string] => ["match[]", m]), ...boundsParams(bounds), ...commonParams()],
+        signal,
+      ),
+    metadata: (metric, signal) => call("GET", "/api/v1/metadata", metric ? [["metric", metric]] : [], signal),
+  };
+}
+
+function timeoutParam(options: PromClientOptions): [string, string][] {
+  // Ask Prometheus to give up a little before we do, so the reply says "timeout" rather than nothing.
+  const seconds = Math.max(1, Math.floor((options.timeoutMs * 0.9) / 1000));
+  return [["timeout", `${seconds}s`]];
+}
+
+function limitParam(limit?: number): [string, string][] {
+  return limit === undefined ? [] : [["limit", String(limit)]];
+}
+
+/** Turns an HTTP reply into data or a PromError. Exported for tests of proxy replies. */
+export function parseEnvelope<T>(httpStatus: number, text: string): PromResult<T> {
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new PromError(
+      "bad_response",
+      `Prometheus (or a proxy in front of it) answered HTTP ${httpStatus} with a body that is not JSON: ${snippet(text)}`,
+      httpStatus,
+    );
+  }
+  if (!isObject(body) || (body.status !== "success" && body.status !== "error")) {
+    throw new PromError("bad_response", `HTTP ${httpStatus}: the reply is not a Prometheus API response: ${snippet(text)}`, httpStatus);
+  }
+  if (body.status === "error") {
+    const errorType = typeof body.errorType === "string" ? body.errorType : "unknown";
+    const message = typeof body.error === "string" ? body.error : "no error message";
+    const failure = errorType === "timeout" ? "timeout" : "upstream";
+    throw new PromError(failure, `Prometheus ${errorType} error (HTTP ${httpStatus}): ${message}`, httpStatus, errorType);
+  }
+  return {
+    data: body.data as T,
+    warnings: stringList(body.warnings),
+    infos: stringList(body.infos),
+  };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringList(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  if (flat === "") return "(empty body)";
+  return JSON.stringify(flat.length > 200 ? `${flat.slice(0, 200)}…` : flat);
+}
+
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ""}`;
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,42 @@
+/** Prometheus HTTP API wire types (prefixed Prom*) and the domain types we convert them to. */
+
+export type PromSample = [unixSeconds: number, value: string];
+
+export interface PromMatrixSeries {
+  metric: Record<string, string>;
+  values?: PromSample[];
+  histograms?: unknown[];
+}
+
+export interface PromVectorSeries {
+  metric: Record<string, string>;
+  value?: PromSample;
+  histogram?: unknown;
+}
+
+export type PromQueryData =
+  | { resultType: "matrix"; result: PromMatrixSeries[] }
+  | { resultType: "vector"; result: PromVectorSeries[] }
+  | { resultType: "scalar"; result: PromSample }
+  | { resultType: "string"; result: PromSample };
+
+export interface PromMetadataEntry {
+  type: string;
+  help: string;
+  unit: string;
+}
+
+/** What every successful call returns: the data plus the notices Prometheus attached to it. */
+export interface PromResult<T> {
+  data: T;
+  warnings: string[];
+  infos: string[];
+}
+
+/** A point in the domain: epoch milliseconds and a number (null for NaN, so charts draw a gap). */
+export type Point = [tsMs: number, value: number | null];
+
+export interface Series {
+  labels: Record<string, string>;
+  points: Point[];
+}

@@ -1,0 +1,44 @@
+/**
+ * The server's long-lived handles, built once per process on first use: the validated
+ * configuration, the Prometheus client, and a short-lived cache of label-set probes.
+ * Server-side only; nothing here is sent to browsers.
+ */
+import { loadConfig, type AppConfig } from "../config/load";
+import { createPromClient, type PromClient } from "../prometheus/client";
+import { probeLabelSets, type LabelSets } from "../panels/probe";
+
+export interface ServerContext {
+  config: AppConfig;
+  prometheus: {
+    client: PromClient;
+    scrapeIntervalSeconds: number;
+    probe: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
+  } | null;
+}
+
+const PROBE_TTL_MS = 5 * 60_000;
+
+const globalKey = Symbol.for("churnscope.serverContext");
+type Holder = { [globalKey]?: ServerContext };
+
+export function getServerContext(): ServerContext {
+  const holder = globalThis as Holder;
+  holder[globalKey] ??= buildContext(loadConfig());
+  return holder[globalKey];
+}
+
+export function buildContext(config: AppConfig): ServerContext {
+  if (!config.prometheus) return { config, prometheus: null };
+  const client = createPromClient(config.prometheus);
+  const cache = new Map<string, { atMs: number; value: Promise<LabelSets> }>();
+  const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) => {
+    const key = job ?? "\u0000all";
+    const hit = cache.get(key);
+    if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return hit.value;
+    const value = probeLabelSets(client, job, bounds, signal);
+    cache.set(key, { atMs: Date.now(), value });
+    value.catch(() => cache.delete(key)); // never cache a failure
+    return value;
+  };
+  return { config, prometheus: { client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
+}
