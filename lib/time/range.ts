@@ -92,3 +92,17 @@ export function previousRange(range: AbsoluteRange): AbsoluteRange {
 function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
+
+/** Reads `from`/`to` URL values; on bad input returns the default range and says why. */
+export function parseRangeParams(from: string | null | undefined, to: string | null | undefined): { range: TimeRangeInput; errors: string[] } {
+  const errors: string[] = [];
+  const f = parseTimeExpr(from ?? "now-6h");
+  const t = parseTimeExpr(to ?? "now");
+  if (!f.ok) errors.push(`from: ${f.error}`);
+  if (!t.ok) errors.push(`to: ${t.error}`);
+  if (!f.ok || !t.ok) return { range: DEFAULT_RANGE, errors };
+  const range = { from: f.value, to: t.value };
+  const probe = resolveRange(range, Date.UTC(2026, 0, 1));
+  if (probe.endMs <= probe.startMs) return { range: DEFAULT_RANGE, errors: ["`to` must be later than `from`"] };
+  return { range, errors };
+}

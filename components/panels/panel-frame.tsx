@@ -1,0 +1,90 @@
+"use client";
+/**
+ * Every panel renders through this ladder: skeleton on the first load → error → empty → content,
+ * with Prometheus's notices on top and the PromQL at the bottom. Old data stays visible while a
+ * new range loads; a failed refresh says so above the stale data instead of hiding it.
+ */
+import type { ReactNode } from "react";
+import type { ApiSuccess } from "@/lib/api/envelope";
+import type { PanelData } from "@/lib/panels/run-panel";
+import { Notices } from "./notices";
+
+export interface PanelState {
+  data?: ApiSuccess<PanelData>;
+  error: Error | null;
+  isLoading: boolean;
+  isFetching: boolean;
+}
+
+interface Props {
+  id: string;
+  title: string;
+  description: string;
+  state: PanelState;
+  /** Shown instead of querying, e.g. "select a resource". */
+  idleMessage?: string;
+  className?: string;
+  children: (data: PanelData) => ReactNode;
+}
+
+export function PanelFrame({ id, title, description, state, idleMessage, className, children }: Props) {
+  const { data, error, isLoading, isFetching } = state;
+  const panel = data?.data;
+  return (
+    <section
+      data-panel={id}
+      data-state={idleMessage ? "idle" : isLoading ? "loading" : error && !data ? "error" : panel && panel.series.length === 0 ? "empty" : "ready"}
+      className={`flex min-w-0 flex-col rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 ${className ?? ""}`}
+    >
+      <header className="mb-2 flex items-baseline gap-2">
+        <h2 className="text-sm font-semibold">{title}</h2>
+        {panel && <span className="text-xs text-[var(--muted)]">{panel.unit}</span>}
+        {panel?.estimate && (
+          <span className="rounded bg-[var(--warn-bg)] px-1.5 text-[10px] font-semibold uppercase tracking-wide text-[var(--warn-fg)]" title={panel.estimate}>
+            estimate
+          </span>
+        )}
+        <span className="ml-auto text-xs text-[var(--muted)]" aria-live="polite">
+          {isFetching && !isLoading ? "updating…" : ""}
+        </span>
+      </header>
+      <p className="mb-2 text-xs text-[var(--muted)]">{description}</p>
+      {idleMessage ? (
+        <div className="flex h-40 items-center justify-center text-sm text-[var(--muted)]">{idleMessage}</div>
+      ) : isLoading ? (
+        <div className="h-48 animate-pulse rounded bg-[var(--grid)]" aria-label="loading" />
+      ) : error && !data ? (
+        <div role="alert" className="rounded bg-[var(--err-bg)] px-3 py-2 text-sm text-[var(--err-fg)]">
+          <div className="font-semibold">Query failed</div>
+          <div className="break-words">{error.message}</div>
+        </div>
+      ) : data && panel ? (
+        <>
+          {error && (
+            <div role="alert" className="mb-2 rounded bg-[var(--err-bg)] px-2 py-1 text-xs text-[var(--err-fg)]">
+              Refresh failed, showing the previous result: {error.message}
+            </div>
+          )}
+          <Notices warnings={data.warnings} infos={data.infos} />
+          {panel.estimate && <p className="mb-2 text-xs text-[var(--muted)]">{panel.estimate}</p>}
+          {panel.series.length === 0 ? (
+            <div className="flex h-32 items-center justify-center text-sm text-[var(--muted)]">No data in this range.</div>
+          ) : (
+            children(panel)
+          )}
+          <details className="mt-2 text-xs text-[var(--muted)]">
+            <summary className="cursor-pointer select-none">
+              PromQL · step {panel.stepSeconds}s
+            </summary>
+            {panel.queries.map((q, i) => (
+              <pre key={i} className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-[var(--bg)] p-2 font-mono">
+                {q.name ? `# ${q.name}\n` : ""}
+                {q.promql}
+              </pre>
+            ))}
+          </details>
+        </>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,32 @@
+"use client";
+import { useEffect, useState } from "react";
+
+export interface ThemeColors {
+  grid: string;
+  muted: string;
+  fg: string;
+  panel: string;
+}
+
+const LIGHT: ThemeColors = { grid: "#e8ebf0", muted: "#5b6472", fg: "#1b1f24", panel: "#ffffff" };
+
+/** Chart colours read from the CSS variables, so SVG strokes follow light and dark mode. */
+export function useThemeColors(): ThemeColors {
+  const [colors, setColors] = useState<ThemeColors>(LIGHT);
+  useEffect(() => {
+    const read = () => {
+      const style = getComputedStyle(document.documentElement);
+      const v = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
+      setColors({ grid: v("--grid", LIGHT.grid), muted: v("--muted", LIGHT.muted), fg: v("--fg", LIGHT.fg), panel: v("--panel", LIGHT.panel) });
+    };
+    read();
+    const media = window.matchMedia("(prefers-color-scheme: dark)");
+    media.addEventListener("change", read);
+    return () => media.removeEventListener("change", read);
+  }, []);
+  return colors;
+}
+
+/** Distinct in light and dark; the last is kept for "other". */
+export const SERIES_COLORS = ["#3b82f6", "#f97316", "#10b981", "#e11d48", "#8b5cf6", "#eab308", "#06b6d4", "#db2777", "#65a30d", "#a16207"];
+export const OTHER_COLOR = "#94a3b8";

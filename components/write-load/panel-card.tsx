@@ -1,0 +1,34 @@
+"use client";
+/** One catalog panel: fetches its data and renders it through the frame as a chart. */
+import { PanelFrame } from "@/components/panels/panel-frame";
+import { TimeSeriesChart } from "@/components/panels/time-series-chart";
+import { usePanel, type PanelQueryInput } from "@/lib/query/hooks";
+import type { PanelDef } from "@/lib/panels/catalog";
+
+interface Props {
+  def: PanelDef;
+  input: Omit<PanelQueryInput, "panel">;
+  idleMessage?: string;
+  className?: string;
+  onSelectSeries?: (labels: Record<string, string>) => void;
+  selectedName?: string;
+}
+
+export function PanelCard({ def, input, idleMessage, className, onSelectSeries, selectedName }: Props) {
+  const query = usePanel({ ...input, panel: def.id }, !idleMessage && input.width > 0);
+  return (
+    <PanelFrame id={def.id} title={def.title} description={def.description} state={query} idleMessage={idleMessage} className={className}>
+      {(data) => (
+        <TimeSeriesChart
+          series={data.series}
+          unit={data.unit}
+          stacked={def.chart === "stacked"}
+          startMs={data.startMs}
+          endMs={data.endMs}
+          onSelectSeries={onSelectSeries}
+          selectedName={selectedName}
+        />
+      )}
+    </PanelFrame>
+  );
+}

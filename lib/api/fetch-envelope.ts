@@ -1,0 +1,36 @@
+/**
+ * The browser's fetcher for our JSON API. Errors become ApiClientError with a readable message
+ * (including bodies that are not JSON, e.g. from a proxy); warnings never throw, they ride along.
+ */
+import type { ApiEnvelope, ApiSuccess } from "./envelope";
+
+export class ApiClientError extends Error {
+  constructor(
+    message: string,
+    readonly httpStatus?: number,
+    readonly errorType?: string,
+  ) {
+    super(message);
+    this.name = "ApiClientError";
+  }
+}
+
+export async function fetchEnvelope<T>(url: string, signal?: AbortSignal): Promise<ApiSuccess<T>> {
+  let response: Response;
+  try {
+    response = await fetch(url, { signal, headers: { Accept: "application/json" } });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    throw new ApiClientError("Cannot reach the Churnscope server (network error).");
+  }
+  const text = await response.text();
+  let body: ApiEnvelope<T>;
+  try {
+    body = JSON.parse(text) as ApiEnvelope<T>;
+  } catch {
+    throw new ApiClientError(`The server answered HTTP ${response.status} with a body that is not JSON.`, response.status);
+  }
+  if (body.status === "error") throw new ApiClientError(body.error, response.status, body.errorType);
+  if (body.status !== "success") throw new ApiClientError(`Unexpected reply (HTTP ${response.status}).`, response.status);
+  return body;
+}

@@ -1,0 +1,33 @@
+/**
+ * `npm start`: validate the configuration first, so a bad value stops startup with a message that
+ * names the key, then run `next start` on the configured port. Signals are passed on, so stopping
+ * this process stops the server too.
+ */
+import { spawn } from "node:child_process";
+import { mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { ConfigError, loadConfig, type AppConfig } from "../config/load";
+
+function describe(config: AppConfig): string {
+  if (!config.prometheus) return "no Prometheus configured (the page explains how to connect one)";
+  const url = new URL(config.prometheus.url);
+  url.username = "";
+  url.password = "";
+  return `Prometheus ${url.origin}${url.pathname.replace(/\/$/, "")}`;
+}
+
+let config: AppConfig;
+try {
+  config = loadConfig();
+  mkdirSync(config.dataDir, { recursive: true });
+} catch (error) {
+  console.error(`churnscope: ${error instanceof ConfigError ? error.message : (error as Error).message}`);
+  process.exit(1);
+}
+
+const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
+const { port, host } = config.server;
+console.log(`churnscope: configuration from ${config.source}; ${describe(config)}; listening on http://${host}:${port}`);
+const child = spawn(process.execPath, [nextBin, "start", "--port", String(port), "--hostname", host], { stdio: "inherit", env: process.env });
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
+child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -1,0 +1,63 @@
+"use client";
+/**
+ * The one React-aware module in lib/: query keys and hooks for our JSON API. Every input is in
+ * the key, so a new range or resource fetches, and old data stays on screen while it does.
+ */
+import { keepPreviousData, QueryClient, useQuery } from "@tanstack/react-query";
+import type { ApiServerEntry } from "../panels/apiservers";
+import type { PanelData } from "../panels/run-panel";
+import { fetchEnvelope } from "../api/fetch-envelope";
+
+export interface PanelQueryInput {
+  panel: string;
+  startMs: number;
+  endMs: number;
+  apiserver?: string;
+  resource?: string;
+  width: number;
+}
+
+export const queryKeys = {
+  panel: (input: PanelQueryInput) => ["panel", input] as const,
+  apiservers: (startMs: number, endMs: number) => ["apiservers", startMs, endMs] as const,
+};
+
+function search(params: Record<string, string | number | undefined>): string {
+  const out = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== "") out.set(key, String(value));
+  return out.toString();
+}
+
+export function usePanel(input: PanelQueryInput, enabled = true) {
+  return useQuery({
+    queryKey: queryKeys.panel(input),
+    queryFn: ({ signal }) =>
+      fetchEnvelope<PanelData>(
+        `/api/panels/${encodeURIComponent(input.panel)}?${search({
+          from: input.startMs,
+          to: input.endMs,
+          apiserver: input.apiserver,
+          resource: input.resource,
+          width: input.width,
+        })}`,
+        signal,
+      ),
+    placeholderData: keepPreviousData,
+    enabled,
+  });
+}
+
+export function useApiservers(startMs: number, endMs: number) {
+  return useQuery({
+    queryKey: queryKeys.apiservers(startMs, endMs),
+    queryFn: ({ signal }) => fetchEnvelope<ApiServerEntry[]>(`/api/apiservers?${search({ from: startMs, to: endMs })}`, signal),
+    placeholderData: keepPreviousData,
+    staleTime: 5 * 60_000,
+  });
+}
+
+export function makeQueryClient(): QueryClient {
+  return new QueryClient({
+    defaultOptions: { queries: { staleTime: 30_000, retry: 1, refetchOnWindowFocus: false } },
+  });
+}

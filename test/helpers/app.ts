@@ -1,0 +1,47 @@
+/**
+ * Starts the dashboard exactly as `npm start` does (config validation, then `next start`) on a
+ * free loopback port. Needs a production build: `npm test` runs `next build` first.
+ */
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { freePort, start, waitForHttp, type Running } from "./processes";
+import { ROOT } from "./root";
+
+
+export interface TestApp {
+  url: string;
+  running: Running;
+  stop: () => Promise<void>;
+}
+
+/** Writes a churnscope.yaml into a fresh temporary folder and returns its path. */
+export function writeConfig(yaml: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "churnscope-config-"));
+  const path = join(dir, "churnscope.yaml");
+  writeFileSync(path, yaml);
+  return path;
+}
+
+export function startCommand(env: Record<string, string | undefined>): Running {
+  const cleanEnv: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
+  // The outer environment must not leak into a test's configuration.
+  for (const key of ["PROMETHEUS_URL", "CHURNSCOPE_CONFIG", "CHURNSCOPE_DATA_DIR", "PORT"]) delete cleanEnv[key];
+  for (const [key, value] of Object.entries(env)) if (value !== undefined) cleanEnv[key] = value;
+  cleanEnv.CHURNSCOPE_DATA_DIR ??= mkdtempSync(join(tmpdir(), "churnscope-data-"));
+  return start(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "start.ts")], { cwd: ROOT, env: cleanEnv });
+}
+
+export async function startApp(env: Record<string, string | undefined>): Promise<TestApp> {
+  if (!existsSync(join(ROOT, ".next", "BUILD_ID"))) throw new Error("no production build: run `npm run build` first (`npm test` does)");
+  const port = await freePort();
+  const running = startCommand({ ...env, PORT: String(port) });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${url}/`, running, 60_000);
+  } catch (error) {
+    await running.stop();
+    throw error;
+  }
+  return { url, running, stop: () => running.stop() };
+}
