@@ -2,8 +2,11 @@
 import { PromError } from "./errors";
 import type { Point, PromQueryData, PromSample, Series } from "./types";
 
+/** Prometheus writes infinities as "+Inf"/"-Inf", which Number() does not parse; NaN becomes a gap. */
 export function sampleValue(raw: string): number | null {
-  const value = Number(raw); // "+Inf", "-Inf" and "NaN" parse; infinities are kept, NaN is a gap
+  if (raw === "+Inf" || raw === "Inf") return Infinity;
+  if (raw === "-Inf") return -Infinity;
+  const value = Number(raw);
   return Number.isNaN(value) ? null : value;
 }
 

@@ -1,0 +1,92 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "@/lib/config/load";
+
+function dirWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "churnscope-cfg-test-"));
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return dir;
+}
+
+function message(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("configuration", () => {
+  it("runs with nothing configured: no Prometheus, defaults everywhere", () => {
+    const config = loadConfig({}, dirWith({}));
+    expect(config.prometheus).toBeNull();
+    expect(config.server.port).toBe(3000);
+    expect(config.siteLabel).toBe("cluster");
+    expect(config.dataDir.endsWith("/data")).toBe(true);
+  });
+
+  it("reads churnscope.yaml from the working directory, with secrets from env and files", () => {
+    const dir = dirWith({
+      "churnscope.yaml": [
+        "prometheus:",
+        "  url: https://thanos.example:9090/prom",
+        "  bearerToken: { file: token.txt }",
+        "  headers: { X-Scope-OrgID: tenant-a }",
+        "  timeoutSeconds: 5",
+        "apiservers:",
+        "  project: [milo-apiserver]",
+        "  hub: [karmada-system/karmada-apiserver]",
+        "siteLabel: site",
+      ].join("\n"),
+      "token.txt": "abc123\n",
+    });
+    const config = loadConfig({}, dir);
+    expect(config.prometheus).toMatchObject({
+      url: "https://thanos.example:9090/prom",
+      timeoutMs: 5000,
+      partialResponse: false,
+      headers: { Authorization: "Bearer abc123", "X-Scope-OrgID": "tenant-a" },
+    });
+    expect(config.apiservers).toEqual({ project: ["milo-apiserver"], hub: ["karmada-system/karmada-apiserver"] });
+    expect(config.siteLabel).toBe("site");
+  });
+
+  it("builds basic auth from a password in the environment", () => {
+    const dir = dirWith({ "c.yaml": "prometheus:\n  url: http://p:9090\n  basicAuth: { username: sre, password: { env: PROM_PASS } }\n" });
+    const config = loadConfig({ CHURNSCOPE_CONFIG: "c.yaml", PROM_PASS: "pw" }, dir);
+    expect(config.prometheus?.headers.Authorization).toBe(`Basic ${Buffer.from("sre:pw").toString("base64")}`);
+  });
+
+  it("lets environment shortcuts override the file", () => {
+    const dir = dirWith({ "churnscope.yaml": "prometheus:\n  url: http://file:9090\nserver:\n  port: 4000\n" });
+    const config = loadConfig({ PROMETHEUS_URL: "http://env:9090", PORT: "3100", CHURNSCOPE_DATA_DIR: "/tmp/cs" }, dir);
+    expect(config.prometheus?.url).toBe("http://env:9090");
+    expect(config.server.port).toBe(3100);
+    expect(config.dataDir).toBe("/tmp/cs");
+  });
+
+  it("names the key and the reason for every bad value", () => {
+    const dir = dirWith({ "churnscope.yaml": "prometheus:\n  url: http://p:9090\n  timeoutSeconds: -3\n  ulr: typo\nsiteLabel: 'bad-label'\n" });
+    const text = message(() => loadConfig({}, dir));
+    expect(text).toMatch(/prometheus\.timeoutSeconds: .*>0/);
+    expect(text).toMatch(/prometheus: .*ulr/);
+    expect(text).toMatch(/siteLabel: expected a Prometheus label name/);
+  });
+
+  it("names the environment variable when a shortcut is bad", () => {
+    expect(message(() => loadConfig({ PORT: "99999" }, dirWith({})))).toMatch(/PORT \(server\.port\)/);
+    expect(message(() => loadConfig({ PROMETHEUS_URL: "ftp://x" }, dirWith({})))).toMatch(/PROMETHEUS_URL \(prometheus\.url\): expected an http/);
+  });
+
+  it("reports missing files, bad YAML and missing secrets", () => {
+    expect(message(() => loadConfig({ CHURNSCOPE_CONFIG: "nope.yaml" }, dirWith({})))).toMatch(/cannot read configuration file .*nope\.yaml \(from CHURNSCOPE_CONFIG\)/);
+    expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": "prometheus: [unclosed" })))).toMatch(/not valid YAML/);
+    expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": "- a list" })))).toMatch(/top level must be a mapping/);
+    const noEnv = dirWith({ "churnscope.yaml": "prometheus:\n  url: http://p:9090\n  bearerToken: { env: MISSING_TOKEN }\n" });
+    expect(message(() => loadConfig({}, noEnv))).toMatch(/prometheus\.bearerToken\.env: environment variable MISSING_TOKEN is not set/);
+  });
+});

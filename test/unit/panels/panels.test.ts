@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import { ApiFailure } from "@/lib/api/envelope";
+import { findPanel, PANELS, type PanelVars } from "@/lib/panels/catalog";
+import { joinResource, parsePanelParams, splitResource } from "@/lib/panels/params";
+import { OTHER_LABEL, topNWithOther } from "@/lib/panels/top-n";
+import { joinTotals, sortTotals } from "@/lib/panels/totals";
+import { seriesName, toChartRows } from "@/lib/panels/series-name";
+
+const vars = (over: Partial<PanelVars> = {}): PanelVars => ({
+  job: "milo-apiserver",
+  windowSeconds: 60,
+  rangeSeconds: 21600,
+  labelSets: { etcd: "group-resource", watchCache: "group-resource", watchEvents: "resource" },
+  ...over,
+});
+const promql = (id: string, over: Partial<PanelVars> = {}) => findPanel(id)!.queries(vars(over)).queries.map((q) => q.promql);
+
+describe("panel catalog", () => {
+  it("has the stable ids", () => {
+    expect(PANELS.map((p) => p.id)).toEqual(["writes-by-resource", "writes-by-verb", "write-totals", "write-errors", "effective-writes", "lease-renewals", "watch-fanout"]);
+  });
+  it("counts every write verb, including APPLY and DELETECOLLECTION", () => {
+    expect(promql("writes-by-resource")[0]).toBe(
+      'sum by (group, resource) (rate(apiserver_request_total{job="milo-apiserver", verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION"}[60s]))',
+    );
+  });
+  it("keeps job in the grouping when the view spans every API server", () => {
+    expect(promql("write-totals", { job: undefined, resource: "connectors" })[0]).toBe(
+      'sum by (job, group, resource, verb, subresource) (increase(apiserver_request_total{resource="connectors", verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION"}[21600s]))',
+    );
+  });
+  it("escapes hostile values", () => {
+    const [q] = promql("writes-by-verb", { job: 'a"} or vector(1) #', resource: "connectors" });
+    expect(q).toContain('job="a\\"} or vector(1) #"');
+  });
+  it("follows the k8s ≥1.34 and ≤1.33 etcd label sets, and falls back to the watch cache", () => {
+    expect(promql("effective-writes", { resource: "connectors", group: "networking.datumapis.com" })[1]).toBe(
+      'sum(rate(etcd_requests_total{job="milo-apiserver", resource="connectors", group="networking.datumapis.com", operation=~"create|update|delete"}[60s]))',
+    );
+    const old = vars({ resource: "connectors", group: "networking.datumapis.com", labelSets: { etcd: "type", watchCache: "resource", watchEvents: "kind" } });
+    expect(findPanel("effective-writes")!.queries(old).queries[1].promql).toContain('type="connectors.networking.datumapis.com"');
+    const anyGroup = vars({ resource: "connectors", labelSets: { etcd: "type", watchCache: "resource", watchEvents: "kind" } });
+    expect(findPanel("effective-writes")!.queries(anyGroup).queries[1].promql).toContain('type=~"connectors(\\\\..+)?"');
+    const cacheOnly = findPanel("effective-writes")!.queries(vars({ labelSets: { etcd: "none", watchCache: "resource", watchEvents: "resource" } }));
+    expect(cacheOnly.queries[1].promql).toMatch(/^max\(sum by \(instance\) \(rate\(apiserver_watch_cache_events_received_total/);
+    expect(cacheOnly.infos[0]).toMatch(/watch-cache/);
+    const nothing = findPanel("effective-writes")!.queries(vars({ labelSets: { etcd: "none", watchCache: "none", watchEvents: "none" } }));
+    expect(nothing.queries).toHaveLength(1);
+    expect(nothing.infos[0]).toMatch(/cannot be shown/);
+  });
+  it("labels watch fan-out by kind on old API servers and says it cannot filter", () => {
+    const out = findPanel("watch-fanout")!.queries(vars({ resource: "connectors", labelSets: { etcd: "type", watchCache: "resource", watchEvents: "kind" } }));
+    expect(out.queries[0].promql).toContain("by (group, kind)");
+    expect(out.infos[0]).toMatch(/every kind/);
+  });
+});
+
+describe("panel parameters", () => {
+  const now = Date.UTC(2026, 8, 11, 18);
+  const parse = (params: Record<string, string>, known: string[] = []) => parsePanelParams(params, now, 400 * 86_400_000, known);
+  const rejects = (params: Record<string, string>, pattern: RegExp, known: string[] = []) => {
+    try {
+      parse(params, known);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiFailure);
+      expect((error as ApiFailure).httpStatus).toBe(400);
+      expect((error as Error).message).toMatch(pattern);
+      return;
+    }
+    throw new Error("expected a 400");
+  };
+
+  it("defaults to the last 6 hours and about 1000 points", () => {
+    expect(parse({})).toEqual({ startMs: now - 6 * 3_600_000, endMs: now, job: undefined, resource: undefined, group: undefined, requestedStepSeconds: undefined, width: 1000 });
+  });
+  it("splits kubectl-style resources into resource and group", () => {
+    expect(parse({ resource: "connectors.networking.datumapis.com" })).toMatchObject({ resource: "connectors", group: "networking.datumapis.com" });
+    expect(splitResource("leases")).toEqual(["leases", undefined]);
+    expect(joinResource("configmaps", "")).toBe("configmaps");
+  });
+  it("accepts steps as durations or seconds", () => {
+    expect(parse({ step: "5m" }).requestedStepSeconds).toBe(300);
+    expect(parse({ step: "30" }).requestedStepSeconds).toBe(30);
+  });
+  it("rejects bad values with messages", () => {
+    rejects({ from: "yesterday" }, /parameter from/);
+    rejects({ from: "now-1h", to: "now-2h" }, /later than/);
+    rejects({ from: "2020-01-01T00:00:00Z" }, /at most 400 days/);
+    rejects({ resource: 'connectors"} or vector(1)' }, /parameter resource/);
+    rejects({ resource: "Connectors" }, /parameter resource/);
+    rejects({ step: "0s" }, /parameter step/);
+    rejects({ width: "1e9" }, /parameter width/);
+    rejects({ apiserver: "evil" }, /not a configured API server/, ["milo-apiserver"]);
+  });
+});
+
+describe("top 10 + other", () => {
+  const s = (name: string, values: (number | null)[]) => ({ labels: { resource: name }, points: values.map((v, i) => [i * 1000, v] as [number, number | null]) });
+  it("keeps the largest series by area and sums the rest point by point", () => {
+    const input = [s("a", [1, 1]), s("b", [5, 5]), s("c", [2, null]), s("d", [0.5, 3])];
+    const out = topNWithOther(input, 2);
+    expect(out.map((x) => x.labels.resource ?? "other")).toEqual(["b", "d", "other"]);
+    expect(out[2].labels[OTHER_LABEL]).toBe("2");
+    expect(out[2].points).toEqual([[0, 3], [1000, 1]]);
+  });
+  it("returns everything sorted when there are few series", () => {
+    expect(topNWithOther([s("a", [1]), s("b", [2])], 10).map((x) => x.labels.resource)).toEqual(["b", "a"]);
+  });
+});
+
+describe("totals and chart rows", () => {
+  const t = (labels: Record<string, string>, v: number) => ({ labels, points: [[1, v]] as [number, number][] });
+  it("joins current and previous by series and sorts by change", () => {
+    const rows = joinTotals([t({ resource: "connectors", group: "networking.datumapis.com", verb: "PUT", subresource: "status" }, 753), t({ resource: "leases", verb: "PATCH" }, 10)], [t({ resource: "connectors", group: "networking.datumapis.com", verb: "PUT", subresource: "status" }, 61)]);
+    expect(rows[0]).toMatchObject({ resource: "connectors.networking.datumapis.com", current: 753, previous: 61 });
+    expect(rows[1].previous).toBe(0);
+    expect(sortTotals(rows, "change", true)[0].resource).toBe("leases");
+    expect(sortTotals(rows, "resource", false)[0].resource).toBe("connectors.networking.datumapis.com");
+  });
+  it("names series for legends and lines up rows with gaps", () => {
+    expect(seriesName({ job: "milo-apiserver", resource: "connectors", group: "networking.datumapis.com" })).toBe("milo-apiserver · connectors.networking.datumapis.com");
+    expect(seriesName({ verb: "PUT", subresource: "status" })).toBe("PUT status");
+    expect(seriesName({ [OTHER_LABEL]: "3" })).toBe("other (3 more)");
+    expect(seriesName({})).toBe("total");
+    expect(toChartRows([{ labels: {}, points: [[2, 1]] }, { labels: {}, points: [[1, 5], [2, 6]] }])).toEqual([
+      { tsMs: 1, s0: null, s1: 5 },
+      { tsMs: 2, s0: 1, s1: 6 },
+    ]);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * The client against a loopback HTTP server that answers the way Prometheus, Thanos and proxies in
+ * front of them do. (Real Prometheus answers are covered by the integration tests.)
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPromClient } from "@/lib/prometheus/client";
+import { PromError } from "@/lib/prometheus/errors";
+import { freePort } from "../../helpers/processes";
+
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
+let handler: Handler = () => {};
+let server: Server;
+let base = "";
+const seen: { method?: string; url?: string; body: string; headers: IncomingMessage["headers"] }[] = [];
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (d) => (body += d));
+    req.on("end", () => {
+      seen.push({ method: req.method, url: req.url, body, headers: req.headers });
+      handler(req, body, res);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/prefix`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+const client = (timeoutMs = 2000) =>
+  createPromClient({ url: base, headers: { Authorization: "Bearer s3cret", "X-Scope-OrgID": "t1" }, timeoutMs, partialResponse: false });
+
+async function failure(promise: Promise<unknown>): Promise<PromError> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(PromError);
+    return error as PromError;
+  }
+  throw new Error("expected a failure");
+}
+
+describe("Prometheus client", () => {
+  it("POSTs range queries with credentials, partial_response=false and a server-side timeout; keeps warnings and infos", async () => {
+    handler = (_req, _body, res) =>
+      res.end(JSON.stringify({ status: "success", data: { resultType: "matrix", result: [] }, warnings: ["results truncated due to limit"], infos: ["PromQL info: x"] }));
+    const result = await client().queryRange("up", { startSeconds: 60, endSeconds: 120, stepSeconds: 15 });
+    expect(result.warnings).toEqual(["results truncated due to limit"]);
+    expect(result.infos).toEqual(["PromQL info: x"]);
+    const request = seen[seen.length - 1];
+    expect(request.method).toBe("POST");
+    expect(request.url).toBe("/prefix/api/v1/query_range");
+    expect(request.headers.authorization).toBe("Bearer s3cret");
+    expect(request.headers["x-scope-orgid"]).toBe("t1");
+    const form = new URLSearchParams(request.body);
+    expect(Object.fromEntries(form)).toMatchObject({ query: "up", start: "60", end: "120", step: "15", partial_response: "false", timeout: "1s" });
+  });
+
+  it("sends repeated match[] for series and label values", async () => {
+    handler = (_req, _body, res) => res.end(JSON.stringify({ status: "success", data: ["a"] }));
+    await client().labelValues("job", ["apiserver_request_total", 'up{job="x"}'], { startSeconds: 1, endSeconds: 2 });
+    const request = seen[seen.length - 1];
+    expect(request.method).toBe("GET");
+    const url = new URL(request.url!, "http://x");
+    expect(url.pathname).toBe("/prefix/api/v1/label/job/values");
+    expect(url.searchParams.getAll("match[]")).toEqual(["apiserver_request_total", 'up{job="x"}']);
+  });
+
+  it("reports Prometheus error envelopes with their type", async () => {
+    handler = (_req, _body, res) => {
+      res.statusCode = 422;
+      res.end(JSON.stringify({ status: "error", errorType: "execution", error: "query processing would load too many samples into memory" }));
+    };
+    const error = await failure(client().query("up", 1));
+    expect(error.failure).toBe("upstream");
+    expect(error.errorType).toBe("execution");
+    expect(error.message).toMatch(/too many samples/);
+  });
+
+  it("reports a proxy's non-JSON 503 with a snippet of the body", async () => {
+    handler = (_req, _body, res) => {
+      res.statusCode = 503;
+      res.setHeader("Content-Type", "text/html");
+      res.end("<html><body>upstream connect error or disconnect/reset before headers</body></html>");
+    };
+    const error = await failure(client().query("up", 1));
+    expect(error.failure).toBe("bad_response");
+    expect(error.httpStatus).toBe(503);
+    expect(error.message).toMatch(/not JSON.*upstream connect error/);
+  });
+
+  it("times out a Prometheus that does not answer", async () => {
+    handler = () => {}; // never answers
+    const error = await failure(client(300).query("up", 1));
+    expect(error.failure).toBe("timeout");
+  });
+
+  it("reports an unreachable Prometheus", async () => {
+    const port = await freePort(); // free a moment ago, so nothing listens there
+    const closed = createPromClient({ url: `http://127.0.0.1:${port}`, headers: {}, timeoutMs: 2000 });
+    const error = await failure(closed.query("up", 1));
+    expect(error.failure).toBe("unreachable");
+    expect(error.message).toMatch(/ECONNREFUSED/);
+  });
+});
