@@ -18,6 +18,11 @@ export class ApiFailure extends Error {
     super(message);
     this.name = "ApiFailure";
   }
+
+  /** A name check rather than instanceof: bundlers may load this module more than once. */
+  static is(value: unknown): value is ApiFailure {
+    return value instanceof Error && value.name === "ApiFailure" && typeof (value as ApiFailure).httpStatus === "number";
+  }
 }
 
 export const badRequest = (message: string) => new ApiFailure(400, "bad_data", message);
@@ -29,10 +34,10 @@ export function success<T>(data: T, warnings: string[] = [], infos: string[] = [
 
 /** Maps any thrown value to an HTTP status and an error body. */
 export function failureOf(error: unknown): { httpStatus: number; body: ApiErrorBody } {
-  if (error instanceof ApiFailure) {
+  if (ApiFailure.is(error)) {
     return { httpStatus: error.httpStatus, body: { status: "error", errorType: error.errorType, error: error.message } };
   }
-  if (error instanceof PromError) {
+  if (PromError.is(error)) {
     const httpStatus = error.failure === "timeout" ? 504 : 502;
     const errorType = error.failure === "upstream" ? `prometheus_${error.errorType ?? "error"}` : error.failure;
     return { httpStatus, body: { status: "error", errorType, error: error.message } };

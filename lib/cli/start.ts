@@ -6,7 +6,7 @@
 import { spawn } from "node:child_process";
 import { mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
-import { ConfigError, loadConfig, type AppConfig } from "../config/load";
+import { loadConfig, type AppConfig } from "../config/load";
 
 function describe(config: AppConfig): string {
   if (!config.prometheus) return "no Prometheus configured (the page explains how to connect one)";
@@ -21,7 +21,7 @@ try {
   config = loadConfig();
   mkdirSync(config.dataDir, { recursive: true });
 } catch (error) {
-  console.error(`churnscope: ${error instanceof ConfigError ? error.message : (error as Error).message}`);
+  console.error(`churnscope: ${(error as Error).message}`);
   process.exit(1);
 }
 

@@ -15,4 +15,9 @@ export class PromError extends Error {
     super(message);
     this.name = "PromError";
   }
+
+  /** A name check rather than instanceof: bundlers may load this module more than once. */
+  static is(value: unknown): value is PromError {
+    return value instanceof Error && value.name === "PromError" && typeof (value as PromError).failure === "string";
+  }
 }
