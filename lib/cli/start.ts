@@ -4,7 +4,7 @@
  * this process stops the server too.
  */
 import { spawn } from "node:child_process";
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadConfig, type AppConfig } from "../config/load";
 
@@ -22,6 +22,11 @@ try {
   mkdirSync(config.dataDir, { recursive: true });
 } catch (error) {
   console.error(`churnscope: ${(error as Error).message}`);
+  process.exit(1);
+}
+
+if (!existsSync(".next/BUILD_ID")) {
+  console.error("churnscope: no production build in .next/; run `npm run build` once, then `npm start`");
   process.exit(1);
 }
 

@@ -1,0 +1,118 @@
+/**
+ * The Write load page in Debian's Chromium against `npm start` and a real Prometheus: charts draw,
+ * the totals table shows the generator's exact counts, range changes go to the URL, and reloading
+ * the URL reproduces the view. Screenshots land in test-results/.
+ */
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { joinResource } from "@/lib/panels/params";
+import { formatCount } from "@/lib/format/number";
+import type { CounterSeries } from "@/lib/scenario/counters";
+import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { ARTIFACTS, launchBrowser } from "../helpers/browser";
+import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
+import { buildWriteLoadScenario, HUB_JOB, PROJECT_JOB, truthByKey, writesOf } from "../helpers/write-load-scenario";
+
+const FROM_MS = Date.parse("2026-09-11T12:00:00Z");
+const TO_MS = Date.parse("2026-09-11T16:00:00Z");
+
+let series: CounterSeries[];
+let prom: TestPrometheus;
+let app: TestApp;
+let browser: Browser;
+
+beforeAll(async () => {
+  series = buildWriteLoadScenario();
+  prom = await startPrometheus(series);
+  app = await startApp({
+    CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\napiservers:\n  project: [${PROJECT_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n`),
+  });
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+  await app?.stop();
+  await prom?.stop();
+});
+
+async function waitForCharts(page: Page, panels: string[]) {
+  for (const id of panels) {
+    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] .recharts-surface path[d^="M"]`, { timeout: 30_000 });
+  }
+}
+
+async function totalsRows(page: Page): Promise<Map<string, string>> {
+  await page.waitForSelector('[data-testid="totals-table"] tr[data-row] [data-cell="previous"]:not(:text("…"))', { timeout: 30_000 });
+  const rows = await page.$$eval('[data-testid="totals-table"] tr[data-row]', (trs) =>
+    trs.map((tr) => [tr.getAttribute("data-row")!, tr.querySelector('[data-cell="current"]')!.textContent!.trim()] as [string, string]),
+  );
+  return new Map(rows);
+}
+
+describe("Write load page in Chromium", () => {
+  it("draws the charts and shows exact totals; range changes go to the URL; reload reproduces the view", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    const link = `${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`;
+    await page.goto(link);
+    await waitForCharts(page, ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]);
+
+    // Totals table = the generator's exact counts (aligned range; see the integration test for why exact).
+    const truth = truthByKey(series, writesOf(PROJECT_JOB), (l) => [joinResource(l.resource, l.group), l.verb, l.subresource ?? ""].join(" ").trim(), FROM_MS / 1000, TO_MS / 1000);
+    const shown = await totalsRows(page);
+    expect(shown.size).toBe(truth.size);
+    for (const [key, count] of truth) expect(shown.get(key), key).toBe(formatCount(count));
+    await expect(page.textContent('[data-testid="totals-sum"]')).resolves.toBe(formatCount([...truth.values()].reduce((a, b) => a + b, 0)));
+    expect(await page.inputValue('[data-testid="resource-select"]')).toBe("connectors.networking.datumapis.com");
+    await page.screenshot({ path: join(ARTIFACTS, "write-load.png"), fullPage: true });
+
+    // Shift the range back by half: the URL changes to the new absolute window.
+    await page.click('button[title="Shift back by half the range"]');
+    await page.waitForURL((url) => url.searchParams.get("from") === String(FROM_MS - 2 * 3_600_000));
+    const shifted = new URL(page.url());
+    expect(shifted.searchParams.get("to")).toBe(String(TO_MS - 2 * 3_600_000));
+    await waitForCharts(page, ["writes-by-resource"]);
+    const before = await totalsRows(page);
+
+    // Reload the shifted URL: the same view comes back.
+    await page.reload();
+    await waitForCharts(page, ["writes-by-resource", "writes-by-verb"]);
+    expect(await totalsRows(page)).toEqual(before);
+    expect(await page.inputValue('[data-testid="apiserver-select"]')).toBe(PROJECT_JOB);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("drills into a resource from the legend and keeps it in the URL", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}`);
+    await waitForCharts(page, ["writes-by-resource"]);
+    await expect(page.textContent('[data-panel="writes-by-verb"]')).resolves.toMatch(/Pick a resource/);
+    await page.click('[data-panel="writes-by-resource"] [data-testid="legend"] button:has-text("leases.coordination.k8s.io")');
+    await page.waitForURL((url) => url.searchParams.get("resource") === "leases.coordination.k8s.io");
+    await waitForCharts(page, ["writes-by-verb"]);
+    const legend = await page.textContent('[data-panel="writes-by-verb"] [data-testid="legend"]');
+    expect(legend).toContain("PATCH");
+    expect(legend).toContain("PUT");
+    await page.close();
+  });
+
+  it("shows a clear message for a bad link instead of a blank page", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(`${app.url}/?from=yesterday&to=now`);
+    await expect(page.textContent('[role="alert"]')).resolves.toMatch(/time range is not valid.*from: "yesterday"/);
+    await page.close();
+  });
+
+  it("draws in dark mode too", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, colorScheme: "dark" });
+    await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`);
+    await waitForCharts(page, ["writes-by-resource", "writes-by-verb"]);
+    const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(background).toBe("rgb(15, 18, 22)");
+    await page.screenshot({ path: join(ARTIFACTS, "write-load-dark.png"), fullPage: true });
+    await page.close();
+  });
+});
