@@ -167,9 +167,8 @@ function snippet(text: string): string {
   return JSON.stringify(flat.length > 200 ? `${flat.slice(0, 200)}…` : flat);
 }
 
+/** The error code only: the underlying message names Prometheus's address, which browsers must not see. */
 function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  if (cause?.code) return `${cause.code}${cause.message ? ` (${cause.message})` : ""}`;
-  if (cause?.message) return cause.message;
-  return error instanceof Error ? error.message : String(error);
+  const cause = (error as { cause?: { code?: string } })?.cause;
+  return cause?.code ?? "network error";
 }

@@ -12,7 +12,7 @@ import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
-import { buildWriteLoadScenario, HUB_JOB, PROJECT_JOB, truthByKey, writesOf } from "../helpers/write-load-scenario";
+import { buildWriteLoadScenario, HUB_JOB, LEGACY_JOB, PROJECT_JOB, truthByKey, writesOf } from "../helpers/write-load-scenario";
 
 const FROM_MS = Date.parse("2026-09-11T12:00:00Z");
 const TO_MS = Date.parse("2026-09-11T16:00:00Z");
@@ -26,7 +26,7 @@ beforeAll(async () => {
   series = buildWriteLoadScenario();
   prom = await startPrometheus(series);
   app = await startApp({
-    CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\napiservers:\n  project: [${PROJECT_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n`),
+    CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\napiservers:\n  project: [${PROJECT_JOB}, ${LEGACY_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n`),
   });
   browser = await launchBrowser();
 });
@@ -99,11 +99,36 @@ describe("Write load page in Chromium", () => {
     await page.close();
   });
 
+  it("shows the notices a panel comes with", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${LEGACY_JOB}&resource=connectors.networking.datumapis.com`);
+    await waitForCharts(page, ["watch-fanout"]);
+    await expect(page.textContent('[data-panel="watch-fanout"] [data-testid="panel-notices"]')).resolves.toMatch(/Info:.*labels watch events by kind/);
+    await page.close();
+  });
+
   it("shows a clear message for a bad link instead of a blank page", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${app.url}/?from=yesterday&to=now`);
     await expect(page.textContent('[role="alert"]')).resolves.toMatch(/time range is not valid.*from: "yesterday"/);
     await page.close();
+  });
+
+  it("shows each panel's error, not a blank page, when Prometheus is down", async () => {
+    const { freePort } = await import("../helpers/processes");
+    const down = await startApp({ PROMETHEUS_URL: `http://127.0.0.1:${await freePort()}` });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    try {
+      await page.goto(`${down.url}/?from=${FROM_MS}&to=${TO_MS}`);
+      await page.waitForSelector('[data-panel="writes-by-resource"][data-state="error"]', { timeout: 30_000 });
+      await expect(page.textContent('[data-panel="writes-by-resource"] [role="alert"]')).resolves.toMatch(/Query failed.*Prometheus is unreachable: ECONNREFUSED/);
+      await page.waitForSelector('[data-panel="write-totals"][data-state="error"]', { timeout: 30_000 });
+      await expect(page.textContent("h1")).resolves.toBe("Write load");
+      await page.screenshot({ path: join(ARTIFACTS, "write-load-prometheus-down.png") });
+    } finally {
+      await page.close();
+      await down.stop();
+    }
   });
 
   it("draws in dark mode too", async () => {

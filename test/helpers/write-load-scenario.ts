@@ -9,6 +9,8 @@ import { countWithMean, createRng } from "@/lib/scenario/rng";
 
 export const PROJECT_JOB = "milo-apiserver";
 export const HUB_JOB = "karmada-system/karmada-apiserver";
+/** An API server on Kubernetes ≤ 1.33: etcd metrics labelled type="<resource>.<group>", watch events by kind. */
+export const LEGACY_JOB = "legacy-apiserver";
 export const GRID = {
   startSeconds: Date.parse("2026-09-11T06:00:00Z") / 1000,
   endSeconds: Date.parse("2026-09-11T18:00:00Z") / 1000,
@@ -54,6 +56,11 @@ const HUB_RESOURCES: ResourceSpec[] = [
   { resource: "works", group: "work.karmada.io", writes: [{ verb: "PUT", perSecond: 0.04 }] },
 ];
 
+const LEGACY_RESOURCES: ResourceSpec[] = [
+  { resource: "connectors", group: "networking.datumapis.com", writes: [{ verb: "PUT", subresource: "status", perSecond: 0.02 }] },
+  { resource: "leases", group: "coordination.k8s.io", writes: [{ verb: "PATCH", perSecond: 0.2 }] },
+];
+
 const PROJECT_INSTANCES = ["10.0.0.1:6443", "10.0.0.2:6443"];
 const HUB_INSTANCES = ["10.1.0.1:6443"];
 /** Share of PUTs answered 409 (conflict). */
@@ -72,7 +79,14 @@ function requestLabels(job: string, instance: string, r: ResourceSpec, verb: str
   return labels;
 }
 
-function specsFor(job: string, instances: string[], resources: ResourceSpec[]): CounterSpec[] {
+type LabelStyle = "1.34" | "1.33";
+
+function kindOf(resource: string): string {
+  const singular = resource.replace(/s$/, "");
+  return singular[0].toUpperCase() + singular.slice(1);
+}
+
+function specsFor(job: string, instances: string[], resources: ResourceSpec[], style: LabelStyle = "1.34"): CounterSpec[] {
   const specs: CounterSpec[] = [];
   for (const instance of instances) {
     for (const r of resources) {
@@ -99,7 +113,10 @@ function specsFor(job: string, instances: string[], resources: ResourceSpec[]): 
       }
       specs.push({
         name: "etcd_requests_total",
-        labels: { job, instance, operation: "update", group: r.group, resource: r.resource },
+        labels:
+          style === "1.34"
+            ? { job, instance, operation: "update", group: r.group, resource: r.resource }
+            : { job, instance, operation: "update", type: r.group ? `${r.resource}.${r.group}` : r.resource },
         increment: (t, rng) => {
           const total = r.writes.reduce((sum, w) => sum + (t > ONSET_SECONDS && w.afterOnset !== undefined ? w.afterOnset : w.perSecond), 0);
           return countWithMean(perScrape(total, instances.length) * EFFECTIVE_SHARE, rng);
@@ -107,7 +124,7 @@ function specsFor(job: string, instances: string[], resources: ResourceSpec[]): 
       });
       specs.push({
         name: "apiserver_watch_events_total",
-        labels: { job, instance, group: r.group, version: "v1", resource: r.resource },
+        labels: style === "1.34" ? { job, instance, group: r.group, version: "v1", resource: r.resource } : { job, instance, group: r.group, version: "v1", kind: kindOf(r.resource) },
         increment: (_t, rng) => countWithMean(perScrape(1.5, instances.length), rng),
       });
     }
@@ -117,7 +134,15 @@ function specsFor(job: string, instances: string[], resources: ResourceSpec[]): 
 
 export function buildWriteLoadScenario(seed = 20260911): CounterSeries[] {
   const rng = createRng(seed);
-  return sampleCounters([...specsFor(PROJECT_JOB, PROJECT_INSTANCES, PROJECT_RESOURCES), ...specsFor(HUB_JOB, HUB_INSTANCES, HUB_RESOURCES)], GRID, rng);
+  return sampleCounters(
+    [
+      ...specsFor(PROJECT_JOB, PROJECT_INSTANCES, PROJECT_RESOURCES),
+      ...specsFor(HUB_JOB, HUB_INSTANCES, HUB_RESOURCES),
+      ...specsFor(LEGACY_JOB, ["10.2.0.1:6443"], LEGACY_RESOURCES, "1.33"),
+    ],
+    GRID,
+    rng,
+  );
 }
 
 export const WRITE_VERBS = new Set(["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"]);

@@ -15,7 +15,7 @@ import { OTHER_LABEL } from "@/lib/panels/top-n";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
-import { buildWriteLoadScenario, GRID, HUB_JOB, PROJECT_JOB, truthByKey, truthTotal, writesOf } from "../helpers/write-load-scenario";
+import { buildWriteLoadScenario, HUB_JOB, LEGACY_JOB, PROJECT_JOB, truthByKey, truthTotal, writesOf } from "../helpers/write-load-scenario";
 
 const FROM = "2026-09-11T12:00:00Z";
 const TO = "2026-09-11T16:00:00Z";
@@ -30,7 +30,7 @@ beforeAll(async () => {
   series = buildWriteLoadScenario();
   prom = await startPrometheus(series);
   const config = writeConfig(
-    [`prometheus:`, `  url: ${prom.url}`, `  scrapeIntervalSeconds: 15`, `apiservers:`, `  project: [${PROJECT_JOB}]`, `  hub: [${JSON.stringify(HUB_JOB)}]`].join("\n"),
+    [`prometheus:`, `  url: ${prom.url}`, `  scrapeIntervalSeconds: 15`, `apiservers:`, `  project: [${PROJECT_JOB}, ${LEGACY_JOB}]`, `  hub: [${JSON.stringify(HUB_JOB)}]`].join("\n"),
   );
   app = await startApp({ CHURNSCOPE_CONFIG: config });
 });
@@ -132,11 +132,26 @@ describe("JSON API against a real Prometheus", () => {
     for (const [tsMs, value] of etcd.points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
   });
 
+  it("probes the Kubernetes ≤ 1.33 label set and still gives exact effective writes", async () => {
+    const effective = await panel("effective-writes", { from: FROM, to: TO, apiserver: LEGACY_JOB, resource: "connectors.networking.datumapis.com", step: "600" });
+    expect(effective.queries[1].promql).toContain('type="connectors.networking.datumapis.com"');
+    const etcdFilter = (l: Record<string, string>, name: string) => name === "etcd_requests_total" && l.job === LEGACY_JOB && l.type === "connectors.networking.datumapis.com";
+    expect(effective.series[1].points.length).toBeGreaterThan(20);
+    for (const [tsMs, value] of effective.series[1].points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
+
+    const { body } = await api("/api/panels/watch-fanout", { from: FROM, to: TO, apiserver: LEGACY_JOB, resource: "connectors", step: "600" });
+    expect(body.status).toBe("success");
+    if (body.status !== "success") return;
+    expect(body.data.series.map((s) => s.labels.kind).sort()).toEqual(["Connector", "Lease"]);
+    expect(body.infos[0]).toMatch(/labels watch events by kind/);
+  });
+
   it("lists the configured API servers with their roles", async () => {
     const res = await fetch(`${app.url}/api/apiservers?from=${FROM}&to=${TO}`);
     const body = (await res.json()) as ApiEnvelope<{ job: string; role: string }[]>;
     expect(body.status === "success" && body.data).toEqual([
       { job: PROJECT_JOB, role: "project" },
+      { job: LEGACY_JOB, role: "project" },
       { job: HUB_JOB, role: "hub" },
     ]);
   });
@@ -181,6 +196,7 @@ describe("JSON API when Prometheus fails", () => {
       const body = await down.json();
       expect(body).toMatchObject({ status: "error", errorType: "unreachable" });
       expect(body.error).toMatch(/ECONNREFUSED/);
+      expect(body.error).not.toContain(String(port)); // the datasource address stays on the server
       // The page itself still renders while Prometheus is down.
       expect((await fetch(`${broken.url}/`)).status).toBe(200);
     } finally {

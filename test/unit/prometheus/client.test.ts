@@ -68,6 +68,13 @@ describe("Prometheus client", () => {
     expect(url.searchParams.getAll("match[]")).toEqual(["apiserver_request_total", 'up{job="x"}']);
   });
 
+  it("asks for metric metadata by name", async () => {
+    handler = (_req, _body, res) => res.end(JSON.stringify({ status: "success", data: { apiserver_request_total: [{ type: "counter", help: "h", unit: "" }] } }));
+    const result = await client().metadata("apiserver_request_total");
+    expect(result.data.apiserver_request_total[0].type).toBe("counter");
+    expect(seen[seen.length - 1].url).toBe("/prefix/api/v1/metadata?metric=apiserver_request_total");
+  });
+
   it("reports Prometheus error envelopes with their type", async () => {
     handler = (_req, _body, res) => {
       res.statusCode = 422;
