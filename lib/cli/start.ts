@@ -3,7 +3,7 @@
  * names the key, then run `next start` on the configured port. Signals are passed on, so stopping
  * this process stops the server too.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import { loadConfig, type AppConfig } from "../config/load";
@@ -25,12 +25,17 @@ try {
   process.exit(1);
 }
 
+const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 if (!existsSync(".next/BUILD_ID")) {
-  console.error("churnscope: no production build in .next/; run `npm run build` once, then `npm start`");
-  process.exit(1);
+  // First start on a fresh checkout: build once (about 30 s) rather than fail.
+  console.log("churnscope: no production build yet; running `next build` once");
+  const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } });
+  if (build.status !== 0) {
+    console.error("churnscope: the build failed; see the output above");
+    process.exit(1);
+  }
 }
 
-const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
 const { port, host } = config.server;
 console.log(`churnscope: configuration from ${config.source}; ${describe(config)}; listening on http://${host}:${port}`);
 const child = spawn(process.execPath, [nextBin, "start", "--port", String(port), "--hostname", host], { stdio: "inherit", env: process.env });
