@@ -68,10 +68,6 @@ export function resolveRange(range: TimeRangeInput, nowMs: number): AbsoluteRang
   return { startMs: resolveTimeExpr(range.from, nowMs), endMs: resolveTimeExpr(range.to, nowMs) };
 }
 
-export function isRelative(range: TimeRangeInput): boolean {
-  return range.from.kind === "relative" || range.to.kind === "relative";
-}
-
 /** The same window frozen at `nowMs`: what "Copy link" shares so the link never rots. */
 export function freezeRange(range: TimeRangeInput, nowMs: number): TimeRangeInput {
   const { startMs, endMs } = resolveRange(range, nowMs);
