@@ -61,10 +61,10 @@ export function WriteLoadView({ initialNowMs, configuredApiservers }: Props) {
   ].sort();
 
   const selectResource = (value: string | null) => setUrl({ resource: value || null });
-  const refresh = () => {
-    setNowMs(Date.now());
-    void queryClient.invalidateQueries();
-  };
+  // A relative range re-resolves "now", which changes every query key and so fetches anew; an
+  // absolute range keeps its keys, so only then are the cached results invalidated.
+  const relative = range.from.kind === "relative" || range.to.kind === "relative";
+  const refresh = () => (relative ? setNowMs(Date.now()) : void queryClient.invalidateQueries());
 
   return (
     <main ref={mainRef} className="mx-auto max-w-[1600px] space-y-3 p-3">
