@@ -16,6 +16,10 @@ export interface CounterSpec {
 export interface CounterSeries {
   name: string;
   labels: Record<string, string>;
+  /** How the series is typed in OpenMetrics; counter when absent. */
+  kind?: "counter" | "gauge" | "histogram";
+  /** The metric family for histogram parts (x_bucket, x_sum, x_count → x). */
+  family?: string;
   startSeconds: number;
   intervalSeconds: number;
   /** Cumulative value at startSeconds + i × intervalSeconds; the first sample is 0. */
