@@ -1,7 +1,7 @@
 "use client";
 /** A time-series chart (stacked areas or lines) with exact values in the tooltip and a clickable legend. */
 import { useMemo } from "react";
-import { Area, AreaChart, CartesianGrid, Line, LineChart, Tooltip, XAxis, YAxis } from "recharts";
+import { Area, AreaChart, CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick, formatValue } from "@/lib/format/number";
 import { formatAxisTime, formatUtc, timeTicks } from "@/lib/format/time";
 import type { Series } from "@/lib/prometheus/types";
@@ -20,6 +20,8 @@ interface Props {
   /** Legend entries become buttons when set (e.g. drill into a resource). */
   onSelectSeries?: (labels: Record<string, string>) => void;
   selectedName?: string;
+  /** Vertical lines for releases and notes; the label's tooltip carries the detail. */
+  markers?: { timeMs: number; label: string; detail: string }[];
 }
 
 function colorOf(series: Series, index: number): string {
@@ -31,7 +33,7 @@ function mean(series: Series): number | null {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
-export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height = 220, onSelectSeries, selectedName }: Props) {
+export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height = 220, onSelectSeries, selectedName, markers = [] }: Props) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const colors = useThemeColors();
   const rows = useMemo(() => toChartRows(series), [series]);
@@ -77,6 +79,30 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
                 );
               }}
             />
+            {markers
+              .filter((m) => m.timeMs >= startMs && m.timeMs <= endMs)
+              .map((m, i) => (
+                <ReferenceLine
+                  key={`${m.timeMs}-${m.label}`}
+                  x={m.timeMs}
+                  stroke={colors.muted}
+                  strokeDasharray="4 3"
+                  ifOverflow="hidden"
+                  label={({ viewBox }: { viewBox?: { x?: number; y?: number } }) => {
+                    const x = viewBox?.x ?? 0;
+                    // Labels near the right edge go left of their line; staggered rows keep close markers readable.
+                    const leftward = x > width * 0.7;
+                    return (
+                      <g data-marker={m.label}>
+                        <title>{`${formatUtc(m.timeMs)} · ${m.label}\n${m.detail}`}</title>
+                        <text x={leftward ? x - 3 : x + 3} y={(viewBox?.y ?? 0) + 10 + (i % 3) * 11} textAnchor={leftward ? "end" : "start"} fontSize={10} fill={colors.muted}>
+                          {m.label}
+                        </text>
+                      </g>
+                    );
+                  }}
+                />
+              ))}
             {series.map((s, i) =>
               stacked ? (
                 <Area

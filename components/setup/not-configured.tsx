@@ -1,8 +1,13 @@
 /** Shown when no Prometheus is configured: how to connect one, not an error. */
-export function NotConfigured({ configSource }: { configSource: string }) {
+export function NotConfigured({ configSource, problem }: { configSource: string; problem?: string }) {
   return (
     <main className="mx-auto max-w-3xl p-6" data-testid="not-configured">
       <h1 className="mb-2 text-xl font-semibold">Connect Churnscope to Prometheus</h1>
+      {problem && (
+        <p role="alert" className="mb-3 rounded bg-[var(--err-bg)] px-3 py-2 text-sm text-[var(--err-fg)]">
+          {problem}
+        </p>
+      )}
       <p className="mb-4 text-sm text-[var(--muted)]">
         Churnscope charts API-server write load from Prometheus. No Prometheus is configured yet
         {configSource === "defaults" ? " (no churnscope.yaml found, PROMETHEUS_URL not set)" : ` (${configSource} has no prometheus section)`}.

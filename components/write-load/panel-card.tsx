@@ -12,9 +12,10 @@ interface Props {
   className?: string;
   onSelectSeries?: (labels: Record<string, string>) => void;
   selectedName?: string;
+  markers?: { timeMs: number; label: string; detail: string }[];
 }
 
-export function PanelCard({ def, input, idleMessage, className, onSelectSeries, selectedName }: Props) {
+export function PanelCard({ def, input, idleMessage, className, onSelectSeries, selectedName, markers }: Props) {
   const query = usePanel({ ...input, panel: def.id }, !idleMessage && input.width > 0);
   return (
     <PanelFrame id={def.id} title={def.title} description={def.description} state={query} idleMessage={idleMessage} className={className}>
@@ -27,6 +28,7 @@ export function PanelCard({ def, input, idleMessage, className, onSelectSeries, 
           endMs={data.endMs}
           onSelectSeries={onSelectSeries}
           selectedName={selectedName}
+          markers={markers}
         />
       )}
     </PanelFrame>

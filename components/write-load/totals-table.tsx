@@ -16,7 +16,10 @@ export function TotalsTable({ current, previous, showJob, selectedResource, onSe
   const [sort, setSort] = useState<{ key: TotalsSortKey; descending: boolean }>({ key: "current", descending: true });
   const rows = sortTotals(joinTotals(current, previous), sort.key, sort.descending);
   const sum = rows.reduce((a, r) => a + r.current, 0);
-  const sumPrevious = previous ? rows.reduce((a, r) => a + (r.previous ?? 0), 0) : undefined;
+  // No series at all: Prometheus holds no data for the previous range, which is not the same as zero writes.
+  const noPrevious = previous !== undefined && previous.length === 0;
+  const sumPrevious = previous && !noPrevious ? rows.reduce((a, r) => a + (r.previous ?? 0), 0) : undefined;
+  const previousCell = (value: number | undefined) => (noPrevious ? "no data" : value === undefined ? "…" : formatCount(value));
 
   const columns: { key: TotalsSortKey; label: string; numeric?: boolean }[] = [
     ...(showJob ? [{ key: "job" as const, label: "API server" }] : []),
@@ -53,7 +56,7 @@ export function TotalsTable({ current, previous, showJob, selectedResource, onSe
               All writes ({rows.length} series)
             </td>
             <td className="px-2 py-1 text-right" data-testid="totals-sum">{formatCount(sum)}</td>
-            <td className="px-2 py-1 text-right">{sumPrevious === undefined ? "…" : formatCount(sumPrevious)}</td>
+            <td className="px-2 py-1 text-right">{previousCell(sumPrevious)}</td>
             <td className="px-2 py-1 text-right">{sumPrevious === undefined ? "" : formatChange(sum, sumPrevious)}</td>
           </tr>
           {rows.map((row) => (
@@ -72,9 +75,9 @@ export function TotalsTable({ current, previous, showJob, selectedResource, onSe
               <td className="px-2 py-0.5 text-[var(--muted)]">{row.subresource || "—"}</td>
               <td className="px-2 py-0.5 text-right font-mono" data-cell="current">{formatCount(row.current)}</td>
               <td className="px-2 py-0.5 text-right font-mono text-[var(--muted)]" data-cell="previous">
-                {row.previous === undefined ? "…" : formatCount(row.previous)}
+                {previousCell(row.previous)}
               </td>
-              <td className="px-2 py-0.5 text-right font-mono">{row.previous === undefined ? "" : formatChange(row.current, row.previous)}</td>
+              <td className="px-2 py-0.5 text-right font-mono">{row.previous === undefined || noPrevious ? "" : formatChange(row.current, row.previous)}</td>
             </tr>
           ))}
         </tbody>

@@ -13,8 +13,12 @@ import { findPanel, type PanelDef } from "@/lib/panels/catalog";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/params";
 import { useApiservers, usePanel } from "@/lib/query/hooks";
+import { writeLoadRequests, type PanelCall } from "@/lib/panels/write-load-requests";
+import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import { OpenSnapshot } from "@/components/snapshot/open-snapshot";
+import { SnapshotBanner } from "@/components/snapshot/snapshot-banner";
 import { formatRange } from "@/lib/format/time";
-import { parseRangeParams, previousRange, resolveRange } from "@/lib/time/range";
+import { parseRangeParams, resolveRange } from "@/lib/time/range";
 import { PanelCard } from "./panel-card";
 import { TotalsTable } from "./totals-table";
 
@@ -34,30 +38,47 @@ const panel = (id: string): PanelDef => {
 interface Props {
   initialNowMs: number;
   configuredApiservers: ApiServerEntry[];
+  /** set when the page shows a snapshot (or the replay) instead of Prometheus */
+  snapshot?: SnapshotInfo;
 }
 
-export function WriteLoadView({ initialNowMs, configuredApiservers }: Props) {
+function exportHref(params: Record<string, string | number | undefined>): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
+  return `/api/snapshots/export?${search}`;
+}
+
+export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: Props) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const [nowMs, setNowMs] = useState(initialNowMs);
   const queryClient = useQueryClient();
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
 
   const { range, errors } = parseRangeParams(url.from, url.to);
-  const { startMs, endMs } = resolveRange(range, nowMs);
+  const resolved = resolveRange(range, nowMs);
+  // A snapshot answers only its own ranges: a link with another range opens the first one.
+  const snapshotRange = snapshot && (snapshot.ranges.find((r) => r.startMs === resolved.startMs && r.endMs === resolved.endMs) ?? snapshot.ranges[0]);
+  const { startMs, endMs } = snapshotRange ?? resolved;
   const apiserver = url.apiserver ?? undefined;
   const resource = url.resource ?? undefined;
+  const calls = writeLoadRequests({ startMs, endMs, apiserver, resource });
+  const markers = snapshot?.markers ?? [];
   // About one point per pixel: full-width charts and half-width ones on wide screens.
   const fullWidth = Math.max(100, Math.round(mainWidth / 100) * 100);
   const halfWidth = mainWidth >= 1024 ? Math.max(100, Math.round(mainWidth / 2 / 100) * 100) : fullWidth;
-  const base = { startMs, endMs, apiserver, resource };
-  const previous = previousRange({ startMs, endMs });
+  const input = (call: PanelCall, width: number) => ({ ...call, width, snapshot: snapshot?.id });
 
-  const apiservers = useApiservers(startMs, endMs);
-  const serverList = apiservers.data?.data ?? configuredApiservers;
-  const totals = usePanel({ panel: "write-totals", startMs, endMs, apiserver, width: 1000 }, mainWidth > 0);
-  const totalsBefore = usePanel({ panel: "write-totals", startMs: previous.startMs, endMs: previous.endMs, apiserver, width: 1000 }, mainWidth > 0);
+  const apiservers = useApiservers(startMs, endMs, !snapshot);
+  const serverList = snapshot?.apiservers ?? apiservers.data?.data ?? configuredApiservers;
+  const totals = usePanel(input(calls.totals, 1000), mainWidth > 0);
+  const totalsBefore = usePanel(input(calls.totalsBefore, 1000), mainWidth > 0);
   const resourceOptions = [
-    ...new Set([...(resource ? [resource] : []), ...(totals.data?.data.series ?? []).map((s) => joinResource(s.labels.resource ?? "", s.labels.group))]),
+    ...new Set([
+      ...(resource ? [resource] : []),
+      ...(snapshot
+        ? (snapshot.resources[apiserver ?? ""] ?? [])
+        : (totals.data?.data.series ?? []).map((s) => joinResource(s.labels.resource ?? "", s.labels.group))),
+    ]),
   ].sort();
 
   const selectResource = (value: string | null) => setUrl({ resource: value || null });
@@ -103,20 +124,46 @@ export function WriteLoadView({ initialNowMs, configuredApiservers }: Props) {
             ))}
           </select>
         </label>
-        <div className="ml-auto">
-          <TimeRangePicker
-            from={url.from}
-            to={url.to}
-            startMs={startMs}
-            endMs={endMs}
-            onChange={(from, to) => {
-              setNowMs(Date.now());
-              void setUrl({ from, to });
-            }}
-            onRefresh={refresh}
-          />
+        <div className="ml-auto flex flex-wrap items-center gap-2">
+          {snapshot ? (
+            <span className="flex gap-1 text-sm" data-testid="snapshot-ranges">
+              {snapshot.ranges.map((r) => (
+                <button
+                  key={`${r.startMs}-${r.endMs}`}
+                  type="button"
+                  aria-pressed={r.startMs === startMs && r.endMs === endMs}
+                  className="rounded border border-[var(--border)] px-2 py-1 aria-pressed:bg-[var(--accent)] aria-pressed:text-white"
+                  onClick={() => void setUrl({ from: String(r.startMs), to: String(r.endMs) })}
+                >
+                  {r.label ?? formatRange(r.startMs, r.endMs)}
+                </button>
+              ))}
+            </span>
+          ) : (
+            <TimeRangePicker
+              from={url.from}
+              to={url.to}
+              startMs={startMs}
+              endMs={endMs}
+              onChange={(from, to) => {
+                setNowMs(Date.now());
+                void setUrl({ from, to });
+              }}
+              onRefresh={refresh}
+            />
+          )}
+          <a
+            data-testid="download-snapshot"
+            className="rounded border border-[var(--border)] px-2 py-1 text-sm hover:bg-[var(--bg)]"
+            href={exportHref({ from: startMs, to: endMs, apiserver, resource, snapshot: snapshot?.id })}
+            title="Download this view's data for this range as a snapshot bundle (.json.gz) that opens without Prometheus"
+          >
+            Download snapshot
+          </a>
+          <OpenSnapshot />
         </div>
       </div>
+      {snapshot && <SnapshotBanner info={snapshot} startMs={startMs} endMs={endMs} />}
       <p className="text-xs text-[var(--muted)] tabular" data-testid="resolved-range">
         {formatRange(startMs, endMs)} (UTC){apiservers.error ? ` · API server list unavailable: ${apiservers.error.message}` : ""}
       </p>
@@ -128,20 +175,22 @@ export function WriteLoadView({ initialNowMs, configuredApiservers }: Props) {
 
       <PanelCard
         def={panel("writes-by-resource")}
-        input={{ ...base, resource: undefined, width: fullWidth }}
+        input={input(calls.writesByResource, fullWidth)}
         onSelectSeries={(labels) => selectResource(joinResource(labels.resource, labels.group))}
         selectedName={resource}
+        markers={markers}
       />
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
         <PanelCard
           def={panel("writes-by-verb")}
-          input={{ ...base, width: halfWidth }}
+          input={input(calls.writesByVerb ?? { panel: "writes-by-verb", startMs, endMs, apiserver }, halfWidth)}
           idleMessage={resource ? undefined : "Pick a resource (legend, table or selector) to split its writes by verb and subresource."}
+          markers={markers}
         />
-        <PanelCard def={panel("effective-writes")} input={{ ...base, width: halfWidth }} />
-        <PanelCard def={panel("write-errors")} input={{ ...base, width: halfWidth }} />
-        <PanelCard def={panel("lease-renewals")} input={{ ...base, resource: undefined, width: halfWidth }} />
-        <PanelCard def={panel("watch-fanout")} input={{ ...base, width: halfWidth }} />
+        <PanelCard def={panel("effective-writes")} input={input(calls.effectiveWrites, halfWidth)} markers={markers} />
+        <PanelCard def={panel("write-errors")} input={input(calls.writeErrors, halfWidth)} markers={markers} />
+        <PanelCard def={panel("lease-renewals")} input={input(calls.leaseRenewals, halfWidth)} markers={markers} />
+        <PanelCard def={panel("watch-fanout")} input={input(calls.watchFanout, halfWidth)} markers={markers} />
       </div>
       <PanelFrame
         id="write-totals"

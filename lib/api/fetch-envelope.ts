@@ -15,10 +15,10 @@ export class ApiClientError extends Error {
   }
 }
 
-export async function fetchEnvelope<T>(url: string, signal?: AbortSignal): Promise<ApiSuccess<T>> {
+export async function fetchEnvelope<T>(url: string, signal?: AbortSignal, init: RequestInit = {}): Promise<ApiSuccess<T>> {
   let response: Response;
   try {
-    response = await fetch(url, { signal, headers: { Accept: "application/json" } });
+    response = await fetch(url, { ...init, signal, headers: { Accept: "application/json", ...(init.headers as Record<string, string> | undefined) } });
   } catch (error) {
     if (signal?.aborted) throw error;
     throw new ApiClientError("Cannot reach the Churnscope server (network error).");

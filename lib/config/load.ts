@@ -33,7 +33,7 @@ export interface AppConfig {
   siteLabel: string;
   server: { port: number; host: string };
   dataDir: string;
-  limits: { maxRangeMs: number };
+  limits: { maxRangeMs: number; maxSnapshotBytes: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -147,6 +147,6 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     siteLabel: file.siteLabel,
     server: file.server,
     dataDir: resolve(cwd, file.dataDir),
-    limits: { maxRangeMs: file.limits.maxRangeDays * 86_400_000 },
+    limits: { maxRangeMs: file.limits.maxRangeDays * 86_400_000, maxSnapshotBytes: Math.round(file.limits.maxSnapshotMiB * 1_048_576) },
   };
 }

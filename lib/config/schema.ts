@@ -46,9 +46,12 @@ export const configSchema = z
       .default({ port: 3000, host: "0.0.0.0" }),
     dataDir: z.string().min(1).default("./data"),
     limits: z
-      .object({ maxRangeDays: z.number().positive().max(3650).default(400) })
+      .object({
+        maxRangeDays: z.number().positive().max(3650).default(400),
+        maxSnapshotMiB: z.number().positive().max(1024).default(32),
+      })
       .strict()
-      .default({ maxRangeDays: 400 }),
+      .default({ maxRangeDays: 400, maxSnapshotMiB: 32 }),
   })
   .strict();
 

@@ -15,6 +15,8 @@ export interface PanelQueryInput {
   apiserver?: string;
   resource?: string;
   width: number;
+  /** answer from this snapshot instead of Prometheus */
+  snapshot?: string;
 }
 
 export const queryKeys = {
@@ -39,6 +41,7 @@ export function usePanel(input: PanelQueryInput, enabled = true) {
           apiserver: input.apiserver,
           resource: input.resource,
           width: input.width,
+          snapshot: input.snapshot,
         })}`,
         signal,
       ),
@@ -47,8 +50,9 @@ export function usePanel(input: PanelQueryInput, enabled = true) {
   });
 }
 
-export function useApiservers(startMs: number, endMs: number) {
+export function useApiservers(startMs: number, endMs: number, enabled = true) {
   return useQuery({
+    enabled,
     queryKey: queryKeys.apiservers(startMs, endMs),
     queryFn: ({ signal }) => fetchEnvelope<ApiServerEntry[]>(`/api/apiservers?${search({ from: startMs, to: endMs })}`, signal),
     placeholderData: keepPreviousData,

@@ -3,12 +3,15 @@
  * configuration, the Prometheus client, and a short-lived cache of label-set probes.
  * Server-side only; nothing here is sent to browsers.
  */
+import { join } from "node:path";
 import { loadConfig, type AppConfig } from "../config/load";
 import { createPromClient, type PromClient } from "../prometheus/client";
 import { probeLabelSets, type LabelSets } from "../panels/probe";
+import { SnapshotStore } from "../snapshot/store";
 
 export interface ServerContext {
   config: AppConfig;
+  snapshots: SnapshotStore;
   prometheus: {
     client: PromClient;
     scrapeIntervalSeconds: number;
@@ -28,7 +31,8 @@ export function getServerContext(): ServerContext {
 }
 
 export function buildContext(config: AppConfig): ServerContext {
-  if (!config.prometheus) return { config, prometheus: null };
+  const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes);
+  if (!config.prometheus) return { config, snapshots, prometheus: null };
   const client = createPromClient(config.prometheus);
   const cache = new Map<string, { atMs: number; value: Promise<LabelSets> }>();
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) => {
@@ -40,5 +44,5 @@ export function buildContext(config: AppConfig): ServerContext {
     value.catch(() => cache.delete(key)); // never cache a failure
     return value;
   };
-  return { config, prometheus: { client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
+  return { config, snapshots, prometheus: { client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
 }

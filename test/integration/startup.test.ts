@@ -1,4 +1,4 @@
-/** `npm start` as an operator meets it: a bad configuration stops it with a message; no configuration explains itself. */
+/** `npm start` as an operator meets it: a bad configuration stops it with a message; no configuration opens the replay. */
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
 import { startApp, startCommand, writeConfig } from "../helpers/app";
@@ -27,17 +27,26 @@ describe("startup", () => {
     expect(output).toMatch(/PORT \(server\.port\)/);
   });
 
-  it("with nothing configured serves a page that explains how to connect Prometheus, and the API says so", async () => {
+  it("with nothing configured opens the replay at an explicit link, and the live API says Prometheus is not configured", async () => {
     const app = await startApp({});
     try {
-      const page = await fetch(`${app.url}/`);
-      expect(page.status).toBe(200);
-      const html = await page.text();
-      expect(html).toContain("Connect Churnscope to Prometheus");
+      const bare = await fetch(`${app.url}/`, { redirect: "manual" });
+      expect(bare.status).toBe(307);
+      const target = new URL(bare.headers.get("location")!, app.url);
+      expect(Object.fromEntries(target.searchParams)).toEqual({
+        snapshot: "replay",
+        from: String(Date.parse("2026-09-09T00:00:00Z")),
+        to: String(Date.parse("2026-09-13T06:00:00Z")),
+        resource: "connectors.networking.datumapis.com",
+      });
+      const html = await (await fetch(target)).text();
+      expect(html).toContain("Replay: ");
       expect(html).toContain("PROMETHEUS_URL=");
       const api = await fetch(`${app.url}/api/panels/writes-by-resource`);
       expect(api.status).toBe(503);
       expect(await api.json()).toMatchObject({ status: "error", errorType: "not_configured" });
+      const replay = await fetch(`${app.url}/api/panels/writes-by-resource?snapshot=replay&from=${target.searchParams.get("from")}&to=${target.searchParams.get("to")}`);
+      expect(replay.status).toBe(200);
     } finally {
       await app.stop();
     }

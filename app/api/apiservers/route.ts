@@ -7,8 +7,10 @@ import { getServerContext } from "@/lib/server/context";
 
 export async function GET(request: NextRequest) {
   return respond(async () => {
-    const { config, prometheus } = getServerContext();
-    const { startMs, endMs } = parsePanelParams(Object.fromEntries(request.nextUrl.searchParams), Date.now(), config.limits.maxRangeMs, []);
+    const { config, prometheus, snapshots } = getServerContext();
+    const params = Object.fromEntries(request.nextUrl.searchParams);
+    if (params.snapshot !== undefined) return { data: snapshots.get(params.snapshot).apiservers };
+    const { startMs, endMs } = parsePanelParams(params, Date.now(), config.limits.maxRangeMs, []);
     if (!prometheus) throw notConfigured();
     const bounds = { startSeconds: Math.floor(startMs / 1000), endSeconds: Math.ceil(endMs / 1000) };
     return listApiservers(prometheus.client, config.apiservers, bounds, request.signal);

@@ -1,0 +1,27 @@
+/** Says plainly that the page shows a snapshot (and, for the replay, a reconstruction) and not live data. */
+import { formatRange, formatUtc } from "@/lib/format/time";
+import type { SnapshotInfo } from "@/lib/snapshot/schema";
+
+export function SnapshotBanner({ info, startMs, endMs }: { info: SnapshotInfo; startMs: number; endMs: number }) {
+  const replay = info.source === "replay";
+  return (
+    <section data-testid="snapshot-banner" className="rounded border border-[var(--warn-fg)] bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--fg)]">
+      <p className="font-semibold">
+        {replay ? "Replay: " : "Snapshot: "}
+        {info.title}
+      </p>
+      <p className="tabular">
+        Snapshot of {formatRange(startMs, endMs)} (UTC), taken {formatUtc(info.takenAtMs)}. Not live data: the numbers are frozen in the bundle.
+      </p>
+      {replay ? (
+        <p className="mt-1">
+          {info.description} To watch your own cluster instead, start Churnscope with{" "}
+          <code className="rounded bg-[var(--panel)] px-1 font-mono text-xs">PROMETHEUS_URL=http://prometheus.monitoring:9090 npm start</code> (the README
+          explains credentials and API-server roles).
+        </p>
+      ) : (
+        info.description && <p className="mt-1">{info.description}</p>
+      )}
+    </section>
+  );
+}

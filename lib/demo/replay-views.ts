@@ -1,0 +1,43 @@
+/** What the committed replay snapshot holds: its ranges, API servers and drill-downs. */
+import type { ViewState } from "../panels/write-load-requests";
+import type { Snapshot } from "../snapshot/schema";
+import type { ReplayParams } from "./params";
+import { HUB_JOB, PROJECT_JOB } from "./types";
+
+export const REPLAY_TITLE = "Connector status churn, 9–13 September 2026 (replay)";
+export const REPLAY_DESCRIPTION =
+  "A reconstruction of the incident in which every Connector status write made every edge site rebuild its whole gateway configuration (seed 000). " +
+  "The numbers come from a seeded simulation of the real objects and controllers, backfilled into a real Prometheus and exported by Churnscope itself.";
+
+export const REPLAY_APISERVERS: Snapshot["apiservers"] = [
+  { job: PROJECT_JOB, role: "project" },
+  { job: HUB_JOB, role: "hub" },
+];
+
+const DRILL_DOWNS = ["connectors.networking.datumapis.com", "leases.coordination.k8s.io"];
+
+/** The replay opens on Connector writes: project status PUTs and hub PUTs side by side. */
+export const REPLAY_INITIAL_VIEW = { resource: DRILL_DOWNS[0] };
+
+export function replayRanges(params: ReplayParams): Snapshot["ranges"] {
+  const day = Date.UTC(2026, 8, 11);
+  return [
+    { startMs: params.startMs, endMs: params.endMs, label: "Whole incident" },
+    { startMs: day, endMs: day + 86_400_000, label: "Onset day" },
+    { startMs: params.onsetMs - 2 * 3_600_000 - 12 * 60_000, endMs: params.onsetMs + 2 * 3_600_000 - 12 * 60_000, label: "Onset ±2 h" },
+  ].filter((r) => r.startMs >= params.startMs && r.endMs <= params.endMs);
+}
+
+export function replayStates(params: ReplayParams): ViewState[] {
+  const states: ViewState[] = [];
+  for (const { startMs, endMs } of replayRanges(params)) {
+    for (const apiserver of [undefined, PROJECT_JOB, HUB_JOB]) {
+      states.push({ startMs, endMs, apiserver });
+      for (const resource of DRILL_DOWNS) {
+        if (apiserver === HUB_JOB && !resource.startsWith("connectors")) continue;
+        states.push({ startMs, endMs, apiserver, resource });
+      }
+    }
+  }
+  return states;
+}

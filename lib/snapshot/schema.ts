@@ -1,0 +1,117 @@
+/**
+ * The snapshot bundle: a view's data for a time range, frozen so that it opens without Prometheus
+ * or cluster access (DESIGN.md §3.4). Versioned; stored and shared as gzip-compressed JSON.
+ */
+import { z } from "zod";
+
+export const SNAPSHOT_FORMAT = "churnscope-snapshot";
+export const SNAPSHOT_VERSION = 1;
+
+const finite = z.number().finite();
+const epochMs = z.number().int().min(0).max(8.64e15);
+
+const seriesSchema = z.object({
+  labels: z.record(z.string(), z.string()),
+  points: z.array(z.tuple([epochMs, finite.nullable()])),
+});
+
+export const panelResultSchema = z.object({
+  data: z.object({
+    panel: z.string().max(64),
+    title: z.string().max(200),
+    unit: z.string().max(32),
+    query: z.string().max(20_000),
+    queries: z.array(z.object({ name: z.string().max(100).optional(), promql: z.string().max(20_000) })),
+    stepSeconds: finite.positive(),
+    startMs: epochMs,
+    endMs: epochMs,
+    series: z.array(seriesSchema),
+    estimate: z.string().max(2_000).optional(),
+  }),
+  warnings: z.array(z.string().max(2_000)),
+  infos: z.array(z.string().max(2_000)),
+});
+
+export const panelEntrySchema = z.object({
+  panel: z.string().max(64),
+  startMs: epochMs,
+  endMs: epochMs,
+  apiserver: z.string().max(253).optional(),
+  resource: z.string().max(253).optional(),
+  result: panelResultSchema,
+});
+
+export const markerSchema = z.object({
+  timeMs: epochMs,
+  label: z.string().max(200),
+  detail: z.string().max(2_000),
+  kind: z.enum(["release", "note"]),
+});
+
+const json: z.ZodType<unknown> = z.unknown();
+
+export const fieldChangeSchema = z.object({ path: z.string().max(1_000), before: json.optional(), after: json.optional() });
+
+export const objectWritesSchema = z.object({
+  objects: z.array(
+    z.object({
+      cluster: z.string().max(253),
+      apiVersion: z.string().max(253),
+      kind: z.string().max(253),
+      namespace: z.string().max(253),
+      name: z.string().max(253),
+      /** the object at the start of the range; null when it was created inside it */
+      initial: json,
+    }),
+  ),
+  writes: z.array(
+    z.object({
+      t: epochMs,
+      /** index into objects */
+      o: z.number().int().min(0),
+      verb: z.string().max(32),
+      sub: z.string().max(64).optional(),
+      by: z.string().max(253),
+      cls: z.enum(["create", "delete", "routed", "unrouted", "no-op"]),
+      changes: z.array(fieldChangeSchema),
+    }),
+  ),
+});
+
+export const snapshotSchema = z.object({
+  format: z.literal(SNAPSHOT_FORMAT),
+  version: z.literal(SNAPSHOT_VERSION),
+  title: z.string().max(300),
+  description: z.string().max(5_000).optional(),
+  takenAtMs: epochMs,
+  source: z.enum(["prometheus", "replay"]),
+  view: z.literal("write-load"),
+  ranges: z.array(z.object({ startMs: epochMs, endMs: epochMs, label: z.string().max(100).optional() })).min(1),
+  /** the selection a bare link opens with */
+  initialView: z.object({ apiserver: z.string().max(253).optional(), resource: z.string().max(253).optional() }).optional(),
+  apiservers: z.array(z.object({ job: z.string().max(253), role: z.enum(["project", "hub", "discovered"]) })),
+  panels: z.array(panelEntrySchema),
+  markers: z.array(markerSchema),
+  objectWrites: objectWritesSchema.nullable(),
+});
+
+export type Snapshot = z.infer<typeof snapshotSchema>;
+export type PanelEntry = z.infer<typeof panelEntrySchema>;
+export type SnapshotMarker = z.infer<typeof markerSchema>;
+export type ObjectWrites = z.infer<typeof objectWritesSchema>;
+
+/** What the browser needs to show a snapshot: everything but the bulky data. */
+export interface SnapshotInfo {
+  id: string;
+  title: string;
+  description?: string;
+  takenAtMs: number;
+  source: Snapshot["source"];
+  ranges: Snapshot["ranges"];
+  initialView?: Snapshot["initialView"];
+  apiservers: Snapshot["apiservers"];
+  /** resources with a drill-down, per API server ("" = all) */
+  resources: Record<string, string[]>;
+  markers: SnapshotMarker[];
+  objectWriteCount: number;
+}

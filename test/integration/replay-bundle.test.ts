@@ -1,0 +1,111 @@
+/**
+ * The committed replay bundle (what `npm start` opens with nothing configured) against the
+ * generator's ground truth: the numbers Prometheus computed and Churnscope exported must equal the
+ * events the generator wrote, and reproduce seed 000's windows.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { replayObjectWrites } from "@/lib/demo/bundle";
+import { generateReplay, type Replay } from "@/lib/demo/replay";
+import { REPLAY_INITIAL_VIEW, replayRanges } from "@/lib/demo/replay-views";
+import { isProjectConnectorWrite, objectTruth, windowTruth } from "@/lib/demo/truth";
+import { sortedJson, type Json } from "@/lib/churn/json";
+import { HUB_JOB, PROJECT_JOB } from "@/lib/demo/types";
+import { decodeSnapshot } from "@/lib/snapshot/codec";
+import type { Snapshot } from "@/lib/snapshot/schema";
+import { REPLAY_BUNDLE_PATH } from "@/lib/snapshot/store";
+import { ROOT } from "../helpers/root";
+
+const CONNECTORS = "connectors.networking.datumapis.com";
+const at = (iso: string) => Date.parse(iso);
+let replay: Replay;
+let bundle: Snapshot;
+
+beforeAll(() => {
+  replay = generateReplay();
+  bundle = decodeSnapshot(readFileSync(join(ROOT, REPLAY_BUNDLE_PATH)), 64 << 20);
+}, 60_000);
+
+function entry(panel: string, apiserver?: string, resource?: string) {
+  const whole = replay.params;
+  const found = bundle.panels.find((p) => p.panel === panel && p.startMs === whole.startMs && p.endMs === whole.endMs && p.apiserver === apiserver && p.resource === resource);
+  if (!found) throw new Error(`bundle has no ${panel} for ${apiserver}/${resource}`);
+  return found.result.data;
+}
+
+/**
+ * Counts per window from a rate series whose window equals its step: each point is the exact
+ * number of events in (t − step, t] divided by step, so the points add up to exact counts.
+ */
+function countsPerWindow(data: ReturnType<typeof entry>, pick: (labels: Record<string, string>) => boolean, hours: number): Map<number, number> {
+  expect(data.query).toContain(`[${data.stepSeconds}s]`);
+  const size = hours * 3_600_000;
+  const out = new Map<number, number>();
+  for (const s of data.series.filter((x) => pick(x.labels))) {
+    for (const [t, value] of s.points) {
+      if (value === null) continue;
+      const count = value * data.stepSeconds;
+      expect(Math.abs(count - Math.round(count))).toBeLessThan(1e-6);
+      const windowStart = Math.ceil(t / size) * size - size;
+      out.set(windowStart, (out.get(windowStart) ?? 0) + Math.round(count));
+    }
+  }
+  return out;
+}
+
+describe("the committed replay bundle", () => {
+  it("holds the replay's ranges, initial view, markers and API-server roles", () => {
+    expect(bundle.source).toBe("replay");
+    expect(bundle.ranges).toEqual(replayRanges(replay.params));
+    expect(bundle.initialView).toEqual(REPLAY_INITIAL_VIEW);
+    expect(bundle.markers).toEqual(replay.params.markers);
+    expect(bundle.apiservers).toEqual([{ job: PROJECT_JOB, role: "project" }, { job: HUB_JOB, role: "hub" }]);
+  });
+
+  it("project and hub Connector writes per 6 h equal the generator's counts and reproduce the seed's windows", () => {
+    const project = countsPerWindow(entry("writes-by-verb", PROJECT_JOB, CONNECTORS), () => true, 6);
+    const hub = countsPerWindow(entry("writes-by-verb", HUB_JOB, CONNECTORS), (l) => l.verb === "PUT", 6);
+    const truth = windowTruth(replay, 6);
+    expect(truth.length).toBe(17);
+    for (const w of truth) {
+      expect(project.get(w.startMs) ?? 0, new Date(w.startMs).toISOString()).toBe(w.projectConnectorWrites);
+      expect(hub.get(w.startMs) ?? 0, new Date(w.startMs).toISOString()).toBe(w.hubConnectorWrites);
+    }
+    for (let start = at("2026-09-11T18:00:00Z"); start < at("2026-09-13T00:00:00Z"); start += 6 * 3_600_000) {
+      const p = project.get(start)!;
+      expect(p).toBeGreaterThanOrEqual(1150);
+      expect(p).toBeLessThanOrEqual(1570);
+      expect(hub.get(start)! / p).toBeGreaterThan(0.9);
+    }
+    for (let start = replay.params.startMs; start < at("2026-09-11T12:00:00Z"); start += 6 * 3_600_000) expect(project.get(start)).toBeLessThanOrEqual(220);
+  });
+
+  it("Lease renewals per 3 h equal the generator's counts", () => {
+    const renewals = countsPerWindow(entry("lease-renewals", PROJECT_JOB), (l) => l.verb === "PATCH", 3);
+    for (const w of windowTruth(replay, 3)) expect(renewals.get(w.startMs) ?? 0, new Date(w.startMs).toISOString()).toBe(w.leaseRenewals);
+  });
+
+  it("the totals over the whole range equal the generator's counts for Connectors and Leases", () => {
+    const { startMs, endMs } = replay.params;
+    const totals = entry("write-totals", PROJECT_JOB);
+    const shown = new Map(totals.series.map((s) => [`${s.labels.resource} ${s.labels.verb} ${s.labels.subresource ?? ""}`, s.points.at(-1)![1]]));
+    const truth = new Map<string, number>();
+    for (const q of replay.sink.requests) {
+      const lease = q.job === PROJECT_JOB && q.resource === "leases";
+      if (q.timeMs <= startMs || q.timeMs > endMs || !(isProjectConnectorWrite(q) || lease)) continue;
+      const key = `${q.resource} ${q.verb} ${q.subresource ?? ""}`;
+      truth.set(key, (truth.get(key) ?? 0) + 1);
+    }
+    expect(truth.size).toBeGreaterThanOrEqual(6);
+    for (const [key, count] of truth) expect(shown.get(key), key).toBeCloseTo(count, 6);
+  });
+
+  it("carries every object write of the generator, per object", () => {
+    // Compared as canonical JSON: the schema parser may order keys differently.
+    expect(sortedJson(bundle.objectWrites as unknown as Json) === sortedJson(replayObjectWrites(replay) as unknown as Json)).toBe(true);
+    const perObject = new Map<number, number>();
+    for (const w of bundle.objectWrites!.writes) perObject.set(w.o, (perObject.get(w.o) ?? 0) + 1);
+    objectTruth(replay).forEach((o, i) => expect(perObject.get(i) ?? 0, `${o.kind} ${o.namespace}/${o.name}`).toBe(o.writes));
+  });
+});

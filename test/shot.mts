@@ -1,0 +1,11 @@
+import { chromium } from "playwright-core";
+const browser = await chromium.launch({ executablePath: "/usr/bin/chromium", headless: true, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+const errors: string[] = [];
+page.on("pageerror", (e) => errors.push(e.message));
+page.on("console", (m) => { if (m.type() === "error") errors.push(m.text()); });
+await page.goto(process.argv[2] ?? "http://127.0.0.1:3123/");
+await page.waitForTimeout(4000);
+await page.screenshot({ path: process.argv[3] ?? "/tmp/replay.png", fullPage: true });
+console.log("errors", errors);
+await browser.close();

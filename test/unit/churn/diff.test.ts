@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { childPath, diffObjects } from "@/lib/churn/diff";
+import { jsonEqual, sortedJson } from "@/lib/churn/json";
+
+const ready = (status: string, message: string, ltt = "2026-09-11T18:11:57Z") => ({ type: "Ready", status, reason: "ConnectorNotReady", message, lastTransitionTime: ltt });
+
+describe("diffObjects", () => {
+  it("names a changed condition field by the condition's type", () => {
+    const before = { status: { conditions: [{ type: "Accepted", status: "True" }, ready("False", "expired")] } };
+    const after = { status: { conditions: [{ type: "Accepted", status: "True" }, ready("False", "not renewed yet")] } };
+    expect(diffObjects(before, after)).toEqual([{ path: "status.conditions[type=Ready].message", before: "expired", after: "not renewed yet" }]);
+  });
+
+  it("matches list-map items by key, so reordering conditions alone is no change", () => {
+    const a = { conditions: [{ type: "A", status: "True" }, { type: "B", status: "False" }] };
+    const b = { conditions: [{ type: "B", status: "False" }, { type: "A", status: "True" }] };
+    expect(diffObjects(a, b)).toEqual([]);
+  });
+
+  it("reports a reordered atomic list (addresses) as one change of the whole list", () => {
+    const x = { address: "192.0.2.1", port: 1 };
+    const y = { address: "10.0.0.1", port: 2 };
+    expect(diffObjects({ addresses: [x, y] }, { addresses: [y, x] })).toEqual([{ path: "addresses", before: [x, y], after: [y, x] }]);
+  });
+
+  it("reports added and removed fields without the missing side", () => {
+    expect(diffObjects({ spec: { renewTime: "t1" } }, { spec: { acquireTime: "t2" } })).toEqual([
+      { path: "spec.renewTime", before: "t1" },
+      { path: "spec.acquireTime", after: "t2" },
+    ]);
+  });
+
+  it("quotes keys that are not plain identifiers and skips ignored paths", () => {
+    const before = { metadata: { resourceVersion: "1", annotations: { "networking.datumapis.com/upstream-status": "{}" } } };
+    const after = { metadata: { resourceVersion: "2", annotations: { "networking.datumapis.com/upstream-status": '{"a":1}' } } };
+    expect(diffObjects(before, after)).toEqual([{ path: 'metadata.annotations["networking.datumapis.com/upstream-status"]', before: "{}", after: '{"a":1}' }]);
+    expect(childPath("", "a/b")).toBe('["a/b"]');
+  });
+
+  it("treats a whole object appearing or vanishing as one change at the root", () => {
+    expect(diffObjects(undefined, { a: 1 })).toEqual([{ path: "", after: { a: 1 } }]);
+  });
+});
+
+describe("sortedJson", () => {
+  it("sorts keys at every level like Go's json.Marshal of a map, keeping list order", () => {
+    expect(sortedJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(jsonEqual({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(true);
+    expect(jsonEqual([1, 2], [2, 1])).toBe(false);
+  });
+});

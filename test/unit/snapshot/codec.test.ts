@@ -1,0 +1,100 @@
+import { gzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { ApiFailure } from "@/lib/api/envelope";
+import { decodeSnapshot, encodeSnapshot } from "@/lib/snapshot/codec";
+import { snapshotPanel, info } from "@/lib/snapshot/lookup";
+import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/schema";
+
+const START = Date.parse("2026-09-11T12:00:00Z");
+const END = Date.parse("2026-09-11T16:00:00Z");
+
+function sample(): Snapshot {
+  const result = {
+    data: { panel: "writes-by-verb", title: "Writes", unit: "writes/s", query: "q", queries: [{ promql: "q" }], stepSeconds: 60, startMs: START, endMs: END, series: [{ labels: { verb: "PUT" }, points: [[START, 0.5], [START + 60_000, null]] as [number, number | null][] }] },
+    warnings: [],
+    infos: ["an info"],
+  };
+  return {
+    format: SNAPSHOT_FORMAT,
+    version: 1,
+    title: "t",
+    takenAtMs: END,
+    source: "prometheus",
+    view: "write-load",
+    ranges: [{ startMs: START, endMs: END }],
+    apiservers: [{ job: "milo-apiserver", role: "project" }],
+    panels: [{ panel: "writes-by-verb", startMs: START, endMs: END, apiserver: "milo-apiserver", resource: "connectors.networking.datumapis.com", result }],
+    markers: [{ timeMs: START + 1, label: "v1", detail: "release", kind: "release" }],
+    objectWrites: { objects: [{ cluster: "c", apiVersion: "v1", kind: "Lease", namespace: "n", name: "x", initial: null }], writes: [{ t: START + 5, o: 0, verb: "POST", by: "m", cls: "create", changes: [] }] },
+  };
+}
+
+function rejection(bytes: Buffer, maxBytes = 1 << 20): ApiFailure {
+  try {
+    decodeSnapshot(bytes, maxBytes);
+  } catch (error) {
+    if (ApiFailure.is(error)) return error;
+    throw error;
+  }
+  throw new Error("accepted a bad bundle");
+}
+
+const gz = (value: unknown) => gzipSync(Buffer.from(JSON.stringify(value)));
+
+describe("snapshot bundles", () => {
+  it("round-trips through gzip, and plain JSON is accepted too", () => {
+    const snapshot = sample();
+    expect(decodeSnapshot(encodeSnapshot(snapshot), 1 << 20)).toEqual(snapshot);
+    expect(decodeSnapshot(Buffer.from(JSON.stringify(snapshot)), 1 << 20)).toEqual(snapshot);
+  });
+
+  it("rejects each kind of bad bundle with a message saying what is wrong", () => {
+    const cases: [Buffer, RegExp, number?][] = [
+      [Buffer.from([0x1f, 0x8b, 1, 2, 3]), /not a valid gzip file/],
+      [Buffer.from("hello"), /not JSON/],
+      [gz({ format: "grafana" }), /not a Churnscope snapshot/],
+      [gz({ ...sample(), version: 2 }), /version 2, made by a newer Churnscope/],
+      [gz({ ...sample(), version: "1" }), /no version number/],
+      [gz({ ...sample(), ranges: [] }), /ranges: /],
+      [gz({ ...sample(), panels: [{ ...sample().panels[0], result: { data: {}, warnings: [], infos: [] } }] }), /panels\.0\.result\.data\.panel/],
+      [gz({ ...sample(), objectWrites: { ...sample().objectWrites!, writes: [{ t: 1, o: 7, verb: "PUT", by: "m", cls: "routed", changes: [] }] } }), /writes\.0 names object 7, but there are 1/],
+      [gz({ ...sample(), ranges: [{ startMs: END, endMs: START }] }), /ranges\.0 ends before it starts/],
+    ];
+    for (const [bytes, message] of cases) {
+      const failure = rejection(bytes);
+      expect(failure.httpStatus, String(message)).toBe(400);
+      expect(failure.message).toMatch(message);
+    }
+  });
+
+  it("refuses oversized uploads and bundles that unpack to more than 8× the limit", () => {
+    const big = rejection(Buffer.alloc(2048, 1), 1024);
+    expect(big.httpStatus).toBe(413);
+    expect(big.message).toMatch(/at most 1 KiB/);
+    const bomb = gzipSync(Buffer.alloc(64 * 1024, 32));
+    expect(bomb.length).toBeLessThan(1024);
+    const exploded = rejection(bomb, 1024);
+    expect(exploded.httpStatus).toBe(413);
+    expect(exploded.message).toMatch(/unpacks to more than/);
+  });
+});
+
+describe("answering from a snapshot", () => {
+  it("answers exactly the stored request and names what it holds otherwise", () => {
+    const snapshot = sample();
+    const call = { panel: "writes-by-verb", startMs: START, endMs: END, apiserver: "milo-apiserver", resource: "connectors.networking.datumapis.com" };
+    expect(snapshotPanel(snapshot, call)).toEqual(snapshot.panels[0].result);
+    const other = (() => {
+      try {
+        snapshotPanel(snapshot, { ...call, resource: "leases.coordination.k8s.io" });
+      } catch (error) {
+        return error as ApiFailure;
+      }
+    })();
+    expect(other?.httpStatus).toBe(404);
+    expect(other?.errorType).toBe("not_in_snapshot");
+    expect(other?.message).toMatch(/no writes-by-verb data for leases\.coordination\.k8s\.io; it holds: connectors\.networking\.datumapis\.com/);
+    expect(() => snapshotPanel(snapshot, { ...call, startMs: START - 1 })).toThrow(/holds the ranges/);
+    expect(info(snapshot, "abc").resources).toEqual({ "milo-apiserver": ["connectors.networking.datumapis.com"] });
+  });
+});
