@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { Suspense, type ReactNode } from "react";
+import { NavLinks } from "@/components/layout/nav-links";
 import "./globals.css";
 import { Providers } from "./providers";
 
@@ -18,11 +19,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
             <Link href="/" className="font-semibold tracking-tight">
               Churnscope
             </Link>
-            <nav className="flex gap-4 text-sm text-[var(--muted)]">
-              <Link href="/" className="hover:text-[var(--fg)]">
-                Write load
-              </Link>
-            </nav>
+            <Suspense fallback={null}>
+              <NavLinks />
+            </Suspense>
           </header>
           {children}
         </Providers>

@@ -22,6 +22,12 @@ interface Props {
   selectedName?: string;
   /** Vertical lines for releases and notes; the label's tooltip carries the detail. */
   markers?: { timeMs: number; label: string; detail: string }[];
+  /** horizontal lines, e.g. 1.0 = saturated */
+  thresholds?: { value: number; label: string }[];
+  /** legend names; defaults to the write-load naming */
+  nameOf?: (labels: Record<string, string>) => string;
+  /** small multiples leave the legend out */
+  legend?: boolean;
 }
 
 function colorOf(series: Series, index: number): string {
@@ -33,11 +39,11 @@ function mean(series: Series): number | null {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
-export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height = 220, onSelectSeries, selectedName, markers = [] }: Props) {
+export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height = 220, onSelectSeries, selectedName, markers = [], thresholds = [], nameOf = seriesName, legend = true }: Props) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const colors = useThemeColors();
   const rows = useMemo(() => toChartRows(series), [series]);
-  const names = useMemo(() => series.map((s) => seriesName(s.labels)), [series]);
+  const names = useMemo(() => series.map((s) => nameOf(s.labels)), [series, nameOf]);
   const span = endMs - startMs;
   const Chart = stacked ? AreaChart : LineChart;
 
@@ -79,6 +85,16 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
                 );
               }}
             />
+            {thresholds.map((t) => (
+              <ReferenceLine
+                key={`y-${t.value}`}
+                y={t.value}
+                stroke={colors.muted}
+                strokeDasharray="2 2"
+                ifOverflow="extendDomain"
+                label={{ value: t.label, position: "insideTopRight", fontSize: 10, fill: colors.muted }}
+              />
+            ))}
             {markers
               .filter((m) => m.timeMs >= startMs && m.timeMs <= endMs)
               .map((m, i) => (
@@ -124,31 +140,33 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
           </Chart>
         )}
       </div>
-      <ul className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs" data-testid="legend">
-        {series.map((s, i) => {
-          const name = names[i];
-          const avg = mean(s);
-          const content = (
-            <>
-              <span className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colorOf(s, i) }} />
-              <span className={name === selectedName ? "font-semibold underline" : ""}>{name}</span>
-              <span className="text-[var(--muted)] tabular">avg {formatValue(avg, unit)}</span>
-            </>
-          );
-          const selectable = onSelectSeries && s.labels[OTHER_LABEL] === undefined && s.labels.resource !== undefined;
-          return (
-            <li key={i}>
-              {selectable ? (
-                <button type="button" className="flex items-center gap-1.5 hover:underline" onClick={() => onSelectSeries(s.labels)} title={`Drill into ${name}`}>
-                  {content}
-                </button>
-              ) : (
-                <span className="flex items-center gap-1.5">{content}</span>
-              )}
-            </li>
-          );
-        })}
-      </ul>
+      {legend && (
+        <ul className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs" data-testid="legend">
+          {series.map((s, i) => {
+            const name = names[i];
+            const avg = mean(s);
+            const content = (
+              <>
+                <span className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colorOf(s, i) }} />
+                <span className={name === selectedName ? "font-semibold underline" : ""}>{name}</span>
+                <span className="text-[var(--muted)] tabular">avg {formatValue(avg, unit)}</span>
+              </>
+            );
+            const selectable = onSelectSeries && s.labels[OTHER_LABEL] === undefined && s.labels.resource !== undefined;
+            return (
+              <li key={i}>
+                {selectable ? (
+                  <button type="button" className="flex items-center gap-1.5 hover:underline" onClick={() => onSelectSeries(s.labels)} title={`Drill into ${name}`}>
+                    {content}
+                  </button>
+                ) : (
+                  <span className="flex items-center gap-1.5">{content}</span>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      )}
     </div>
   );
 }

@@ -2,8 +2,9 @@
 import { formatRange, formatUtc } from "@/lib/format/time";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
 
-export function SnapshotBanner({ info, startMs, endMs }: { info: SnapshotInfo; startMs: number; endMs: number }) {
+export function SnapshotBanner({ info, startMs, endMs, view }: { info: SnapshotInfo; startMs: number; endMs: number; view: SnapshotInfo["views"][number] }) {
   const replay = info.source === "replay";
+  const missing = !info.views.includes(view);
   return (
     <section data-testid="snapshot-banner" className="rounded border border-[var(--warn-fg)] bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--fg)]">
       <p className="font-semibold">
@@ -21,6 +22,11 @@ export function SnapshotBanner({ info, startMs, endMs }: { info: SnapshotInfo; s
         </p>
       ) : (
         info.description && <p className="mt-1">{info.description}</p>
+      )}
+      {missing && (
+        <p role="alert" className="mt-1 font-semibold" data-testid="snapshot-missing-view">
+          This snapshot was taken on another page ({info.views.join(", ")}), so it holds no data for this one.
+        </p>
       )}
     </section>
   );

@@ -9,7 +9,7 @@ import { parseTimeExpr } from "@/lib/time/range";
 
 const PRESETS = ["now-15m", "now-1h", "now-3h", "now-6h", "now-12h", "now-24h", "now-2d", "now-7d"];
 
-interface Props {
+export interface TimeRangePickerProps {
   from: string;
   to: string;
   startMs: number;
@@ -18,7 +18,7 @@ interface Props {
   onRefresh: () => void;
 }
 
-export function TimeRangePicker({ from, to, startMs, endMs, onChange, onRefresh }: Props) {
+export function TimeRangePicker({ from, to, startMs, endMs, onChange, onRefresh }: TimeRangePickerProps) {
   const [open, setOpen] = useState(false);
   const [draftFrom, setDraftFrom] = useState(from);
   const [draftTo, setDraftTo] = useState(to);

@@ -3,22 +3,19 @@
  * The Write load page (Q1, Q2): which resources' writes rose, when, by which verb and subresource,
  * on which API server, and how many of them changed nothing. All view state is in the URL.
  */
-import { useQueryClient } from "@tanstack/react-query";
 import { parseAsString, useQueryStates } from "nuqs";
-import { useState } from "react";
 import { PanelFrame } from "@/components/panels/panel-frame";
 import { useElementWidth } from "@/components/panels/use-element-width";
-import { TimeRangePicker } from "@/components/time-range/time-range-picker";
 import { findPanel, type PanelDef } from "@/lib/panels/catalog";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/params";
 import { useApiservers, usePanel } from "@/lib/query/hooks";
 import { writeLoadRequests, type PanelCall } from "@/lib/panels/write-load-requests";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
-import { OpenSnapshot } from "@/components/snapshot/open-snapshot";
-import { SnapshotBanner } from "@/components/snapshot/snapshot-banner";
+import { ViewControls } from "@/components/time-range/view-controls";
+import { useViewRange } from "@/components/time-range/use-view-range";
+import { RangeStatus } from "@/components/time-range/range-status";
 import { formatRange } from "@/lib/format/time";
-import { parseRangeParams, resolveRange } from "@/lib/time/range";
 import { PanelCard } from "./panel-card";
 import { TotalsTable } from "./totals-table";
 
@@ -42,23 +39,10 @@ interface Props {
   snapshot?: SnapshotInfo;
 }
 
-function exportHref(params: Record<string, string | number | undefined>): string {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined) search.set(key, String(value));
-  return `/api/snapshots/export?${search}`;
-}
-
 export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: Props) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
-  const [nowMs, setNowMs] = useState(initialNowMs);
-  const queryClient = useQueryClient();
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
-
-  const { range, errors } = parseRangeParams(url.from, url.to);
-  const resolved = resolveRange(range, nowMs);
-  // A snapshot answers only its own ranges: a link with another range opens the first one.
-  const snapshotRange = snapshot && (snapshot.ranges.find((r) => r.startMs === resolved.startMs && r.endMs === resolved.endMs) ?? snapshot.ranges[0]);
-  const { startMs, endMs } = snapshotRange ?? resolved;
+  const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
   const apiserver = url.apiserver ?? undefined;
   const resource = url.resource ?? undefined;
   const calls = writeLoadRequests({ startMs, endMs, apiserver, resource });
@@ -82,10 +66,6 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   ].sort();
 
   const selectResource = (value: string | null) => setUrl({ resource: value || null });
-  // A relative range re-resolves "now", which changes every query key and so fetches anew; an
-  // absolute range keeps its keys, so only then are the cached results invalidated.
-  const relative = range.from.kind === "relative" || range.to.kind === "relative";
-  const refresh = () => (relative ? setNowMs(Date.now()) : void queryClient.invalidateQueries());
 
   return (
     <main ref={mainRef} className="mx-auto max-w-[1600px] space-y-3 p-3">
@@ -124,54 +104,17 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
             ))}
           </select>
         </label>
-        <div className="ml-auto flex flex-wrap items-center gap-2">
-          {snapshot ? (
-            <span className="flex gap-1 text-sm" data-testid="snapshot-ranges">
-              {snapshot.ranges.map((r) => (
-                <button
-                  key={`${r.startMs}-${r.endMs}`}
-                  type="button"
-                  aria-pressed={r.startMs === startMs && r.endMs === endMs}
-                  className="rounded border border-[var(--border)] px-2 py-1 aria-pressed:bg-[var(--accent)] aria-pressed:text-white"
-                  onClick={() => void setUrl({ from: String(r.startMs), to: String(r.endMs) })}
-                >
-                  {r.label ?? formatRange(r.startMs, r.endMs)}
-                </button>
-              ))}
-            </span>
-          ) : (
-            <TimeRangePicker
-              from={url.from}
-              to={url.to}
-              startMs={startMs}
-              endMs={endMs}
-              onChange={(from, to) => {
-                setNowMs(Date.now());
-                void setUrl({ from, to });
-              }}
-              onRefresh={refresh}
-            />
-          )}
-          <a
-            data-testid="download-snapshot"
-            className="rounded border border-[var(--border)] px-2 py-1 text-sm hover:bg-[var(--bg)]"
-            href={exportHref({ from: startMs, to: endMs, apiserver, resource, snapshot: snapshot?.id })}
-            title="Download this view's data for this range as a snapshot bundle (.json.gz) that opens without Prometheus"
-          >
-            Download snapshot
-          </a>
-          <OpenSnapshot />
-        </div>
+        <ViewControls snapshot={snapshot} {...controls} download={{ from: startMs, to: endMs, apiserver, resource }} />
       </div>
-      {snapshot && <SnapshotBanner info={snapshot} startMs={startMs} endMs={endMs} />}
-      <p className="text-xs text-[var(--muted)] tabular" data-testid="resolved-range">
-        {formatRange(startMs, endMs)} (UTC){apiservers.error ? ` · API server list unavailable: ${apiservers.error.message}` : ""}
-      </p>
-      {errors.length > 0 && (
-        <div role="alert" className="rounded bg-[var(--err-bg)] px-3 py-2 text-sm text-[var(--err-fg)]">
-          The link&apos;s time range is not valid ({errors.join("; ")}). Showing the last 6 hours instead.
-        </div>
-      )}
+      <RangeStatus
+        snapshot={snapshot}
+        view="write-load"
+        startMs={startMs}
+        endMs={endMs}
+        errors={errors}
+        fallback="the last 6 hours"
+        note={apiservers.error ? `API server list unavailable: ${apiservers.error.message}` : undefined}
+      />
 
       <PanelCard
         def={panel("writes-by-resource")}

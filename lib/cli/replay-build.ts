@@ -5,15 +5,15 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
-import { findPanel } from "../panels/catalog";
-import { splitResource } from "../panels/params";
-import { runPanel } from "../panels/run-panel";
+import { callRunner } from "../panels/answer";
+import { detectRebuildProfile } from "../rebuilds/detect";
+import { HUB_JOB } from "../demo/types";
 import { createPromClient } from "../prometheus/client";
 import { replayObjectWrites } from "../demo/bundle";
 import { replaySeries } from "../demo/metrics";
 import { DEFAULT_REPLAY } from "../demo/params";
 import { generateReplay } from "../demo/replay";
-import { REPLAY_APISERVERS, REPLAY_INITIAL_VIEW, REPLAY_DESCRIPTION, REPLAY_TITLE, replayRanges, replayStates } from "../demo/replay-views";
+import { REPLAY_APISERVERS, REPLAY_INITIAL_VIEW, REPLAY_DESCRIPTION, REPLAY_TITLE, replayCalls, replayRanges } from "../demo/replay-views";
 import { buildSnapshot } from "../snapshot/export";
 import { encodeSnapshot } from "../snapshot/codec";
 import { REPLAY_BUNDLE_PATH } from "../snapshot/store";
@@ -41,19 +41,22 @@ async function main(): Promise<void> {
         // Fixed, so the bundle is byte-stable: the replay is "taken" at the end of its window.
         takenAtMs: params.endMs,
         ranges: replayRanges(params),
-        initialView: REPLAY_INITIAL_VIEW,
+        initialView: REPLAY_INITIAL_VIEW(params),
         apiservers: REPLAY_APISERVERS,
-        states: replayStates(params),
+        views: ["write-load", "rebuilds"],
+        siteLabel: "cluster",
+        calls: replayCalls(params),
         markers: params.markers,
         objectWrites: replayObjectWrites(replay),
       },
-      (call) => {
-        const panel = findPanel(call.panel);
-        if (!panel) throw new Error(`unknown panel ${call.panel}`);
-        const [resource, group] = splitResource(call.resource);
-        const request = { startMs: call.startMs, endMs: call.endMs, job: call.apiserver, resource, group, width: 1000 };
-        return runPanel({ client, scrapeIntervalSeconds: params.scrapeIntervalSeconds }, panel, request);
-      },
+      callRunner({ client, scrapeIntervalSeconds: params.scrapeIntervalSeconds }, {
+        client,
+        scrapeIntervalSeconds: params.scrapeIntervalSeconds,
+        detect: (bounds) => detectRebuildProfile(client, bounds, "auto"),
+        siteLabel: "cluster",
+        hubJobs: [HUB_JOB],
+        upstream: { resource: "connectors", group: "networking.datumapis.com" },
+      }),
     );
     const bytes = encodeSnapshot(snapshot);
     log(`${snapshot.panels.length} panel results, ${snapshot.objectWrites?.writes.length} object writes, ${(bytes.length / 1_048_576).toFixed(2)} MiB`);

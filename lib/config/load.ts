@@ -3,6 +3,7 @@
  * reads secrets, and returns the resolved configuration. Any problem is a ConfigError whose
  * message names the key (or environment variable) and the reason; startup prints it and stops.
  */
+import type { RebuildProfileId } from "../rebuilds/profiles";
 import { readFileSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -31,6 +32,7 @@ export interface AppConfig {
   prometheus: PrometheusConfig | null;
   apiservers: { project: string[]; hub: string[] };
   siteLabel: string;
+  rebuilds: { profile: "auto" | RebuildProfileId; upstreamResource: string };
   server: { port: number; host: string };
   dataDir: string;
   limits: { maxRangeMs: number; maxSnapshotBytes: number };
@@ -145,6 +147,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     prometheus,
     apiservers: file.apiservers,
     siteLabel: file.siteLabel,
+    rebuilds: file.rebuilds,
     server: file.server,
     dataDir: resolve(cwd, file.dataDir),
     limits: { maxRangeMs: file.limits.maxRangeDays * 86_400_000, maxSnapshotBytes: Math.round(file.limits.maxSnapshotMiB * 1_048_576) },

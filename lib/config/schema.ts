@@ -37,6 +37,18 @@ export const configSchema = z
       .strict()
       .default({ project: [], hub: [] }),
     siteLabel: z.string().regex(LABEL_NAME, "expected a Prometheus label name").default("cluster"),
+    rebuilds: z
+      .object({
+        /** which rebuild metrics to read; auto picks the first family Prometheus has */
+        profile: z.enum(["auto", "envoy-gateway", "envoy-gateway-legacy", "nso-extension", "contour", "istio"]).default("auto"),
+        /** the upstream writes that rebuilds are divided by (resource.group, on the hub API servers) */
+        upstreamResource: z
+          .string()
+          .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, "expected resource.group, e.g. connectors.networking.datumapis.com")
+          .default("connectors.networking.datumapis.com"),
+      })
+      .strict()
+      .default({ profile: "auto", upstreamResource: "connectors.networking.datumapis.com" }),
     server: z
       .object({
         port: z.number().int().min(1).max(65535).default(3000),

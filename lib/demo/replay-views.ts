@@ -1,5 +1,6 @@
 /** What the committed replay snapshot holds: its ranges, API servers and drill-downs. */
-import type { ViewState } from "../panels/write-load-requests";
+import { distinctCalls, type PanelCall, type ViewState } from "../panels/write-load-requests";
+import { rebuildCalls } from "../rebuilds/requests";
 import type { Snapshot } from "../snapshot/schema";
 import type { ReplayParams } from "./params";
 import { HUB_JOB, PROJECT_JOB } from "./types";
@@ -17,7 +18,7 @@ export const REPLAY_APISERVERS: Snapshot["apiservers"] = [
 const DRILL_DOWNS = ["connectors.networking.datumapis.com", "leases.coordination.k8s.io"];
 
 /** The replay opens on Connector writes: project status PUTs and hub PUTs side by side. */
-export const REPLAY_INITIAL_VIEW = { resource: DRILL_DOWNS[0] };
+export const REPLAY_INITIAL_VIEW = (params: ReplayParams) => ({ resource: DRILL_DOWNS[0], atMs: params.onsetMs });
 
 export function replayRanges(params: ReplayParams): Snapshot["ranges"] {
   const day = Date.UTC(2026, 8, 11);
@@ -26,6 +27,12 @@ export function replayRanges(params: ReplayParams): Snapshot["ranges"] {
     { startMs: day, endMs: day + 86_400_000, label: "Onset day" },
     { startMs: params.onsetMs - 2 * 3_600_000 - 12 * 60_000, endMs: params.onsetMs + 2 * 3_600_000 - 12 * 60_000, label: "Onset ±2 h" },
   ].filter((r) => r.startMs >= params.startMs && r.endMs <= params.endMs);
+}
+
+/** Every panel call the replay answers: both pages, every range, before/after the onset where it falls inside. */
+export function replayCalls(params: ReplayParams): PanelCall[] {
+  const rebuilds = replayRanges(params).flatMap(({ startMs, endMs }) => rebuildCalls({ startMs, endMs, atMs: params.onsetMs }));
+  return [...distinctCalls(replayStates(params)), ...rebuilds];
 }
 
 export function replayStates(params: ReplayParams): ViewState[] {

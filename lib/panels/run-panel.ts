@@ -4,7 +4,7 @@ import { toSeries } from "../prometheus/to-series";
 import type { Series } from "../prometheus/types";
 import { alignToStep, chooseStepSeconds, rateWindowSeconds } from "../time/step";
 import { badRequest } from "../api/envelope";
-import type { PanelDef, Unit } from "./catalog";
+import type { NamedQuery, PanelDef, Unit } from "./catalog";
 import type { PanelRequest } from "./params";
 import { probeLabelSets, type LabelSets } from "./probe";
 import { topNWithOther } from "./top-n";
@@ -21,6 +21,10 @@ export interface PanelData {
   endMs: number;
   series: Series[];
   estimate?: string;
+  /** which rebuild metric profile answered, and why it was chosen */
+  profile?: { id: string; title: string; reason: string };
+  /** horizontal lines worth drawing, e.g. 1.0 = saturated, or the top finite bucket */
+  thresholds?: { value: number; label: string }[];
 }
 
 export interface PanelResult {
@@ -36,50 +40,81 @@ export interface PanelDeps {
   probe?: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
 }
 
-export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelRequest, signal?: AbortSignal): Promise<PanelResult> {
-  if (panel.needsResource && req.resource === undefined) {
-    throw badRequest(`panel ${panel.id} shows one resource: add the parameter resource, e.g. resource=connectors`);
-  }
+/** Step, aligned bounds and windows for a panel request (a total is one step over the whole range). */
+export function planPanel(mode: "range" | "total", req: PanelRequest, scrapeIntervalSeconds: number) {
   const stepSeconds =
-    panel.mode === "total"
+    mode === "total"
       ? Math.max(1, Math.round((req.endMs - req.startMs) / 1000))
       : chooseStepSeconds({
           startMs: req.startMs,
           endMs: req.endMs,
-          minStepSeconds: deps.scrapeIntervalSeconds,
+          minStepSeconds: scrapeIntervalSeconds,
           maxPoints: req.width,
           requestedStepSeconds: req.requestedStepSeconds,
         });
   const aligned = alignToStep(req.startMs, req.endMs, stepSeconds);
-  const bounds = { startSeconds: aligned.startSeconds, endSeconds: aligned.endSeconds };
+  return {
+    stepSeconds,
+    aligned,
+    bounds: { startSeconds: aligned.startSeconds, endSeconds: aligned.endSeconds },
+    windowSeconds: rateWindowSeconds(stepSeconds, scrapeIntervalSeconds),
+    // Totals cover exactly [from, to]: the instant query runs at `to` over the whole length.
+    rangeSeconds: stepSeconds,
+  };
+}
+
+export type PanelPlan = ReturnType<typeof planPanel>;
+
+/** Sends a panel's queries and merges their answers; several queries are told apart by a `series` label. */
+export async function executeQueries(
+  client: PromClient,
+  mode: "range" | "total",
+  plan: PanelPlan,
+  req: PanelRequest,
+  queries: NamedQuery[],
+  signal?: AbortSignal,
+): Promise<{ series: Series[]; warnings: string[]; infos: string[] }> {
+  const results = await Promise.all(
+    queries.map((q) => (mode === "total" ? client.query(q.promql, req.endMs / 1000, signal) : client.queryRange(q.promql, plan.aligned, signal))),
+  );
+  const warnings: string[] = [];
+  const infos: string[] = [];
+  const series: Series[] = [];
+  results.forEach((result, i) => {
+    warnings.push(...result.warnings);
+    infos.push(...result.infos);
+    const name = queries[i].name;
+    for (const s of toSeries(result.data)) series.push(name ? { ...s, labels: { series: name, ...s.labels } } : s);
+  });
+  return { series, warnings, infos };
+}
+
+/** The data envelope's time fields: a total reports the range asked for, a chart the aligned one. */
+export function panelTimes(mode: "range" | "total", plan: PanelPlan, req: PanelRequest) {
+  return {
+    stepSeconds: plan.stepSeconds,
+    startMs: mode === "total" ? req.startMs : plan.aligned.startSeconds * 1000,
+    endMs: mode === "total" ? req.endMs : plan.aligned.endSeconds * 1000,
+  };
+}
+
+export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelRequest, signal?: AbortSignal): Promise<PanelResult> {
+  if (panel.needsResource && req.resource === undefined) {
+    throw badRequest(`panel ${panel.id} shows one resource: add the parameter resource, e.g. resource=connectors`);
+  }
+  const plan = planPanel(panel.mode, req, deps.scrapeIntervalSeconds);
   const probe = deps.probe ?? ((job, b, s) => probeLabelSets(deps.client, job, b, s));
-  const labelSets = await probe(req.job, bounds, signal);
+  const labelSets = await probe(req.job, plan.bounds, signal);
   const { queries, infos } = panel.queries({
     job: req.job,
     resource: req.resource,
     group: req.group,
-    windowSeconds: rateWindowSeconds(stepSeconds, deps.scrapeIntervalSeconds),
-    // Totals cover exactly [from, to]: the instant query runs at `to` over the whole length.
-    rangeSeconds: stepSeconds,
+    windowSeconds: plan.windowSeconds,
+    rangeSeconds: plan.rangeSeconds,
     labelSets,
   });
-
-  const results = await Promise.all(
-    queries.map((q) =>
-      panel.mode === "total" ? deps.client.query(q.promql, req.endMs / 1000, signal) : deps.client.queryRange(q.promql, aligned, signal),
-    ),
-  );
-  const warnings: string[] = [];
-  const allInfos = [...infos];
-  let series: Series[] = [];
-  results.forEach((result, i) => {
-    warnings.push(...result.warnings);
-    allInfos.push(...result.infos);
-    const name = queries[i].name;
-    for (const s of toSeries(result.data)) series.push(name ? { ...s, labels: { series: name, ...s.labels } } : s);
-  });
-  if (panel.topN !== undefined) series = topNWithOther(series, panel.topN);
-
+  const answer = await executeQueries(deps.client, panel.mode, plan, req, queries, signal);
+  const series = panel.topN !== undefined ? topNWithOther(answer.series, panel.topN) : answer.series;
   return {
     data: {
       panel: panel.id,
@@ -87,17 +122,15 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
       unit: panel.unit,
       query: queries[0].promql,
       queries,
-      stepSeconds,
-      startMs: panel.mode === "total" ? req.startMs : aligned.startSeconds * 1000,
-      endMs: panel.mode === "total" ? req.endMs : aligned.endSeconds * 1000,
+      ...panelTimes(panel.mode, plan, req),
       series,
       ...(panel.estimate ? { estimate: panel.estimate } : {}),
     },
-    warnings: unique(warnings),
-    infos: unique(allInfos),
+    warnings: unique(answer.warnings),
+    infos: unique([...infos, ...answer.infos]),
   };
 }
 
-function unique(values: string[]): string[] {
+export function unique(values: string[]): string[] {
   return [...new Set(values)];
 }

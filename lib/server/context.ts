@@ -8,6 +8,7 @@ import { loadConfig, type AppConfig } from "../config/load";
 import { createPromClient, type PromClient } from "../prometheus/client";
 import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
+import { detectRebuildProfile, type DetectedProfile } from "../rebuilds/detect";
 
 export interface ServerContext {
   config: AppConfig;
@@ -16,6 +17,7 @@ export interface ServerContext {
     client: PromClient;
     scrapeIntervalSeconds: number;
     probe: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
+    detectRebuilds: (bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<DetectedProfile | null>;
   } | null;
 }
 
@@ -44,5 +46,16 @@ export function buildContext(config: AppConfig): ServerContext {
     value.catch(() => cache.delete(key)); // never cache a failure
     return value;
   };
-  return { config, snapshots, prometheus: { client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
+  // Which rebuild metrics exist rarely changes; ask again per hour of range and every few minutes.
+  const detections = new Map<string, { atMs: number; value: Promise<DetectedProfile | null> }>();
+  const detectRebuilds: NonNullable<ServerContext["prometheus"]>["detectRebuilds"] = (bounds, signal) => {
+    const key = `${Math.floor(bounds.startSeconds / 3600)}-${Math.ceil(bounds.endSeconds / 3600)}`;
+    const hit = detections.get(key);
+    if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return hit.value;
+    const value = detectRebuildProfile(client, bounds, config.rebuilds.profile, signal);
+    detections.set(key, { atMs: Date.now(), value });
+    value.catch(() => detections.delete(key));
+    return value;
+  };
+  return { config, snapshots, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
 }

@@ -6,9 +6,10 @@ import { z } from "zod";
 import { badRequest } from "../api/envelope";
 import { notConfigured } from "../api/not-configured";
 import { configuredApiservers, listApiservers } from "../panels/apiservers";
-import { findPanel } from "../panels/catalog";
-import { parsePanelParams, splitResource } from "../panels/params";
-import { runPanel } from "../panels/run-panel";
+import { parsePanelParams } from "../panels/params";
+import { callRunner, rebuildDeps } from "../panels/answer";
+import { distinctCalls } from "../panels/write-load-requests";
+import { rebuildCalls } from "../rebuilds/requests";
 import type { ServerContext } from "../server/context";
 import { encodeSnapshot } from "./codec";
 import { buildSnapshot } from "./export";
@@ -33,24 +34,27 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
   const bounds = { startSeconds: Math.floor(req.startMs / 1000), endSeconds: Math.ceil(req.endMs / 1000) };
   const apiservers = await listApiservers(prometheus.client, ctx.config.apiservers, bounds, signal);
   const resource = params.resource || undefined;
+  const view = params.view === "rebuilds" ? "rebuilds" : "write-load";
+  const atMs = params.at !== undefined && /^\d{1,15}$/.test(params.at) ? Number(params.at) : undefined;
   const snapshot = await buildSnapshot(
     {
-      title: label.data ?? `Write load${req.job ? ` on ${req.job}` : ""}${resource ? `, ${resource}` : ""}`,
+      title: label.data ?? (view === "rebuilds" ? "Edge rebuilds" : `Write load${req.job ? ` on ${req.job}` : ""}${resource ? `, ${resource}` : ""}`),
       source: "prometheus",
       takenAtMs: Date.now(),
       ranges: [{ startMs: req.startMs, endMs: req.endMs }],
+      ...(view === "rebuilds" && atMs !== undefined ? { initialView: { atMs } } : {}),
       apiservers: apiservers.data,
-      states: [{ startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource }],
+      views: [view],
+      siteLabel: ctx.config.siteLabel,
+      calls:
+        view === "rebuilds"
+          ? rebuildCalls({ startMs: req.startMs, endMs: req.endMs, atMs })
+          : distinctCalls([{ startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource }]),
       markers: [],
       objectWrites: null,
     },
-    (call) => {
-      const panel = findPanel(call.panel);
-      if (!panel) throw new Error(`unknown panel ${call.panel}`);
-      const [res, group] = splitResource(call.resource);
-      return runPanel(prometheus, panel, { ...req, startMs: call.startMs, endMs: call.endMs, resource: res, group, width: 1000, requestedStepSeconds: undefined }, signal);
-    },
+    callRunner(prometheus, rebuildDeps(ctx.config, prometheus), signal),
   );
   const stamp = new Date(req.startMs).toISOString().slice(0, 16).replace(/[:T]/g, "");
-  return { filename: `churnscope-write-load-${stamp}Z.json.gz`, bytes: encodeSnapshot(snapshot) };
+  return { filename: `churnscope-${view}-${stamp}Z.json.gz`, bytes: encodeSnapshot(snapshot) };
 }

@@ -5,7 +5,7 @@
  */
 import { ApiFailure } from "../api/envelope";
 import type { PanelResult } from "../panels/run-panel";
-import { distinctCalls, type PanelCall, type ViewState } from "../panels/write-load-requests";
+import { panelCallKey, type PanelCall } from "../panels/write-load-requests";
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type ObjectWrites, type PanelEntry, type Snapshot, type SnapshotMarker } from "./schema";
 
 export interface ExportInput {
@@ -17,8 +17,10 @@ export interface ExportInput {
   ranges: Snapshot["ranges"];
   initialView?: Snapshot["initialView"];
   apiservers: Snapshot["apiservers"];
-  /** view states to capture, e.g. every range × API server × drilled-in resource */
-  states: ViewState[];
+  views: Snapshot["views"];
+  siteLabel?: string;
+  /** the panel calls to capture, e.g. every range × API server × drilled-in resource of each view */
+  calls: PanelCall[];
   markers: SnapshotMarker[];
   objectWrites: ObjectWrites | null;
 }
@@ -26,7 +28,7 @@ export interface ExportInput {
 export type RunCall = (call: PanelCall) => Promise<PanelResult>;
 
 export async function buildSnapshot(input: ExportInput, run: RunCall, concurrency = 4): Promise<Snapshot> {
-  const calls = distinctCalls(input.states);
+  const calls = [...new Map(input.calls.map((c) => [panelCallKey(c), c])).values()];
   const panels: PanelEntry[] = new Array(calls.length);
   let next = 0;
   const worker = async () => {
@@ -50,7 +52,8 @@ export async function buildSnapshot(input: ExportInput, run: RunCall, concurrenc
     ...(input.description ? { description: input.description } : {}),
     takenAtMs: input.takenAtMs,
     source: input.source,
-    view: "write-load",
+    views: input.views,
+    ...(input.siteLabel ? { siteLabel: input.siteLabel } : {}),
     ranges: input.ranges,
     ...(input.initialView ? { initialView: input.initialView } : {}),
     apiservers: input.apiservers,

@@ -41,6 +41,8 @@ export function info(snapshot: Snapshot, id: string): SnapshotInfo {
     ...(snapshot.description ? { description: snapshot.description } : {}),
     takenAtMs: snapshot.takenAtMs,
     source: snapshot.source,
+    views: snapshot.views,
+    ...(snapshot.siteLabel ? { siteLabel: snapshot.siteLabel } : {}),
     ranges: snapshot.ranges,
     ...(snapshot.initialView ? { initialView: snapshot.initialView } : {}),
     apiservers: snapshot.apiservers,

@@ -27,6 +27,8 @@ export const panelResultSchema = z.object({
     endMs: epochMs,
     series: z.array(seriesSchema),
     estimate: z.string().max(2_000).optional(),
+    profile: z.object({ id: z.string().max(64), title: z.string().max(200), reason: z.string().max(2_000) }).optional(),
+    thresholds: z.array(z.object({ value: finite, label: z.string().max(200) })).optional(),
   }),
   warnings: z.array(z.string().max(2_000)),
   infos: z.array(z.string().max(2_000)),
@@ -85,10 +87,14 @@ export const snapshotSchema = z.object({
   description: z.string().max(5_000).optional(),
   takenAtMs: epochMs,
   source: z.enum(["prometheus", "replay"]),
-  view: z.literal("write-load"),
+  views: z.array(z.enum(["write-load", "rebuilds"])).min(1),
+  /** the label that told edge sites apart where the snapshot was taken */
+  siteLabel: z.string().max(100).optional(),
   ranges: z.array(z.object({ startMs: epochMs, endMs: epochMs, label: z.string().max(100).optional() })).min(1),
   /** the selection a bare link opens with */
-  initialView: z.object({ apiserver: z.string().max(253).optional(), resource: z.string().max(253).optional() }).optional(),
+  initialView: z
+    .object({ apiserver: z.string().max(253).optional(), resource: z.string().max(253).optional(), site: z.string().max(253).optional(), atMs: epochMs.optional() })
+    .optional(),
   apiservers: z.array(z.object({ job: z.string().max(253), role: z.enum(["project", "hub", "discovered"]) })),
   panels: z.array(panelEntrySchema),
   markers: z.array(markerSchema),
@@ -107,6 +113,8 @@ export interface SnapshotInfo {
   description?: string;
   takenAtMs: number;
   source: Snapshot["source"];
+  views: Snapshot["views"];
+  siteLabel?: string;
   ranges: Snapshot["ranges"];
   initialView?: Snapshot["initialView"];
   apiservers: Snapshot["apiservers"];

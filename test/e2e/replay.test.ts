@@ -5,28 +5,15 @@
  */
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { formatCount } from "@/lib/format/number";
-import { generateReplay, type Replay } from "@/lib/demo/replay";
 import { PROJECT_JOB } from "@/lib/demo/types";
-import { startApp, type TestApp } from "../helpers/app";
-import { ARTIFACTS, launchBrowser } from "../helpers/browser";
+import { ARTIFACTS } from "../helpers/browser";
+import { useReplayApp } from "../helpers/replay-app";
 
 const PANELS = ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"];
-let app: TestApp;
-let browser: Browser;
-let replay: Replay;
-
-beforeAll(async () => {
-  replay = generateReplay();
-  app = await startApp({});
-  browser = await launchBrowser();
-}, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await app?.stop();
-});
+const h = useReplayApp();
 
 async function waitForCharts(page: Page) {
   // "attached", not visible: an all-zero series draws a flat line with an empty bounding box.
@@ -35,27 +22,27 @@ async function waitForCharts(page: Page) {
 
 describe("the replay in Chromium", () => {
   it("opens with drawn charts, markers, a banner and the generator's exact totals", async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(`${app.url}/`);
+    await page.goto(`${h.app.url}/`);
     await page.waitForURL((url) => url.searchParams.get("snapshot") === "replay");
     await waitForCharts(page);
     await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toMatch(/Replay: .*Snapshot of 2026-09-09 00:00Z → 2026-09-13 06:00Z.*PROMETHEUS_URL=/s);
     expect(await page.$$eval('[data-panel="writes-by-resource"] [data-marker]', (els) => els.map((e) => e.getAttribute("data-marker")))).toEqual(
-      replay.params.markers.map((m) => m.label),
+      h.replay.params.markers.map((m) => m.label),
     );
     expect(await page.inputValue('[data-testid="resource-select"]')).toBe("connectors.networking.datumapis.com");
 
     // Totals: the project's Connector status PUTs over the whole replay, counted from the generator's requests.
-    const { startMs, endMs } = replay.params;
-    const statusPuts = replay.sink.requests.filter((q) => q.job === PROJECT_JOB && q.resource === "connectors" && q.verb === "PUT" && q.subresource === "status" && q.timeMs > startMs && q.timeMs <= endMs).length;
+    const { startMs, endMs } = h.replay.params;
+    const statusPuts = h.replay.sink.requests.filter((q) => q.job === PROJECT_JOB && q.resource === "connectors" && q.verb === "PUT" && q.subresource === "status" && q.timeMs > startMs && q.timeMs <= endMs).length;
     const cell = page.locator(`[data-testid="totals-table"] tr[data-row="${PROJECT_JOB} connectors.networking.datumapis.com PUT status"] [data-cell="current"]`);
     await expect(cell.textContent()).resolves.toBe(formatCount(statusPuts));
     await page.screenshot({ path: join(ARTIFACTS, "replay.png"), fullPage: true });
 
     await page.click('[data-testid="snapshot-ranges"] button:has-text("Onset ±2 h")');
-    await page.waitForURL((url) => url.searchParams.get("from") === String(replay.params.onsetMs - 2 * 3_600_000 - 12 * 60_000));
+    await page.waitForURL((url) => url.searchParams.get("from") === String(h.replay.params.onsetMs - 2 * 3_600_000 - 12 * 60_000));
     await waitForCharts(page);
     await page.screenshot({ path: join(ARTIFACTS, "replay-onset.png"), fullPage: true });
     expect(errors).toEqual([]);
@@ -63,8 +50,8 @@ describe("the replay in Chromium", () => {
   });
 
   it("downloads the view as a snapshot and opens it again; a bad file gets a message", async () => {
-    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await page.goto(`${app.url}/`);
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(`${h.app.url}/`);
     await waitForCharts(page);
     const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
     const saved = join(ARTIFACTS, "replay-download.json.gz");

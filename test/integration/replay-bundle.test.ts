@@ -58,7 +58,7 @@ describe("the committed replay bundle", () => {
   it("holds the replay's ranges, initial view, markers and API-server roles", () => {
     expect(bundle.source).toBe("replay");
     expect(bundle.ranges).toEqual(replayRanges(replay.params));
-    expect(bundle.initialView).toEqual(REPLAY_INITIAL_VIEW);
+    expect(bundle.initialView).toEqual(REPLAY_INITIAL_VIEW(replay.params));
     expect(bundle.markers).toEqual(replay.params.markers);
     expect(bundle.apiservers).toEqual([{ job: PROJECT_JOB, role: "project" }, { job: HUB_JOB, role: "hub" }]);
   });
@@ -99,6 +99,45 @@ describe("the committed replay bundle", () => {
     }
     expect(truth.size).toBeGreaterThanOrEqual(6);
     for (const [key, count] of truth) expect(shown.get(key), key).toBeCloseTo(count, 6);
+  });
+
+  it("edge rebuilds per site-hour and per-window mean durations equal the generator's, at 150–190 an hour during the event", () => {
+    const rate = entry("rebuild-rate");
+    expect(rate.profile?.id).toBe("envoy-gateway");
+    const hourly = new Map<string, Map<number, number>>();
+    for (const s of rate.series) {
+      const perHour = new Map<number, number>();
+      for (const [t, value] of s.points) {
+        if (value === null) continue;
+        const count = (value * rate.stepSeconds) / 3600;
+        expect(Math.abs(count - Math.round(count))).toBeLessThan(1e-6);
+        const hour = Math.ceil(t / 3_600_000) * 3_600_000 - 3_600_000;
+        perHour.set(hour, (perHour.get(hour) ?? 0) + Math.round(count));
+      }
+      hourly.set(s.labels.cluster, perHour);
+    }
+    expect([...hourly.keys()].sort()).toEqual([...replay.params.sites].sort());
+    const during: number[] = [];
+    for (const [site, perHour] of hourly) {
+      for (const [hour, count] of perHour) {
+        const truth = replay.sink.rebuilds.filter((r) => r.site === site && r.startMs + r.durationMs > hour && r.startMs + r.durationMs <= hour + 3_600_000).length;
+        expect(count, `${site} ${new Date(hour).toISOString()}`).toBe(truth);
+        if (hour >= at("2026-09-11T14:00:00Z") && hour < at("2026-09-13T00:00:00Z")) during.push(count);
+      }
+    }
+    during.sort((a, b) => a - b);
+    expect(during[Math.floor(during.length * 0.1)]).toBeGreaterThanOrEqual(145);
+    expect(during[Math.floor(during.length * 0.9)]).toBeLessThanOrEqual(195);
+
+    const mean = entry("rebuild-duration-mean");
+    const w = mean.stepSeconds * 1000;
+    for (const s of mean.series) {
+      for (const [t, value] of s.points) {
+        const done = replay.sink.rebuilds.filter((r) => r.site === s.labels.cluster && r.startMs + r.durationMs > t - w && r.startMs + r.durationMs <= t);
+        if (done.length === 0) continue;
+        expect(value).toBeCloseTo(done.reduce((a, r) => a + r.durationMs, 0) / done.length / 1000, 6);
+      }
+    }
   });
 
   it("carries every object write of the generator, per object", () => {

@@ -20,7 +20,7 @@ function sample(): Snapshot {
     title: "t",
     takenAtMs: END,
     source: "prometheus",
-    view: "write-load",
+    views: ["write-load"],
     ranges: [{ startMs: START, endMs: END }],
     apiservers: [{ job: "milo-apiserver", role: "project" }],
     panels: [{ panel: "writes-by-verb", startMs: START, endMs: END, apiserver: "milo-apiserver", resource: "connectors.networking.datumapis.com", result }],

@@ -1,0 +1,29 @@
+"use client";
+/** Page links that keep the open snapshot and the range, so moving between pages shows the same moment. */
+import Link from "next/link";
+import { usePathname, useSearchParams } from "next/navigation";
+
+const PAGES = [
+  { href: "/", label: "Write load" },
+  { href: "/rebuilds", label: "Edge rebuilds" },
+];
+
+export function NavLinks() {
+  const pathname = usePathname();
+  const search = useSearchParams();
+  const carried = new URLSearchParams();
+  for (const key of ["snapshot", "from", "to"]) {
+    const value = search.get(key);
+    if (value !== null) carried.set(key, value);
+  }
+  const suffix = carried.size > 0 ? `?${carried}` : "";
+  return (
+    <nav className="flex gap-4 text-sm text-[var(--muted)]">
+      {PAGES.map((p) => (
+        <Link key={p.href} href={`${p.href}${suffix}`} aria-current={pathname === p.href ? "page" : undefined} className="hover:text-[var(--fg)] aria-[current=page]:font-semibold aria-[current=page]:text-[var(--fg)]">
+          {p.label}
+        </Link>
+      ))}
+    </nav>
+  );
+}

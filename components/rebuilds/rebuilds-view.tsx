@@ -1,0 +1,186 @@
+"use client";
+/**
+ * The Edge rebuilds page (Q3): per site, how often and how long the edge rebuilds its whole
+ * configuration, whether the rebuild loop saturates, and how many rebuilds each upstream write
+ * buys. Every panel answers for all sites; the site selector filters in the browser.
+ */
+import { parseAsString, useQueryStates } from "nuqs";
+import { useState } from "react";
+import { PanelFrame } from "@/components/panels/panel-frame";
+import { TimeSeriesChart } from "@/components/panels/time-series-chart";
+import { useElementWidth } from "@/components/panels/use-element-width";
+import { RangeStatus } from "@/components/time-range/range-status";
+import { ViewControls } from "@/components/time-range/view-controls";
+import { useViewRange } from "@/components/time-range/use-view-range";
+import { formatNumber } from "@/lib/format/number";
+import { formatRange, formatUtc } from "@/lib/format/time";
+import type { PanelCall } from "@/lib/panels/write-load-requests";
+import { usePanel } from "@/lib/query/hooks";
+import { findRebuildPanel } from "@/lib/rebuilds/catalog";
+import { REBUILD_CHARTS, rebuildRequests } from "@/lib/rebuilds/requests";
+import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import { parseTimeExpr, resolveTimeExpr } from "@/lib/time/range";
+import { RebuildSummaryTable } from "./summary-table";
+
+const urlState = {
+  from: parseAsString.withDefault("now-24h"),
+  to: parseAsString.withDefault("now"),
+  site: parseAsString,
+  at: parseAsString,
+};
+
+interface Props {
+  initialNowMs: number;
+  siteLabel: string;
+  snapshot?: SnapshotInfo;
+}
+
+export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, snapshot }: Props) {
+  const [url, setUrl] = useQueryStates(urlState, { history: "push" });
+  const [atText, setAtText] = useState<string | null>(null);
+  const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
+  const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
+  const atMs = url.at !== null && /^\d{1,15}$/.test(url.at) ? Number(url.at) : undefined;
+  const calls = rebuildRequests({ startMs, endMs, atMs });
+  const siteLabel = snapshot?.siteLabel ?? configuredSiteLabel;
+  const siteOf = (labels: Record<string, string>) => labels[siteLabel] ?? labels.member_cluster ?? "";
+  const nameOf = (labels: Record<string, string>) => [labels.series, siteOf(labels), labels.kind, labels.operationResult].filter(Boolean).join(" · ") || "total";
+  const site = url.site ?? undefined;
+  const halfWidth = mainWidth >= 1024 ? Math.max(100, Math.round(mainWidth / 2 / 100) * 100) : Math.max(100, Math.round(mainWidth / 100) * 100);
+  const input = (call: PanelCall, width = halfWidth) => ({ ...call, width, snapshot: snapshot?.id });
+  const enabled = mainWidth > 0;
+
+  const rate = usePanel(input(calls.charts["rebuild-rate"]), enabled);
+  const summary = usePanel(input(calls.summary, 1000), enabled);
+  const summaryBefore = usePanel(input(calls.summaryBefore, 1000), enabled);
+  const beforeAt = usePanel(input(calls.beforeAt ?? calls.summary, 1000), enabled && calls.beforeAt !== undefined);
+  const afterAt = usePanel(input(calls.afterAt ?? calls.summary, 1000), enabled && calls.afterAt !== undefined);
+  const sites = [...new Set((rate.data?.data.series ?? []).map((s) => siteOf(s.labels)))].sort();
+  const profile = rate.data?.data.profile;
+  const markers = snapshot?.markers ?? [];
+
+  const setAt = (text: string) => {
+    const parsed = parseTimeExpr(text.trim());
+    if (text.trim() === "") return void setUrl({ at: null });
+    if (!parsed.ok) return;
+    void setUrl({ at: String(resolveTimeExpr(parsed.value, Date.now())) });
+    setAtText(null);
+  };
+
+  return (
+    <main ref={mainRef} className="mx-auto max-w-[1600px] space-y-3 p-3">
+      <div className="flex flex-wrap items-center gap-3">
+        <h1 className="text-lg font-semibold">Edge rebuilds</h1>
+        <label className="flex items-center gap-1 text-sm">
+          <span className="text-[var(--muted)]">Site</span>
+          <select
+            data-testid="site-select"
+            className="rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1"
+            value={site ?? ""}
+            onChange={(e) => void setUrl({ site: e.target.value || null })}
+          >
+            <option value="">All sites</option>
+            {[...new Set([...sites, ...(site ? [site] : [])])].map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex items-center gap-1 text-sm" title="Compare the range before and after this time (UTC), e.g. the onset">
+          <span className="text-[var(--muted)]">Before/after</span>
+          <input
+            data-testid="at-input"
+            className="w-44 rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1 font-mono text-xs"
+            placeholder="2026-09-11T13:12:00Z"
+            value={atText ?? (atMs !== undefined ? new Date(atMs).toISOString().replace(".000Z", "Z") : "")}
+            onChange={(e) => setAtText(e.target.value)}
+            onBlur={(e) => setAt(e.target.value)}
+            onKeyDown={(e) => e.key === "Enter" && setAt(e.currentTarget.value)}
+          />
+        </label>
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "rebuilds", from: startMs, to: endMs, at: atMs }} />
+      </div>
+      <RangeStatus snapshot={snapshot} view="rebuilds" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 24 hours" />
+      <p className="text-sm" data-testid="rebuild-profile">
+        {profile ? (
+          <>
+            <span className="font-semibold">Rebuild metrics: {profile.title}.</span> <span className="text-[var(--muted)]">Chosen because {profile.reason}.</span>
+          </>
+        ) : rate.data ? (
+          <span className="text-[var(--muted)]">{rate.data.infos.join(" ")}</span>
+        ) : (
+          <span className="text-[var(--muted)]">Finding the rebuild metrics…</span>
+        )}
+      </p>
+
+      {sites.length > 0 && (
+        <section data-testid="site-multiples" className="grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-7">
+          {sites.map((s) => {
+            const series = (rate.data?.data.series ?? []).filter((x) => siteOf(x.labels) === s);
+            const values = series.flatMap((x) => x.points.map((p) => p[1])).filter((v): v is number => v !== null);
+            const avg = values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+            return (
+              <button
+                key={s}
+                type="button"
+                data-site={s}
+                aria-pressed={s === site}
+                onClick={() => void setUrl({ site: s === site ? null : s })}
+                className="rounded border border-[var(--border)] bg-[var(--panel)] p-2 text-left aria-pressed:border-[var(--accent)]"
+              >
+                <div className="flex items-baseline justify-between text-xs">
+                  <span className="font-semibold">{s}</span>
+                  <span className="tabular text-[var(--muted)]">{avg === null ? "—" : `${formatNumber(avg)}/h`}</span>
+                </div>
+                <TimeSeriesChart series={series} unit="rebuilds/h" stacked={false} startMs={startMs} endMs={endMs} height={70} nameOf={() => s} legend={false} />
+              </button>
+            );
+          })}
+        </section>
+      )}
+
+      <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
+        {REBUILD_CHARTS.map((id) => (
+          <RebuildChart key={id} id={id} call={input(calls.charts[id])} site={site} siteOf={siteOf} nameOf={nameOf} markers={markers} />
+        ))}
+      </div>
+
+      <PanelFrame id="rebuild-summary" title="This range against the previous one" description={`Per site, ${formatRange(startMs, endMs)} against the ${formatRange(calls.summaryBefore.startMs, calls.summaryBefore.endMs)} before it.`} state={summary}>
+        {(data) => (
+          <RebuildSummaryTable testId="summary-previous" left={{ label: "previous", data: summaryBefore.data?.data }} right={{ label: "this range", data }} siteOf={siteOf} selectedSite={site} />
+        )}
+      </PanelFrame>
+      {calls.beforeAt && calls.afterAt && atMs !== undefined ? (
+        <PanelFrame id="rebuild-before-after" title={`Before and after ${formatUtc(atMs)}`} description={`Per site, ${formatRange(calls.beforeAt.startMs, calls.beforeAt.endMs)} against ${formatRange(calls.afterAt.startMs, calls.afterAt.endMs)}.`} state={afterAt}>
+          {(data) => <RebuildSummaryTable testId="summary-at" left={{ label: "before", data: beforeAt.data?.data }} right={{ label: "after", data }} siteOf={siteOf} selectedSite={site} />}
+        </PanelFrame>
+      ) : (
+        <p className="text-xs text-[var(--muted)]">Enter a time inside the range under Before/after (e.g. the onset) to compare each site before and after it.</p>
+      )}
+    </main>
+  );
+}
+
+interface ChartProps {
+  id: (typeof REBUILD_CHARTS)[number];
+  call: PanelCall & { width: number; snapshot?: string };
+  site?: string;
+  siteOf: (labels: Record<string, string>) => string;
+  nameOf: (labels: Record<string, string>) => string;
+  markers: { timeMs: number; label: string; detail: string }[];
+}
+
+function RebuildChart({ id, call, site, siteOf, nameOf, markers }: ChartProps) {
+  const def = findRebuildPanel(id);
+  const query = usePanel(call, call.width > 0);
+  if (!def) return null;
+  const filtered = query.data && site ? { ...query, data: { ...query.data, data: { ...query.data.data, series: query.data.data.series.filter((s) => siteOf(s.labels) === site) } } } : query;
+  return (
+    <PanelFrame id={id} title={def.title} description={def.description} state={filtered}>
+      {(data) => (
+        <TimeSeriesChart series={data.series} unit={data.unit} stacked={false} startMs={data.startMs} endMs={data.endMs} markers={markers} thresholds={data.thresholds} nameOf={nameOf} />
+      )}
+    </PanelFrame>
+  );
+}

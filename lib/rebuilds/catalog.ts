@@ -1,0 +1,206 @@
+/**
+ * The Edge rebuilds panels, as data (reference/metrics.md §3.4 and §4). Every query is built from
+ * the detected profile's metric names and the configured site label, through the escaping selector
+ * builder. Ids are stable: they appear in URLs, the JSON API and snapshots.
+ */
+import { WRITE_VERBS, type NamedQuery, type Unit } from "../panels/catalog";
+import { byClause, escapeRegex, literalAlternation, selector, type Matcher } from "../prometheus/promql";
+import { promDuration } from "../time/duration";
+import type { DetectedProfile } from "./detect";
+import type { MetricRef } from "./profiles";
+
+export interface RebuildVars {
+  detected: DetectedProfile;
+  siteLabel: string;
+  windowSeconds: number;
+  rangeSeconds: number;
+  /** hub API server jobs, whose writes to `upstream` the edge rebuilds follow */
+  hubJobs: string[];
+  upstream: { resource: string; group?: string };
+}
+
+export interface RebuildPanelDef {
+  id: string;
+  title: string;
+  description: string;
+  unit: Unit;
+  mode: "range" | "total";
+  queries(vars: RebuildVars): { queries: NamedQuery[]; infos: string[] };
+  thresholds?(vars: RebuildVars): { value: number; label: string }[];
+  /** points at the top finite bucket are flagged: a quantile there means "at least this" */
+  capped?: boolean;
+}
+
+const ref = (r: MetricRef, suffix = "", extra: Matcher[] = []) => selector(`${r.metric}${suffix}`, [...r.matchers, ...extra]);
+const bySite = (v: RebuildVars, more: string[] = []) => byClause([v.siteLabel, ...more]);
+const w = (v: RebuildVars) => promDuration(v.windowSeconds);
+const rate = (v: RebuildVars, sel: string, more: string[] = []) => `sum${bySite(v, more)} (rate(${sel}[${w(v)}]))`;
+const topBucket = (v: RebuildVars) => v.detected.buckets.at(-1);
+const seconds = (s: number) => `${Number(s.toPrecision(6))} s`;
+/** Matches a bucket bound whether it is written "10" or "10.0" (Prometheus 3 normalises le). */
+const le = (bound: number): Matcher => ({ label: "le", op: "=~", value: `${escapeRegex(String(bound))}(\\.0)?` });
+
+function noDuration(v: RebuildVars): { queries: NamedQuery[]; infos: string[] } {
+  return { queries: [], infos: [`${v.detected.profile.title} exposes no rebuild duration metric.`] };
+}
+
+/** The slow-share thresholds this histogram can answer exactly: 5 s and 10 s when they are bucket bounds, else the top bound. */
+export function slowThresholds(buckets: number[]): number[] {
+  const wanted = [5, 10].filter((b) => buckets.includes(b));
+  return wanted.length > 0 ? wanted : buckets.slice(-1);
+}
+
+export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
+  {
+    id: "rebuild-rate",
+    title: "Rebuilds per hour",
+    description: "Full configuration rebuilds per hour at each site.",
+    unit: "rebuilds/h",
+    mode: "range",
+    queries: (v) => ({ queries: [{ promql: `${rate(v, ref(v.detected.profile.count))} * 3600` }], infos: v.detected.profile.caveat ? [v.detected.profile.caveat] : [] }),
+  },
+  {
+    id: "rebuild-duration-mean",
+    title: "Mean rebuild duration",
+    description: "Time per rebuild, exact: the duration sum divided by the count over each window (not a quantile estimate).",
+    unit: "s",
+    mode: "range",
+    queries: (v) => {
+      const d = v.detected.profile.duration;
+      if (!d) return noDuration(v);
+      return { queries: [{ promql: `${rate(v, ref(d, "_sum"))} / ${rate(v, ref(d, "_count"))}` }], infos: [] };
+    },
+  },
+  {
+    id: "rebuild-slow-share",
+    title: "Share of slow rebuilds",
+    description: "Percentage of rebuilds slower than 5 s and than 10 s, from bucket counts: exact, unlike a quantile near the top bucket.",
+    unit: "%",
+    mode: "range",
+    queries: (v) => {
+      const d = v.detected.profile.duration;
+      if (!d) return noDuration(v);
+      if (d.kind !== "histogram" || v.detected.buckets.length === 0) return { queries: [], infos: [`${d.metric} has no buckets, so slow shares cannot be counted.`] };
+      return {
+        queries: slowThresholds(v.detected.buckets).map((bound) => ({
+          name: `over ${seconds(bound)}`,
+          promql: `100 * (1 - ${rate(v, ref(d, "_bucket", [le(bound)]))} / ${rate(v, ref(d, "_count"))})`,
+        })),
+        infos: [],
+      };
+    },
+  },
+  {
+    id: "rebuild-duration-quantiles",
+    title: "Rebuild duration p50 / p90 / p99",
+    description: "Quantiles estimated from histogram buckets. A value at the top finite bucket means \"at least that long\": use the mean and the slow share for numbers.",
+    unit: "s",
+    mode: "range",
+    capped: true,
+    queries: (v) => {
+      const d = v.detected.profile.duration;
+      if (!d) return noDuration(v);
+      if (d.kind !== "histogram") return { queries: [], infos: [`${d.metric} is a summary: no buckets to estimate quantiles from.`] };
+      return {
+        queries: [0.5, 0.9, 0.99].map((q) => ({
+          name: `p${Math.round(q * 100)}`,
+          promql: `histogram_quantile(${q}, ${rate(v, ref(d, "_bucket"), ["le"])})`,
+        })),
+        infos: [],
+      };
+    },
+    thresholds: (v) => {
+      const top = topBucket(v);
+      return top === undefined ? [] : [{ value: top, label: `top bucket: ≥ ${seconds(top)}` }];
+    },
+  },
+  {
+    id: "rebuild-busy",
+    title: "Time spent rebuilding",
+    description: "Seconds of rebuilding per second at each site. The rebuild loop runs one rebuild at a time, so 1.0 means it never rests.",
+    unit: "s/s",
+    mode: "range",
+    queries: (v) => {
+      const d = v.detected.profile.duration;
+      if (!d) return noDuration(v);
+      return { queries: [{ promql: rate(v, ref(d, "_sum")) }], infos: [] };
+    },
+    thresholds: () => [{ value: 1, label: "saturated" }],
+  },
+  {
+    id: "rebuild-backlog",
+    title: "Rebuild backlog",
+    description: "Most updates waiting while a rebuild ran, per window (highest replica). Above 0 the loop no longer keeps up and coalesces updates.",
+    unit: "updates",
+    mode: "range",
+    queries: (v) => {
+      const b = v.detected.profile.backlog;
+      if (!b) return { queries: [], infos: [`${v.detected.profile.title} exposes no backlog gauge.`] };
+      // The gauge is sampled at scrapes; the window's maximum keeps short queues visible at coarse steps.
+      return { queries: [{ promql: `max${bySite(v)} (max_over_time(${ref(b)}[${w(v)}]))` }], infos: [] };
+    },
+  },
+  {
+    id: "propagation",
+    title: "Propagated updates (Karmada)",
+    description: "Updates Karmada pushed to each member cluster per hour, by kind and result: \"unchanged\" is propagation that changed nothing.",
+    unit: "updates/h",
+    mode: "range",
+    queries: (v) => ({
+      queries: [
+        {
+          promql: `sum by (member_cluster, kind, operationResult) (rate(${selector("update_resource_to_cluster", [{ label: "result", op: "=", value: "success" }])}[${w(v)}])) * 3600`,
+        },
+      ],
+      infos: [],
+    }),
+  },
+  {
+    id: "rebuild-amplification",
+    title: "Rebuilds per upstream write",
+    description: "Each site's rebuilds divided by the hub's successful writes to the upstream resource: how much edge work one write buys.",
+    unit: "rebuilds/write",
+    mode: "range",
+    queries: (v) => {
+      if (v.hubJobs.length === 0) {
+        return { queries: [], infos: ["List the hub API servers under apiservers.hub in the configuration to see rebuilds per upstream write."] };
+      }
+      const writes = selector("apiserver_request_total", [
+        { label: "job", op: "=~", value: literalAlternation(v.hubJobs) },
+        { label: "resource", op: "=", value: v.upstream.resource },
+        ...(v.upstream.group !== undefined ? [{ label: "group", op: "=" as const, value: v.upstream.group }] : []),
+        { label: "verb", op: "=~", value: WRITE_VERBS.join("|") },
+        { label: "code", op: "=~", value: "2.." },
+      ]);
+      return {
+        queries: [{ promql: `${rate(v, ref(v.detected.profile.count))} / on() group_left() sum(rate(${writes}[${w(v)}]))` }],
+        infos: [`Upstream writes: ${v.upstream.resource}${v.upstream.group ? `.${v.upstream.group}` : ""} on ${v.hubJobs.join(", ")}.`],
+      };
+    },
+  },
+  {
+    id: "rebuild-summary",
+    title: "Rebuild summary",
+    description: "Per site over the whole range: rebuilds, exact mean duration, share over the top threshold, and time spent rebuilding.",
+    unit: "per site",
+    mode: "total",
+    queries: (v) => {
+      const count = ref(v.detected.profile.count);
+      const r = promDuration(v.rangeSeconds);
+      const inc = (sel: string) => `sum${bySite(v)} (increase(${sel}[${r}]))`;
+      const queries: NamedQuery[] = [{ name: "rebuilds", promql: inc(count) }];
+      const d = v.detected.profile.duration;
+      if (d) {
+        queries.push({ name: "mean s", promql: `${inc(ref(d, "_sum"))} / ${inc(ref(d, "_count"))}` });
+        queries.push({ name: "busy s/s", promql: `${inc(ref(d, "_sum"))} / ${v.rangeSeconds}` });
+        const slow = d.kind === "histogram" ? slowThresholds(v.detected.buckets).at(-1) : undefined;
+        if (slow !== undefined) queries.push({ name: `over ${seconds(slow)} %`, promql: `100 * (1 - ${inc(ref(d, "_bucket", [le(slow)]))} / ${inc(ref(d, "_count"))})` });
+      }
+      return { queries, infos: ["Totals are increase(), which Prometheus extrapolates to the range edges."] };
+    },
+  },
+];
+
+export function findRebuildPanel(id: string): RebuildPanelDef | undefined {
+  return REBUILD_PANELS.find((p) => p.id === id);
+}

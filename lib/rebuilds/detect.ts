@@ -1,0 +1,51 @@
+/**
+ * Which rebuild profile answers for a range: the configured one, or the first whose rebuild counter
+ * Prometheus holds (asked with /api/v1/series, limit 1). The histogram's bucket bounds are read
+ * from the data, so the top finite bucket is what the exporter really uses (and "10" and "10.0",
+ * as Prometheus 3 writes it, are the same bound).
+ */
+import type { PromClient, TimeBounds } from "../prometheus/client";
+import { selector } from "../prometheus/promql";
+import { REBUILD_PROFILES, findRebuildProfile, type RebuildProfile, type RebuildProfileId } from "./profiles";
+
+export interface DetectedProfile {
+  profile: RebuildProfile;
+  reason: string;
+  /** finite histogram bounds in seconds, ascending; empty for summaries */
+  buckets: number[];
+}
+
+export const countSelector = (p: RebuildProfile) => selector(p.count.metric, p.count.matchers);
+
+export async function detectRebuildProfile(
+  client: PromClient,
+  bounds: TimeBounds,
+  configured: "auto" | RebuildProfileId,
+  signal?: AbortSignal,
+): Promise<DetectedProfile | null> {
+  let profile: RebuildProfile | undefined;
+  let reason: string;
+  if (configured !== "auto") {
+    profile = findRebuildProfile(configured);
+    if (!profile) return null;
+    reason = `set in the configuration (rebuilds.profile: ${configured})`;
+  } else {
+    const tried: string[] = [];
+    for (const candidate of REBUILD_PROFILES) {
+      const found = await client.series([countSelector(candidate)], { ...bounds, limit: 1 }, signal);
+      if (found.data.length > 0) {
+        profile = candidate;
+        break;
+      }
+      tried.push(candidate.count.metric);
+    }
+    if (!profile) return null;
+    reason = `${countSelector(profile)} has data in this range${tried.length ? `; checked first, without data: ${[...new Set(tried)].join(", ")}` : ""}`;
+  }
+  let buckets: number[] = [];
+  if (profile.duration?.kind === "histogram") {
+    const les = await client.labelValues("le", [selector(`${profile.duration.metric}_bucket`, profile.duration.matchers)], bounds, signal);
+    buckets = [...new Set(les.data.map(Number).filter((v) => Number.isFinite(v)))].sort((a, b) => a - b);
+  }
+  return { profile, reason, buckets };
+}

@@ -1,0 +1,40 @@
+/**
+ * Which snapshot a page shows: the one its link names, else the replay when no Prometheus is
+ * configured. A bare snapshot link is redirected to one that spells out the range and selection,
+ * so whatever the browser shows can be shared as is.
+ */
+import { failureOf } from "../api/envelope";
+import { info } from "../snapshot/lookup";
+import type { SnapshotInfo } from "../snapshot/schema";
+import { REPLAY_ID } from "../snapshot/store";
+import type { ServerContext } from "./context";
+
+export type Search = Record<string, string | string[] | undefined>;
+
+export type PageSnapshot =
+  | { kind: "live" }
+  | { kind: "snapshot"; snapshot: SnapshotInfo }
+  | { kind: "redirect"; to: string }
+  | { kind: "error"; replay: boolean; message: string };
+
+/** `selection` lists the URL parameters the page keeps besides from/to, and how to fill them from the snapshot's initial view. */
+export function pageSnapshot(ctx: ServerContext, search: Search, path: string, selection: Record<string, (s: SnapshotInfo) => string | undefined>): PageSnapshot {
+  const requested = typeof search.snapshot === "string" ? search.snapshot : undefined;
+  const id = requested ?? (ctx.config.prometheus ? undefined : REPLAY_ID);
+  if (id === undefined) return { kind: "live" };
+  let snapshot: SnapshotInfo;
+  try {
+    snapshot = info(ctx.snapshots.get(id), id);
+  } catch (error) {
+    return { kind: "error", replay: requested === undefined, message: failureOf(error).body.error };
+  }
+  const bare = ["from", "to", ...Object.keys(selection)].every((key) => search[key] === undefined);
+  if (!bare) return { kind: "snapshot", snapshot };
+  const first = snapshot.ranges[0];
+  const target = new URLSearchParams({ snapshot: snapshot.id, from: String(first.startMs), to: String(first.endMs) });
+  for (const [key, fill] of Object.entries(selection)) {
+    const value = fill(snapshot);
+    if (value !== undefined) target.set(key, value);
+  }
+  return { kind: "redirect", to: `${path}?${target}` };
+}

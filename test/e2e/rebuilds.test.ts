@@ -1,0 +1,52 @@
+/**
+ * The Edge rebuilds page on the replay in Debian's Chromium: every chart draws, each site has its
+ * small multiple, the capped quantiles carry their warning, the before/after table shows the
+ * onset's jump with the generator's numbers, and a site can be picked. Screenshots in test-results/.
+ */
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { formatNumber } from "@/lib/format/number";
+import { REBUILD_CHARTS } from "@/lib/rebuilds/requests";
+import { ARTIFACTS } from "../helpers/browser";
+import { useReplayApp } from "../helpers/replay-app";
+
+const h = useReplayApp();
+
+async function waitForCharts(page: Page) {
+  for (const id of REBUILD_CHARTS) {
+    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] .recharts-surface path[d^="M"]`, { state: "attached", timeout: 30_000 });
+  }
+}
+
+describe("Edge rebuilds on the replay in Chromium", () => {
+  it("draws every chart per site, warns on capped quantiles, and compares before and after the onset", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${h.app.url}/rebuilds`);
+    await page.waitForURL((url) => url.searchParams.get("at") === String(h.replay.params.onsetMs));
+    await waitForCharts(page);
+    await expect(page.textContent('[data-testid="rebuild-profile"]')).resolves.toMatch(/Envoy Gateway ≥ 1\.5/);
+    expect(await page.$$eval('[data-testid="site-multiples"] [data-site]', (els) => els.map((e) => e.getAttribute("data-site")))).toEqual([...h.replay.params.sites].sort());
+    await expect(page.textContent('[data-panel="rebuild-duration-quantiles"] [data-testid="panel-notices"]')).resolves.toMatch(/Warning: p50 reaches the top finite bucket \(10 s\)/);
+
+    // Before/after the onset, per site: rebuilds per hour as the generator counted them.
+    const { startMs, endMs, onsetMs } = h.replay.params;
+    const site = "edge-ams1";
+    const perHour = (from: number, to: number) =>
+      h.replay.sink.rebuilds.filter((r) => r.site === site && r.startMs + r.durationMs > from && r.startMs + r.durationMs <= to).length / ((to - from) / 3_600_000);
+    const row = page.locator(`[data-testid="summary-at"] tr[data-site="${site}"]`);
+    await expect(row.locator('[data-cell="rebuilds|left"]').textContent()).resolves.toBe(formatNumber(perHour(startMs, onsetMs)));
+    await expect(row.locator('[data-cell="rebuilds|right"]').textContent()).resolves.toBe(formatNumber(perHour(onsetMs, endMs)));
+    await page.screenshot({ path: join(ARTIFACTS, "rebuilds.png"), fullPage: true });
+
+    await page.click(`[data-testid="site-multiples"] [data-site="${site}"]`);
+    await page.waitForURL((url) => url.searchParams.get("site") === site);
+    await page.waitForFunction(() => document.querySelectorAll('[data-panel="rebuild-rate"] [data-testid="legend"] li').length === 1);
+    expect(await page.inputValue('[data-testid="site-select"]')).toBe(site);
+    await page.screenshot({ path: join(ARTIFACTS, "rebuilds-site.png"), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});

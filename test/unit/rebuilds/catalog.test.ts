@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest";
+import { findRebuildPanel, slowThresholds, type RebuildVars } from "@/lib/rebuilds/catalog";
+import { findRebuildProfile } from "@/lib/rebuilds/profiles";
+import { rebuildCalls, rebuildRequests } from "@/lib/rebuilds/requests";
+import { capWarnings } from "@/lib/rebuilds/run";
+
+const vars = (id: string, buckets: number[], extra: Partial<RebuildVars> = {}): RebuildVars => ({
+  detected: { profile: findRebuildProfile(id)!, reason: "test", buckets },
+  siteLabel: "cluster",
+  windowSeconds: 120,
+  rangeSeconds: 3600,
+  hubJobs: ["karmada-system/karmada-apiserver"],
+  upstream: { resource: "connectors", group: "networking.datumapis.com" },
+  ...extra,
+});
+
+const promql = (panel: string, v: RebuildVars) => findRebuildPanel(panel)!.queries(v).queries.map((q) => q.promql);
+
+describe("rebuild panels", () => {
+  it("count Envoy Gateway rebuilds per hour per site from the xds runner", () => {
+    expect(promql("rebuild-rate", vars("envoy-gateway", [1, 5, 10]))).toEqual([
+      'sum by (cluster) (rate(watchable_subscribe_total{runner="xds", message="xds-ir", status="success"}[120s])) * 3600',
+    ]);
+  });
+
+  it("take the exact mean from _sum/_count and slow shares from bucket bounds in either spelling", () => {
+    const v = vars("envoy-gateway", [0.001, 0.01, 0.1, 1, 5, 10]);
+    expect(promql("rebuild-duration-mean", v)[0]).toBe(
+      'sum by (cluster) (rate(watchable_subscribe_duration_seconds_sum{runner="xds", message="xds-ir"}[120s])) / sum by (cluster) (rate(watchable_subscribe_duration_seconds_count{runner="xds", message="xds-ir"}[120s]))',
+    );
+    const shares = findRebuildPanel("rebuild-slow-share")!.queries(v).queries;
+    expect(shares.map((q) => q.name)).toEqual(["over 5 s", "over 10 s"]);
+    expect(shares[1].promql).toContain('le=~"10(\\\\.0)?"');
+  });
+
+  it("fall back to the top bound when 5 s and 10 s are not bucket bounds, and say when a profile cannot answer", () => {
+    expect(slowThresholds([0.1, 0.5, 1, 3, 30])).toEqual([30]);
+    expect(slowThresholds([0.1, 5])).toEqual([5]);
+    const contour = vars("contour", []);
+    expect(findRebuildPanel("rebuild-slow-share")!.queries(contour)).toEqual({ queries: [], infos: ["contour_dagrebuild_seconds has no buckets, so slow shares cannot be counted."] });
+    expect(findRebuildPanel("rebuild-backlog")!.queries(contour).infos[0]).toMatch(/no backlog gauge/);
+    expect(findRebuildPanel("rebuild-amplification")!.queries(vars("envoy-gateway", [10], { hubJobs: [] })).infos[0]).toMatch(/apiservers\.hub/);
+  });
+
+  it("escape the hub jobs and divide per site by the hub's successful upstream writes", () => {
+    const [q] = promql("rebuild-amplification", vars("nso-extension", [10], { hubJobs: ["a.b|.*"] }));
+    expect(q).toContain('job=~"a\\\\.b\\\\|\\\\.\\\\*"');
+    expect(q).toContain("/ on() group_left() sum(rate(apiserver_request_total{");
+    expect(q).toContain('code=~"2.."');
+  });
+
+  it("draw the top bucket on the quantile panel and a saturation line on the busy panel", () => {
+    expect(findRebuildPanel("rebuild-duration-quantiles")!.thresholds!(vars("envoy-gateway", [1, 5, 10]))).toEqual([{ value: 10, label: "top bucket: ≥ 10 s" }]);
+    expect(findRebuildPanel("rebuild-busy")!.thresholds!(vars("envoy-gateway", [10]))).toEqual([{ value: 1, label: "saturated" }]);
+  });
+});
+
+describe("capWarnings", () => {
+  it("names each quantile and site that reaches the top finite bucket, and nothing below it", () => {
+    const series = [
+      { labels: { series: "p50", cluster: "b" }, points: [[1, 10], [2, 9.5]] as [number, number | null][] },
+      { labels: { series: "p50", cluster: "a" }, points: [[1, 10], [2, 10]] as [number, number | null][] },
+      { labels: { series: "p90", cluster: "a" }, points: [[1, 9.99], [2, null]] as [number, number | null][] },
+    ];
+    expect(capWarnings(series, 10, "cluster")).toEqual([
+      'p50 reaches the top finite bucket (10 s) at a, b (3 points): there it means "10 s or more", not 10 s. Read the mean and the slow share instead.',
+    ]);
+    expect(capWarnings(series, undefined, "cluster")).toEqual([]);
+  });
+});
+
+describe("rebuildRequests", () => {
+  it("compares before and after only for a time inside the range", () => {
+    expect(rebuildRequests({ startMs: 0, endMs: 100, atMs: 40 }).beforeAt).toEqual({ panel: "rebuild-summary", startMs: 0, endMs: 40 });
+    expect(rebuildRequests({ startMs: 0, endMs: 100, atMs: 100 }).beforeAt).toBeUndefined();
+    expect(rebuildCalls({ startMs: 0, endMs: 100 }).map((c) => c.panel)).toContain("rebuild-summary");
+    expect(rebuildRequests({ startMs: 100, endMs: 200 }).summaryBefore).toEqual({ panel: "rebuild-summary", startMs: 0, endMs: 100 });
+  });
+});
