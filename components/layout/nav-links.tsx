@@ -6,6 +6,8 @@ import { usePathname, useSearchParams } from "next/navigation";
 const PAGES = [
   { href: "/", label: "Write load" },
   { href: "/rebuilds", label: "Edge rebuilds" },
+  { href: "/objects", label: "Objects" },
+  { href: "/fields", label: "Field churn" },
 ];
 
 export function NavLinks() {
@@ -20,7 +22,7 @@ export function NavLinks() {
   return (
     <nav className="flex gap-4 text-sm text-[var(--muted)]">
       {PAGES.map((p) => (
-        <Link key={p.href} href={`${p.href}${suffix}`} aria-current={pathname === p.href ? "page" : undefined} className="hover:text-[var(--fg)] aria-[current=page]:font-semibold aria-[current=page]:text-[var(--fg)]">
+        <Link key={p.href} href={`${p.href}${suffix}`} aria-current={pathname === p.href || (p.href === "/objects" && pathname.startsWith("/objects/")) ? "page" : undefined} className="hover:text-[var(--fg)] aria-[current=page]:font-semibold aria-[current=page]:text-[var(--fg)]">
           {p.label}
         </Link>
       ))}

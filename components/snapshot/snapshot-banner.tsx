@@ -2,9 +2,9 @@
 import { formatRange, formatUtc } from "@/lib/format/time";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
 
-export function SnapshotBanner({ info, startMs, endMs, view }: { info: SnapshotInfo; startMs: number; endMs: number; view: SnapshotInfo["views"][number] }) {
+export function SnapshotBanner({ info, startMs, endMs, view }: { info: SnapshotInfo; startMs: number; endMs: number; view?: SnapshotInfo["views"][number] }) {
   const replay = info.source === "replay";
-  const missing = !info.views.includes(view);
+  const missing = view !== undefined && !info.views.includes(view);
   return (
     <section data-testid="snapshot-banner" className="rounded border border-[var(--warn-fg)] bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--fg)]">
       <p className="font-semibold">

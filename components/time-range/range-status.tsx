@@ -5,7 +5,8 @@ import type { SnapshotInfo } from "@/lib/snapshot/schema";
 
 interface Props {
   snapshot?: SnapshotInfo;
-  view: SnapshotInfo["views"][number];
+  /** the page, when it reads the snapshot's panels (object pages read its object writes instead) */
+  view?: SnapshotInfo["views"][number];
   startMs: number;
   endMs: number;
   /** problems with the link's from/to, and what is shown instead */

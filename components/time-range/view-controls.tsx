@@ -10,8 +10,8 @@ import { TimeRangePicker, type TimeRangePickerProps } from "./time-range-picker"
 
 interface Props extends TimeRangePickerProps {
   snapshot?: SnapshotInfo;
-  /** the export endpoint's parameters for this view */
-  download: Record<string, string | number | undefined>;
+  /** the export endpoint's parameters for this view; without them there is no download */
+  download?: Record<string, string | number | undefined>;
 }
 
 export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onRefresh, download }: Props) {
@@ -36,6 +36,7 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
       ) : (
         <TimeRangePicker from={from} to={to} startMs={startMs} endMs={endMs} onChange={onChange} onRefresh={onRefresh} />
       )}
+      {download && (
       <a
         data-testid="download-snapshot"
         className="rounded border border-[var(--border)] px-2 py-1 text-sm hover:bg-[var(--bg)]"
@@ -44,6 +45,7 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
       >
         Download snapshot
       </a>
+      )}
       <OpenSnapshot />
     </div>
   );

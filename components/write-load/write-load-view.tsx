@@ -12,6 +12,8 @@ import { joinResource, splitResource } from "@/lib/panels/params";
 import { useApiservers, usePanel } from "@/lib/query/hooks";
 import { writeLoadRequests, type PanelCall } from "@/lib/panels/write-load-requests";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import Link from "next/link";
+import { objectsHref } from "@/components/objects/object-link";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { RangeStatus } from "@/components/time-range/range-status";
@@ -104,6 +106,16 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
             ))}
           </select>
         </label>
+        {resource && (
+          <Link
+            data-testid="objects-link"
+            className="text-sm text-[var(--accent)] hover:underline"
+            href={objectsHref(resource, { from: startMs, to: endMs, snapshot: snapshot?.id })}
+            title="Which objects of this resource were written, by whom, and whether the writes changed what consumers route on"
+          >
+            Objects →
+          </Link>
+        )}
         <ViewControls snapshot={snapshot} {...controls} download={{ from: startMs, to: endMs, apiserver, resource }} />
       </div>
       <RangeStatus

@@ -4,6 +4,7 @@
  * message names the key (or environment variable) and the reason; startup prints it and stops.
  */
 import type { RebuildProfileId } from "../rebuilds/profiles";
+import { DEFAULT_PROFILES, type Profile } from "../churn/profiles";
 import { readFileSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
@@ -33,6 +34,8 @@ export interface AppConfig {
   apiservers: { project: string[]; hub: string[] };
   siteLabel: string;
   rebuilds: { profile: "auto" | RebuildProfileId; upstreamResource: string };
+  /** the shipped profiles with the configured ones merged in by name */
+  profiles: Profile[];
   server: { port: number; host: string };
   dataDir: string;
   limits: { maxRangeMs: number; maxSnapshotBytes: number };
@@ -148,6 +151,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     apiservers: file.apiservers,
     siteLabel: file.siteLabel,
     rebuilds: file.rebuilds,
+    profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,
     dataDir: resolve(cwd, file.dataDir),
     limits: { maxRangeMs: file.limits.maxRangeDays * 86_400_000, maxSnapshotBytes: Math.round(file.limits.maxSnapshotMiB * 1_048_576) },

@@ -1,5 +1,6 @@
 /** The configuration file's shape (churnscope.yaml). Unknown keys are errors, so typos surface. */
 import { z } from "zod";
+import { profileSchema } from "../churn/profiles";
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
@@ -37,6 +38,8 @@ export const configSchema = z
       .strict()
       .default({ project: [], hub: [] }),
     siteLabel: z.string().regex(LABEL_NAME, "expected a Prometheus label name").default("cluster"),
+    /** object profiles beside the shipped ones; one with a shipped profile's name replaces it */
+    profiles: z.array(profileSchema).default([]),
     rebuilds: z
       .object({
         /** which rebuild metrics to read; auto picks the first family Prometheus has */

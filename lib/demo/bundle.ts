@@ -10,7 +10,8 @@ export function replayObjectWrites({ sink }: Replay): ObjectWrites {
     const after = w.object === null ? undefined : (w.object as Json);
     const changes = diffObjects(current[w.objectIndex], after);
     current[w.objectIndex] = after;
-    return { t: w.timeMs, o: w.objectIndex, verb: w.verb, ...(w.subresource ? { sub: w.subresource } : {}), by: w.manager, cls: w.cls, changes: w.cls === "create" || w.cls === "delete" ? [] : changes };
+    // A create carries the whole new object (path ""), a delete the whole old one: every version can be rebuilt.
+    return { t: w.timeMs, o: w.objectIndex, verb: w.verb, ...(w.subresource ? { sub: w.subresource } : {}), by: w.manager, cls: w.cls, changes };
   });
   return {
     objects: sink.objects.map((ref, i) => ({ cluster: ref.cluster, apiVersion: ref.apiVersion, kind: ref.kind, namespace: ref.namespace, name: ref.name, initial: sink.initial[i] })),

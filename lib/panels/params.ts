@@ -48,16 +48,7 @@ export function parsePanelParams(
     throw badRequest(`parameter ${first.path.join(".") || "?"}: ${first.message}`);
   }
   const p = parsed.data;
-  const from = parseTimeExpr(p.from);
-  if (!from.ok) throw badRequest(`parameter from: ${from.error}`);
-  const to = parseTimeExpr(p.to);
-  if (!to.ok) throw badRequest(`parameter to: ${to.error}`);
-  const startMs = resolveTimeExpr(from.value, nowMs);
-  const endMs = resolveTimeExpr(to.value, nowMs);
-  if (endMs <= startMs) throw badRequest("the range is empty: `to` must be later than `from`");
-  if (endMs - startMs > maxRangeMs) {
-    throw badRequest(`the range is ${Math.round((endMs - startMs) / 86_400_000)} days; at most ${Math.round(maxRangeMs / 86_400_000)} days are allowed`);
-  }
+  const { startMs, endMs } = rangeParams(p.from, p.to, nowMs, maxRangeMs);
   if (p.apiserver !== undefined && knownApiservers.length > 0 && !knownApiservers.includes(p.apiserver)) {
     throw badRequest(`parameter apiserver: "${p.apiserver.slice(0, 80)}" is not a configured API server (${knownApiservers.join(", ")})`);
   }
@@ -69,6 +60,21 @@ export function parsePanelParams(
   }
   const [resource, group] = splitResource(p.resource);
   return { startMs, endMs, job: p.apiserver, resource, group, requestedStepSeconds, width: p.width };
+}
+
+/** from/to as the URL gives them → an absolute range, or a 400 that says which one is wrong and why. */
+export function rangeParams(fromText: string, toText: string, nowMs: number, maxRangeMs: number): { startMs: number; endMs: number } {
+  const from = parseTimeExpr(fromText);
+  if (!from.ok) throw badRequest(`parameter from: ${from.error}`);
+  const to = parseTimeExpr(toText);
+  if (!to.ok) throw badRequest(`parameter to: ${to.error}`);
+  const startMs = resolveTimeExpr(from.value, nowMs);
+  const endMs = resolveTimeExpr(to.value, nowMs);
+  if (endMs <= startMs) throw badRequest("the range is empty: `to` must be later than `from`");
+  if (endMs - startMs > maxRangeMs) {
+    throw badRequest(`the range is ${Math.round((endMs - startMs) / 86_400_000)} days; at most ${Math.round(maxRangeMs / 86_400_000)} days are allowed`);
+  }
+  return { startMs, endMs };
 }
 
 /** "connectors.networking.datumapis.com" → ["connectors", "networking.datumapis.com"]; "leases" → ["leases", undefined]. */

@@ -65,3 +65,18 @@ export function makeQueryClient(): QueryClient {
     defaultOptions: { queries: { staleTime: 30_000, retry: 1, refetchOnWindowFocus: false } },
   });
 }
+
+/** Any of our JSON endpoints by URL: the URL is the key, old data stays while a new one loads. */
+export function useApi<T>(url: string | null) {
+  return useQuery({
+    queryKey: ["api", url],
+    queryFn: ({ signal }) => fetchEnvelope<T>(url as string, signal),
+    placeholderData: keepPreviousData,
+    enabled: url !== null,
+  });
+}
+
+export function apiUrl(path: string, params: Record<string, string | number | undefined>): string {
+  const query = search(params);
+  return query ? `${path}?${query}` : path;
+}

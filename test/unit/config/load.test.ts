@@ -90,3 +90,44 @@ describe("configuration", () => {
     expect(message(() => loadConfig({}, noEnv))).toMatch(/prometheus\.bearerToken\.env: environment variable MISSING_TOKEN is not set/);
   });
 });
+
+describe("profiles in the configuration", () => {
+  it("adds a profile for another kind without code, and replaces a shipped one by name", () => {
+    const dir = dirWith({
+      "churnscope.yaml": [
+        "profiles:",
+        "  - name: deployment",
+        "    group: apps",
+        "    version: v1",
+        "    resource: deployments",
+        "    kind: Deployment",
+        "    source: { path: $.spec }",
+        "    routed: { image: { path: \"$.template.spec.containers[*].image\" } }",
+        "    ignore: [$.metadata.resourceVersion, $.status.observedGeneration]",
+        "  - name: lease",
+        "    group: coordination.k8s.io",
+        "    version: v1",
+        "    resource: leases",
+        "    kind: Lease",
+        "    routed: { holder: { path: $.spec.holderIdentity } }",
+      ].join("\n"),
+    });
+    const config = loadConfig({}, dir);
+    expect(config.profiles.map((p) => p.name)).toEqual(["connector-project", "connector-hub", "httproute", "gatewaypoolnode", "deployment", "lease"]);
+    expect(config.profiles.find((p) => p.name === "lease")?.heartbeat).toEqual([]);
+  });
+
+  it("rejects a path that is not JSONPath, naming the key", () => {
+    const dir = dirWith({ "churnscope.yaml": "profiles:\n  - { name: x, group: g, version: v1, resource: xs, kind: X, routed: { a: { path: spec.a } } }\n" });
+    expect(message(() => loadConfig({}, dir))).toMatch(/profiles\.0\.routed\.a\.path: expected a JSONPath starting with \$/);
+  });
+});
+
+describe("the annotated example", () => {
+  it("is a valid configuration", () => {
+    const config = loadConfig({ CHURNSCOPE_CONFIG: join(process.cwd(), "churnscope.example.yaml") }, dirWith({}));
+    expect(config.prometheus?.url).toBe("http://prometheus.monitoring.svc:9090");
+    expect(config.rebuilds).toEqual({ profile: "auto", upstreamResource: "connectors.networking.datumapis.com" });
+    expect(config.profiles.length).toBe(5);
+  });
+});

@@ -1,0 +1,20 @@
+import { redirect } from "next/navigation";
+import { connection } from "next/server";
+import { Suspense } from "react";
+import { ObjectsView } from "@/components/objects/objects-view";
+import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
+import { getServerContext } from "@/lib/server/context";
+import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
+
+export default async function ObjectsPage({ searchParams }: { searchParams: Promise<Search> }) {
+  await connection();
+  const ctx = getServerContext();
+  const shown = pageSnapshot(ctx, await searchParams, "/objects", { kind: () => "Connector", group: () => "networking.datumapis.com" });
+  if (shown.kind === "redirect") redirect(shown.to);
+  if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
+  return (
+    <Suspense fallback={<div className="p-4 text-sm text-[var(--muted)]">Loading…</div>}>
+      <ObjectsView initialNowMs={Date.now()} snapshot={shown.kind === "snapshot" ? shown.snapshot : undefined} />
+    </Suspense>
+  );
+}

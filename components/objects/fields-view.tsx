@@ -1,0 +1,91 @@
+"use client";
+/** Field churn (Q4): the changed paths of a kind ranked by changes across objects, split by writer. */
+import Link from "next/link";
+import { parseAsString, useQueryStates } from "nuqs";
+import { ApiNotices } from "./api-notices";
+import { RangeStatus } from "@/components/time-range/range-status";
+import { useViewRange } from "@/components/time-range/use-view-range";
+import { ViewControls } from "@/components/time-range/view-controls";
+import { formatNumber } from "@/lib/format/number";
+import { apiUrl, useApi } from "@/lib/query/hooks";
+import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import type { FieldRow } from "@/lib/store/store";
+
+const urlState = {
+  from: parseAsString.withDefault("now-6h"),
+  to: parseAsString.withDefault("now"),
+  cluster: parseAsString,
+  group: parseAsString,
+  kind: parseAsString,
+  namespace: parseAsString,
+};
+
+const WRITER_COLORS = ["#2563eb", "#f59e0b", "#16a34a", "#dc2626", "#7c3aed", "#0891b2"];
+
+export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
+  const [url, setUrl] = useQueryStates(urlState, { history: "push" });
+  const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
+  const filter = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined };
+  const answer = useApi<{ rows: FieldRow[] }>(apiUrl("/api/fields", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }));
+  const rows = answer.data?.data.rows ?? [];
+  const writers = [...new Set(rows.flatMap((r) => r.writers.map((w) => w.writer)))];
+  const colorOf = (writer: string) => WRITER_COLORS[writers.indexOf(writer) % WRITER_COLORS.length];
+  const max = Math.max(1, ...rows.map((r) => r.changes));
+  const scope = [filter.kind ?? "every kind", filter.cluster ? `on ${filter.cluster}` : "", filter.namespace ? `in ${filter.namespace}` : ""].filter(Boolean).join(" ");
+
+  return (
+    <main className="mx-auto max-w-[1600px] space-y-3 p-3">
+      <div className="flex flex-wrap items-center gap-3 text-sm">
+        <h1 className="text-lg font-semibold">Field churn</h1>
+        <span className="text-[var(--muted)]">{scope}</span>
+        <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id })}>
+          ← Objects
+        </Link>
+        <ViewControls snapshot={snapshot} {...controls} />
+      </div>
+      <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
+      <ApiNotices error={answer.error} answer={answer.data} />
+      <section data-testid="fields-table" data-state={answer.isLoading ? "loading" : answer.data ? "ready" : "idle"} className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+        <p className="mb-2 text-xs text-[var(--muted)]">
+          Every changed field path across objects (ignored paths such as resourceVersion and managedFields left out), ranked by how often it changed, with the writers that changed it.
+        </p>
+        <div className="mb-2 flex flex-wrap gap-3 text-xs">
+          {writers.map((w) => (
+            <span key={w} className="flex items-center gap-1">
+              <span className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colorOf(w) }} />
+              {w}
+            </span>
+          ))}
+        </div>
+        <table className="w-full text-sm tabular">
+          <thead className="text-xs text-[var(--muted)]">
+            <tr>
+              <th className="px-2 py-1 text-left font-medium">field</th>
+              <th className="px-2 py-1 text-right font-medium">changes</th>
+              <th className="px-2 py-1 text-right font-medium">objects</th>
+              <th className="w-1/3 px-2 py-1 text-left font-medium">by writer</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.path} data-field={r.path} className="border-t border-[var(--border)]">
+                <td className="px-2 py-1 font-mono text-xs break-all">{r.path}</td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="changes">{formatNumber(r.changes, true)}</td>
+                <td className="px-2 py-1 text-right font-mono">{formatNumber(r.objects, true)}</td>
+                <td className="px-2 py-1">
+                  <div className="flex h-3 overflow-hidden rounded" style={{ width: `${(r.changes / max) * 100}%` }} title={r.writers.map((w) => `${w.writer}: ${w.changes}`).join("\n")}>
+                    {r.writers.map((w) => (
+                      <span key={w.writer} data-writer={w.writer} style={{ width: `${(w.changes / r.changes) * 100}%`, background: colorOf(w.writer) }} />
+                    ))}
+                  </div>
+                  <div className="text-[11px] text-[var(--muted)]">{r.writers.map((w) => `${w.writer} ${formatNumber(w.changes, true)}`).join(" · ")}</div>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {answer.data && rows.length === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No field changes in this range.</p>}
+      </section>
+    </main>
+  );
+}

@@ -1,0 +1,167 @@
+"use client";
+/**
+ * Objects (Q4): which objects are written most in the range, how many writes changed what the
+ * consumer routes on and how many did not, which fields changed and who wrote them.
+ */
+import Link from "next/link";
+import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
+import { useElementWidth } from "@/components/panels/use-element-width";
+import { ApiNotices } from "./api-notices";
+import { RangeStatus } from "@/components/time-range/range-status";
+import { useViewRange } from "@/components/time-range/use-view-range";
+import { ViewControls } from "@/components/time-range/view-controls";
+import { formatNumber } from "@/lib/format/number";
+import type { ObjectsAnswer } from "@/lib/objects/api";
+import { apiUrl, useApi } from "@/lib/query/hooks";
+import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import { CLASS_COLORS, timelineHref } from "./object-link";
+
+const urlState = {
+  from: parseAsString.withDefault("now-6h"),
+  to: parseAsString.withDefault("now"),
+  cluster: parseAsString,
+  group: parseAsString,
+  kind: parseAsString,
+  namespace: parseAsString,
+  class: parseAsString,
+  page: parseAsInteger.withDefault(1),
+};
+
+function Sparkline({ values }: { values: number[] }) {
+  const max = Math.max(1, ...values);
+  const points = values.map((v, i) => `${(i / (values.length - 1)) * 100},${20 - (v / max) * 18}`).join(" ");
+  return (
+    <svg viewBox="0 0 100 20" className="h-5 w-28" preserveAspectRatio="none" aria-hidden>
+      <polyline points={points} fill="none" stroke="var(--accent)" strokeWidth="1.2" vectorEffect="non-scaling-stroke" />
+    </svg>
+  );
+}
+
+export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
+  const [url, setUrl] = useQueryStates(urlState, { history: "push" });
+  const [mainRef] = useElementWidth<HTMLElement>();
+  const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to, page: 1 }));
+  const filter = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined, class: url.class ?? undefined };
+  const answer = useApi<ObjectsAnswer>(apiUrl("/api/objects", { ...filter, from: startMs, to: endMs, page: url.page, pageSize: 50, snapshot: snapshot?.id }));
+  const data = answer.data?.data;
+  const pages = data ? Math.max(1, Math.ceil(data.total / data.pageSize)) : 1;
+  const kindValue = url.kind ? `${url.group ?? ""}/${url.kind}` : "";
+  const select = "rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1";
+
+  return (
+    <main ref={mainRef} className="mx-auto max-w-[1600px] space-y-3 p-3">
+      <div className="flex flex-wrap items-center gap-3 text-sm">
+        <h1 className="text-lg font-semibold">Objects</h1>
+        <select data-testid="cluster-select" className={select} value={url.cluster ?? ""} onChange={(e) => void setUrl({ cluster: e.target.value || null, page: 1 })}>
+          <option value="">All clusters</option>
+          {[...new Set((data?.kinds ?? []).map((k) => k.cluster))].map((c) => (
+            <option key={c}>{c}</option>
+          ))}
+        </select>
+        <select
+          data-testid="kind-select"
+          className={select}
+          value={kindValue}
+          onChange={(e) => {
+            const [group, kind] = e.target.value ? e.target.value.split("/") : [null, null];
+            void setUrl({ group: e.target.value ? group : null, kind: kind || null, page: 1 });
+          }}
+        >
+          <option value="">All kinds</option>
+          {[...new Set((data?.kinds ?? []).map((k) => `${k.group}/${k.kind}`))].map((k) => (
+            <option key={k} value={k}>
+              {k.split("/")[1]} {k.split("/")[0] ? `(${k.split("/")[0]})` : "(core)"}
+            </option>
+          ))}
+        </select>
+        <input
+          data-testid="namespace-input"
+          className={`${select} w-48`}
+          placeholder="namespace"
+          defaultValue={url.namespace ?? ""}
+          onKeyDown={(e) => e.key === "Enter" && void setUrl({ namespace: e.currentTarget.value || null, page: 1 })}
+          onBlur={(e) => void setUrl({ namespace: e.target.value || null, page: 1 })}
+        />
+        <select data-testid="class-select" className={select} value={url.class ?? ""} onChange={(e) => void setUrl({ class: e.target.value || null, page: 1 })}>
+          <option value="">Any class</option>
+          {["routed", "unrouted", "create", "delete"].map((c) => (
+            <option key={c}>{c}</option>
+          ))}
+        </select>
+        <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/fields", { ...filter, class: undefined, from: startMs, to: endMs, snapshot: snapshot?.id })}>
+          Field churn →
+        </Link>
+        <ViewControls snapshot={snapshot} {...controls} />
+      </div>
+      <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
+      <ApiNotices error={answer.error} answer={answer.data} />
+      <section data-testid="objects-table" data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"} className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+        <p className="mb-2 text-xs text-[var(--muted)]">
+          Objects ranked by writes in the range. <span style={{ color: CLASS_COLORS.routed }}>routed</span>: the write changed what the consumer acts on;{" "}
+          <span style={{ color: CLASS_COLORS.unrouted }}>unrouted</span>: something changed, but not that. Wasted = (no-op + unrouted) ÷ writes.
+          {answer.isLoading ? " Loading (the first visit to a snapshot builds its object store, which takes a few seconds)…" : ""}
+        </p>
+        <table className="w-full text-sm tabular">
+          <thead className="text-xs text-[var(--muted)]">
+            <tr>
+              {["object", "kind", "writes", "routed", "unrouted", "create", "delete", "wasted", "top changed fields", "writers", "writes over time"].map((h) => (
+                <th key={h} className={`px-2 py-1 font-medium ${["writes", "routed", "unrouted", "create", "delete", "wasted"].includes(h) ? "text-right" : "text-left"}`}>
+                  {h}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {(data?.rows ?? []).map((row) => (
+              <tr key={`${row.cluster}/${row.group}/${row.kind}/${row.namespace}/${row.name}`} data-object={`${row.cluster}/${row.kind}/${row.namespace}/${row.name}`} className="border-t border-[var(--border)] align-top">
+                <td className="px-2 py-1">
+                  <Link className="text-[var(--accent)] hover:underline" href={timelineHref(row, { from: startMs, to: endMs, snapshot: snapshot?.id })}>
+                    {row.namespace ? `${row.namespace}/` : ""}
+                    {row.name}
+                  </Link>
+                  <div className="text-[11px] text-[var(--muted)]">{row.cluster}</div>
+                </td>
+                <td className="px-2 py-1">{row.kind}</td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="writes">{formatNumber(row.writes, true)}</td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="routed" style={{ color: row.routed ? CLASS_COLORS.routed : undefined }}>{formatNumber(row.routed, true)}</td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="unrouted">{formatNumber(row.unrouted, true)}{row.heartbeat ? <span className="text-[var(--muted)]" title="heartbeat writes (expected churn)"> ({formatNumber(row.heartbeat, true)} hb)</span> : null}</td>
+                <td className="px-2 py-1 text-right font-mono">{formatNumber(row.create, true)}</td>
+                <td className="px-2 py-1 text-right font-mono">{formatNumber(row.delete, true)}</td>
+                <td className="whitespace-nowrap px-2 py-1 text-right font-mono" data-cell="wasted">{(row.wastedRatio * 100).toFixed(1)} %</td>
+                <td className="max-w-[26rem] px-2 py-1 font-mono text-[11px]" data-cell="fields">
+                  {row.topFields.map((f) => (
+                    <div key={f.path} className="truncate" title={f.path}>
+                      {f.path} <span className="text-[var(--muted)]">×{f.changes}</span>
+                    </div>
+                  ))}
+                </td>
+                <td className="px-2 py-1 text-[11px]" data-cell="writers">
+                  {row.writers.map((w) => (
+                    <div key={w.writer}>
+                      {w.writer} <span className="text-[var(--muted)]">{w.writes}</span>
+                    </div>
+                  ))}
+                </td>
+                <td className="px-2 py-1">
+                  <Sparkline values={row.sparkline} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+        {data && data.rows.length === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No object writes in this range.</p>}
+        <div className="mt-2 flex items-center gap-2 text-xs">
+          <button type="button" className="rounded border border-[var(--border)] px-2 py-0.5 disabled:opacity-40" disabled={url.page <= 1} onClick={() => void setUrl({ page: url.page - 1 })}>
+            ← previous
+          </button>
+          <span data-testid="page-status">
+            page {url.page} of {pages} · {data ? formatNumber(data.total, true) : "…"} objects
+          </span>
+          <button type="button" className="rounded border border-[var(--border)] px-2 py-0.5 disabled:opacity-40" disabled={url.page >= pages} onClick={() => void setUrl({ page: url.page + 1 })}>
+            next →
+          </button>
+        </div>
+      </section>
+    </main>
+  );
+}

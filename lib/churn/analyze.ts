@@ -1,0 +1,114 @@
+/**
+ * The recorder's pure core: given an object's previous and new version, say what changed (after
+ * the profile's normalisation), whether it changed what the consumer routes on, and who wrote it
+ * (from managedFields). Used for watch events and for the replay alike.
+ */
+import { JSONPath } from "jsonpath-plus";
+import { diffObjects, type FieldChange } from "./diff";
+import { sortedJson, type Json } from "./json";
+import { ownsPath } from "./paths";
+import type { Profile } from "./profiles";
+
+export type WriteClass = "create" | "delete" | "routed" | "unrouted";
+
+export interface Analysis {
+  cls: WriteClass;
+  changes: FieldChange[];
+  writer: string;
+  /** every change is an expected heartbeat field (e.g. a Lease's renewTime) */
+  heartbeat: boolean;
+  /** the routed projection after the write (before it, for a delete) */
+  projection: Record<string, string>;
+}
+
+type Obj = { [key: string]: Json };
+
+function query(path: string, json: Json): Json[] {
+  return JSONPath({ path, json: json as object, eval: "safe", wrap: true }) as Json[];
+}
+
+/** A copy with ignored paths removed and unordered lists sorted, so neither shows up as a change. */
+export function normalise(profile: Profile, obj: Json | undefined): Json | undefined {
+  if (obj === undefined || obj === null) return obj;
+  const copy = structuredClone(obj);
+  for (const path of profile.ignore) {
+    const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all" }) as { parent: Obj | Json[]; parentProperty: string | number }[];
+    // Deepest first, and list items from the end, so removals do not shift later pointers.
+    for (const p of pointers.reverse()) {
+      if (Array.isArray(p.parent)) p.parent.splice(Number(p.parentProperty), 1);
+      else if (p.parent && typeof p.parent === "object") delete (p.parent as Obj)[p.parentProperty as string];
+    }
+  }
+  for (const path of profile.unordered) {
+    for (const list of query(path, copy)) if (Array.isArray(list)) list.sort((a, b) => sortedJson(a).localeCompare(sortedJson(b)));
+  }
+  return copy;
+}
+
+/** The routed projection, read from the annotation's JSON when present and parsable (else from source.path), as the consumer reads it. */
+export function project(profile: Profile, obj: Json | undefined): Record<string, string> {
+  if (obj === undefined || obj === null) return {};
+  let source: Json | undefined;
+  const annotation = profile.source.annotation;
+  const raw = annotation ? ((obj as Obj).metadata as Obj | undefined)?.annotations : undefined;
+  if (annotation && raw && typeof (raw as Obj)[annotation] === "string") {
+    try {
+      source = JSON.parse((raw as Obj)[annotation] as string) as Json;
+    } catch {
+      source = undefined; // unparsable: fall back to the live field, like the consumer
+    }
+  }
+  if (source === undefined) source = query(profile.source.path, obj)[0];
+  const out: Record<string, string> = {};
+  for (const [name, field] of Object.entries(profile.routed)) {
+    const values = source === undefined || source === null ? [] : query(field.path, source);
+    const value = values.length === 0 ? "" : values.length === 1 && typeof values[0] === "string" ? values[0] : sortedJson(values.length === 1 ? values[0] : values);
+    out[name] = field.equals === undefined ? value : String(value === field.equals);
+  }
+  for (const [name, field] of Object.entries(profile.routed)) {
+    if (field.onlyWhen && out[field.onlyWhen.field] !== field.onlyWhen.equals) out[name] = "";
+  }
+  return out;
+}
+
+interface ManagedEntry {
+  manager?: string;
+  time?: string;
+  fieldsV1?: Json;
+}
+
+/** The manager whose managedFields entry this write touched and that owns the changed paths; "unknown" when none does. */
+export function attribute(before: Json | undefined, after: Json | undefined, changes: FieldChange[]): string {
+  const entries = (o: Json | undefined) => (((o as Obj | undefined)?.metadata as Obj | undefined)?.managedFields as ManagedEntry[] | undefined) ?? [];
+  const previous = new Map(entries(before).map((e) => [`${e.manager}`, e.time]));
+  const paths = changes.map((c) => c.path).filter((p) => p !== "");
+  let best: { manager: string; touched: boolean; owned: number; time: string } | undefined;
+  for (const entry of entries(after)) {
+    if (!entry.manager) continue;
+    const owned = paths.filter((p) => ownsPath(entry.fieldsV1, p)).length;
+    const touched = previous.get(entry.manager) !== entry.time;
+    if (owned === 0 && !(touched && paths.length === 0)) continue;
+    const candidate = { manager: entry.manager, touched, owned, time: entry.time ?? "" };
+    const better =
+      !best ||
+      (candidate.touched && !best.touched) ||
+      (candidate.touched === best.touched && (candidate.owned > best.owned || (candidate.owned === best.owned && candidate.time > best.time)));
+    if (better) best = candidate;
+  }
+  return best?.manager ?? "unknown";
+}
+
+export function analyze(profile: Profile, before: Json | undefined, after: Json | undefined): Analysis {
+  if (before === undefined || before === null) {
+    return { cls: "create", changes: [], writer: attribute(undefined, after, []), heartbeat: false, projection: project(profile, after) };
+  }
+  if (after === undefined || after === null) {
+    return { cls: "delete", changes: [], writer: "unknown", heartbeat: false, projection: project(profile, before) };
+  }
+  const changes = diffObjects(normalise(profile, before), normalise(profile, after), []);
+  const was = project(profile, before);
+  const now = project(profile, after);
+  const routed = sortedJson(was) !== sortedJson(now);
+  const heartbeat = changes.length > 0 && changes.every((c) => profile.heartbeat.includes(c.path));
+  return { cls: routed ? "routed" : "unrouted", changes, writer: attribute(before, after, changes), heartbeat, projection: now };
+}

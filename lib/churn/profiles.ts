@@ -1,0 +1,128 @@
+/**
+ * Profiles: how to read one kind (DESIGN.md §2). The routed projection is the small set of values a
+ * consumer acts on; ignored paths are dropped before diffing; unordered lists are compared as sets;
+ * heartbeat paths are expected churn. Every path is JSONPath, evaluated by jsonpath-plus in its
+ * safe mode (no JavaScript is run). A profile can read its projection from JSON inside an
+ * annotation, falling back to a path when the annotation is absent or unparsable.
+ */
+import { z } from "zod";
+
+const jsonPath = z.string().min(2).max(500).regex(/^\$/, "expected a JSONPath starting with $");
+
+export const profileSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9-]+$/, "expected lower-case letters, digits and -"),
+    group: z.string(),
+    version: z.string().min(1),
+    resource: z.string().min(1),
+    kind: z.string().min(1),
+    /** clusters to watch it on; empty = every cluster */
+    clusters: z.array(z.string()).default([]),
+    /** where the routed projection reads from: JSON in this annotation, else `path` (as the consumer does) */
+    source: z.object({ annotation: z.string().optional(), path: jsonPath.default("$") }).strict().default({ path: "$" }),
+    /**
+     * name → JSONPath (relative to the source). `equals` turns the value into "true"/"false" (is it exactly
+     * this?); `onlyWhen` keeps a value only while another projected value equals something, else "".
+     */
+    routed: z.record(
+      z.string(),
+      z.object({ path: jsonPath, equals: z.string().optional(), onlyWhen: z.object({ field: z.string(), equals: z.string() }).strict().optional() }).strict(),
+    ),
+    ignore: z.array(jsonPath).default([]),
+    unordered: z.array(jsonPath).default([]),
+    heartbeat: z.array(z.string()).default([]),
+    description: z.string().optional(),
+  })
+  .strict();
+
+export type Profile = z.infer<typeof profileSchema>;
+
+const ALWAYS_IGNORED = ["$.metadata.resourceVersion", "$.metadata.managedFields", "$.metadata.generation"];
+// NSO's connectorStatusLiveness: online = IsStatusConditionTrue(Ready); nodeId only while online. (NSO also requires
+// connectionDetails.type == PublicKey for the id; every Connector has that type, the only one the CRD allows.)
+const connectorOnline = {
+  online: { path: "$.conditions[?(@.type==='Ready')].status", equals: "True" },
+  nodeId: { path: "$.connectionDetails.publicKey.id", onlyWhen: { field: "online", equals: "true" } },
+};
+
+/** Shipped defaults (domain.md §3, §5, §7). */
+export const DEFAULT_PROFILES: Profile[] = [
+  {
+    name: "connector-project",
+    group: "networking.datumapis.com",
+    version: "v1alpha1",
+    resource: "connectors",
+    kind: "Connector",
+    clusters: [],
+    description: "Project-side Connector: the edge routes on Ready and the public key id (only while Ready).",
+    source: { path: "$.status" },
+    routed: connectorOnline,
+    ignore: ALWAYS_IGNORED,
+    unordered: [],
+    heartbeat: [],
+  },
+  {
+    name: "connector-hub",
+    group: "networking.datumapis.com",
+    version: "v1alpha1",
+    resource: "connectors",
+    kind: "Connector",
+    clusters: [],
+    description: "Hub copy: the edge parses the upstream-status annotation and falls back to .status, exactly like NSO's connectorLiveness.",
+    source: { annotation: "networking.datumapis.com/upstream-status", path: "$.status" },
+    routed: connectorOnline,
+    ignore: ALWAYS_IGNORED,
+    unordered: [],
+    heartbeat: [],
+  },
+  {
+    name: "httproute",
+    group: "gateway.networking.k8s.io",
+    version: "v1",
+    resource: "httproutes",
+    kind: "HTTPRoute",
+    clusters: [],
+    description: "Routed: hostnames, rules, parentRefs. status.parents is compared without lastTransitionTime and without entry order (Linkerd's rule).",
+    source: { path: "$.spec" },
+    routed: { hostnames: { path: "$.hostnames" }, rules: { path: "$.rules" }, parentRefs: { path: "$.parentRefs" } },
+    ignore: [...ALWAYS_IGNORED, "$.status.parents[*].conditions[*].lastTransitionTime"],
+    unordered: ["$.status.parents"],
+    heartbeat: [],
+  },
+  {
+    name: "lease",
+    group: "coordination.k8s.io",
+    version: "v1",
+    resource: "leases",
+    kind: "Lease",
+    clusters: [],
+    description: "Heartbeats: spec.renewTime is expected churn and is shown apart from other changes.",
+    source: { path: "$.spec" },
+    routed: { holder: { path: "$.holderIdentity" } },
+    ignore: ALWAYS_IGNORED,
+    unordered: [],
+    heartbeat: ["spec.renewTime"],
+  },
+  {
+    name: "gatewaypoolnode",
+    group: "net.unbounded-cloud.io",
+    version: "v1alpha1",
+    resource: "gatewaypoolnodes",
+    kind: "GatewayPoolNode",
+    clusters: [],
+    description: "status.lastUpdated is a heartbeat; spec and status.routes are what nodes act on.",
+    source: { path: "$" },
+    routed: { spec: { path: "$.spec" }, routes: { path: "$.status.routes" } },
+    ignore: ALWAYS_IGNORED,
+    unordered: [],
+    heartbeat: ["status.lastUpdated"],
+  },
+];
+
+/** The profile for an object: hub-side Connector copies carry the replicator's upstream labels. */
+export function profileFor(profiles: Profile[], group: string, kind: string, cluster: string, labels?: Record<string, string>): Profile | undefined {
+  const candidates = profiles.filter((p) => p.group === group && p.kind === kind && (p.clusters.length === 0 || p.clusters.includes(cluster)));
+  if (candidates.length <= 1) return candidates[0];
+  const hub = labels?.["meta.datumapis.com/upstream-kind"] !== undefined;
+  return candidates.find((p) => (hub ? p.source.annotation !== undefined : p.source.annotation === undefined)) ?? candidates[0];
+}

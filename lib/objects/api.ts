@@ -1,0 +1,94 @@
+/**
+ * The object-churn JSON API: validated parameters → one store query → domain rows. Snapshot
+ * requests read the snapshot's store; others read the live store.
+ */
+import { z } from "zod";
+import { badRequest } from "../api/envelope";
+import type { ServerContext } from "../server/context";
+import type { ObjectFilter, ObjectKey, ObjectRow, FieldRow, StoredWrite } from "../store/store";
+import { rangeParams } from "../panels/params";
+import { liveStore, snapshotStore } from "./sources";
+
+const name = z.string().max(253);
+const filterSchema = z.object({
+  cluster: name.optional(),
+  group: name.optional(),
+  kind: name.optional(),
+  namespace: name.optional(),
+  class: z.enum(["create", "delete", "routed", "unrouted"]).optional(),
+  from: z.string().max(64).default("now-6h"),
+  to: z.string().max(64).default("now"),
+  page: z.coerce.number().int().min(1).max(100_000).default(1),
+  pageSize: z.coerce.number().int().min(1).max(200).default(50),
+  snapshot: z.string().max(64).optional(),
+});
+
+export interface ObjectsAnswer {
+  total: number;
+  page: number;
+  pageSize: number;
+  startMs: number;
+  endMs: number;
+  rows: ObjectRow[];
+  kinds: { cluster: string; group: string; kind: string }[];
+}
+
+function parse(params: Record<string, string>, maxRangeMs: number) {
+  const cleaned = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== ""));
+  const parsed = filterSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw badRequest(`parameter ${issue.path.join(".") || "?"}: ${issue.message}`);
+  }
+  const p = parsed.data;
+  const { startMs: fromMs, endMs: toMs } = rangeParams(p.from, p.to, Date.now(), maxRangeMs);
+  const filter: ObjectFilter = { cluster: p.cluster, group: p.group, kind: p.kind, namespace: p.namespace, cls: p.class, fromMs, toMs };
+  return { p, filter };
+}
+
+function storeFor(ctx: ServerContext, snapshot: string | undefined) {
+  return snapshot !== undefined ? snapshotStore(ctx, snapshot) : liveStore(ctx);
+}
+
+const NO_RECORDER = "No cluster is recorded: this version of Churnscope has no watch recorder yet, so object writes come from snapshots (open the replay, or a snapshot with object writes).";
+
+export function listObjects(ctx: ServerContext, params: Record<string, string>): { data: ObjectsAnswer; infos: string[] } {
+  const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
+  const store = storeFor(ctx, p.snapshot);
+  const { total, rows } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize);
+  return { data: { total, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() }, infos: p.snapshot === undefined ? [NO_RECORDER] : [] };
+}
+
+export function listFields(ctx: ServerContext, params: Record<string, string>): { data: { startMs: number; endMs: number; rows: FieldRow[] }; infos: string[] } {
+  const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
+  return { data: { startMs: filter.fromMs, endMs: filter.toMs, rows: storeFor(ctx, p.snapshot).fields(filter, 200) }, infos: p.snapshot === undefined ? [NO_RECORDER] : [] };
+}
+
+/** URL segments: the core group is written "core" and a cluster-scoped object's namespace "_". */
+export function keyFromSegments(segments: string[]): ObjectKey {
+  if (segments.length !== 6 || segments[5] !== "writes") {
+    throw badRequest("expected /api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/writes (group core for the core API, namespace _ when cluster-scoped)");
+  }
+  // Next hands catch-all segments over already decoded.
+  const [cluster, group, kind, namespace, objectName] = segments;
+  for (const [label, value] of [["cluster", cluster], ["group", group], ["kind", kind], ["namespace", namespace], ["name", objectName]]) {
+    if (value.length === 0 || value.length > 253) throw badRequest(`path segment ${label}: expected 1–253 characters`);
+  }
+  return { cluster, group: group === "core" ? "" : group, kind, namespace: namespace === "_" ? "" : namespace, name: objectName };
+}
+
+export function objectWrites(
+  ctx: ServerContext,
+  key: ObjectKey,
+  params: Record<string, string>,
+): { data: { key: ObjectKey; startMs: number; endMs: number; initialProjection?: Record<string, string>; writes: (StoredWrite & { seq: number })[]; truncated: boolean }; infos: string[] } {
+  const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
+  const store = storeFor(ctx, p.snapshot);
+  const limit = 5_000;
+  const writes = store.writesOf(key, filter.fromMs, filter.toMs, limit + 1);
+  const initialProjection = store.projectionBefore(key, filter.fromMs);
+  return {
+    data: { key, startMs: filter.fromMs, endMs: filter.toMs, ...(initialProjection ? { initialProjection } : {}), writes: writes.slice(0, limit), truncated: writes.length > limit },
+    infos: writes.length > limit ? [`Showing the first ${limit} writes in this range; narrow the range to see the rest.`] : [],
+  };
+}

@@ -1,0 +1,51 @@
+/**
+ * Where object writes are read from: a snapshot's writes (the replay included), loaded once into a
+ * SQLite store beside the snapshot through the recorder's own core, or the live store the recorder
+ * writes. A store built from an older bundle is rebuilt.
+ */
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ApiFailure } from "../api/envelope";
+import type { ServerContext } from "../server/context";
+import { importObjectWrites } from "../store/import-writes";
+import { WriteStore } from "../store/store";
+
+const STORE_FORMAT = "2";
+const open = new Map<string, WriteStore>();
+
+export function snapshotStore(ctx: ServerContext, id: string): WriteStore {
+  const cached = open.get(id);
+  if (cached) return cached;
+  const snapshot = ctx.snapshots.get(id);
+  if (!snapshot.objectWrites) throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
+  // Rebuilt when the bundle or the profiles change: classification depends on both.
+  const digest = createHash("sha256").update(ctx.snapshots.read(id)).update(STORE_FORMAT).update(JSON.stringify(ctx.config.profiles)).digest("hex").slice(0, 16);
+  const dir = join(ctx.config.dataDir, "snapshots");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${id}.sqlite`);
+  let store = existsSync(path) ? new WriteStore(path) : undefined;
+  if (store && store.getMeta("digest") !== digest) {
+    store.close();
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
+    store = undefined;
+  }
+  if (!store) {
+    store = new WriteStore(path);
+    const count = importObjectWrites(store, snapshot.objectWrites, ctx.config.profiles);
+    store.setMeta("digest", digest);
+    store.setMeta("writes", String(count));
+  }
+  open.set(id, store);
+  return store;
+}
+
+/** The live store: what the watch recorder writes. */
+export function liveStore(ctx: ServerContext): WriteStore {
+  const cached = open.get("");
+  if (cached) return cached;
+  mkdirSync(ctx.config.dataDir, { recursive: true });
+  const store = new WriteStore(join(ctx.config.dataDir, "churnscope.sqlite"));
+  open.set("", store);
+  return store;
+}

@@ -1,0 +1,265 @@
+/**
+ * The object-write store (SQLite via better-sqlite3, WAL): objects, their writes with class, writer,
+ * source and changed fields, a row per changed field for field-churn ranking, the last version of
+ * each object (for the recorder's diffs), and gaps. Queries answer the Objects, Field churn and
+ * timeline views for a time range.
+ */
+import Database from "better-sqlite3";
+import type { FieldChange } from "../churn/diff";
+import type { WriteClass } from "../churn/analyze";
+
+export interface ObjectKey {
+  cluster: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export interface StoredWrite {
+  tsMs: number;
+  cls: WriteClass;
+  writer: string;
+  source: "watch" | "audit" | "replay";
+  heartbeat: boolean;
+  changes: FieldChange[];
+  projection: Record<string, string>;
+  resourceVersion?: string;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS objects (id INTEGER PRIMARY KEY, cluster TEXT NOT NULL, grp TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (cluster, grp, kind, namespace, name));
+CREATE TABLE IF NOT EXISTS writes (id INTEGER PRIMARY KEY, object_id INTEGER NOT NULL REFERENCES objects(id), ts_ms INTEGER NOT NULL, rv TEXT, class TEXT NOT NULL, writer TEXT NOT NULL, source TEXT NOT NULL, heartbeat INTEGER NOT NULL, changes TEXT NOT NULL, projection TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS writes_ts ON writes (ts_ms);
+CREATE INDEX IF NOT EXISTS writes_object_ts ON writes (object_id, ts_ms);
+CREATE TABLE IF NOT EXISTS field_changes (write_id INTEGER NOT NULL, object_id INTEGER NOT NULL, ts_ms INTEGER NOT NULL, path TEXT NOT NULL, writer TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS field_changes_ts ON field_changes (ts_ms, object_id);
+CREATE TABLE IF NOT EXISTS first_seen (object_id INTEGER PRIMARY KEY REFERENCES objects(id), ts_ms INTEGER NOT NULL, projection TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS latest (object_id INTEGER PRIMARY KEY REFERENCES objects(id), rv TEXT, body TEXT);
+CREATE TABLE IF NOT EXISTS gaps (cluster TEXT NOT NULL, profile TEXT NOT NULL, from_ms INTEGER NOT NULL, to_ms INTEGER, reason TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+`;
+
+export interface ObjectFilter {
+  cluster?: string;
+  group?: string;
+  kind?: string;
+  namespace?: string;
+  cls?: WriteClass;
+  fromMs: number;
+  toMs: number;
+}
+
+export interface ObjectRow extends ObjectKey {
+  writes: number;
+  create: number;
+  delete: number;
+  routed: number;
+  unrouted: number;
+  noop: number;
+  heartbeat: number;
+  /** (no-op + unrouted) / all writes */
+  wastedRatio: number;
+  topFields: { path: string; changes: number }[];
+  writers: { writer: string; writes: number }[];
+  /** writes per equal slice of the range */
+  sparkline: number[];
+}
+
+export interface FieldRow {
+  path: string;
+  changes: number;
+  objects: number;
+  writers: { writer: string; changes: number }[];
+}
+
+const SPARK_BUCKETS = 40;
+
+export class WriteStore {
+  readonly db: Database.Database;
+  private readonly objectId: Database.Statement;
+  private readonly insertObject: Database.Statement;
+  private readonly insertWrite: Database.Statement;
+  private readonly insertField: Database.Statement;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.db.exec(SCHEMA);
+    this.objectId = this.db.prepare("SELECT id FROM objects WHERE cluster = ? AND grp = ? AND kind = ? AND namespace = ? AND name = ?");
+    this.insertObject = this.db.prepare("INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?)");
+    this.insertWrite = this.db.prepare(
+      "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    );
+    this.insertField = this.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  idOf(key: ObjectKey): number {
+    const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;
+    if (row) return row.id;
+    return Number(this.insertObject.run(key.cluster, key.group, key.kind, key.namespace, key.name).lastInsertRowid);
+  }
+
+  record(key: ObjectKey, write: StoredWrite): void {
+    const objectId = this.idOf(key);
+    const id = Number(
+      this.insertWrite.run(objectId, write.tsMs, write.resourceVersion ?? null, write.cls, write.writer, write.source, write.heartbeat ? 1 : 0, JSON.stringify(write.changes), JSON.stringify(write.projection))
+        .lastInsertRowid,
+    );
+    for (const change of write.changes) this.insertField.run(id, objectId, write.tsMs, change.path, write.writer);
+  }
+
+  /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */
+  recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>): void {
+    this.db
+      .prepare("INSERT INTO first_seen (object_id, ts_ms, projection) VALUES (?, ?, ?) ON CONFLICT (object_id) DO NOTHING")
+      .run(this.idOf(key), tsMs, JSON.stringify(projection));
+  }
+
+  /** Runs `work` in one transaction (thousands of inserts per second instead of dozens). */
+  batch<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  getMeta(key: string): string | undefined {
+    return (this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined)?.value;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
+  }
+
+  private where(filter: ObjectFilter, alias = "w"): { sql: string; params: (string | number)[] } {
+    const clauses = [`${alias}.ts_ms > ?`, `${alias}.ts_ms <= ?`];
+    const params: (string | number)[] = [filter.fromMs, filter.toMs];
+    for (const [column, value] of [["o.cluster", filter.cluster], ["o.grp", filter.group], ["o.kind", filter.kind], ["o.namespace", filter.namespace]] as const) {
+      if (value !== undefined) {
+        clauses.push(`${column} = ?`);
+        params.push(value);
+      }
+    }
+    return { sql: clauses.join(" AND "), params };
+  }
+
+  /** Objects ranked by writes in (from, to], one page; `cls` keeps objects with at least one write of that class. */
+  objects(filter: ObjectFilter, limit: number, offset: number): { total: number; rows: ObjectRow[] } {
+    const { sql, params } = this.where(filter);
+    const having = filter.cls ? `HAVING SUM(w.class = '${filter.cls}') > 0` : "";
+    const grouped = `SELECT o.id, o.cluster, o.grp, o.kind, o.namespace, o.name, COUNT(*) AS writes,
+        SUM(w.class = 'create') AS c_create, SUM(w.class = 'delete') AS c_delete, SUM(w.class = 'routed') AS c_routed,
+        SUM(w.class = 'unrouted') AS c_unrouted, SUM(w.class = 'no-op') AS c_noop, SUM(w.heartbeat) AS c_heartbeat
+      FROM writes w JOIN objects o ON o.id = w.object_id WHERE ${sql} GROUP BY o.id ${having}`;
+    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM (${grouped})`).get(...params) as { n: number }).n;
+    const page = this.db.prepare(`${grouped} ORDER BY writes DESC, o.namespace, o.name LIMIT ? OFFSET ?`).all(...params, limit, offset) as Record<string, number | string>[];
+    const ids = page.map((r) => r.id as number);
+    const fields = this.perObject(ids, filter, "SELECT object_id AS id, path AS k, COUNT(*) AS n FROM field_changes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ORDER BY n DESC");
+    const writers = this.perObject(ids, filter, "SELECT object_id AS id, writer AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ORDER BY n DESC");
+    const span = Math.max(1, filter.toMs - filter.fromMs);
+    const spark = this.perObject(
+      ids,
+      filter,
+      `SELECT object_id AS id, CAST(MIN(${SPARK_BUCKETS - 1}, (ts_ms - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}) AS TEXT) AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
+    );
+    const rows = page.map((r): ObjectRow => {
+      const id = r.id as number;
+      const writes = r.writes as number;
+      const sparkline = new Array<number>(SPARK_BUCKETS).fill(0);
+      for (const { k, n } of spark.get(id) ?? []) sparkline[Number(k)] = n;
+      return {
+        cluster: r.cluster as string,
+        group: r.grp as string,
+        kind: r.kind as string,
+        namespace: r.namespace as string,
+        name: r.name as string,
+        writes,
+        create: r.c_create as number,
+        delete: r.c_delete as number,
+        routed: r.c_routed as number,
+        unrouted: r.c_unrouted as number,
+        noop: r.c_noop as number,
+        heartbeat: r.c_heartbeat as number,
+        wastedRatio: ((r.c_noop as number) + (r.c_unrouted as number)) / writes,
+        topFields: (fields.get(id) ?? []).slice(0, 3).map(({ k, n }) => ({ path: k, changes: n })),
+        writers: (writers.get(id) ?? []).map(({ k, n }) => ({ writer: k, writes: n })),
+        sparkline,
+      };
+    });
+    return { total, rows };
+  }
+
+  private perObject(ids: number[], filter: ObjectFilter, sql: string): Map<number, { k: string; n: number }[]> {
+    const out = new Map<number, { k: string; n: number }[]>();
+    if (ids.length === 0) return out;
+    const rows = this.db.prepare(sql.replace("%", ids.map(() => "?").join(","))).all(...ids, filter.fromMs, filter.toMs) as { id: number; k: string; n: number }[];
+    for (const row of rows) {
+      const list = out.get(row.id) ?? [];
+      list.push({ k: row.k, n: row.n });
+      out.set(row.id, list);
+    }
+    return out;
+  }
+
+  /** Every cluster/group/kind the store has objects of (for the filters). */
+  kinds(): { cluster: string; group: string; kind: string }[] {
+    return this.db.prepare("SELECT DISTINCT cluster, grp AS \"group\", kind FROM objects ORDER BY cluster, grp, kind").all() as { cluster: string; group: string; kind: string }[];
+  }
+
+  /** Changed paths across objects, ranked by changes, split by writer. */
+  fields(filter: ObjectFilter, limit: number): FieldRow[] {
+    const { sql, params } = this.where(filter, "f");
+    const rows = this.db
+      .prepare(`SELECT f.path, f.writer, COUNT(*) AS n, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path, f.writer`)
+      .all(...params) as { path: string; writer: string; n: number; objects: number }[];
+    const objects = new Map(
+      (this.db.prepare(`SELECT f.path, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path`).all(...params) as { path: string; objects: number }[]).map((r) => [
+        r.path,
+        r.objects,
+      ]),
+    );
+    const byPath = new Map<string, FieldRow>();
+    for (const r of rows) {
+      const row = byPath.get(r.path) ?? { path: r.path, changes: 0, objects: objects.get(r.path) ?? 0, writers: [] };
+      row.changes += r.n;
+      row.writers.push({ writer: r.writer, changes: r.n });
+      byPath.set(r.path, row);
+    }
+    return [...byPath.values()]
+      .map((r) => ({ ...r, writers: r.writers.sort((a, b) => b.changes - a.changes) }))
+      .sort((a, b) => b.changes - a.changes || a.path.localeCompare(b.path))
+      .slice(0, limit);
+  }
+
+  /** One object's writes in (from, to], oldest first. */
+  writesOf(key: ObjectKey, fromMs: number, toMs: number, limit: number): (StoredWrite & { seq: number })[] {
+    const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;
+    if (!row) return [];
+    const rows = this.db
+      .prepare("SELECT id, ts_ms, rv, class, writer, source, heartbeat, changes, projection FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?")
+      .all(row.id, fromMs, toMs, limit) as Record<string, string | number | null>[];
+    return rows.map((r) => ({
+      seq: r.id as number,
+      tsMs: r.ts_ms as number,
+      ...(r.rv ? { resourceVersion: r.rv as string } : {}),
+      cls: r.class as WriteClass,
+      writer: r.writer as string,
+      source: r.source as StoredWrite["source"],
+      heartbeat: r.heartbeat === 1,
+      changes: JSON.parse(r.changes as string) as FieldChange[],
+      projection: JSON.parse(r.projection as string) as Record<string, string>,
+    }));
+  }
+
+  /** The projection just before `fromMs` (the state band's starting value). */
+  projectionBefore(key: ObjectKey, fromMs: number): Record<string, string> | undefined {
+    const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;
+    if (!row) return undefined;
+    const hit = (this.db.prepare("SELECT projection FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms DESC, id DESC LIMIT 1").get(row.id, fromMs) ??
+      this.db.prepare("SELECT projection FROM first_seen WHERE object_id = ? AND ts_ms <= ?").get(row.id, fromMs)) as { projection: string } | undefined;
+    return hit ? (JSON.parse(hit.projection) as Record<string, string>) : undefined;
+  }
+}

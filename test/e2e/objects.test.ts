@@ -1,0 +1,61 @@
+/**
+ * Object churn on the replay in Debian's Chromium: the Objects ranking leads to
+ * demos-md21mk/datum-connect-bpb8q, whose timeline shows its writes, its one routed flip and a diff
+ * naming the field and the writer; Field churn names the modelled churning fields and their writers.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { NAMED } from "@/lib/demo/params";
+import { fieldTruth } from "@/lib/demo/truth";
+import { ARTIFACTS } from "../helpers/browser";
+import { useReplayApp } from "../helpers/replay-app";
+
+const h = useReplayApp();
+
+describe("object churn views on the replay in Chromium", () => {
+  it("ranks Connectors, opens bpb8q's timeline and shows a write's diff", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${h.app.url}/objects`);
+    await page.waitForURL((url) => url.searchParams.get("snapshot") === "replay" && url.searchParams.get("kind") === "Connector");
+    await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object]', { timeout: 60_000 });
+    const first = page.locator('[data-testid="objects-table"] tr[data-object]').first();
+    await expect(first.getAttribute("data-object")).resolves.toBe(`milo/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`);
+    await expect(first.locator('[data-cell="fields"]').textContent()).resolves.toContain("status.conditions[type=Ready].message");
+    await page.screenshot({ path: join(ARTIFACTS, "objects.png"), fullPage: true });
+
+    await first.locator("a").first().click();
+    await page.waitForURL((url) => url.pathname === `/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`);
+    await page.waitForSelector('[data-testid="timeline"][data-state="ready"] rect[data-write]');
+    const index = h.replay.sink.objects.findIndex((o) => o.cluster === "milo" && o.kind === "Connector" && o.name === NAMED.flipsThenFlaps);
+    const truth = h.replay.sink.writes.filter((w) => w.objectIndex === index);
+    expect(await page.locator("rect[data-write]").count()).toBe(truth.length);
+    expect(await page.locator('rect[data-write][data-class="routed"]').count()).toBe(truth.filter((w) => w.cls === "routed").length);
+    expect(await page.$$eval("[data-band]", (els) => els.map((e) => e.getAttribute("data-band")))).toEqual(expect.arrayContaining([expect.stringMatching(/^online=true nodeId=/), "online=false nodeId=—"]));
+
+    // Click the lanes at an unrouted write's position: the view picks the nearest write there.
+    const tick = (await page.locator('rect[data-write][data-class="unrouted"]').nth(40).boundingBox())!;
+    await page.mouse.click(tick.x + tick.width / 2, tick.y + tick.height / 2);
+    await page.waitForSelector('[data-testid="diff"] tr[data-change]');
+    const writer = await page.textContent('[data-testid="diff-writer"]');
+    expect(["network-services-operator", "datum-connect"]).toContain(writer);
+    await expect(page.textContent('[data-testid="diff-class"]')).resolves.toBe("unrouted");
+    await page.screenshot({ path: join(ARTIFACTS, "object-timeline.png"), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("names the churning fields and their writers", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const { startMs, endMs } = h.replay.params;
+    await page.goto(`${h.app.url}/fields?snapshot=replay&from=${startMs}&to=${endMs}&cluster=milo&group=networking.datumapis.com&kind=Connector`);
+    await page.waitForSelector('[data-testid="fields-table"][data-state="ready"] tr[data-field]', { timeout: 60_000 });
+    const truth = fieldTruth(h.replay).filter((f) => f.cluster === "milo" && f.kind === "Connector");
+    const shown = await page.$$eval("tr[data-field]", (rows) => rows.slice(0, 2).map((r) => [r.getAttribute("data-field"), [...r.querySelectorAll("[data-writer]")].map((w) => w.getAttribute("data-writer"))]));
+    expect(shown).toEqual(truth.slice(0, 2).map((f) => [f.path, Object.keys(f.writers)]));
+    expect(shown[0][0]).toBe("status.conditions[type=Ready].message");
+    await page.screenshot({ path: join(ARTIFACTS, "field-churn.png"), fullPage: true });
+    await page.close();
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * The object-churn API on the replay: the replay's object writes go through the recorder's core into
+ * SQLite, and the ranking, class counts, field churn and per-object writes equal the generator's own
+ * account of what it wrote and why.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NAMED } from "@/lib/demo/params";
+import { generateReplay, type Replay } from "@/lib/demo/replay";
+import { fieldTruth, objectTruth } from "@/lib/demo/truth";
+import { startApp, type TestApp } from "../helpers/app";
+
+let replay: Replay;
+let app: TestApp;
+let range: string;
+
+beforeAll(async () => {
+  replay = generateReplay();
+  app = await startApp({});
+  range = `from=${replay.params.startMs}&to=${replay.params.endMs}&snapshot=replay`;
+}, 120_000);
+afterAll(async () => {
+  await app?.stop();
+});
+
+async function get(path: string) {
+  const res = await fetch(`${app.url}${path}`);
+  const body = await res.json();
+  return { status: res.status, body };
+}
+
+describe("object churn API on the replay", () => {
+  it("ranks Connectors by writes with the generator's class counts, top fields and writers", async () => {
+    const { status, body } = await get(`/api/objects?${range}&cluster=milo&group=networking.datumapis.com&kind=Connector&pageSize=200`);
+    expect(status).toBe(200);
+    const truth = objectTruth(replay).filter((o) => o.cluster === "milo" && o.kind === "Connector" && o.writes > 0);
+    expect(body.data.total).toBe(truth.length);
+    expect(body.data.rows[0]).toMatchObject({ namespace: NAMED.project, name: NAMED.flipsThenFlaps, group: "networking.datumapis.com" });
+    for (const row of body.data.rows) {
+      const t = truth.find((o) => o.namespace === row.namespace && o.name === row.name)!;
+      expect({ writes: row.writes, create: row.create, delete: row.delete, routed: row.routed, unrouted: row.unrouted, noop: row.noop }, row.name).toEqual({ writes: t.writes, ...t.byClass, noop: 0 });
+    }
+    expect(body.data.rows[0].topFields[0].path).toBe("status.conditions[type=Ready].message");
+    expect(body.data.rows[0].writers.map((w: { writer: string }) => w.writer).sort()).toEqual(["datum-connect", "network-services-operator"]);
+  });
+
+  it("names the churning fields and their writers, per cluster, as the generator changed them", async () => {
+    for (const cluster of ["milo", "hub"]) {
+      const { body } = await get(`/api/fields?${range}&cluster=${cluster}&kind=Connector`);
+      const truth = fieldTruth(replay).filter((f) => f.cluster === cluster && f.kind === "Connector");
+      const shown = new Map(body.data.rows.map((r: { path: string; changes: number; writers: { writer: string; changes: number }[] }) => [r.path, r]));
+      for (const t of truth) {
+        const row = shown.get(t.path) as { changes: number; writers: { writer: string; changes: number }[] } | undefined;
+        expect(row?.changes, `${cluster} ${t.path}`).toBe(t.changes);
+        expect(Object.fromEntries(row!.writers.map((w) => [w.writer, w.changes]))).toEqual(t.writers);
+      }
+      expect(body.data.rows.length).toBe(truth.length);
+    }
+  });
+
+  it("lists one object's writes with class, writer, source and changes", async () => {
+    const { status, body } = await get(`/api/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}/writes?${range}`);
+    expect(status).toBe(200);
+    const index = replay.sink.objects.findIndex((o) => o.cluster === "milo" && o.kind === "Connector" && o.name === NAMED.flipsThenFlaps);
+    const truth = replay.sink.writes.filter((w) => w.objectIndex === index);
+    expect(body.data.writes.map((w: { tsMs: number; cls: string; writer: string }) => [w.tsMs, w.cls, w.writer])).toEqual(truth.map((w) => [w.timeMs, w.cls, w.manager]));
+    expect(new Set(body.data.writes.map((w: { source: string }) => w.source))).toEqual(new Set(["replay"]));
+    const flip = body.data.writes.find((w: { cls: string }) => w.cls === "routed");
+    expect(flip.projection).toEqual({ online: "false", nodeId: "" });
+    expect(body.data.initialProjection).toEqual({ online: "true", nodeId: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  });
+
+  it("answers bad parameters with 400 and a message, never a 500", async () => {
+    for (const path of [
+      `/api/objects?${range}&class=sometimes`,
+      `/api/objects?${range}&page=0`,
+      `/api/objects?from=now&to=now-1h&snapshot=replay`,
+      `/api/objects/milo/x/writes?${range}`,
+      `/api/fields?from=yesterday&snapshot=replay`,
+      `/api/objects?${range.replace("snapshot=replay", "snapshot=../../etc")}`,
+    ]) {
+      const { status, body } = await get(path);
+      expect(status, path).toBe(400);
+      expect(body.error, path).toMatch(/\w/);
+    }
+    const live = await get(`/api/objects?from=now-1h&to=now`);
+    expect(live.status).toBe(200);
+    expect(live.body.infos[0]).toMatch(/no watch recorder yet/);
+  });
+});
