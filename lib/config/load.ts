@@ -34,6 +34,8 @@ export interface AppConfig {
   apiservers: { project: string[]; hub: string[] };
   siteLabel: string;
   rebuilds: { profile: "auto" | RebuildProfileId; upstreamResource: string };
+  clusters: { name: string; context?: string; kubeconfig?: string; inCluster: boolean }[];
+  recorder: { retentionDays: number; metricsPort: number };
   /** the shipped profiles with the configured ones merged in by name */
   profiles: Profile[];
   server: { port: number; host: string };
@@ -151,6 +153,8 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     apiservers: file.apiservers,
     siteLabel: file.siteLabel,
     rebuilds: file.rebuilds,
+    clusters: file.clusters,
+    recorder: file.recorder,
     profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,
     dataDir: resolve(cwd, file.dataDir),

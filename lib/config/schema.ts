@@ -38,6 +38,29 @@ export const configSchema = z
       .strict()
       .default({ project: [], hub: [] }),
     siteLabel: z.string().regex(LABEL_NAME, "expected a Prometheus label name").default("cluster"),
+    /** clusters the recorder lists and watches; none = the kubeconfig's current context (or in-cluster), if any */
+    clusters: z
+      .array(
+        z
+          .object({
+            name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "expected a DNS-style name"),
+            /** a kubeconfig context; the kubeconfig is $KUBECONFIG or ~/.kube/config unless `kubeconfig` is set */
+            context: z.string().optional(),
+            kubeconfig: z.string().optional(),
+            /** use the pod's service account */
+            inCluster: z.boolean().default(false),
+          })
+          .strict(),
+      )
+      .default([]),
+    recorder: z
+      .object({
+        retentionDays: z.number().positive().max(3650).default(14),
+        /** where `npm run recorder` serves /metrics */
+        metricsPort: z.number().int().min(1).max(65535).default(9464),
+      })
+      .strict()
+      .default({ retentionDays: 14, metricsPort: 9464 }),
     /** object profiles beside the shipped ones; one with a shipped profile's name replaces it */
     profiles: z.array(profileSchema).default([]),
     rebuilds: z

@@ -7,6 +7,7 @@ import { badRequest } from "../api/envelope";
 import type { ServerContext } from "../server/context";
 import type { ObjectFilter, ObjectKey, ObjectRow, FieldRow, StoredWrite } from "../store/store";
 import { rangeParams } from "../panels/params";
+import { runningRecorder } from "../server/recording";
 import { liveStore, snapshotStore } from "./sources";
 
 const name = z.string().max(253);
@@ -50,18 +51,30 @@ function storeFor(ctx: ServerContext, snapshot: string | undefined) {
   return snapshot !== undefined ? snapshotStore(ctx, snapshot) : liveStore(ctx);
 }
 
-const NO_RECORDER = "No cluster is recorded: this version of Churnscope has no watch recorder yet, so object writes come from snapshots (open the replay, or a snapshot with object writes).";
+const NO_RECORDER =
+  "No cluster is being recorded by this dashboard: list clusters under `clusters:` in the configuration or set KUBECONFIG, or run `npm run recorder` with the same data dir. Snapshots with object writes (the replay) open without one.";
 
-export function listObjects(ctx: ServerContext, params: Record<string, string>): { data: ObjectsAnswer; infos: string[] } {
+/** What a live answer should say about its source: no recorder at all, or the periods it could not observe. */
+function liveNotes(ctx: ServerContext, filter: ObjectFilter): { warnings: string[]; infos: string[] } {
+  const store = liveStore(ctx);
+  const gaps = store.gaps(filter.fromMs, filter.toMs).map(
+    (g) => `Not observed on ${g.cluster} (${g.profile}) from ${new Date(g.fromMs).toISOString()} to ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}.`,
+  );
+  // A recorder runs here, or ran (perhaps as `npm run recorder`) into this data dir.
+  const recording = runningRecorder() !== null || store.kinds().length > 0;
+  return { warnings: gaps, infos: recording ? [] : [NO_RECORDER] };
+}
+
+export function listObjects(ctx: ServerContext, params: Record<string, string>): { data: ObjectsAnswer; warnings?: string[]; infos?: string[] } {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = storeFor(ctx, p.snapshot);
   const { total, rows } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize);
-  return { data: { total, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() }, infos: p.snapshot === undefined ? [NO_RECORDER] : [] };
+  return { data: { total, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() }, ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}) };
 }
 
-export function listFields(ctx: ServerContext, params: Record<string, string>): { data: { startMs: number; endMs: number; rows: FieldRow[] }; infos: string[] } {
+export function listFields(ctx: ServerContext, params: Record<string, string>): { data: { startMs: number; endMs: number; rows: FieldRow[] }; warnings?: string[]; infos?: string[] } {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
-  return { data: { startMs: filter.fromMs, endMs: filter.toMs, rows: storeFor(ctx, p.snapshot).fields(filter, 200) }, infos: p.snapshot === undefined ? [NO_RECORDER] : [] };
+  return { data: { startMs: filter.fromMs, endMs: filter.toMs, rows: storeFor(ctx, p.snapshot).fields(filter, 200) }, ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}) };
 }
 
 /** URL segments: the core group is written "core" and a cluster-scoped object's namespace "_". */
@@ -81,7 +94,7 @@ export function objectWrites(
   ctx: ServerContext,
   key: ObjectKey,
   params: Record<string, string>,
-): { data: { key: ObjectKey; startMs: number; endMs: number; initialProjection?: Record<string, string>; writes: (StoredWrite & { seq: number })[]; truncated: boolean }; infos: string[] } {
+): { data: { key: ObjectKey; startMs: number; endMs: number; initialProjection?: Record<string, string>; writes: (StoredWrite & { seq: number })[]; truncated: boolean }; warnings: string[]; infos: string[] } {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = storeFor(ctx, p.snapshot);
   const limit = 5_000;
@@ -89,6 +102,7 @@ export function objectWrites(
   const initialProjection = store.projectionBefore(key, filter.fromMs);
   return {
     data: { key, startMs: filter.fromMs, endMs: filter.toMs, ...(initialProjection ? { initialProjection } : {}), writes: writes.slice(0, limit), truncated: writes.length > limit },
+    warnings: p.snapshot === undefined ? liveNotes(ctx, filter).warnings.filter((g) => g.includes(`on ${key.cluster} `)) : [],
     infos: writes.length > limit ? [`Showing the first ${limit} writes in this range; narrow the range to see the rest.`] : [],
   };
 }

@@ -121,6 +121,58 @@ export class WriteStore {
       .run(this.idOf(key), tsMs, JSON.stringify(projection));
   }
 
+  /** The last version the recorder saw of an object (null body: deleted). */
+  latest(key: ObjectKey): { resourceVersion: string; body: string | null } | undefined {
+    const row = this.db.prepare("SELECT l.rv, l.body FROM latest l JOIN objects o ON o.id = l.object_id WHERE o.cluster = ? AND o.grp = ? AND o.kind = ? AND o.namespace = ? AND o.name = ?").get(key.cluster, key.group, key.kind, key.namespace, key.name) as
+      | { rv: string; body: string | null }
+      | undefined;
+    return row ? { resourceVersion: row.rv, body: row.body } : undefined;
+  }
+
+  setLatest(key: ObjectKey, resourceVersion: string, body: string | null): void {
+    this.db.prepare("INSERT INTO latest (object_id, rv, body) VALUES (?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body").run(this.idOf(key), resourceVersion, body);
+  }
+
+  /** Objects of a kind on a cluster that the recorder last saw alive. */
+  liveKeys(cluster: string, group: string, kind: string): ObjectKey[] {
+    return this.db
+      .prepare("SELECT o.cluster, o.grp AS \"group\", o.kind, o.namespace, o.name FROM latest l JOIN objects o ON o.id = l.object_id WHERE o.cluster = ? AND o.grp = ? AND o.kind = ? AND l.body IS NOT NULL")
+      .all(cluster, group, kind) as ObjectKey[];
+  }
+
+  openGap(cluster: string, profile: string, fromMs: number, reason: string): void {
+    const open = this.db.prepare("SELECT 1 FROM gaps WHERE cluster = ? AND profile = ? AND to_ms IS NULL").get(cluster, profile);
+    if (!open) this.db.prepare("INSERT INTO gaps (cluster, profile, from_ms, to_ms, reason) VALUES (?, ?, ?, NULL, ?)").run(cluster, profile, fromMs, reason);
+  }
+
+  closeGap(cluster: string, profile: string, toMs: number): void {
+    this.db.prepare("UPDATE gaps SET to_ms = ? WHERE cluster = ? AND profile = ? AND to_ms IS NULL").run(toMs, cluster, profile);
+  }
+
+  gaps(fromMs: number, toMs: number): { cluster: string; profile: string; fromMs: number; toMs: number | null; reason: string }[] {
+    return (this.db.prepare("SELECT cluster, profile, from_ms, to_ms, reason FROM gaps WHERE from_ms <= ? AND (to_ms IS NULL OR to_ms > ?) ORDER BY from_ms").all(toMs, fromMs) as { cluster: string; profile: string; from_ms: number; to_ms: number | null; reason: string }[]).map((g) => ({
+      cluster: g.cluster,
+      profile: g.profile,
+      fromMs: g.from_ms,
+      toMs: g.to_ms,
+      reason: g.reason,
+    }));
+  }
+
+  /** Drops writes older than `beforeMs` (retention); objects and their last versions stay. */
+  prune(beforeMs: number): number {
+    return this.batch(() => {
+      this.db.prepare("DELETE FROM field_changes WHERE ts_ms < ?").run(beforeMs);
+      return this.db.prepare("DELETE FROM writes WHERE ts_ms < ?").run(beforeMs).changes;
+    });
+  }
+
+  sizeBytes(): number {
+    const pages = this.db.pragma("page_count", { simple: true }) as number;
+    const size = this.db.pragma("page_size", { simple: true }) as number;
+    return pages * size;
+  }
+
   /** Runs `work` in one transaction (thousands of inserts per second instead of dozens). */
   batch<T>(work: () => T): T {
     return this.db.transaction(work)();

@@ -26,7 +26,7 @@ export function writeConfig(yaml: string): string {
 export function startCommand(env: Record<string, string | undefined>): Running {
   const cleanEnv: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   // The outer environment must not leak into a test's configuration.
-  for (const key of ["PROMETHEUS_URL", "CHURNSCOPE_CONFIG", "CHURNSCOPE_DATA_DIR", "PORT"]) delete cleanEnv[key];
+  for (const key of ["PROMETHEUS_URL", "CHURNSCOPE_CONFIG", "CHURNSCOPE_DATA_DIR", "PORT", "KUBECONFIG", "KUBERNETES_SERVICE_HOST"]) delete cleanEnv[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) cleanEnv[key] = value;
   cleanEnv.CHURNSCOPE_DATA_DIR ??= mkdtempSync(join(tmpdir(), "churnscope-data-"));
   return start(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "start.ts")], { cwd: ROOT, env: cleanEnv });

@@ -84,6 +84,6 @@ describe("object churn API on the replay", () => {
     }
     const live = await get(`/api/objects?from=now-1h&to=now`);
     expect(live.status).toBe(200);
-    expect(live.body.infos[0]).toMatch(/no watch recorder yet/);
+    expect(live.body.infos[0]).toMatch(/No cluster is being recorded by this dashboard/);
   });
 });

@@ -1,0 +1,11 @@
+/** Next.js calls register() once when the server starts: begin recording if there is a cluster to record. */
+export async function register() {
+  if (process.env.NEXT_RUNTIME !== "nodejs") return;
+  const { getServerContext } = await import("./lib/server/context");
+  const { ensureRecorder } = await import("./lib/server/recording");
+  try {
+    ensureRecorder(getServerContext());
+  } catch (error) {
+    console.error(`churnscope: the recorder did not start: ${(error as Error).message}`);
+  }
+}

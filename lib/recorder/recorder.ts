@@ -1,0 +1,101 @@
+/**
+ * The recorder: one watcher per (cluster, profile), the store's retention, and its own metrics.
+ * Clusters come from the config; with none listed it records the kubeconfig's current context
+ * (or the pod's service account in a cluster), named after the context, as kubectl would.
+ */
+import { KubeConfig } from "@kubernetes/client-node";
+import type { AppConfig } from "../config/load";
+import type { WriteStore } from "../store/store";
+import type { Profile } from "../churn/profiles";
+import { resourceKey } from "./core";
+import { runWatcher, type WatcherStats } from "./watcher";
+
+export interface RecordedCluster {
+  name: string;
+  kc: KubeConfig;
+}
+
+/** The clusters to record, or none when neither the config nor the environment names one. */
+export function clustersToRecord(config: AppConfig, env: Record<string, string | undefined> = process.env): RecordedCluster[] {
+  if (config.clusters.length > 0) {
+    return config.clusters.map((c) => {
+      const kc = new KubeConfig();
+      if (c.inCluster) kc.loadFromCluster();
+      else if (c.kubeconfig) kc.loadFromFile(c.kubeconfig);
+      else kc.loadFromDefault();
+      if (c.context) kc.setCurrentContext(c.context);
+      return { name: c.name, kc };
+    });
+  }
+  if (env.KUBECONFIG) {
+    const kc = new KubeConfig();
+    kc.loadFromDefault();
+    return kc.getCurrentContext() ? [{ name: kc.getCurrentContext(), kc }] : [];
+  }
+  if (env.KUBERNETES_SERVICE_HOST) {
+    const kc = new KubeConfig();
+    kc.loadFromCluster();
+    return [{ name: "in-cluster", kc }];
+  }
+  return [];
+}
+
+export interface Recorder {
+  stop(): Promise<void>;
+  stats(): { cluster: string; resource: string; stats: WatcherStats }[];
+}
+
+export function startRecorder(config: AppConfig, store: WriteStore, clusters: RecordedCluster[], log: (line: string) => void = console.log): Recorder {
+  const controller = new AbortController();
+  const watchers: { cluster: string; resource: string; stats: WatcherStats; done: Promise<void> }[] = [];
+  for (const cluster of clusters) {
+    // One watch per resource, however many profiles read it.
+    const byResource = new Map<string, Profile[]>();
+    for (const profile of config.profiles.filter((p) => p.clusters.length === 0 || p.clusters.includes(cluster.name))) {
+      byResource.set(resourceKey(profile), [...(byResource.get(resourceKey(profile)) ?? []), profile]);
+    }
+    for (const [resource, profiles] of byResource) {
+      const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, lastEventMs: 0, state: "starting" };
+      const done = runWatcher({ kc: cluster.kc, store, cluster: cluster.name, profiles }, controller.signal, stats).then(() => {
+        if (stats.state === "unserved") log(`recorder: ${cluster.name}: ${resource}: ${stats.error}; not recorded`);
+      });
+      watchers.push({ cluster: cluster.name, resource, stats, done });
+    }
+  }
+  const retentionMs = config.recorder.retentionDays * 86_400_000;
+  const prune = () => store.prune(Date.now() - retentionMs);
+  prune();
+  const timer = setInterval(prune, 3_600_000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      controller.abort();
+      await Promise.all(watchers.map((w) => w.done));
+    },
+    stats: () => watchers.map(({ cluster, resource, stats }) => ({ cluster, resource, stats })),
+  };
+}
+
+/** Prometheus text for the recorder's own health. */
+export function recorderMetrics(recorder: Recorder, store: WriteStore, nowMs = Date.now()): string {
+  const lines: string[] = [];
+  const family = (name: string, type: string, help: string, rows: [Record<string, string>, number][]) => {
+    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
+    for (const [labels, value] of rows) {
+      const text = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",");
+      lines.push(`${name}{${text}} ${value}`);
+    }
+  };
+  const stats = recorder.stats();
+  const per = (pick: (s: WatcherStats) => number) => stats.map(({ cluster, resource, stats: s }): [Record<string, string>, number] => [{ cluster, resource }, pick(s)]);
+  family("churnscope_recorder_events_total", "counter", "Watch events received (bookmarks included).", per((s) => s.events));
+  family("churnscope_recorder_versions_stored_total", "counter", "New object versions diffed, classified and stored.", per((s) => s.stored));
+  family("churnscope_recorder_relists_total", "counter", "Full lists (the first one, and each after 410 Gone).", per((s) => s.relists));
+  family("churnscope_recorder_reconnects_total", "counter", "Watches reopened after a disconnect or a server timeout.", per((s) => s.reconnects));
+  family("churnscope_recorder_lag_seconds", "gauge", "Seconds since the last watch event or bookmark.", per((s) => (s.lastEventMs ? (nowMs - s.lastEventMs) / 1000 : -1)));
+  family("churnscope_recorder_watching", "gauge", "1 while the watch is open.", per((s) => (s.state === "watching" ? 1 : 0)));
+  family("churnscope_recorder_open_gaps", "gauge", "Periods the recorder could not observe that are still open.", [[{}, store.gaps(0, nowMs + 1).filter((g) => g.toMs === null).length]]);
+  family("churnscope_store_bytes", "gauge", "Size of the SQLite store.", [[{}, store.sizeBytes()]]);
+  return `${lines.join("\n")}\n`;
+}

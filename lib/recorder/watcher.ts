@@ -1,0 +1,141 @@
+/**
+ * The recorder's I/O shell for one profile on one cluster: list, then watch with bookmarks from the
+ * list's resourceVersion; on a dropped connection resume from the last version seen (with backoff),
+ * on 410 Gone relist and reconcile. Every period it could not observe is stored as a gap. It only
+ * ever lists and watches.
+ */
+import { HttpMethod, RequestContext, Watch, type KubeConfig } from "@kubernetes/client-node";
+import { fetch } from "undici";
+import type { Profile } from "../churn/profiles";
+import type { WriteStore } from "../store/store";
+import { ProfileRecorder, resourceKey, type KubeObject } from "./core";
+
+export interface WatcherStats {
+  events: number;
+  stored: number;
+  relists: number;
+  reconnects: number;
+  /** when the last event or bookmark arrived */
+  lastEventMs: number;
+  state: "starting" | "watching" | "backoff" | "stopped" | "unserved";
+  error?: string;
+}
+
+export function resourcePath(profile: Profile): string {
+  return profile.group === "" ? `/api/${profile.version}/${profile.resource}` : `/apis/${profile.group}/${profile.version}/${profile.resource}`;
+}
+
+class Gone extends Error {}
+
+async function list(kc: KubeConfig, path: string, signal: AbortSignal): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error("the kubeconfig has no current cluster");
+  const items: KubeObject[] = [];
+  let continueToken: string | undefined;
+  let resourceVersion = "";
+  do {
+    const url = new URL(cluster.server + path);
+    url.searchParams.set("limit", "500");
+    if (continueToken) url.searchParams.set("continue", continueToken);
+    const ctx = new RequestContext(url.toString(), HttpMethod.GET);
+    await kc.applySecurityAuthentication(ctx);
+    const response = await fetch(url, { headers: ctx.getHeaders(), dispatcher: ctx.getDispatcher(), signal });
+    if (response.status === 410) throw new Gone("list continue token expired");
+    if (response.status === 404) throw Object.assign(new Error(`${path} is not served (CRD not installed?)`), { unserved: true });
+    if (!response.ok) throw new Error(`list ${path}: HTTP ${response.status}`);
+    const body = (await response.json()) as { items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } };
+    items.push(...(body.items ?? []));
+    resourceVersion = body.metadata?.resourceVersion ?? resourceVersion;
+    continueToken = body.metadata?.continue || undefined;
+  } while (continueToken);
+  return { items, resourceVersion };
+}
+
+export interface WatcherOptions {
+  kc: KubeConfig;
+  store: WriteStore;
+  cluster: string;
+  /** profiles of one resource */
+  profiles: Profile[];
+  now?: () => number;
+  minBackoffMs?: number;
+  maxBackoffMs?: number;
+}
+
+/** Records until `signal` aborts. Resolves when stopped. */
+export async function runWatcher(options: WatcherOptions, signal: AbortSignal, stats: WatcherStats): Promise<void> {
+  const { kc, store, cluster, profiles } = options;
+  const now = options.now ?? Date.now;
+  const recorder = new ProfileRecorder(store, cluster, profiles);
+  const path = resourcePath(profiles[0]);
+  const name = resourceKey(profiles[0]);
+  let backoffMs = options.minBackoffMs ?? 1000;
+  let needList = recorder.resumeVersion() === undefined;
+  while (!signal.aborted) {
+    try {
+      if (needList) {
+        const listed = await list(kc, path, signal);
+        stats.stored += recorder.applyList(listed.items, listed.resourceVersion, now());
+        stats.relists++;
+        needList = false;
+      }
+      store.closeGap(cluster, name, now());
+      stats.state = "watching";
+      await new Promise<void>((resolve, reject) => {
+        const watch = new Watch(kc);
+        // client-node aborts a watch after 30 s without data; bookmarks arrive about once a minute, so allow more.
+        (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = 5 * 60_000;
+        let controller: AbortController | undefined;
+        const onAbort = () => controller?.abort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        watch
+          .watch(
+            path,
+            { allowWatchBookmarks: true, resourceVersion: recorder.resumeVersion() },
+            (type, obj: KubeObject & { code?: number }) => {
+              stats.events++;
+              stats.lastEventMs = now();
+              if (type === "ERROR") {
+                controller?.abort();
+                reject(obj.code === 410 ? new Gone("watch: resourceVersion too old") : new Error(`watch error ${obj.code ?? ""}`));
+                return;
+              }
+              if (type === "BOOKMARK") {
+                recorder.applyEvent(type, obj, now());
+                return;
+              }
+              if (recorder.applyEvent(type, obj, now())) stats.stored++;
+              backoffMs = options.minBackoffMs ?? 1000;
+            },
+            (err) => {
+              signal.removeEventListener("abort", onAbort);
+              if (err && !signal.aborted) reject(err);
+              else resolve();
+            },
+          )
+          .then((c) => (controller = c))
+          .catch(reject);
+      });
+      // The server ended the watch (a normal timeout): continue from the last version.
+      if (!signal.aborted) stats.reconnects++;
+    } catch (error) {
+      if (signal.aborted) break;
+      if ((error as { unserved?: boolean }).unserved) {
+        stats.state = "unserved";
+        stats.error = (error as Error).message;
+        return;
+      }
+      store.openGap(cluster, name, now(), error instanceof Gone ? "410 Gone: relisting" : `disconnected: ${(error as Error).message}`);
+      stats.error = (error as Error).message;
+      if (error instanceof Gone) {
+        needList = true;
+        continue;
+      }
+      stats.state = "backoff";
+      stats.reconnects++;
+      await new Promise((r) => setTimeout(r, backoffMs));
+      backoffMs = Math.min(backoffMs * 2, options.maxBackoffMs ?? 30_000);
+    }
+  }
+  stats.state = "stopped";
+}

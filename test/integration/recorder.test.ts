@@ -1,0 +1,159 @@
+/**
+ * The watch recorder through @kubernetes/client-node against a wire-level test API server that
+ * replays the generator's Connector histories, with faults injected: dropped connections, a server
+ * restart, and a compacted history answered with 410 Gone. Every version the server emitted is
+ * stored once (none duplicated); only versions the server itself compacted away while the recorder
+ * was disconnected are missing, and that period is stored as a gap.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { KubeConfig } from "@kubernetes/client-node";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
+import { DEFAULT_REPLAY } from "@/lib/demo/params";
+import { generateReplay } from "@/lib/demo/replay";
+import type { ReplayWrite } from "@/lib/demo/types";
+import { runWatcher, type WatcherStats } from "@/lib/recorder/watcher";
+import { WriteStore } from "@/lib/store/store";
+import { FakeApiServer } from "../helpers/fake-apiserver";
+
+const PATH = "/apis/networking.datumapis.com/v1alpha1/connectors";
+const profile = DEFAULT_PROFILES.find((p) => p.name === "connector-project")!;
+const server = new FakeApiServer(100);
+let store: WriteStore;
+const controller = new AbortController();
+const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, lastEventMs: 0, state: "starting" };
+let running: Promise<void>;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+async function until(condition: () => boolean, what: string, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stats ${JSON.stringify(stats)}`);
+    await sleep(20);
+  }
+}
+
+// The project-side Connector histories of a four-hour cut around the onset.
+const replay = generateReplay({ ...DEFAULT_REPLAY, startMs: Date.parse("2026-09-11T12:00:00Z"), endMs: Date.parse("2026-09-11T16:00:00Z"), connectors: 20, projects: 3 });
+const connectorIndexes = new Set(replay.sink.objects.map((o, i) => (o.cluster === "milo" && o.kind === "Connector" ? i : -1)).filter((i) => i >= 0));
+const writes = replay.sink.writes.filter((w) => connectorIndexes.has(w.objectIndex));
+const alive = new Map<number, Record<string, unknown>>();
+/** server resourceVersion → the generator's write it carries */
+const emitted = new Map<number, { write: ReplayWrite; object: number }>();
+
+function emitWrite(w: ReplayWrite): void {
+  const existed = alive.has(w.objectIndex);
+  if (w.object === null) {
+    const last = alive.get(w.objectIndex)!;
+    alive.delete(w.objectIndex);
+    emitted.set(server.emit(PATH, "DELETED", last), { write: w, object: w.objectIndex });
+    return;
+  }
+  alive.set(w.objectIndex, w.object as Record<string, unknown>);
+  emitted.set(server.emit(PATH, existed ? "MODIFIED" : "ADDED", w.object as Record<string, unknown>), { write: w, object: w.objectIndex });
+}
+
+beforeAll(async () => {
+  await server.start();
+  store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
+  replay.sink.initial.forEach((obj, i) => {
+    if (obj && connectorIndexes.has(i)) {
+      alive.set(i, obj as Record<string, unknown>);
+      server.emit(PATH, "ADDED", obj as Record<string, unknown>);
+    }
+  });
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: [{ name: "fake", server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }],
+    users: [{ name: "u", token: "t" }],
+    contexts: [{ name: "fake", cluster: "fake", user: "u" }],
+    currentContext: "fake",
+  });
+  running = runWatcher({ kc, store, cluster: "milo", profiles: [profile], minBackoffMs: 50, maxBackoffMs: 400 }, controller.signal, stats);
+  await until(() => stats.state === "watching", "the first list and watch");
+}, 60_000);
+
+afterAll(async () => {
+  controller.abort();
+  await running;
+  await server.stop();
+  store.close();
+});
+
+const storedVersions = () =>
+  store.db.prepare("SELECT w.rv, w.class, w.writer, o.name FROM writes w JOIN objects o ON o.id = w.object_id WHERE w.source = 'watch' ORDER BY w.id").all() as { rv: string; class: string; writer: string; name: string }[];
+
+describe("the watch recorder against a test API server", () => {
+  it("stores every emitted version once across dropped connections, a restart and 410 Gone", async () => {
+    expect(stats.relists).toBe(1);
+    expect(storedVersions()).toEqual([]); // the first list only records what exists
+    const third = Math.floor(writes.length / 3);
+    let i = 0;
+    const emitUntil = async (end: number) => {
+      for (; i < end; i++) {
+        emitWrite(writes[i]);
+        if (i % 50 === 0) await sleep(1);
+      }
+    };
+
+    await emitUntil(third / 2);
+    server.dropConnections();
+    await emitUntil(third);
+    await until(() => storedVersions().length === i, "catching up after a dropped connection");
+
+    const restarting = server.restart(300);
+    await emitUntil(2 * third);
+    await restarting;
+    await until(() => storedVersions().length === i, "catching up after a restart");
+    expect(stats.reconnects).toBeGreaterThanOrEqual(2);
+
+    // Disconnected while the server compacts: the recorder's resume point is gone.
+    const before410 = i;
+    const relistsBefore = stats.relists;
+    await server.stop();
+    const lost = new Set<number>();
+    const lastInWindow = new Map<number, number>();
+    for (; i < before410 + 40 && i < writes.length; i++) {
+      const rv = server.resourceVersion + 1;
+      emitWrite(writes[i]);
+      const previous = lastInWindow.get(writes[i].objectIndex);
+      if (previous !== undefined) lost.add(previous);
+      lastInWindow.set(writes[i].objectIndex, rv);
+    }
+    server.compact();
+    await server.start(server.port);
+    await until(() => stats.relists === relistsBefore + 1, "a relist after 410 Gone");
+    await emitUntil(writes.length);
+    await until(() => storedVersions().length === writes.length - lost.size, "the rest of the history");
+
+    const stored = storedVersions();
+    const byVersion = new Map(stored.map((s) => [s.rv, s]));
+    expect(byVersion.size).toBe(stored.length); // none duplicated
+    for (const [rv, { write }] of emitted) {
+      const expectedRv = write.object === null ? `deleted@${rv}` : String(rv);
+      if (lost.has(rv)) {
+        expect(byVersion.has(expectedRv), `compacted version ${rv} should be missing`).toBe(false);
+        continue;
+      }
+      const s = byVersion.get(expectedRv);
+      expect(s, `version ${rv} (${write.cause})`).toBeDefined();
+      expect(s!.class, `class of ${rv} (${write.cause})`).toBe(write.cls);
+      if (write.cls !== "create" && write.cls !== "delete" && write.cause !== "deletion-requested") expect(s!.writer, `writer of ${rv}`).toBe(write.manager);
+    }
+    const gaps = store.gaps(0, Date.now() + 1);
+    expect(gaps.some((g) => g.reason.startsWith("410 Gone") && g.toMs !== null)).toBe(true);
+    expect(gaps.every((g) => g.toMs !== null)).toBe(true);
+  }, 120_000);
+
+  it("reports a kind the server does not serve instead of failing", async () => {
+    const unserved = { ...profile, name: "missing", resource: "gadgets", kind: "Gadget" };
+    const kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [{ name: "f", server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }], users: [{ name: "u" }], contexts: [{ name: "f", cluster: "f", user: "u" }], currentContext: "f" });
+    const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, lastEventMs: 0, state: "starting" };
+    await runWatcher({ kc, store, cluster: "milo", profiles: [unserved] }, new AbortController().signal, s);
+    expect(s.state).toBe("unserved");
+    expect(s.error).toMatch(/gadgets is not served/);
+  });
+});
