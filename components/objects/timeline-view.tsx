@@ -13,10 +13,11 @@ import { ViewControls } from "@/components/time-range/view-controls";
 import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
-import type { ObjectKey, StoredWrite } from "@/lib/store/store";
+import type { ApiWrite } from "@/lib/objects/api";
+import type { ObjectKey } from "@/lib/store/store";
 import { CLASS_COLORS } from "./object-link";
 
-type Write = StoredWrite & { seq: number };
+type Write = ApiWrite;
 interface Answer {
   key: ObjectKey;
   startMs: number;
@@ -76,7 +77,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
   const lanes = [...counts.entries()].sort((a, b) => b[1] - a[1]).slice(0, LANES);
   const selected = writes.find((w) => w.seq === url.write) ?? null;
   const byClass = new Map<string, number>();
-  for (const w of writes) byClass.set(w.cls, (byClass.get(w.cls) ?? 0) + 1);
+  for (const w of writes) byClass.set(w.class, (byClass.get(w.class) ?? 0) + 1);
   const rowHeight = 18;
   const height = 26 + (lanes.length + 1) * rowHeight + 8;
   const selectedIndex = selected ? writes.indexOf(selected) : -1;
@@ -137,7 +138,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
                     {writes
                       .filter((w) => w.changes.some((c) => c.path === path))
                       .map((w) => (
-                        <rect key={w.seq} x={x(w.tsMs)} y={y + 2} width={1.5} height={12} fill={CLASS_COLORS[w.cls]} />
+                        <rect key={w.seq} x={x(w.tsMs)} y={y + 2} width={1.5} height={12} fill={CLASS_COLORS[w.class]} />
                       ))}
                   </g>
                 );
@@ -149,12 +150,12 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
                 <rect
                   key={w.seq}
                   data-write={w.seq}
-                  data-class={w.cls}
+                  data-class={w.class}
                   x={x(w.tsMs) - 1}
                   y={26 + lanes.length * rowHeight}
                   width={3}
                   height={16}
-                  fill={CLASS_COLORS[w.cls]}
+                  fill={CLASS_COLORS[w.class]}
                   stroke={w.seq === url.write ? "var(--fg)" : "none"}
                   pointerEvents="none"
                 />
@@ -187,8 +188,8 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
           <>
             <div className="mb-2 flex flex-wrap items-center gap-3">
               <span className="font-semibold tabular">{formatUtc(selected.tsMs)}</span>
-              <span style={{ color: CLASS_COLORS[selected.cls] }} data-testid="diff-class">
-                {selected.cls}
+              <span style={{ color: CLASS_COLORS[selected.class] }} data-testid="diff-class">
+                {selected.class}
                 {selected.heartbeat ? " (heartbeat)" : ""}
               </span>
               <span>

@@ -77,6 +77,9 @@ export function listFields(ctx: ServerContext, params: Record<string, string>): 
   return { data: { startMs: filter.fromMs, endMs: filter.toMs, rows: storeFor(ctx, p.snapshot).fields(filter, 200) }, ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}) };
 }
 
+/** One write as the API answers it (the class under its own name). */
+export type ApiWrite = Omit<StoredWrite, "cls"> & { seq: number; class: StoredWrite["cls"] };
+
 /** URL segments: the core group is written "core" and a cluster-scoped object's namespace "_". */
 export function keyFromSegments(segments: string[]): ObjectKey {
   if (segments.length !== 6 || segments[5] !== "writes") {
@@ -94,14 +97,21 @@ export function objectWrites(
   ctx: ServerContext,
   key: ObjectKey,
   params: Record<string, string>,
-): { data: { key: ObjectKey; startMs: number; endMs: number; initialProjection?: Record<string, string>; writes: (StoredWrite & { seq: number })[]; truncated: boolean }; warnings: string[]; infos: string[] } {
+): { data: { key: ObjectKey; startMs: number; endMs: number; initialProjection?: Record<string, string>; writes: ApiWrite[]; truncated: boolean }; warnings: string[]; infos: string[] } {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = storeFor(ctx, p.snapshot);
   const limit = 5_000;
   const writes = store.writesOf(key, filter.fromMs, filter.toMs, limit + 1);
   const initialProjection = store.projectionBefore(key, filter.fromMs);
   return {
-    data: { key, startMs: filter.fromMs, endMs: filter.toMs, ...(initialProjection ? { initialProjection } : {}), writes: writes.slice(0, limit), truncated: writes.length > limit },
+    data: {
+      key,
+      startMs: filter.fromMs,
+      endMs: filter.toMs,
+      ...(initialProjection ? { initialProjection } : {}),
+      writes: writes.slice(0, limit).map(({ cls, ...rest }) => ({ ...rest, class: cls })),
+      truncated: writes.length > limit,
+    },
     warnings: p.snapshot === undefined ? liveNotes(ctx, filter).warnings.filter((g) => g.includes(`on ${key.cluster} `)) : [],
     infos: writes.length > limit ? [`Showing the first ${limit} writes in this range; narrow the range to see the rest.`] : [],
   };

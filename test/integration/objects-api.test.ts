@@ -62,9 +62,9 @@ describe("object churn API on the replay", () => {
     expect(status).toBe(200);
     const index = replay.sink.objects.findIndex((o) => o.cluster === "milo" && o.kind === "Connector" && o.name === NAMED.flipsThenFlaps);
     const truth = replay.sink.writes.filter((w) => w.objectIndex === index);
-    expect(body.data.writes.map((w: { tsMs: number; cls: string; writer: string }) => [w.tsMs, w.cls, w.writer])).toEqual(truth.map((w) => [w.timeMs, w.cls, w.manager]));
+    expect(body.data.writes.map((w: { tsMs: number; class: string; writer: string }) => [w.tsMs, w.class, w.writer])).toEqual(truth.map((w) => [w.timeMs, w.cls, w.manager]));
     expect(new Set(body.data.writes.map((w: { source: string }) => w.source))).toEqual(new Set(["replay"]));
-    const flip = body.data.writes.find((w: { cls: string }) => w.cls === "routed");
+    const flip = body.data.writes.find((w: { class: string }) => w.class === "routed");
     expect(flip.projection).toEqual({ online: "false", nodeId: "" });
     expect(body.data.initialProjection).toEqual({ online: "true", nodeId: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
