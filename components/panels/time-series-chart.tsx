@@ -10,6 +10,14 @@ import { OTHER_LABEL } from "@/lib/panels/top-n";
 import { useElementWidth } from "./use-element-width";
 import { OTHER_COLOR, SERIES_COLORS, useThemeColors } from "./use-theme-colors";
 
+export interface ChartMarker {
+  timeMs: number;
+  label: string;
+  detail: string;
+  /** "onset" = found by change-point detection, drawn in the accent colour */
+  kind?: "release" | "note" | "onset";
+}
+
 interface Props {
   series: Series[];
   unit: string;
@@ -21,7 +29,7 @@ interface Props {
   onSelectSeries?: (labels: Record<string, string>) => void;
   selectedName?: string;
   /** Vertical lines for releases and notes; the label's tooltip carries the detail. */
-  markers?: { timeMs: number; label: string; detail: string }[];
+  markers?: ChartMarker[];
   /** horizontal lines, e.g. 1.0 = saturated */
   thresholds?: { value: number; label: string }[];
   /** legend names; defaults to the write-load naming */
@@ -101,17 +109,17 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
                 <ReferenceLine
                   key={`${m.timeMs}-${m.label}`}
                   x={m.timeMs}
-                  stroke={colors.muted}
-                  strokeDasharray="4 3"
+                  stroke={m.kind === "onset" ? colors.accent : colors.muted}
+                  strokeDasharray={m.kind === "onset" ? "6 2" : "4 3"}
                   ifOverflow="hidden"
                   label={({ viewBox }: { viewBox?: { x?: number; y?: number } }) => {
                     const x = viewBox?.x ?? 0;
                     // Labels near the right edge go left of their line; staggered rows keep close markers readable.
                     const leftward = x > width * 0.7;
                     return (
-                      <g data-marker={m.label}>
+                      <g data-marker={m.label} data-marker-kind={m.kind ?? "release"}>
                         <title>{`${formatUtc(m.timeMs)} · ${m.label}\n${m.detail}`}</title>
-                        <text x={leftward ? x - 3 : x + 3} y={(viewBox?.y ?? 0) + 10 + (i % 3) * 11} textAnchor={leftward ? "end" : "start"} fontSize={10} fill={colors.muted}>
+                        <text x={leftward ? x - 3 : x + 3} y={(viewBox?.y ?? 0) + 10 + (i % 3) * 11} textAnchor={leftward ? "end" : "start"} fontSize={10} fill={m.kind === "onset" ? colors.accent : colors.muted}>
                           {m.label}
                         </text>
                       </g>

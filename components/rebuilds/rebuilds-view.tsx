@@ -16,6 +16,7 @@ import { formatNumber } from "@/lib/format/number";
 import { formatRange, formatUtc } from "@/lib/format/time";
 import type { PanelCall } from "@/lib/panels/write-load-requests";
 import { usePanel } from "@/lib/query/hooks";
+import { onsetMarker } from "@/components/panels/onset-marker";
 import { findRebuildPanel } from "@/lib/rebuilds/catalog";
 import { REBUILD_CHARTS, rebuildRequests } from "@/lib/rebuilds/requests";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
@@ -57,7 +58,8 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const afterAt = usePanel(input(calls.afterAt ?? calls.summary, 1000), enabled && calls.afterAt !== undefined);
   const sites = [...new Set((rate.data?.data.series ?? []).map((s) => siteOf(s.labels)))].sort();
   const profile = rate.data?.data.profile;
-  const markers = snapshot?.markers ?? [];
+  const onset = onsetMarker(rate.data?.data, nameOf, "Rebuilds across sites");
+  const markers = [...(snapshot?.markers ?? []), ...(onset ? [onset.marker] : [])];
 
   const setAt = (text: string) => {
     const parsed = parseTimeExpr(text.trim());
@@ -114,6 +116,11 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
         )}
       </p>
 
+      {onset && (
+        <p className="text-xs" data-testid="onset-summary">
+          <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}
+        </p>
+      )}
       {sites.length > 0 && (
         <section data-testid="site-multiples" className="grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-7">
           {sites.map((s) => {

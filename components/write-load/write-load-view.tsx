@@ -10,6 +10,8 @@ import { findPanel, type PanelDef } from "@/lib/panels/catalog";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/params";
 import { useApiservers, usePanel } from "@/lib/query/hooks";
+import { onsetMarker } from "@/components/panels/onset-marker";
+import { seriesName } from "@/lib/panels/series-name";
 import { writeLoadRequests, type PanelCall } from "@/lib/panels/write-load-requests";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
 import Link from "next/link";
@@ -48,11 +50,14 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const apiserver = url.apiserver ?? undefined;
   const resource = url.resource ?? undefined;
   const calls = writeLoadRequests({ startMs, endMs, apiserver, resource });
-  const markers = snapshot?.markers ?? [];
   // About one point per pixel: full-width charts and half-width ones on wide screens.
   const fullWidth = Math.max(100, Math.round(mainWidth / 100) * 100);
   const halfWidth = mainWidth >= 1024 ? Math.max(100, Math.round(mainWidth / 2 / 100) * 100) : fullWidth;
   const input = (call: PanelCall, width: number) => ({ ...call, width, snapshot: snapshot?.id });
+  // The same query as the chart's (one request): its total gives the onset drawn on every chart.
+  const byResource = usePanel(input(calls.writesByResource, fullWidth), mainWidth > 0);
+  const onset = onsetMarker(byResource.data?.data, seriesName, "The write rate");
+  const markers = [...(snapshot?.markers ?? []), ...(onset ? [onset.marker] : [])];
 
   const apiservers = useApiservers(startMs, endMs, !snapshot);
   const serverList = snapshot?.apiservers ?? apiservers.data?.data ?? configuredApiservers;
@@ -128,6 +133,11 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
         note={apiservers.error ? `API server list unavailable: ${apiservers.error.message}` : undefined}
       />
 
+      {onset && (
+        <p className="text-xs" data-testid="onset-summary">
+          <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}
+        </p>
+      )}
       <PanelCard
         def={panel("writes-by-resource")}
         input={input(calls.writesByResource, fullWidth)}

@@ -29,9 +29,12 @@ describe("the replay in Chromium", () => {
     await page.waitForURL((url) => url.searchParams.get("snapshot") === "replay");
     await waitForCharts(page);
     await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toMatch(/Replay: .*Snapshot of 2026-09-09 00:00Z → 2026-09-13 06:00Z.*PROMETHEUS_URL=/s);
-    expect(await page.$$eval('[data-panel="writes-by-resource"] [data-marker]', (els) => els.map((e) => e.getAttribute("data-marker")))).toEqual(
+    expect(await page.$$eval('[data-panel="writes-by-resource"] [data-marker-kind="release"]', (els) => els.map((e) => e.getAttribute("data-marker")))).toEqual(
       h.replay.params.markers.map((m) => m.label),
     );
+    // The detected onset: drawn on the chart, and within one 10-minute step after 13:12Z.
+    expect(await page.locator('[data-panel="writes-by-resource"] [data-marker-kind="onset"]').count()).toBe(1);
+    await expect(page.textContent('[data-testid="onset-summary"]')).resolves.toMatch(/rose from .* at 2026-09-11 13:(1[2-9]|2[0-2])/);
     expect(await page.inputValue('[data-testid="resource-select"]')).toBe("connectors.networking.datumapis.com");
 
     // Totals: the project's Connector status PUTs over the whole replay, counted from the generator's requests.

@@ -1,0 +1,17 @@
+/** The detected onset of a panel's series as a chart marker, with what rose and by how much. */
+import { detectOnset } from "@/lib/analysis/onset";
+import { formatValue } from "@/lib/format/number";
+import { formatUtc } from "@/lib/format/time";
+import type { PanelData } from "@/lib/panels/run-panel";
+import type { ChartMarker } from "./time-series-chart";
+
+export function onsetMarker(data: PanelData | undefined, nameOf: (labels: Record<string, string>) => string, what: string): { marker: ChartMarker; summary: string } | null {
+  if (!data) return null;
+  // Rate windows longer than the step make neighbouring points share data (see OnsetOptions.overlap).
+  const windowSeconds = Number(/\[(\d+)s\]/.exec(data.query)?.[1] ?? data.stepSeconds);
+  const onset = detectOnset(data.series, { overlap: windowSeconds / data.stepSeconds });
+  if (!onset) return null;
+  const movers = onset.movers.map((m) => `${nameOf(m.labels)} ${formatValue(m.before, data.unit)} → ${formatValue(m.after, data.unit)}`).join("; ");
+  const summary = `${what} rose from ${formatValue(onset.before, data.unit)} to ${formatValue(onset.after, data.unit)} at ${formatUtc(onset.timeMs)} (the first point at the new level; the change happened within the step before it). Rose most: ${movers || "—"}.`;
+  return { marker: { timeMs: onset.timeMs, label: "onset (detected)", detail: summary, kind: "onset" }, summary };
+}

@@ -1,0 +1,138 @@
+/**
+ * Onset detection: where a rate series shifted to a different level. Binary segmentation on the
+ * mean: the split that best separates two levels, kept only when the shift is large against the
+ * noise (a Welch t statistic) and both sides are long enough, then applied again to each side.
+ * The onset is the earliest significant upward shift.
+ */
+import type { Series } from "../prometheus/types";
+
+export interface ChangePoint {
+  /** the first point of the new level */
+  timeMs: number;
+  before: number;
+  after: number;
+  /** Welch t statistic of the shift */
+  score: number;
+}
+
+export interface Onset extends ChangePoint {
+  /** the series whose level moved most across the onset, largest first */
+  movers: { labels: Record<string, string>; before: number; after: number }[];
+}
+
+export interface OnsetOptions {
+  /** minimum |t| for a shift to count; random noise over a thousand points stays well under 8 */
+  minScore?: number;
+  /** minimum points on each side (default: 6, or 3 % of the points when that is more) */
+  minSegment?: number;
+  /** minimum relative change of the level */
+  minRatio?: number;
+  maxChanges?: number;
+  /**
+   * How many consecutive points share data: a rate over a window of 4 steps makes neighbours
+   * 3/4 the same, so there are 4 times fewer independent points than points.
+   */
+  overlap?: number;
+}
+
+const DEFAULTS: Required<Omit<OnsetOptions, "minSegment">> = { minScore: 8, minRatio: 0.5, maxChanges: 6, overlap: 1 };
+
+function stats(values: number[], from: number, to: number) {
+  let sum = 0;
+  let squares = 0;
+  for (let i = from; i < to; i++) {
+    sum += values[i];
+    squares += values[i] * values[i];
+  }
+  const n = to - from;
+  const mean = sum / n;
+  return { n, mean, variance: Math.max(0, squares / n - mean * mean) };
+}
+
+/** The best single split of values[from, to), if it passes the thresholds. */
+type Settings = Required<OnsetOptions>;
+
+function bestSplit(times: number[], values: number[], from: number, to: number, o: Settings): (ChangePoint & { index: number }) | null {
+  let best: (ChangePoint & { index: number }) | null = null;
+  for (let k = from + o.minSegment; k <= to - o.minSegment; k++) {
+    const left = stats(values, from, k);
+    const right = stats(values, k, to);
+    const spread = Math.sqrt(((left.variance / left.n + right.variance / right.n) * Math.max(1, o.overlap)));
+    // A floor on the spread keeps a perfectly flat series from scoring infinity on a tiny step.
+    const floor = 1e-9 + 1e-3 * Math.max(Math.abs(left.mean), Math.abs(right.mean));
+    const score = Math.abs(right.mean - left.mean) / Math.max(spread, floor);
+    if (!best || score > best.score) best = { index: k, timeMs: times[k], before: left.mean, after: right.mean, score };
+  }
+  if (!best || best.score < o.minScore) return null;
+  // Relative to the lower level: a small wobble on a high level is not an onset.
+  const low = Math.min(Math.abs(best.before), Math.abs(best.after));
+  if (low > 0 && Math.abs(best.after - best.before) / low < o.minRatio) return null;
+  return best;
+}
+
+/** Every significant level shift, in time order. */
+export function changePoints(points: [number, number | null][], options: OnsetOptions = {}): ChangePoint[] {
+  const clean = points.filter((p): p is [number, number] => p[1] !== null && Number.isFinite(p[1]));
+  // Short segments of noisy data can look like a level of their own: ask for a few percent of the range.
+  const o: Settings = { ...DEFAULTS, minSegment: Math.max(6, Math.ceil(clean.length * 0.03)), ...options };
+  const times = clean.map((p) => p[0]);
+  const values = clean.map((p) => p[1]);
+  const found: (ChangePoint & { index: number })[] = [];
+  const queue: [number, number][] = [[0, values.length]];
+  while (queue.length > 0 && found.length < o.maxChanges) {
+    const [from, to] = queue.shift()!;
+    const split = bestSplit(times, values, from, to, o);
+    if (!split) continue;
+    found.push(split);
+    queue.push([from, split.index], [split.index, to]);
+  }
+  return found.sort((a, b) => a.timeMs - b.timeMs).map(({ index: _index, ...rest }) => rest);
+}
+
+/** Adds series point by point (missing points count as 0 where another series has a value). */
+export function sumSeries(series: Series[]): [number, number | null][] {
+  const totals = new Map<number, number>();
+  for (const s of series) for (const [t, v] of s.points) if (v !== null) totals.set(t, (totals.get(t) ?? 0) + v);
+  return [...totals.entries()].sort((a, b) => a[0] - b[0]);
+}
+
+function meanBetween(points: [number, number | null][], fromMs: number, toMs: number): number {
+  const values = points.filter(([t, v]) => t >= fromMs && t < toMs && v !== null).map(([, v]) => v as number);
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
+}
+
+const mean = (points: [number, number | null][]) => {
+  const values = points.map((p) => p[1]).filter((v): v is number => v !== null);
+  return values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0;
+};
+
+/**
+ * The earliest significant rise: of the total (by at least 20 %), or of any series that carries at
+ * least 2 % of it (by at least 50 %), since a tenfold rise of one resource can be a modest rise of
+ * the total. Before/after are the total's levels around it; movers are the series that rose most.
+ */
+export function detectOnset(series: Series[], options: OnsetOptions = {}): Onset | null {
+  const total = sumSeries(series);
+  const totalMean = mean(total);
+  const candidates: ChangePoint[] = [];
+  const rise = (points: ChangePoint[]) => points.find((p) => p.after > p.before);
+  const totalRise = rise(changePoints(total, { minRatio: 0.2, ...options }));
+  if (totalRise) candidates.push(totalRise);
+  for (const s of series) {
+    if (mean(s.points) < 0.02 * totalMean) continue;
+    const r = rise(changePoints(s.points, options));
+    if (r) candidates.push(r);
+  }
+  if (candidates.length === 0) return null;
+  const onset = candidates.sort((a, b) => a.timeMs - b.timeMs || b.score - a.score)[0];
+  // The total's level on either side, up to its neighbouring changes.
+  const around = changePoints(total, { minRatio: 0.2, ...options });
+  const from = Math.max(-Infinity, ...around.filter((p) => p.timeMs < onset.timeMs).map((p) => p.timeMs));
+  const to = Math.min(Infinity, ...around.filter((p) => p.timeMs > onset.timeMs).map((p) => p.timeMs));
+  const movers = series
+    .map((s) => ({ labels: s.labels, before: meanBetween(s.points, from, onset.timeMs), after: meanBetween(s.points, onset.timeMs, to) }))
+    .filter((m) => m.after - m.before > 0)
+    .sort((a, b) => b.after - b.before - (a.after - a.before))
+    .slice(0, 3);
+  return { timeMs: onset.timeMs, score: onset.score, before: meanBetween(total, from, onset.timeMs), after: meanBetween(total, onset.timeMs, to), movers };
+}
