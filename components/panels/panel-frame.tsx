@@ -7,6 +7,7 @@
 import type { ReactNode } from "react";
 import type { ApiSuccess } from "@/lib/api/envelope";
 import type { PanelData } from "@/lib/panels/run-panel";
+import { panelCsv } from "@/lib/format/csv";
 import { Notices } from "./notices";
 
 export interface PanelState {
@@ -72,17 +73,31 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
           ) : (
             children(panel)
           )}
-          <details className="mt-2 text-xs text-[var(--muted)]">
-            <summary className="cursor-pointer select-none">
-              PromQL · step {panel.stepSeconds}s
-            </summary>
-            {panel.queries.map((q, i) => (
-              <pre key={i} className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-[var(--bg)] p-2 font-mono">
-                {q.name ? `# ${q.name}\n` : ""}
-                {q.promql}
-              </pre>
-            ))}
-          </details>
+          <div className="mt-2 flex items-start gap-3 text-xs text-[var(--muted)]">
+            <details className="min-w-0 flex-1">
+              <summary className="cursor-pointer select-none">
+                PromQL · step {panel.stepSeconds}s
+              </summary>
+              {panel.queries.map((q, i) => (
+                <pre key={i} className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-[var(--bg)] p-2 font-mono">
+                  {q.name ? `# ${q.name}\n` : ""}
+                  {q.promql}
+                </pre>
+              ))}
+            </details>
+            <a
+              data-testid="panel-csv"
+              className="text-[var(--accent)] hover:underline"
+              download={`${id}.csv`}
+              href="#"
+              onClick={(e) => {
+                // Built on click from the data on screen, so the file is exactly what the panel shows.
+                e.currentTarget.href = URL.createObjectURL(new Blob([panelCsv(panel)], { type: "text/csv" }));
+              }}
+            >
+              CSV
+            </a>
+          </div>
         </>
       ) : null}
     </section>

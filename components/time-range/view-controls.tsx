@@ -3,6 +3,7 @@
  * The right-hand controls every page shares: the range (a snapshot offers only its own ranges),
  * "Download snapshot" for what is on screen, and "Open snapshot…".
  */
+import { useState } from "react";
 import { OpenSnapshot } from "@/components/snapshot/open-snapshot";
 import { formatRange } from "@/lib/format/time";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
@@ -36,6 +37,7 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
       ) : (
         <TimeRangePicker from={from} to={to} startMs={startMs} endMs={endMs} onChange={onChange} onRefresh={onRefresh} />
       )}
+      <CopyLink startMs={startMs} endMs={endMs} />
       {download && (
       <a
         data-testid="download-snapshot"
@@ -55,4 +57,36 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
 export function snapshotRange(snapshot: SnapshotInfo | undefined, resolved: { startMs: number; endMs: number }) {
   if (!snapshot) return resolved;
   return snapshot.ranges.find((r) => r.startMs === resolved.startMs && r.endMs === resolved.endMs) ?? snapshot.ranges[0];
+}
+
+/** "Copy link": this view's URL with a relative range frozen to the absolute times on screen, so it shows the same later. */
+function CopyLink({ startMs, endMs }: { startMs: number; endMs: number }) {
+  const [link, setLink] = useState<string | null>(null);
+  return (
+    <span className="relative text-sm">
+      <button
+        type="button"
+        data-testid="copy-link"
+        className="rounded border border-[var(--border)] px-2 py-1 hover:bg-[var(--bg)]"
+        title="Copy a link to exactly this view and time range"
+        onClick={() => {
+          const url = new URL(window.location.href);
+          url.searchParams.set("from", String(startMs));
+          url.searchParams.set("to", String(endMs));
+          setLink(url.toString());
+          void navigator.clipboard?.writeText(url.toString()).catch(() => undefined);
+        }}
+      >
+        Copy link
+      </button>
+      {link && (
+        <span className="absolute right-0 top-9 z-10 flex w-[32rem] items-center gap-2 rounded border border-[var(--border)] bg-[var(--panel)] p-2 shadow">
+          <input data-testid="copied-link" readOnly value={link} className="flex-1 rounded border border-[var(--border)] bg-[var(--bg)] px-1 font-mono text-xs" onFocus={(e) => e.currentTarget.select()} />
+          <button type="button" className="text-xs text-[var(--muted)]" onClick={() => setLink(null)} aria-label="close">
+            ✕
+          </button>
+        </span>
+      )}
+    </span>
+  );
 }

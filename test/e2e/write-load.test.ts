@@ -3,6 +3,7 @@
  * the totals table shows the generator's exact counts, range changes go to the URL, and reloading
  * the URL reproduces the view. Screenshots land in test-results/.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,6 +83,40 @@ describe("Write load page in Chromium", () => {
     expect(await totalsRows(page)).toEqual(before);
     expect(await page.inputValue('[data-testid="apiserver-select"]')).toBe(PROJECT_JOB);
     expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it("downloads a panel as CSV equal to the data the API gave it", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const answer = page.waitForResponse((r) => r.url().includes("/api/panels/writes-by-verb?"));
+    await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`);
+    const api = (await (await answer).json()) as { data: { series: { labels: Record<string, string>; points: [number, number | null][] }[] } };
+    await waitForCharts(page, ["writes-by-verb"]);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-panel="writes-by-verb"] [data-testid="panel-csv"]')]);
+    const text = readFileSync(await download.path(), "utf8");
+    const [header, ...rows] = text.trim().split("\n").map((line) => line.split(","));
+    expect(header.slice(0, 3)).toEqual(["timestamp_ms", "time_utc", "value"]);
+    const expected = api.data.series.flatMap((s) => s.points.map(([t, v]) => [String(t), new Date(t).toISOString(), v === null ? "" : String(v), ...header.slice(3).map((l) => s.labels[l] ?? "")]));
+    expect(rows).toEqual(expected);
+    expect(rows.length).toBeGreaterThan(100);
+    await page.close();
+  });
+
+  it("copies a link that freezes a relative range, and the link reproduces the view", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(`${app.url}/?from=now-6h&to=now&apiserver=${PROJECT_JOB}`);
+    await page.waitForSelector('[data-panel="writes-by-resource"][data-state]:not([data-state="loading"])');
+    const shown = await page.textContent('[data-testid="resolved-range"]');
+    await page.click('[data-testid="copy-link"]');
+    const link = new URL(await page.inputValue('[data-testid="copied-link"]'));
+    expect(link.searchParams.get("from")).toMatch(/^\d{13}$/);
+    expect(Number(link.searchParams.get("to")) - Number(link.searchParams.get("from"))).toBe(6 * 3_600_000);
+    expect(link.searchParams.get("apiserver")).toBe(PROJECT_JOB);
+    const later = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await later.goto(link.toString());
+    await expect(later.textContent('[data-testid="resolved-range"]')).resolves.toBe(shown);
+    expect(await later.inputValue('[data-testid="apiserver-select"]')).toBe(PROJECT_JOB);
+    await later.close();
     await page.close();
   });
 
