@@ -9,8 +9,6 @@ import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import type { ObjectKey, WriteStore } from "../store/store";
 
-type Obj = { [key: string]: Json };
-
 export interface KubeObject {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
   [key: string]: unknown;
@@ -102,5 +100,3 @@ export class ProfileRecorder {
     });
   }
 }
-
-export type { Obj };
