@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { joinResource } from "@/lib/panels/params";
 import { formatCount } from "@/lib/format/number";
@@ -88,10 +88,15 @@ describe("Write load page in Chromium", () => {
 
   it("downloads a panel as CSV equal to the data the API gave it", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    const answer = page.waitForResponse((r) => r.url().includes("/api/panels/writes-by-verb?"));
+    // The chart may ask twice (its width settles once the scrollbar appears); it shows the answer to the last request.
+    const requests: Request[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/api/panels/writes-by-verb?")) requests.push(r);
+    });
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`);
-    const api = (await (await answer).json()) as { data: { series: { labels: Record<string, string>; points: [number, number | null][] }[] } };
     await waitForCharts(page, ["writes-by-verb"]);
+    await page.waitForLoadState("networkidle");
+    const api = (await (await requests.at(-1)!.response())!.json()) as { data: { series: { labels: Record<string, string>; points: [number, number | null][] }[] } };
     const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-panel="writes-by-verb"] [data-testid="panel-csv"]')]);
     const text = readFileSync(await download.path(), "utf8");
     const [header, ...rows] = text.trim().split("\n").map((line) => line.split(","));
