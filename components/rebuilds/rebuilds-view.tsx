@@ -17,6 +17,7 @@ import { formatRange, formatUtc } from "@/lib/format/time";
 import type { PanelCall } from "@/lib/panels/write-load-requests";
 import { usePanel } from "@/lib/query/hooks";
 import { onsetMarker } from "@/components/panels/onset-marker";
+import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { findRebuildPanel } from "@/lib/rebuilds/catalog";
 import { REBUILD_CHARTS, rebuildRequests } from "@/lib/rebuilds/requests";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
@@ -34,9 +35,11 @@ interface Props {
   initialNowMs: number;
   siteLabel: string;
   snapshot?: SnapshotInfo;
+  /** markers from the configuration (a snapshot brings its own) */
+  configMarkers?: ChartMarker[];
 }
 
-export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, snapshot }: Props) {
+export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, snapshot, configMarkers = [] }: Props) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const [atText, setAtText] = useState<string | null>(null);
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
@@ -59,7 +62,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const sites = [...new Set((rate.data?.data.series ?? []).map((s) => siteOf(s.labels)))].sort();
   const profile = rate.data?.data.profile;
   const onset = onsetMarker(rate.data?.data, nameOf, "Rebuilds across sites");
-  const markers = [...(snapshot?.markers ?? []), ...(onset ? [onset.marker] : [])];
+  const markers = [...(snapshot?.markers ?? configMarkers), ...(onset ? [onset.marker] : [])];
 
   const setAt = (text: string) => {
     const parsed = parseTimeExpr(text.trim());

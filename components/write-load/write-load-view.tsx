@@ -11,6 +11,7 @@ import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/params";
 import { useApiservers, usePanel } from "@/lib/query/hooks";
 import { onsetMarker } from "@/components/panels/onset-marker";
+import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { seriesName } from "@/lib/panels/series-name";
 import { writeLoadRequests, type PanelCall } from "@/lib/panels/write-load-requests";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
@@ -41,9 +42,11 @@ interface Props {
   configuredApiservers: ApiServerEntry[];
   /** set when the page shows a snapshot (or the replay) instead of Prometheus */
   snapshot?: SnapshotInfo;
+  /** markers from the configuration (a snapshot brings its own) */
+  configMarkers?: ChartMarker[];
 }
 
-export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: Props) {
+export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot, configMarkers = [] }: Props) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
@@ -57,7 +60,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   // The same query as the chart's (one request): its total gives the onset drawn on every chart.
   const byResource = usePanel(input(calls.writesByResource, fullWidth), mainWidth > 0);
   const onset = onsetMarker(byResource.data?.data, seriesName, "The write rate");
-  const markers = [...(snapshot?.markers ?? []), ...(onset ? [onset.marker] : [])];
+  const markers = [...(snapshot?.markers ?? configMarkers), ...(onset ? [onset.marker] : [])];
 
   const apiservers = useApiservers(startMs, endMs, !snapshot);
   const serverList = snapshot?.apiservers ?? apiservers.data?.data ?? configuredApiservers;

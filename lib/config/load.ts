@@ -35,6 +35,7 @@ export interface AppConfig {
   siteLabel: string;
   rebuilds: { profile: "auto" | RebuildProfileId; upstreamResource: string };
   clusters: { name: string; context?: string; kubeconfig?: string; inCluster: boolean }[];
+  markers: { timeMs: number; label: string; detail: string; kind: "release" }[];
   recorder: { retentionDays: number; metricsPort: number };
   /** the shipped profiles with the configured ones merged in by name */
   profiles: Profile[];
@@ -154,6 +155,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     siteLabel: file.siteLabel,
     rebuilds: file.rebuilds,
     clusters: file.clusters,
+    markers: file.markers.map((m) => ({ timeMs: Date.parse(m.time), label: m.label, detail: m.detail, kind: "release" as const })),
     recorder: file.recorder,
     profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,

@@ -61,6 +61,18 @@ export const configSchema = z
       })
       .strict()
       .default({ retentionDays: 14, metricsPort: 9464 }),
+    /** vertical lines on every chart, e.g. releases: time (RFC 3339), label, detail */
+    markers: z
+      .array(
+        z
+          .object({
+            time: z.string().refine((t) => /^\d{4}-\d{2}-\d{2}T/.test(t) && !Number.isNaN(Date.parse(t)), "expected an RFC 3339 time such as 2026-09-11T14:45:00Z"),
+            label: z.string().min(1).max(100),
+            detail: z.string().max(1000).default(""),
+          })
+          .strict(),
+      )
+      .default([]),
     /** object profiles beside the shipped ones; one with a shipped profile's name replaces it */
     profiles: z.array(profileSchema).default([]),
     rebuilds: z

@@ -50,7 +50,7 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
         view === "rebuilds"
           ? rebuildCalls({ startMs: req.startMs, endMs: req.endMs, atMs })
           : distinctCalls([{ startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource }]),
-      markers: [],
+      markers: ctx.config.markers,
       objectWrites: null,
     },
     callRunner(prometheus, rebuildDeps(ctx.config, prometheus), signal),

@@ -27,7 +27,10 @@ beforeAll(async () => {
   series = buildWriteLoadScenario();
   prom = await startPrometheus(series);
   app = await startApp({
-    CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\napiservers:\n  project: [${PROJECT_JOB}, ${LEGACY_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n`),
+    CHURNSCOPE_CONFIG: writeConfig(
+      `prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\napiservers:\n  project: [${PROJECT_JOB}, ${LEGACY_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n` +
+        "markers:\n  - { time: '2026-09-11T14:45:00Z', label: infra v0.83.42, detail: reached stable sites }\n",
+    ),
   });
   browser = await launchBrowser();
 });
@@ -67,6 +70,9 @@ describe("Write load page in Chromium", () => {
     for (const [key, count] of truth) expect(shown.get(key), key).toBe(formatCount(count));
     await expect(page.textContent('[data-testid="totals-sum"]')).resolves.toBe(formatCount([...truth.values()].reduce((a, b) => a + b, 0)));
     expect(await page.inputValue('[data-testid="resource-select"]')).toBe("connectors.networking.datumapis.com");
+    // The configured release marker is on every chart, with its detail as the tooltip.
+    expect(await page.locator('[data-marker="infra v0.83.42"][data-marker-kind="release"]').count()).toBe(6);
+    await expect(page.locator('[data-panel="writes-by-resource"] [data-marker="infra v0.83.42"] title').textContent()).resolves.toBe("2026-09-11 14:45:00Z · infra v0.83.42\nreached stable sites");
     await page.screenshot({ path: join(ARTIFACTS, "write-load.png"), fullPage: true });
 
     // Shift the range back by half: the URL changes to the new absolute window.

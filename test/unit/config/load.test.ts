@@ -131,3 +131,12 @@ describe("the annotated example", () => {
     expect(config.profiles.length).toBe(5);
   });
 });
+
+describe("markers in the configuration", () => {
+  it("become release markers at their time, and a bad time names the key", () => {
+    const config = loadConfig({}, dirWith({ "churnscope.yaml": "markers:\n  - { time: '2026-09-11T14:45:00Z', label: infra v0.83.42, detail: stable sites }\n" }));
+    expect(config.markers).toEqual([{ timeMs: Date.parse("2026-09-11T14:45:00Z"), label: "infra v0.83.42", detail: "stable sites", kind: "release" }]);
+    const text = message(() => loadConfig({}, dirWith({ "churnscope.yaml": "markers:\n  - { time: yesterday, label: x }\n" })));
+    expect(text).toMatch(/markers\.0\.time: expected an RFC 3339 time/);
+  });
+});
