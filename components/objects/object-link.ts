@@ -1,12 +1,13 @@
 /** Links between the object views; every link carries the range and the open snapshot. */
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
+import { objectPath } from "@/lib/objects/key";
+import { splitResource } from "@/lib/panels/params";
 import type { ObjectKey } from "@/lib/store/store";
 
 export function timelineHref(key: ObjectKey, params: { from: number; to: number; snapshot?: string }): string {
-  const path = [key.cluster, key.group || "core", key.kind, key.namespace || "_", key.name].map(encodeURIComponent).join("/");
   const search = new URLSearchParams({ from: String(params.from), to: String(params.to) });
   if (params.snapshot) search.set("snapshot", params.snapshot);
-  return `/objects/${path}?${search}`;
+  return `/objects/${objectPath(key)}?${search}`;
 }
 
 export const CLASS_COLORS: Record<string, string> = {
@@ -19,8 +20,7 @@ export const CLASS_COLORS: Record<string, string> = {
 
 /** The Objects view for a Write load resource (resource.group): its kind when a profile names it, else the group. */
 export function objectsHref(resource: string, params: { from: number; to: number; snapshot?: string }): string {
-  const dot = resource.indexOf(".");
-  const [plural, group] = dot === -1 ? [resource, ""] : [resource.slice(0, dot), resource.slice(dot + 1)];
+  const [plural, group = ""] = splitResource(resource);
   const profile = DEFAULT_PROFILES.find((p) => p.resource === plural && p.group === group);
   const search = new URLSearchParams({ from: String(params.from), to: String(params.to), group });
   if (profile) search.set("kind", profile.kind);

@@ -5,7 +5,6 @@
  */
 import Link from "next/link";
 import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
-import { useElementWidth } from "@/components/panels/use-element-width";
 import { ApiNotices } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
@@ -39,7 +38,6 @@ function Sparkline({ values }: { values: number[] }) {
 
 export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
-  const [mainRef] = useElementWidth<HTMLElement>();
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to, page: 1 }));
   const filter = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined, class: url.class ?? undefined };
   const answer = useApi<ObjectsAnswer>(apiUrl("/api/objects", { ...filter, from: startMs, to: endMs, page: url.page, pageSize: 50, snapshot: snapshot?.id }));
@@ -49,7 +47,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
   const select = "rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1";
 
   return (
-    <main ref={mainRef} className="mx-auto max-w-[1600px] space-y-3 p-3">
+    <main className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h1 className="text-lg font-semibold">Objects</h1>
         <select data-testid="cluster-select" className={select} value={url.cluster ?? ""} onChange={(e) => void setUrl({ cluster: e.target.value || null, page: 1 })}>

@@ -15,6 +15,7 @@ import { apiUrl, useApi } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
 import type { ApiWrite } from "@/lib/objects/api";
 import type { ObjectKey } from "@/lib/store/store";
+import { objectPath } from "@/lib/objects/key";
 import { CLASS_COLORS } from "./object-link";
 
 type Write = ApiWrite;
@@ -51,8 +52,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
-  const path = [objectKey.cluster, objectKey.group || "core", objectKey.kind, objectKey.namespace || "_", objectKey.name].map(encodeURIComponent).join("/");
-  const answer = useApi<Answer>(apiUrl(`/api/objects/${path}/writes`, { from: startMs, to: endMs, snapshot: snapshot?.id }));
+  const answer = useApi<Answer>(apiUrl(`/api/objects/${objectPath(objectKey)}/writes`, { from: startMs, to: endMs, snapshot: snapshot?.id }));
   const data = answer.data?.data;
   const writes = data?.writes ?? [];
   const plot = Math.max(100, width - LABEL_WIDTH);

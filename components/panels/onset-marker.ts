@@ -1,9 +1,18 @@
+"use client";
 /** The detected onset of a panel's series as a chart marker, with what rose and by how much. */
+import { useMemo } from "react";
 import { detectOnset } from "@/lib/analysis/onset";
 import { formatValue } from "@/lib/format/number";
 import { formatUtc } from "@/lib/format/time";
 import type { PanelData } from "@/lib/panels/run-panel";
 import type { ChartMarker } from "./time-series-chart";
+
+/** Runs detection only when the panel's data changes, not on every render of the page. */
+export function useOnsetMarker(data: PanelData | undefined, nameOf: (labels: Record<string, string>) => string, what: string) {
+  // nameOf is derived from stable settings (site label); the data alone decides when to detect again.
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  return useMemo(() => onsetMarker(data, nameOf, what), [data, what]);
+}
 
 export function onsetMarker(data: PanelData | undefined, nameOf: (labels: Record<string, string>) => string, what: string): { marker: ChartMarker; summary: string } | null {
   if (!data) return null;

@@ -16,7 +16,7 @@ import { formatNumber } from "@/lib/format/number";
 import { formatRange, formatUtc } from "@/lib/format/time";
 import type { PanelCall } from "@/lib/panels/write-load-requests";
 import { usePanel } from "@/lib/query/hooks";
-import { onsetMarker } from "@/components/panels/onset-marker";
+import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { findRebuildPanel } from "@/lib/rebuilds/catalog";
 import { REBUILD_CHARTS, rebuildRequests } from "@/lib/rebuilds/requests";
@@ -61,7 +61,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const afterAt = usePanel(input(calls.afterAt ?? calls.summary, 1000), enabled && calls.afterAt !== undefined);
   const sites = [...new Set((rate.data?.data.series ?? []).map((s) => siteOf(s.labels)))].sort();
   const profile = rate.data?.data.profile;
-  const onset = onsetMarker(rate.data?.data, nameOf, "Rebuilds across sites");
+  const onset = useOnsetMarker(rate.data?.data, nameOf, "Rebuilds across sites");
   const markers = [...(snapshot?.markers ?? configMarkers), ...(onset ? [onset.marker] : [])];
 
   const setAt = (text: string) => {

@@ -10,7 +10,7 @@ import { findPanel, type PanelDef } from "@/lib/panels/catalog";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/params";
 import { useApiservers, usePanel } from "@/lib/query/hooks";
-import { onsetMarker } from "@/components/panels/onset-marker";
+import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { seriesName } from "@/lib/panels/series-name";
 import { writeLoadRequests, type PanelCall } from "@/lib/panels/write-load-requests";
@@ -59,7 +59,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot, co
   const input = (call: PanelCall, width: number) => ({ ...call, width, snapshot: snapshot?.id });
   // The same query as the chart's (one request): its total gives the onset drawn on every chart.
   const byResource = usePanel(input(calls.writesByResource, fullWidth), mainWidth > 0);
-  const onset = onsetMarker(byResource.data?.data, seriesName, "The write rate");
+  const onset = useOnsetMarker(byResource.data?.data, seriesName, "The write rate");
   const markers = [...(snapshot?.markers ?? configMarkers), ...(onset ? [onset.marker] : [])];
 
   const apiservers = useApiservers(startMs, endMs, !snapshot);

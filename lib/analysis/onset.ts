@@ -37,27 +37,37 @@ export interface OnsetOptions {
 
 const DEFAULTS: Required<Omit<OnsetOptions, "minSegment">> = { minScore: 8, minRatio: 0.5, maxChanges: 6, overlap: 1 };
 
-function stats(values: number[], from: number, to: number) {
-  let sum = 0;
-  let squares = 0;
-  for (let i = from; i < to; i++) {
-    sum += values[i];
-    squares += values[i] * values[i];
-  }
-  const n = to - from;
-  const mean = sum / n;
-  return { n, mean, variance: Math.max(0, squares / n - mean * mean) };
+/** Prefix sums of values and squares, so any segment's mean and variance cost O(1). */
+interface Prefix {
+  sum: Float64Array;
+  squares: Float64Array;
 }
 
-/** The best single split of values[from, to), if it passes the thresholds. */
+function prefixOf(values: number[]): Prefix {
+  const sum = new Float64Array(values.length + 1);
+  const squares = new Float64Array(values.length + 1);
+  values.forEach((v, i) => {
+    sum[i + 1] = sum[i] + v;
+    squares[i + 1] = squares[i] + v * v;
+  });
+  return { sum, squares };
+}
+
+function stats(prefix: Prefix, from: number, to: number) {
+  const n = to - from;
+  const mean = (prefix.sum[to] - prefix.sum[from]) / n;
+  return { n, mean, variance: Math.max(0, (prefix.squares[to] - prefix.squares[from]) / n - mean * mean) };
+}
+
 type Settings = Required<OnsetOptions>;
 
-function bestSplit(times: number[], values: number[], from: number, to: number, o: Settings): (ChangePoint & { index: number }) | null {
+/** The best single split of values[from, to), if it passes the thresholds. */
+function bestSplit(times: number[], prefix: Prefix, from: number, to: number, o: Settings): (ChangePoint & { index: number }) | null {
   let best: (ChangePoint & { index: number }) | null = null;
   for (let k = from + o.minSegment; k <= to - o.minSegment; k++) {
-    const left = stats(values, from, k);
-    const right = stats(values, k, to);
-    const spread = Math.sqrt(((left.variance / left.n + right.variance / right.n) * Math.max(1, o.overlap)));
+    const left = stats(prefix, from, k);
+    const right = stats(prefix, k, to);
+    const spread = Math.sqrt((left.variance / left.n + right.variance / right.n) * Math.max(1, o.overlap));
     // A floor on the spread keeps a perfectly flat series from scoring infinity on a tiny step.
     const floor = 1e-9 + 1e-3 * Math.max(Math.abs(left.mean), Math.abs(right.mean));
     const score = Math.abs(right.mean - left.mean) / Math.max(spread, floor);
@@ -77,11 +87,12 @@ export function changePoints(points: [number, number | null][], options: OnsetOp
   const o: Settings = { ...DEFAULTS, minSegment: Math.max(6, Math.ceil(clean.length * 0.03)), ...options };
   const times = clean.map((p) => p[0]);
   const values = clean.map((p) => p[1]);
+  const prefix = prefixOf(values);
   const found: (ChangePoint & { index: number })[] = [];
   const queue: [number, number][] = [[0, values.length]];
   while (queue.length > 0 && found.length < o.maxChanges) {
     const [from, to] = queue.shift()!;
-    const split = bestSplit(times, values, from, to, o);
+    const split = bestSplit(times, prefix, from, to, o);
     if (!split) continue;
     found.push(split);
     queue.push([from, split.index], [split.index, to]);
@@ -116,7 +127,8 @@ export function detectOnset(series: Series[], options: OnsetOptions = {}): Onset
   const totalMean = mean(total);
   const candidates: ChangePoint[] = [];
   const rise = (points: ChangePoint[]) => points.find((p) => p.after > p.before);
-  const totalRise = rise(changePoints(total, { minRatio: 0.2, ...options }));
+  const around = changePoints(total, { minRatio: 0.2, ...options });
+  const totalRise = rise(around);
   if (totalRise) candidates.push(totalRise);
   for (const s of series) {
     if (mean(s.points) < 0.02 * totalMean) continue;
@@ -126,7 +138,6 @@ export function detectOnset(series: Series[], options: OnsetOptions = {}): Onset
   if (candidates.length === 0) return null;
   const onset = candidates.sort((a, b) => a.timeMs - b.timeMs || b.score - a.score)[0];
   // The total's level on either side, up to its neighbouring changes.
-  const around = changePoints(total, { minRatio: 0.2, ...options });
   const from = Math.max(-Infinity, ...around.filter((p) => p.timeMs < onset.timeMs).map((p) => p.timeMs));
   const to = Math.min(Infinity, ...around.filter((p) => p.timeMs > onset.timeMs).map((p) => p.timeMs));
   const movers = series

@@ -8,6 +8,7 @@ import type { ServerContext } from "../server/context";
 import type { ObjectFilter, ObjectKey, ObjectRow, FieldRow, StoredWrite } from "../store/store";
 import { rangeParams } from "../panels/params";
 import { runningRecorder } from "../server/recording";
+import { OBJECT_PATH_HELP, objectKeyFromSegments } from "./key";
 import { liveStore, snapshotStore } from "./sources";
 
 const name = z.string().max(253);
@@ -80,17 +81,10 @@ export function listFields(ctx: ServerContext, params: Record<string, string>): 
 /** One write as the API answers it (the class under its own name). */
 export type ApiWrite = Omit<StoredWrite, "cls"> & { seq: number; class: StoredWrite["cls"] };
 
-/** URL segments: the core group is written "core" and a cluster-scoped object's namespace "_". */
+/** /api/objects/{object path}/writes */
 export function keyFromSegments(segments: string[]): ObjectKey {
-  if (segments.length !== 6 || segments[5] !== "writes") {
-    throw badRequest("expected /api/objects/{cluster}/{group}/{kind}/{namespace}/{name}/writes (group core for the core API, namespace _ when cluster-scoped)");
-  }
-  // Next hands catch-all segments over already decoded.
-  const [cluster, group, kind, namespace, objectName] = segments;
-  for (const [label, value] of [["cluster", cluster], ["group", group], ["kind", kind], ["namespace", namespace], ["name", objectName]]) {
-    if (value.length === 0 || value.length > 253) throw badRequest(`path segment ${label}: expected 1–253 characters`);
-  }
-  return { cluster, group: group === "core" ? "" : group, kind, namespace: namespace === "_" ? "" : namespace, name: objectName };
+  if (segments.at(-1) !== "writes") throw badRequest(`expected /api/objects/${OBJECT_PATH_HELP}/writes`);
+  return objectKeyFromSegments(segments.slice(0, -1));
 }
 
 export function objectWrites(

@@ -40,8 +40,14 @@ const seconds = (s: number) => `${Number(s.toPrecision(6))} s`;
 /** Matches a bucket bound whether it is written "10" or "10.0" (Prometheus 3 normalises le). */
 const le = (bound: number): Matcher => ({ label: "le", op: "=~", value: `${escapeRegex(String(bound))}(\\.0)?` });
 
-function noDuration(v: RebuildVars): { queries: NamedQuery[]; infos: string[] } {
-  return { queries: [], infos: [`${v.detected.profile.title} exposes no rebuild duration metric.`] };
+type Duration = NonNullable<RebuildVars["detected"]["profile"]["duration"]>;
+
+/** Queries for a panel that needs the rebuild duration metric; a profile without one gets an info instead. */
+function withDuration(build: (d: Duration, v: RebuildVars) => { queries: NamedQuery[]; infos: string[] }) {
+  return (v: RebuildVars) => {
+    const d = v.detected.profile.duration;
+    return d ? build(d, v) : { queries: [], infos: [`${v.detected.profile.title} exposes no rebuild duration metric.`] };
+  };
 }
 
 /** The slow-share thresholds this histogram can answer exactly: 5 s and 10 s when they are bucket bounds, else the top bound. */
@@ -65,11 +71,9 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Time per rebuild, exact: the duration sum divided by the count over each window (not a quantile estimate).",
     unit: "s",
     mode: "range",
-    queries: (v) => {
-      const d = v.detected.profile.duration;
-      if (!d) return noDuration(v);
+    queries: withDuration((d, v) => {
       return { queries: [{ promql: `${rate(v, ref(d, "_sum"))} / ${rate(v, ref(d, "_count"))}` }], infos: [] };
-    },
+    }),
   },
   {
     id: "rebuild-slow-share",
@@ -77,9 +81,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Percentage of rebuilds slower than 5 s and than 10 s, from bucket counts: exact, unlike a quantile near the top bucket.",
     unit: "%",
     mode: "range",
-    queries: (v) => {
-      const d = v.detected.profile.duration;
-      if (!d) return noDuration(v);
+    queries: withDuration((d, v) => {
       if (d.kind !== "histogram" || v.detected.buckets.length === 0) return { queries: [], infos: [`${d.metric} has no buckets, so slow shares cannot be counted.`] };
       return {
         queries: slowThresholds(v.detected.buckets).map((bound) => ({
@@ -88,7 +90,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
         })),
         infos: [],
       };
-    },
+    }),
   },
   {
     id: "rebuild-duration-quantiles",
@@ -97,9 +99,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     unit: "s",
     mode: "range",
     capped: true,
-    queries: (v) => {
-      const d = v.detected.profile.duration;
-      if (!d) return noDuration(v);
+    queries: withDuration((d, v) => {
       if (d.kind !== "histogram") return { queries: [], infos: [`${d.metric} is a summary: no buckets to estimate quantiles from.`] };
       return {
         queries: [0.5, 0.9, 0.99].map((q) => ({
@@ -108,7 +108,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
         })),
         infos: [],
       };
-    },
+    }),
     thresholds: (v) => {
       const top = topBucket(v);
       return top === undefined ? [] : [{ value: top, label: `top bucket: ≥ ${seconds(top)}` }];
@@ -120,11 +120,9 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Seconds of rebuilding per second at each site. The rebuild loop runs one rebuild at a time, so 1.0 means it never rests.",
     unit: "s/s",
     mode: "range",
-    queries: (v) => {
-      const d = v.detected.profile.duration;
-      if (!d) return noDuration(v);
+    queries: withDuration((d, v) => {
       return { queries: [{ promql: rate(v, ref(d, "_sum")) }], infos: [] };
-    },
+    }),
     thresholds: () => [{ value: 1, label: "saturated" }],
   },
   {

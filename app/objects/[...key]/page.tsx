@@ -5,24 +5,26 @@ import { TimelineView } from "@/components/objects/timeline-view";
 import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
 import { getServerContext } from "@/lib/server/context";
 import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
+import { objectKeyFromSegments, objectPath } from "@/lib/objects/key";
+import type { ObjectKey } from "@/lib/store/store";
 
 export default async function ObjectTimelinePage({ params, searchParams }: { params: Promise<{ key: string[] }>; searchParams: Promise<Search> }) {
   await connection();
   const ctx = getServerContext();
   const { key } = await params;
-  if (key.length !== 5) {
+  let objectKey: ObjectKey;
+  try {
+    objectKey = objectKeyFromSegments(key);
+  } catch (error) {
     return (
       <main className="mx-auto max-w-3xl p-6">
         <p role="alert" className="rounded bg-[var(--err-bg)] px-3 py-2 text-sm text-[var(--err-fg)]">
-          An object link is /objects/&#123;cluster&#125;/&#123;group&#125;/&#123;kind&#125;/&#123;namespace&#125;/&#123;name&#125; (group core for the core API, namespace _ when
-          cluster-scoped); this one has {key.length} parts.
+          Not an object link: {(error as Error).message}.
         </p>
       </main>
     );
   }
-  const [cluster, group, kind, namespace, name] = key;
-  const objectKey = { cluster, group: group === "core" ? "" : group, kind, namespace: namespace === "_" ? "" : namespace, name };
-  const shown = pageSnapshot(ctx, await searchParams, `/objects/${key.map(encodeURIComponent).join("/")}`, {});
+  const shown = pageSnapshot(ctx, await searchParams, `/objects/${objectPath(objectKey)}`, {});
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (
