@@ -22,7 +22,6 @@ export default async function WriteLoadPage({ searchParams }: { searchParams: Pr
       <WriteLoadView
         initialNowMs={Date.now()}
         configuredApiservers={configuredApiservers(ctx.config.apiservers)}
-        configMarkers={ctx.config.markers}
         snapshot={shown.kind === "snapshot" ? shown.snapshot : undefined}
       />
     </Suspense>

@@ -17,7 +17,7 @@ export default async function RebuildsPage({ searchParams }: { searchParams: Pro
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (
     <Suspense fallback={<div className="p-4 text-sm text-[var(--muted)]">Loading…</div>}>
-      <RebuildsView initialNowMs={Date.now()} siteLabel={ctx.config.siteLabel} configMarkers={ctx.config.markers} snapshot={shown.kind === "snapshot" ? shown.snapshot : undefined} />
+      <RebuildsView initialNowMs={Date.now()} siteLabel={ctx.config.siteLabel} snapshot={shown.kind === "snapshot" ? shown.snapshot : undefined} />
     </Suspense>
   );
 }

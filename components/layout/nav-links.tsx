@@ -8,6 +8,7 @@ const PAGES = [
   { href: "/rebuilds", label: "Edge rebuilds" },
   { href: "/objects", label: "Objects" },
   { href: "/fields", label: "Field churn" },
+  { href: "/compare", label: "Compare" },
 ];
 
 export function NavLinks() {

@@ -8,7 +8,9 @@ import type { ReactNode } from "react";
 import type { ApiSuccess } from "@/lib/api/envelope";
 import type { PanelData } from "@/lib/panels/run-panel";
 import { panelCsv } from "@/lib/format/csv";
+import { formatRange } from "@/lib/format/time";
 import { Notices } from "./notices";
+import { panelPng } from "./panel-png";
 
 export interface PanelState {
   data?: ApiSuccess<PanelData>;
@@ -25,10 +27,12 @@ interface Props {
   /** Shown instead of querying, e.g. "select a resource". */
   idleMessage?: string;
   className?: string;
+  /** false for tables: they export as CSV only */
+  chart?: boolean;
   children: (data: PanelData) => ReactNode;
 }
 
-export function PanelFrame({ id, title, description, state, idleMessage, className, children }: Props) {
+export function PanelFrame({ id, title, description, state, idleMessage, className, chart = true, children }: Props) {
   const { data, error, isLoading, isFetching } = state;
   const panel = data?.data;
   return (
@@ -97,6 +101,29 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
             >
               CSV
             </a>
+            {chart && panel.series.length > 0 && (
+              <button
+                type="button"
+                data-testid="panel-png"
+                className="text-[var(--accent)] hover:underline"
+                title="Download this chart as a PNG with its title, range and legend"
+                onClick={(e) => {
+                  const section = e.currentTarget.closest("section");
+                  if (!section) return;
+                  panelPng(section, `${title} (${panel.unit})`, `${formatRange(panel.startMs, panel.endMs)} UTC · step ${panel.stepSeconds}s`).then(
+                    (blob) => {
+                      const link = document.createElement("a");
+                      link.href = URL.createObjectURL(blob);
+                      link.download = `${id}.png`;
+                      link.click();
+                    },
+                    (error: Error) => window.alert(error.message),
+                  );
+                }}
+              >
+                PNG
+              </button>
+            )}
           </div>
         </>
       ) : null}

@@ -4,19 +4,15 @@ import { useMemo } from "react";
 import { Area, AreaChart, CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
 import { formatTick, formatValue } from "@/lib/format/number";
 import { formatAxisTime, formatUtc, timeTicks } from "@/lib/format/time";
+import type { Marker } from "@/lib/markers/marker";
 import type { Series } from "@/lib/prometheus/types";
 import { seriesName, toChartRows } from "@/lib/panels/series-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
 import { useElementWidth } from "./use-element-width";
 import { OTHER_COLOR, SERIES_COLORS, useThemeColors } from "./use-theme-colors";
 
-export interface ChartMarker {
-  timeMs: number;
-  label: string;
-  detail: string;
-  /** "onset" = found by change-point detection, drawn in the accent colour */
-  kind?: "release" | "note" | "onset";
-}
+/** Releases, notes and PromQL-found changes; "onset" (found by change-point detection) is drawn in the accent colour. */
+export type ChartMarker = Marker;
 
 interface Props {
   series: Series[];

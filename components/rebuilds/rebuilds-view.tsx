@@ -15,7 +15,7 @@ import { useViewRange } from "@/components/time-range/use-view-range";
 import { formatNumber } from "@/lib/format/number";
 import { formatRange, formatUtc } from "@/lib/format/time";
 import type { PanelCall } from "@/lib/panels/write-load-requests";
-import { usePanel } from "@/lib/query/hooks";
+import { useMarkers, usePanel } from "@/lib/query/hooks";
 import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { findRebuildPanel } from "@/lib/rebuilds/catalog";
@@ -35,11 +35,9 @@ interface Props {
   initialNowMs: number;
   siteLabel: string;
   snapshot?: SnapshotInfo;
-  /** markers from the configuration (a snapshot brings its own) */
-  configMarkers?: ChartMarker[];
 }
 
-export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, snapshot, configMarkers = [] }: Props) {
+export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, snapshot }: Props) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const [atText, setAtText] = useState<string | null>(null);
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
@@ -62,7 +60,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const sites = [...new Set((rate.data?.data.series ?? []).map((s) => siteOf(s.labels)))].sort();
   const profile = rate.data?.data.profile;
   const onset = useOnsetMarker(rate.data?.data, nameOf, "Rebuilds across sites");
-  const markers = [...(snapshot?.markers ?? configMarkers), ...(onset ? [onset.marker] : [])];
+  const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
 
   const setAt = (text: string) => {
     const parsed = parseTimeExpr(text.trim());
@@ -156,13 +154,13 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
         ))}
       </div>
 
-      <PanelFrame id="rebuild-summary" title="This range against the previous one" description={`Per site, ${formatRange(startMs, endMs)} against the ${formatRange(calls.summaryBefore.startMs, calls.summaryBefore.endMs)} before it.`} state={summary}>
+      <PanelFrame id="rebuild-summary" chart={false} title="This range against the previous one" description={`Per site, ${formatRange(startMs, endMs)} against the ${formatRange(calls.summaryBefore.startMs, calls.summaryBefore.endMs)} before it.`} state={summary}>
         {(data) => (
           <RebuildSummaryTable testId="summary-previous" left={{ label: "previous", data: summaryBefore.data?.data }} right={{ label: "this range", data }} siteOf={siteOf} selectedSite={site} />
         )}
       </PanelFrame>
       {calls.beforeAt && calls.afterAt && atMs !== undefined ? (
-        <PanelFrame id="rebuild-before-after" title={`Before and after ${formatUtc(atMs)}`} description={`Per site, ${formatRange(calls.beforeAt.startMs, calls.beforeAt.endMs)} against ${formatRange(calls.afterAt.startMs, calls.afterAt.endMs)}.`} state={afterAt}>
+        <PanelFrame id="rebuild-before-after" chart={false} title={`Before and after ${formatUtc(atMs)}`} description={`Per site, ${formatRange(calls.beforeAt.startMs, calls.beforeAt.endMs)} against ${formatRange(calls.afterAt.startMs, calls.afterAt.endMs)}.`} state={afterAt}>
           {(data) => <RebuildSummaryTable testId="summary-at" left={{ label: "before", data: beforeAt.data?.data }} right={{ label: "after", data }} siteOf={siteOf} selectedSite={site} />}
         </PanelFrame>
       ) : (
@@ -178,7 +176,7 @@ interface ChartProps {
   site?: string;
   siteOf: (labels: Record<string, string>) => string;
   nameOf: (labels: Record<string, string>) => string;
-  markers: { timeMs: number; label: string; detail: string }[];
+  markers: ChartMarker[];
 }
 
 function RebuildChart({ id, call, site, siteOf, nameOf, markers }: ChartProps) {

@@ -1,12 +1,13 @@
 "use client";
 /**
  * The right-hand controls every page shares: the range (a snapshot offers only its own ranges),
- * "Download snapshot" for what is on screen, and "Open snapshot…".
+ * notes (live only), "Copy link", "Download snapshot" for what is on screen, and "Open snapshot…".
  */
 import { useState } from "react";
 import { OpenSnapshot } from "@/components/snapshot/open-snapshot";
 import { formatRange } from "@/lib/format/time";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import { NotesControl } from "./notes-control";
 import { TimeRangePicker, type TimeRangePickerProps } from "./time-range-picker";
 
 interface Props extends TimeRangePickerProps {
@@ -37,6 +38,7 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
       ) : (
         <TimeRangePicker from={from} to={to} startMs={startMs} endMs={endMs} onChange={onChange} onRefresh={onRefresh} />
       )}
+      {!snapshot && <NotesControl startMs={startMs} endMs={endMs} />}
       <CopyLink startMs={startMs} endMs={endMs} />
       {download && (
       <a

@@ -1,7 +1,7 @@
 "use client";
 /** One catalog panel: fetches its data and renders it through the frame as a chart. */
 import { PanelFrame } from "@/components/panels/panel-frame";
-import { TimeSeriesChart } from "@/components/panels/time-series-chart";
+import { TimeSeriesChart, type ChartMarker } from "@/components/panels/time-series-chart";
 import { usePanel, type PanelQueryInput } from "@/lib/query/hooks";
 import type { PanelDef } from "@/lib/panels/catalog";
 
@@ -12,7 +12,7 @@ interface Props {
   className?: string;
   onSelectSeries?: (labels: Record<string, string>) => void;
   selectedName?: string;
-  markers?: { timeMs: number; label: string; detail: string }[];
+  markers?: ChartMarker[];
 }
 
 export function PanelCard({ def, input, idleMessage, className, onSelectSeries, selectedName, markers }: Props) {

@@ -9,7 +9,7 @@ import { useElementWidth } from "@/components/panels/use-element-width";
 import { findPanel, type PanelDef } from "@/lib/panels/catalog";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/params";
-import { useApiservers, usePanel } from "@/lib/query/hooks";
+import { useApiservers, useMarkers, usePanel } from "@/lib/query/hooks";
 import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { seriesName } from "@/lib/panels/series-name";
@@ -42,11 +42,9 @@ interface Props {
   configuredApiservers: ApiServerEntry[];
   /** set when the page shows a snapshot (or the replay) instead of Prometheus */
   snapshot?: SnapshotInfo;
-  /** markers from the configuration (a snapshot brings its own) */
-  configMarkers?: ChartMarker[];
 }
 
-export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot, configMarkers = [] }: Props) {
+export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: Props) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
@@ -60,7 +58,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot, co
   // The same query as the chart's (one request): its total gives the onset drawn on every chart.
   const byResource = usePanel(input(calls.writesByResource, fullWidth), mainWidth > 0);
   const onset = useOnsetMarker(byResource.data?.data, seriesName, "The write rate");
-  const markers = [...(snapshot?.markers ?? configMarkers), ...(onset ? [onset.marker] : [])];
+  const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
 
   const apiservers = useApiservers(startMs, endMs, !snapshot);
   const serverList = snapshot?.apiservers ?? apiservers.data?.data ?? configuredApiservers;
@@ -165,6 +163,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot, co
         title={`Write totals${resource ? ` (${splitResource(resource)[0]} highlighted)` : ""}`}
         description={`Writes in ${formatRange(startMs, endMs)} against the previous range of the same length. Click a resource to drill in.`}
         state={totals}
+        chart={false}
       >
         {(data) => (
           <TotalsTable

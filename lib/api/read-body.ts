@@ -5,7 +5,7 @@
 import { tooLarge } from "../snapshot/codec";
 import { badRequest } from "./envelope";
 
-export async function readBodyLimited(body: ReadableStream<Uint8Array> | null, maxBytes: number): Promise<Buffer> {
+export async function readBodyLimited(body: ReadableStream<Uint8Array> | null, maxBytes: number, limitName = "limits.maxSnapshotMiB"): Promise<Buffer> {
   if (!body) throw badRequest("the request has no body: send the snapshot file as the request body");
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -22,7 +22,8 @@ export async function readBodyLimited(body: ReadableStream<Uint8Array> | null, m
   }
   if (total > maxBytes) {
     chunks.length = 0;
-    throw tooLarge(`the upload is larger than ${(maxBytes / 1_048_576).toFixed(1)} MiB (limits.maxSnapshotMiB)`);
+    const size = maxBytes >= 1_048_576 ? `${(maxBytes / 1_048_576).toFixed(1)} MiB` : `${Math.round(maxBytes / 1024)} KiB`;
+    throw tooLarge(`the upload is larger than ${size} (${limitName})`);
   }
   if (total === 0) throw badRequest("the upload is empty");
   return Buffer.concat(chunks);

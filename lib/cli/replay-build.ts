@@ -43,7 +43,7 @@ async function main(): Promise<void> {
         ranges: replayRanges(params),
         initialView: REPLAY_INITIAL_VIEW(params),
         apiservers: REPLAY_APISERVERS,
-        views: ["write-load", "rebuilds"],
+        views: ["write-load", "rebuilds", "compare"],
         siteLabel: "cluster",
         calls: replayCalls(params),
         markers: params.markers,

@@ -36,6 +36,8 @@ export interface AppConfig {
   rebuilds: { profile: "auto" | RebuildProfileId; upstreamResource: string };
   clusters: { name: string; context?: string; kubeconfig?: string; inCluster: boolean }[];
   markers: { timeMs: number; label: string; detail: string; kind: "release" }[];
+  markerQueries: { name: string; expr: string; label?: string; detail: string }[];
+  auth: { userHeader?: string };
   recorder: { retentionDays: number; metricsPort: number };
   /** the shipped profiles with the configured ones merged in by name */
   profiles: Profile[];
@@ -156,6 +158,8 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     rebuilds: file.rebuilds,
     clusters: file.clusters,
     markers: file.markers.map((m) => ({ timeMs: Date.parse(m.time), label: m.label, detail: m.detail, kind: "release" as const })),
+    markerQueries: file.markerQueries,
+    auth: file.auth,
     recorder: file.recorder,
     profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,

@@ -73,6 +73,27 @@ export const configSchema = z
           .strict(),
       )
       .default([]),
+    /** markers found by PromQL: one wherever a series of `expr` appears, e.g. a new build-info version */
+    markerQueries: z
+      .array(
+        z
+          .object({
+            name: z.string().min(1).max(60),
+            expr: z.string().min(1).max(2_000),
+            /** the label whose value names each marker, e.g. version; default: every label */
+            label: z.string().regex(LABEL_NAME, "expected a Prometheus label name").optional(),
+            detail: z.string().max(1000).default(""),
+          })
+          .strict(),
+      )
+      .default([]),
+    auth: z
+      .object({
+        /** the header an auth proxy (oauth2-proxy: X-Forwarded-User) sets to the signed-in user; notes record it as their author */
+        userHeader: z.string().regex(/^[A-Za-z0-9-]+$/, "expected an HTTP header name").optional(),
+      })
+      .strict()
+      .default({}),
     /** object profiles beside the shipped ones; one with a shipped profile's name replaces it */
     profiles: z.array(profileSchema).default([]),
     rebuilds: z

@@ -1,6 +1,8 @@
 /** What the committed replay snapshot holds: its ranges, API servers and drill-downs. */
 import { distinctCalls, type PanelCall, type ViewState } from "../panels/write-load-requests";
 import { rebuildCalls } from "../rebuilds/requests";
+import { compareArgs, compareWindows, parseCompareArgs } from "../compare/compare";
+import { comparePresets, counterPresets } from "../compare/catalog";
 import type { Snapshot } from "../snapshot/schema";
 import type { ReplayParams } from "./params";
 import { HUB_JOB, PROJECT_JOB } from "./types";
@@ -29,10 +31,21 @@ export function replayRanges(params: ReplayParams): Snapshot["ranges"] {
   ].filter((r) => r.startMs >= params.startMs && r.endMs <= params.endMs);
 }
 
-/** Every panel call the replay answers: both pages, every range, before/after the onset where it falls inside. */
+/** Every panel call the replay answers: every page and range, before/after the onset where it falls inside. */
 export function replayCalls(params: ReplayParams): PanelCall[] {
   const rebuilds = replayRanges(params).flatMap(({ startMs, endMs }) => rebuildCalls({ startMs, endMs, atMs: params.onsetMs }));
-  return [...distinctCalls(replayStates(params)), ...rebuilds];
+  return [...distinctCalls(replayStates(params)), ...rebuilds, ...replayComparisons(params)];
+}
+
+/** Seed 000's two tables, for every range. */
+export function replayComparisons(params: ReplayParams): PanelCall[] {
+  const presets = comparePresets(counterPresets({ project: [PROJECT_JOB], hub: [HUB_JOB] }));
+  return replayRanges(params).flatMap(({ startMs, endMs }) =>
+    presets
+      .map((p) => parseCompareArgs({ ...p }))
+      .filter((args) => compareWindows(startMs, endMs, args.windowMs).count > 0)
+      .map((args) => ({ panel: "compare", startMs, endMs, args: compareArgs(args) })),
+  );
 }
 
 export function replayStates(params: ReplayParams): ViewState[] {

@@ -8,16 +8,18 @@ import type { ServerContext } from "../server/context";
 import { snapshotPanel } from "../snapshot/lookup";
 import { configuredApiservers } from "./apiservers";
 import { findPanel, type PanelDef } from "./catalog";
-import { parsePanelParams, splitResource, type PanelRequest } from "./params";
+import { parsePanelParams, rangeParams, splitResource, type PanelRequest } from "./params";
+import { compareArgs, parseCompareArgs, runCompare } from "../compare/compare";
 import { findRebuildPanel, type RebuildPanelDef } from "../rebuilds/catalog";
 import { runRebuildPanel, type RebuildDeps } from "../rebuilds/run";
 import { runPanel, type PanelDeps, type PanelResult } from "./run-panel";
 import type { PanelCall } from "./write-load-requests";
 
-/** A panel of either page, told apart by what runs it. */
-type AnyPanel = { page: "write-load"; def: PanelDef } | { page: "rebuilds"; def: RebuildPanelDef };
+/** A panel of any page, told apart by what runs it. */
+type AnyPanel = { page: "write-load"; def: PanelDef } | { page: "rebuilds"; def: RebuildPanelDef } | { page: "compare" };
 
 function resolvePanel(id: string): AnyPanel {
+  if (id === "compare") return { page: "compare" };
   const writeLoad = findPanel(id);
   if (writeLoad) return { page: "write-load", def: writeLoad };
   const rebuild = findRebuildPanel(id);
@@ -25,13 +27,15 @@ function resolvePanel(id: string): AnyPanel {
   throw notFound(`unknown panel "${id.slice(0, 80)}"`);
 }
 
-function runAny(panel: AnyPanel, panelDeps: PanelDeps, rebuild: RebuildDeps, req: PanelRequest, signal?: AbortSignal): Promise<PanelResult> {
+function runAny(panel: AnyPanel, panelDeps: PanelDeps, rebuild: RebuildDeps, req: PanelRequest, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<PanelResult> {
+  if (panel.page === "compare") return runCompare(panelDeps.client, { startMs: req.startMs, endMs: req.endMs, ...parseCompareArgs(args ?? {}) }, signal);
   return panel.page === "write-load" ? runPanel(panelDeps, panel.def, req, signal) : runRebuildPanel(rebuild, panel.def, req, signal);
 }
 
 export async function answerPanel(ctx: ServerContext, id: string, params: Record<string, string>, signal?: AbortSignal): Promise<PanelResult> {
   const panel = resolvePanel(id);
   const maxRangeMs = ctx.config.limits.maxRangeMs;
+  if (panel.page === "compare") return answerCompare(ctx, params, signal);
   if (params.snapshot !== undefined) {
     const snapshot = ctx.snapshots.get(params.snapshot);
     const req = parsePanelParams(params, Date.now(), maxRangeMs, snapshot.apiservers.map((a) => a.job));
@@ -40,7 +44,16 @@ export async function answerPanel(ctx: ServerContext, id: string, params: Record
   }
   const req = parsePanelParams(params, Date.now(), maxRangeMs, configuredApiservers(ctx.config.apiservers).map((a) => a.job));
   if (!ctx.prometheus) throw notConfigured();
-  return runAny(panel, ctx.prometheus, rebuildDeps(ctx.config, ctx.prometheus), req, signal);
+  return runAny(panel, ctx.prometheus, rebuildDeps(ctx.config, ctx.prometheus), req, undefined, signal);
+}
+
+/** The compare view's request: a range and two typed counters, from a snapshot or Prometheus. */
+async function answerCompare(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<PanelResult> {
+  const { startMs, endMs } = rangeParams(params.from || "now-6h", params.to || "now", Date.now(), ctx.config.limits.maxRangeMs);
+  const args = parseCompareArgs(params);
+  if (params.snapshot !== undefined) return snapshotPanel(ctx.snapshots.get(params.snapshot), { panel: "compare", startMs, endMs, args: compareArgs(args) });
+  if (!ctx.prometheus) throw notConfigured();
+  return runCompare(ctx.prometheus.client, { startMs, endMs, ...args }, signal);
 }
 
 export function rebuildDeps(config: ServerContext["config"], prometheus: NonNullable<ServerContext["prometheus"]>): RebuildDeps {
@@ -60,6 +73,6 @@ export function callRunner(panelDeps: PanelDeps, rebuild: RebuildDeps, signal?: 
   return async (call) => {
     const [resource, group] = splitResource(call.resource);
     const req = { startMs: call.startMs, endMs: call.endMs, job: call.apiserver, resource, group, width: 1000 };
-    return runAny(resolvePanel(call.panel), panelDeps, rebuild, req, signal);
+    return runAny(resolvePanel(call.panel), panelDeps, rebuild, req, call.args, signal);
   };
 }

@@ -11,7 +11,7 @@ import type { LabelSets } from "./probe";
 export const WRITE_VERBS = ["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"] as const;
 const WRITE_VERB_REGEX = WRITE_VERBS.join("|");
 
-export type Unit = "writes/s" | "requests/s" | "events/s" | "writes" | "rebuilds/h" | "s" | "%" | "s/s" | "updates" | "updates/h" | "rebuilds/write" | "per site";
+export type Unit = "writes/s" | "requests/s" | "events/s" | "writes" | "rebuilds/h" | "s" | "%" | "s/s" | "updates" | "updates/h" | "rebuilds/write" | "per site" | "count";
 
 export interface PanelVars {
   /** apiserver `job`; undefined means every API server (then `job` is kept in the grouping). */

@@ -17,6 +17,8 @@ export interface PanelCall {
   endMs: number;
   apiserver?: string;
   resource?: string;
+  /** further parameters of panels that take them (the compare view's counters and window) */
+  args?: Record<string, string>;
 }
 
 export interface WriteLoadCalls {
@@ -49,7 +51,9 @@ export function writeLoadRequests(state: ViewState): WriteLoadCalls {
 }
 
 export function panelCallKey(call: PanelCall): string {
-  return JSON.stringify([call.panel, call.startMs, call.endMs, call.apiserver ?? "", call.resource ?? ""]);
+  const key: unknown[] = [call.panel, call.startMs, call.endMs, call.apiserver ?? "", call.resource ?? ""];
+  if (call.args) key.push(Object.entries(call.args).sort(([x], [y]) => (x < y ? -1 : 1)));
+  return JSON.stringify(key);
 }
 
 /** Every distinct call of the given states, in a stable order. */

@@ -6,6 +6,7 @@
 import { keepPreviousData, QueryClient, useQuery } from "@tanstack/react-query";
 import type { ApiServerEntry } from "../panels/apiservers";
 import type { PanelData } from "../panels/run-panel";
+import type { Marker } from "../markers/marker";
 import { fetchEnvelope } from "../api/fetch-envelope";
 
 export interface PanelQueryInput {
@@ -17,11 +18,14 @@ export interface PanelQueryInput {
   width: number;
   /** answer from this snapshot instead of Prometheus */
   snapshot?: string;
+  /** further parameters of panels that take them (the compare view's a, b and window) */
+  args?: Record<string, string>;
 }
 
 export const queryKeys = {
   panel: (input: PanelQueryInput) => ["panel", input] as const,
   apiservers: (startMs: number, endMs: number) => ["apiservers", startMs, endMs] as const,
+  markers: (startMs: number, endMs: number, snapshot?: string) => ["markers", startMs, endMs, snapshot ?? ""] as const,
 };
 
 function search(params: Record<string, string | number | undefined>): string {
@@ -42,11 +46,21 @@ export function usePanel(input: PanelQueryInput, enabled = true) {
           resource: input.resource,
           width: input.width,
           snapshot: input.snapshot,
+          ...input.args,
         })}`,
         signal,
       ),
     placeholderData: keepPreviousData,
     enabled,
+  });
+}
+
+/** Every marker of a range (releases, PromQL-found changes, notes), or the snapshot's own. */
+export function useMarkers(startMs: number, endMs: number, snapshot?: string) {
+  return useQuery({
+    queryKey: queryKeys.markers(startMs, endMs, snapshot),
+    queryFn: ({ signal }) => fetchEnvelope<Marker[]>(`/api/markers?${search({ from: startMs, to: endMs, snapshot })}`, signal),
+    placeholderData: keepPreviousData,
   });
 }
 

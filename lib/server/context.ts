@@ -8,11 +8,14 @@ import { loadConfig, type AppConfig } from "../config/load";
 import { createPromClient, type PromClient } from "../prometheus/client";
 import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
+import { NoteStore } from "../markers/notes";
 import { detectRebuildProfile, type DetectedProfile } from "../rebuilds/detect";
 
 export interface ServerContext {
   config: AppConfig;
   snapshots: SnapshotStore;
+  /** opened on first use, so a page that never shows notes never touches the data directory */
+  notes: () => NoteStore;
   prometheus: {
     client: PromClient;
     scrapeIntervalSeconds: number;
@@ -34,7 +37,9 @@ export function getServerContext(): ServerContext {
 
 export function buildContext(config: AppConfig): ServerContext {
   const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes);
-  if (!config.prometheus) return { config, snapshots, prometheus: null };
+  let noteStore: NoteStore | undefined;
+  const notes = () => (noteStore ??= new NoteStore(join(config.dataDir, "notes.sqlite")));
+  if (!config.prometheus) return { config, snapshots, notes, prometheus: null };
   const client = createPromClient(config.prometheus);
   const cache = new Map<string, { atMs: number; value: Promise<LabelSets> }>();
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) => {
@@ -57,5 +62,5 @@ export function buildContext(config: AppConfig): ServerContext {
     value.catch(() => detections.delete(key));
     return value;
   };
-  return { config, snapshots, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
+  return { config, snapshots, notes, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
 }

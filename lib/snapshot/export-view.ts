@@ -12,6 +12,8 @@ import { distinctCalls } from "../panels/write-load-requests";
 import { rebuildCalls } from "../rebuilds/requests";
 import type { ServerContext } from "../server/context";
 import { encodeSnapshot } from "./codec";
+import { collectMarkers } from "../markers/collect";
+import { compareArgs, parseCompareArgs } from "../compare/compare";
 import { buildSnapshot } from "./export";
 
 export interface Download {
@@ -34,11 +36,11 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
   const bounds = { startSeconds: Math.floor(req.startMs / 1000), endSeconds: Math.ceil(req.endMs / 1000) };
   const apiservers = await listApiservers(prometheus.client, ctx.config.apiservers, bounds, signal);
   const resource = params.resource || undefined;
-  const view = params.view === "rebuilds" ? "rebuilds" : "write-load";
+  const view = params.view === "rebuilds" || params.view === "compare" ? params.view : "write-load";
   const atMs = params.at !== undefined && /^\d{1,15}$/.test(params.at) ? Number(params.at) : undefined;
   const snapshot = await buildSnapshot(
     {
-      title: label.data ?? (view === "rebuilds" ? "Edge rebuilds" : `Write load${req.job ? ` on ${req.job}` : ""}${resource ? `, ${resource}` : ""}`),
+      title: label.data ?? (view === "rebuilds" ? "Edge rebuilds" : view === "compare" ? "Compare counters" : `Write load${req.job ? ` on ${req.job}` : ""}${resource ? `, ${resource}` : ""}`),
       source: "prometheus",
       takenAtMs: Date.now(),
       ranges: [{ startMs: req.startMs, endMs: req.endMs }],
@@ -49,8 +51,11 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
       calls:
         view === "rebuilds"
           ? rebuildCalls({ startMs: req.startMs, endMs: req.endMs, atMs })
-          : distinctCalls([{ startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource }]),
-      markers: ctx.config.markers,
+          : view === "compare"
+            ? [{ panel: "compare", startMs: req.startMs, endMs: req.endMs, args: compareArgs(parseCompareArgs(params)) }]
+            : distinctCalls([{ startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource }]),
+      // Every marker the page shows, notes and PromQL-found ones included; ids stay on this server.
+      markers: (await collectMarkers(ctx, { startMs: req.startMs, endMs: req.endMs }, signal)).markers.flatMap(({ id: _id, kind, ...m }) => (kind === "onset" ? [] : [{ ...m, kind }])),
       objectWrites: null,
     },
     callRunner(prometheus, rebuildDeps(ctx.config, prometheus), signal),

@@ -18,10 +18,13 @@ export function snapshotPanel(snapshot: Snapshot, call: PanelCall): PanelResult 
   const ranges = snapshot.ranges.map((r) => formatRange(r.startMs, r.endMs)).join("; ");
   const inRange = snapshot.ranges.some((r) => r.startMs === call.startMs && r.endMs === call.endMs);
   const held = info(snapshot, "").resources[call.apiserver ?? ""] ?? [];
+  const comparisons = heldComparisons(snapshot).map((c) => `${c.a} vs ${c.b} per ${c.window}`);
   throw new ApiFailure(
     404,
     "not_in_snapshot",
-    !inRange && call.panel !== "write-totals"
+    call.panel === "compare" && inRange
+      ? `this snapshot holds ${comparisons.length ? `only these comparisons: ${comparisons.join("; ")}` : "no comparisons"}`
+      : !inRange && call.panel !== "write-totals"
       ? `this snapshot holds the ranges ${ranges} only`
       : call.resource
         ? `this snapshot holds no ${call.panel} data for ${call.resource}${held.length ? `; it holds: ${held.join(", ")}` : ""}`
@@ -48,6 +51,17 @@ export function info(snapshot: Snapshot, id: string): SnapshotInfo {
     apiservers: snapshot.apiservers,
     resources: Object.fromEntries(Object.entries(resources).map(([k, v]) => [k, [...v].sort()])),
     markers: snapshot.markers,
+    comparisons: heldComparisons(snapshot),
     objectWriteCount: snapshot.objectWrites?.writes.length ?? 0,
   };
+}
+
+/** The comparisons a snapshot answers (each for its ranges), for the compare view's picks and messages. */
+function heldComparisons(snapshot: Snapshot): { a: string; b: string; window: string }[] {
+  const out = new Map<string, { a: string; b: string; window: string }>();
+  for (const entry of snapshot.panels) {
+    const { a, b, window } = entry.args ?? {};
+    if (entry.panel === "compare" && a && b && window) out.set(JSON.stringify([a, b, window]), { a, b, window });
+  }
+  return [...out.values()];
 }

@@ -40,6 +40,7 @@ export const panelEntrySchema = z.object({
   endMs: epochMs,
   apiserver: z.string().max(253).optional(),
   resource: z.string().max(253).optional(),
+  args: z.record(z.string().max(64), z.string().max(2_000)).optional(),
   result: panelResultSchema,
 });
 
@@ -47,7 +48,7 @@ export const markerSchema = z.object({
   timeMs: epochMs,
   label: z.string().max(200),
   detail: z.string().max(2_000),
-  kind: z.enum(["release", "note"]),
+  kind: z.enum(["release", "note", "query"]),
 });
 
 const json: z.ZodType<unknown> = z.unknown();
@@ -87,7 +88,7 @@ export const snapshotSchema = z.object({
   description: z.string().max(5_000).optional(),
   takenAtMs: epochMs,
   source: z.enum(["prometheus", "replay"]),
-  views: z.array(z.enum(["write-load", "rebuilds"])).min(1),
+  views: z.array(z.enum(["write-load", "rebuilds", "compare"])).min(1),
   /** the label that told edge sites apart where the snapshot was taken */
   siteLabel: z.string().max(100).optional(),
   ranges: z.array(z.object({ startMs: epochMs, endMs: epochMs, label: z.string().max(100).optional() })).min(1),
@@ -121,5 +122,7 @@ export interface SnapshotInfo {
   /** resources with a drill-down, per API server ("" = all) */
   resources: Record<string, string[]>;
   markers: SnapshotMarker[];
+  /** the compare view's counter pairs it holds */
+  comparisons: { a: string; b: string; window: string }[];
   objectWriteCount: number;
 }

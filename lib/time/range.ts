@@ -98,7 +98,9 @@ export function parseRangeParams(from: string | null | undefined, to: string | n
   if (!t.ok) errors.push(`to: ${t.error}`);
   if (!f.ok || !t.ok) return { range: DEFAULT_RANGE, errors };
   const range = { from: f.value, to: t.value };
-  const probe = resolveRange(range, Date.UTC(2026, 0, 1));
-  if (probe.endMs <= probe.startMs) return { range: DEFAULT_RANGE, errors: ["`to` must be later than `from`"] };
+  // Only ends of one kind can be ordered without a clock: an absolute start with "now" as the end
+  // (an alert link while the alert fires) is valid whenever now is later, which the API checks.
+  const probe = resolveRange(range, 0);
+  if (range.from.kind === range.to.kind && probe.endMs <= probe.startMs) return { range: DEFAULT_RANGE, errors: ["`to` must be later than `from`"] };
   return { range, errors };
 }

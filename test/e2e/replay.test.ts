@@ -9,6 +9,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { formatCount } from "@/lib/format/number";
 import { PROJECT_JOB } from "@/lib/demo/types";
+import { windowTruth } from "@/lib/demo/truth";
 import { ARTIFACTS } from "../helpers/browser";
 import { useReplayApp } from "../helpers/replay-app";
 
@@ -69,6 +70,31 @@ describe("the replay in Chromium", () => {
     writeFileSync(bad, JSON.stringify({ hello: "world" }));
     await page.setInputFiles('[data-testid="snapshot-file"]', bad);
     await expect(page.locator('[data-testid="snapshot-error"]').textContent()).resolves.toMatch(/Not opened: the file is not a Churnscope snapshot/);
+    await page.close();
+  });
+
+  it("the compare view reproduces seed 000's tables: reconciles vs status PUTs per 3 h, hub vs project writes per 6 h", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1100 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${h.app.url}/compare`);
+    await page.waitForURL((url) => url.searchParams.get("snapshot") === "replay" && url.searchParams.get("window") === "3h");
+    const table = async () => {
+      await page.waitForSelector('[data-panel="compare"][data-state="ready"] [data-testid="compare-table"] tr[data-window-end]');
+      return page.$$eval('[data-testid="compare-table"] tr[data-window-end]', (trs) =>
+        trs.map((tr) => [Number(tr.getAttribute("data-window-end")), tr.querySelector('[data-cell="a"]')!.textContent, tr.querySelector('[data-cell="b"]')!.textContent] as const),
+      );
+    };
+    const threeHours = windowTruth(h.replay, 3);
+    expect(await table()).toEqual(threeHours.map((w) => [w.endMs, formatCount(w.notReadyReconciles), formatCount(w.statusUpdates)]));
+    await page.screenshot({ path: join(ARTIFACTS, "replay-compare.png"), fullPage: true });
+
+    await page.click('[data-testid="compare-presets"] button:has-text("per 6 h")');
+    await page.waitForURL((url) => url.searchParams.get("window") === "6h");
+    const sixHours = windowTruth(h.replay, 6);
+    await page.waitForSelector(`[data-testid="compare-table"] tr[data-window-end="${sixHours[0].endMs}"]`);
+    expect(await table()).toEqual(sixHours.map((w) => [w.endMs, formatCount(w.hubConnectorWrites), formatCount(w.projectConnectorWrites)]));
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

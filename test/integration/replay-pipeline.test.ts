@@ -8,6 +8,8 @@ import { replaySeries } from "@/lib/demo/metrics";
 import { DEFAULT_REPLAY, type ReplayParams } from "@/lib/demo/params";
 import { generateReplay, type Replay } from "@/lib/demo/replay";
 import { windowTruth } from "@/lib/demo/truth";
+import { counterPresets } from "@/lib/compare/catalog";
+import { compareRows } from "@/lib/compare/table";
 import { HUB_JOB, PROJECT_JOB } from "@/lib/demo/types";
 import { writeLoadRequests } from "@/lib/panels/write-load-requests";
 import { createPromClient, type PromClient } from "@/lib/prometheus/client";
@@ -124,5 +126,58 @@ describe("replay pipeline through a real Prometheus", () => {
     expect(again.status).toBe(200);
     expect((await fetch(`${app.url}/api/snapshots/..%2Fetc`)).status).toBe(400);
     expect((await fetch(`${app.url}/api/snapshots/0123456789abcdef`)).status).toBe(404);
+  });
+
+  it("the compare view's windows equal the generator's counts, and a compare snapshot answers the same", async () => {
+    const [reconciles, status] = ["connector-reconciles-not-ready", "project-connector-status-puts"].map((id) => counterPresets({ project: [PROJECT_JOB], hub: [HUB_JOB] }).find((c) => c.id === id)!.selector);
+    const [hub, project] = ["hub-connector-puts", "project-connector-writes"].map((id) => counterPresets({ project: [PROJECT_JOB], hub: [HUB_JOB] }).find((c) => c.id === id)!.selector);
+    const truth = windowTruth(replay, 1);
+    const range = `from=${PARAMS.startMs}&to=${PARAMS.endMs}`;
+    for (const [a, b, pick] of [
+      [reconciles, status, (w: (typeof truth)[number]) => [w.notReadyReconciles, w.statusUpdates]],
+      [hub, project, (w: (typeof truth)[number]) => [w.hubConnectorWrites, w.projectConnectorWrites]],
+    ] as const) {
+      const res = await fetch(`${app.url}/api/panels/compare?${range}&window=1h&a=${encodeURIComponent(a)}&b=${encodeURIComponent(b)}`);
+      const body = await res.json();
+      expect(res.status, JSON.stringify(body)).toBe(200);
+      const rows = compareRows(body.data).rows;
+      // 10:00–16:00 holds six whole hours; the generator's own counts, never Prometheus's, are the truth.
+      expect(rows.map((r) => r.endMs)).toEqual(truth.map((w) => w.endMs));
+      rows.forEach((r, i) => {
+        const [ta, tb] = pick(truth[i]);
+        expect(r.a, `A ending ${new Date(r.endMs).toISOString()}`).toBeCloseTo(ta, 6);
+        expect(r.b, `B ending ${new Date(r.endMs).toISOString()}`).toBeCloseTo(tb, 6);
+      });
+      expect(rows.some((r) => (r.b ?? 0) > 50)).toBe(true);
+    }
+
+    const query = `${range}&window=1h&a=${encodeURIComponent(hub)}&b=${encodeURIComponent(project)}`;
+    const download = await fetch(`${app.url}/api/snapshots/export?view=compare&${query}`);
+    expect(download.status).toBe(200);
+    const upload = await (await fetch(`${app.url}/api/snapshots`, { method: "POST", body: Buffer.from(await download.arrayBuffer()) })).json();
+    expect(upload.data.comparisons).toEqual([{ a: hub, b: project, window: "1h" }]);
+    const live = await (await fetch(`${app.url}/api/panels/compare?${query}`)).json();
+    // Typed differently (spacing, quotes), the same counter finds the same snapshot entry.
+    const retyped = `from=${PARAMS.startMs}&to=${PARAMS.endMs}&window=60m&a=${encodeURIComponent(hub.replace(/"/g, "'").replace(/, /g, " ,"))}&b=${encodeURIComponent(project)}`;
+    const frozen = await (await fetch(`${app.url}/api/panels/compare?snapshot=${upload.data.id}&${retyped}`)).json();
+    expect(frozen).toEqual(live);
+    const other = await fetch(`${app.url}/api/panels/compare?snapshot=${upload.data.id}&${range}&window=1h&a=${encodeURIComponent(reconciles)}&b=${encodeURIComponent(status)}`);
+    expect(other.status).toBe(404);
+    expect((await other.json()).error).toMatch(/holds only these comparisons: apiserver_request_total\{job="karmada-system/);
+  });
+
+  it("the compare API refuses bad counters and windows with a 400 that names them", async () => {
+    const base = `${app.url}/api/panels/compare?from=${PARAMS.startMs}&to=${PARAMS.endMs}`;
+    const cases: [string, RegExp][] = [
+      [`&a=${encodeURIComponent("sum(up)")}&b=up`, /parameter a: column 4/],
+      [`&a=up&b=${encodeURIComponent('up{job="x"}) or vector(1')}`, /parameter b: column 12/],
+      ["&a=up&b=up&window=10s", /parameter window/],
+      ["&a=up&b=up&window=7h", /no whole 7h window/],
+    ];
+    for (const [suffix, message] of cases) {
+      const res = await fetch(base + suffix);
+      expect(res.status, suffix).toBe(400);
+      expect((await res.json()).error).toMatch(message);
+    }
   });
 });

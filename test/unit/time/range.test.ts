@@ -53,5 +53,11 @@ describe("time expressions (Grafana-compatible from/to)", () => {
     expect(bad.errors[0]).toMatch(/^from: /);
     expect(formatTimeExpr(bad.range.from)).toBe("now-6h");
     expect(parseRangeParams("now", "now-1h").errors[0]).toMatch(/later/);
+    expect(parseRangeParams("1789126200000", "1789122600000").errors[0]).toMatch(/later/);
+  });
+  it("accepts an absolute start with a relative end, as alert links for firing alerts have", () => {
+    const mixed = parseRangeParams("1789122600000", "now");
+    expect(mixed.errors).toEqual([]);
+    expect(resolveRange(mixed.range, 1789126200000)).toEqual({ startMs: 1789122600000, endMs: 1789126200000 });
   });
 });

@@ -1,0 +1,121 @@
+"use client";
+/**
+ * "Notes": add a note at a time (it becomes a marker on every chart, for everyone), see and delete
+ * the notes in this range, and see which marker queries failed. Live views only: a snapshot's
+ * markers are frozen into it.
+ */
+import { useQueryClient } from "@tanstack/react-query";
+import { useState } from "react";
+import { fetchEnvelope } from "@/lib/api/fetch-envelope";
+import { formatUtc } from "@/lib/format/time";
+import { useMarkers } from "@/lib/query/hooks";
+import { parseTimeExpr, resolveTimeExpr } from "@/lib/time/range";
+
+const iso = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000).toISOString().replace(":00.000Z", "Z");
+
+export function NotesControl({ startMs, endMs }: { startMs: number; endMs: number }) {
+  const [open, setOpen] = useState(false);
+  const [time, setTime] = useState("");
+  const [text, setText] = useState("");
+  const [error, setError] = useState<string | null>(null);
+  const queryClient = useQueryClient();
+  const markers = useMarkers(startMs, endMs);
+  const notes = (markers.data?.data ?? []).filter((m) => m.kind === "note");
+  const warnings = markers.data?.warnings ?? [];
+  const refresh = () => queryClient.invalidateQueries({ queryKey: ["markers"] });
+
+  const save = async () => {
+    const parsed = parseTimeExpr(time.trim() || iso(Math.min(endMs, Date.now())));
+    if (!parsed.ok) return setError(parsed.error);
+    try {
+      await fetchEnvelope("/api/notes", undefined, {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ timeMs: resolveTimeExpr(parsed.value, Date.now()), text }),
+      });
+      setText("");
+      setError(null);
+      await refresh();
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
+
+  return (
+    <span className="relative text-sm">
+      <button
+        type="button"
+        data-testid="notes-button"
+        className="rounded border border-[var(--border)] px-2 py-1 hover:bg-[var(--bg)]"
+        title={warnings.length ? `Some markers are missing:\n${warnings.join("\n")}` : "Add a note that shows as a marker on every chart"}
+        onClick={() => setOpen(!open)}
+      >
+        Notes{notes.length ? ` (${notes.length})` : ""}
+        {warnings.length > 0 && <span className="ml-1 text-[var(--warn-fg)]">⚠</span>}
+      </button>
+      {open && (
+        <div className="absolute right-0 top-9 z-20 w-[26rem] space-y-2 rounded border border-[var(--border)] bg-[var(--panel)] p-3 shadow" data-testid="notes-popover">
+          {warnings.map((w) => (
+            <p key={w} role="alert" className="rounded bg-[var(--warn-bg)] px-2 py-1 text-xs text-[var(--warn-fg)]">
+              {w}
+            </p>
+          ))}
+          <label className="block text-xs text-[var(--muted)]">
+            Time (UTC, RFC 3339 or now-30m)
+            <input
+              data-testid="note-time"
+              className="mt-0.5 block w-full rounded border border-[var(--border)] bg-[var(--bg)] px-2 py-1 font-mono text-xs text-[var(--fg)]"
+              placeholder={iso(Math.min(endMs, Date.now()))}
+              value={time}
+              onChange={(e) => setTime(e.target.value)}
+            />
+          </label>
+          <label className="block text-xs text-[var(--muted)]">
+            Note
+            <textarea
+              data-testid="note-text"
+              maxLength={500}
+              rows={2}
+              className="mt-0.5 block w-full rounded border border-[var(--border)] bg-[var(--bg)] px-2 py-1 text-sm text-[var(--fg)]"
+              value={text}
+              onChange={(e) => setText(e.target.value)}
+            />
+          </label>
+          {error && (
+            <p role="alert" className="text-xs text-[var(--err-fg)]">
+              {error}
+            </p>
+          )}
+          <div className="flex justify-end gap-2">
+            <button type="button" className="text-xs text-[var(--muted)]" onClick={() => setOpen(false)}>
+              Close
+            </button>
+            <button type="button" data-testid="note-save" disabled={!text.trim()} className="rounded bg-[var(--accent)] px-2 py-1 text-xs text-white disabled:opacity-50" onClick={() => void save()}>
+              Add note
+            </button>
+          </div>
+          {notes.length > 0 && (
+            <ul className="max-h-48 space-y-1 overflow-auto border-t border-[var(--border)] pt-2 text-xs" data-testid="notes-list">
+              {notes.map((n) => (
+                <li key={n.id} className="flex items-start gap-2">
+                  <span className="font-mono text-[var(--muted)]">{formatUtc(n.timeMs, false)}</span>
+                  <span className="flex-1 whitespace-pre-wrap break-words" title={n.detail}>
+                    {n.detail}
+                  </span>
+                  <button
+                    type="button"
+                    aria-label={`delete note ${n.label}`}
+                    className="text-[var(--muted)] hover:text-[var(--err-fg)]"
+                    onClick={() => void fetchEnvelope(`/api/notes/${n.id}`, undefined, { method: "DELETE" }).then(refresh, (e: Error) => setError(e.message))}
+                  >
+                    ✕
+                  </button>
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+      )}
+    </span>
+  );
+}

@@ -1,0 +1,54 @@
+/**
+ * Counters worth comparing, ready to pick: the ones seed 000 set side by side, written for the
+ * configured API server jobs. Picking one fills the selector box, so a pick is also a worked example.
+ */
+import { literalAlternation, matcher } from "../prometheus/promql";
+import { WRITE_VERBS } from "../panels/catalog";
+
+export interface CounterPreset {
+  id: string;
+  title: string;
+  selector: string;
+}
+
+export interface ComparePreset {
+  title: string;
+  a: string;
+  b: string;
+  window: string;
+}
+
+function jobMatcher(jobs: string[]): string {
+  return jobs.length === 1 ? matcher("job", "=", jobs[0]) : matcher("job", "=~", literalAlternation(jobs));
+}
+
+export function counterPresets(apiservers: { project: string[]; hub: string[] }): CounterPreset[] {
+  const out: CounterPreset[] = [];
+  const writes = matcher("verb", "=~", WRITE_VERBS.join("|"));
+  if (apiservers.project.length) {
+    const job = jobMatcher(apiservers.project);
+    out.push(
+      { id: "project-connector-writes", title: "Connector writes, project control planes", selector: `apiserver_request_total{${job}, resource="connectors", ${writes}}` },
+      { id: "project-connector-status-puts", title: "Connector status PUTs, project control planes", selector: `apiserver_request_total{${job}, resource="connectors", subresource="status", verb="PUT"}` },
+      { id: "project-lease-patches", title: "Lease renewals (PATCH), project control planes", selector: `apiserver_request_total{${job}, resource="leases", verb="PATCH"}` },
+    );
+  }
+  if (apiservers.hub.length) {
+    out.push({ id: "hub-connector-puts", title: "Connector PUTs, hub", selector: `apiserver_request_total{${jobMatcher(apiservers.hub)}, resource="connectors", verb="PUT"}` });
+  }
+  out.push({ id: "connector-reconciles-not-ready", title: "Connector reconciles ending not ready", selector: 'controller_runtime_reconcile_total{controller="connector", result="success"}' });
+  return out;
+}
+
+/** Seed 000's two tables, when the counters they need are configured. */
+export function comparePresets(counters: CounterPreset[]): ComparePreset[] {
+  const find = (id: string) => counters.find((c) => c.id === id);
+  const out: ComparePreset[] = [];
+  const reconciles = find("connector-reconciles-not-ready");
+  const status = find("project-connector-status-puts");
+  if (reconciles && status) out.push({ title: "Reconciles ending not ready vs status PUTs, per 3 h", a: reconciles.selector, b: status.selector, window: "3h" });
+  const hub = find("hub-connector-puts");
+  const project = find("project-connector-writes");
+  if (hub && project) out.push({ title: "Hub Connector PUTs vs project Connector writes, per 6 h", a: hub.selector, b: project.selector, window: "6h" });
+  return out;
+}

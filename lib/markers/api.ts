@@ -1,0 +1,45 @@
+/** The markers and notes endpoints: validated parameters in, one lib call, one envelope out. */
+import { badRequest } from "../api/envelope";
+import { readBodyLimited } from "../api/read-body";
+import { rangeParams } from "../panels/params";
+import type { ServerContext } from "../server/context";
+import type { Marker } from "./marker";
+import { collectMarkers } from "./collect";
+import { noteMarker, type Note } from "./notes";
+
+const MAX_NOTE_BODY_BYTES = 16 * 1024;
+
+export async function answerMarkers(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<{ data: Marker[]; warnings: string[] }> {
+  const { startMs, endMs } = rangeParams(params.from || "now-6h", params.to || "now", Date.now(), ctx.config.limits.maxRangeMs);
+  if (params.snapshot !== undefined) {
+    const held = ctx.snapshots.get(params.snapshot).markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
+    return { data: held, warnings: [] };
+  }
+  const { markers, warnings } = await collectMarkers(ctx, { startMs, endMs }, signal);
+  return { data: markers, warnings };
+}
+
+/** The author is the signed-in user only when an auth proxy is configured to say who that is. */
+export function noteAuthor(ctx: ServerContext, headers: Headers): string {
+  const header = ctx.config.auth.userHeader;
+  const user = header ? headers.get(header)?.trim().slice(0, 200) : undefined;
+  return user || "anonymous";
+}
+
+export async function addNote(ctx: ServerContext, body: ReadableStream<Uint8Array> | null, headers: Headers): Promise<{ data: Note & { marker: Marker } }> {
+  const bytes = await readBodyLimited(body, MAX_NOTE_BODY_BYTES, "16 KiB for a note");
+  let input: unknown;
+  try {
+    input = JSON.parse(bytes.toString("utf8"));
+  } catch {
+    throw badRequest('the body is not JSON: send {"timeMs": <epoch ms>, "text": "…"}');
+  }
+  const note = ctx.notes().add(input, noteAuthor(ctx, headers));
+  return { data: { ...note, marker: noteMarker(note) } };
+}
+
+export async function deleteNote(ctx: ServerContext, idText: string): Promise<{ data: { deleted: number } }> {
+  if (!/^\d{1,15}$/.test(idText)) throw badRequest(`"${idText.slice(0, 20)}" is not a note id`);
+  ctx.notes().remove(Number(idText));
+  return { data: { deleted: Number(idText) } };
+}

@@ -1,0 +1,64 @@
+/**
+ * Notes people add in the UI ("rolled back infra", "paged network team"): a time, a text and an
+ * author, kept in SQLite under the data directory and drawn as markers on every chart.
+ */
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import Database from "better-sqlite3";
+import { z } from "zod";
+import { badRequest, notFound } from "../api/envelope";
+import type { Marker } from "./marker";
+
+export interface Note {
+  id: number;
+  timeMs: number;
+  text: string;
+  author: string;
+  createdMs: number;
+}
+
+export const noteInputSchema = z
+  .object({
+    timeMs: z.number().int().min(946_684_800_000, "expected epoch milliseconds after 2000").max(7_258_118_400_000, "expected epoch milliseconds before 2200"),
+    text: z.string().trim().min(1, "a note needs text").max(500, "at most 500 characters"),
+  })
+  .strict();
+
+export class NoteStore {
+  private readonly db: Database.Database;
+
+  constructor(path: string) {
+    mkdirSync(dirname(path), { recursive: true });
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.exec("CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, text TEXT NOT NULL, author TEXT NOT NULL, created_ms INTEGER NOT NULL); CREATE INDEX IF NOT EXISTS notes_time ON notes (time_ms);");
+  }
+
+  add(input: unknown, author: string, nowMs = Date.now()): Note {
+    const parsed = noteInputSchema.safeParse(input);
+    if (!parsed.success) {
+      const first = parsed.error.issues[0];
+      throw badRequest(`note ${first.path.join(".") || "body"}: ${first.message}`);
+    }
+    const { timeMs, text } = parsed.data;
+    const id = Number(this.db.prepare("INSERT INTO notes (time_ms, text, author, created_ms) VALUES (?, ?, ?, ?)").run(timeMs, text, author, nowMs).lastInsertRowid);
+    return { id, timeMs, text, author, createdMs: nowMs };
+  }
+
+  between(startMs: number, endMs: number): Note[] {
+    return (this.db.prepare("SELECT id, time_ms AS timeMs, text, author, created_ms AS createdMs FROM notes WHERE time_ms BETWEEN ? AND ? ORDER BY time_ms, id").all(startMs, endMs) as Note[]);
+  }
+
+  remove(id: number): void {
+    if (this.db.prepare("DELETE FROM notes WHERE id = ?").run(id).changes === 0) throw notFound(`no note ${id}`);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+export function noteMarker(note: Note): Marker {
+  const label = note.text.length > 40 ? `${note.text.slice(0, 39)}…` : note.text;
+  return { timeMs: note.timeMs, label, detail: `${note.text}\n— ${note.author}, added ${new Date(note.createdMs).toISOString().slice(0, 16)}Z`, kind: "note", id: note.id };
+}
