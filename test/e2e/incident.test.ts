@@ -122,7 +122,6 @@ describe("markers and notes", () => {
 
     // Another browser sees the note too: it is stored on the server, not in the page.
     const other = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await other.goto(`${app.url}/rebuilds?from=${FROM_MS}&to=${TO_MS}`);
     await other.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}`);
     await waitForCharts(other, ["writes-by-resource"]);
     await other.waitForSelector('[data-panel="writes-by-resource"] [data-marker="paged the network team"]');
@@ -133,6 +132,16 @@ describe("markers and notes", () => {
 });
 
 describe("exports", () => {
+  it("a downloaded snapshot carries every marker shown: configured, found by PromQL, and notes", async () => {
+    const download = await fetch(`${app.url}/api/snapshots/export?from=${FROM_MS}&to=${TO_MS}`);
+    expect(download.status).toBe(200);
+    const upload = await (await fetch(`${app.url}/api/snapshots`, { method: "POST", body: Buffer.from(await download.arrayBuffer()) })).json();
+    const live = (await markers()).data.map(({ id: _id, ...m }) => m);
+    const frozen = await (await fetch(`${app.url}/api/markers?from=${FROM_MS}&to=${TO_MS}&snapshot=${upload.data.id}`)).json();
+    expect(frozen.data).toEqual(live);
+    expect(live.map((m) => m.kind).sort()).toEqual(["note", "query", "release"]);
+  });
+
   it("PNG: a panel downloads as an image of its chart with title and legend, at twice the screen's pixels", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}`);
