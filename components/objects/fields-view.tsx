@@ -41,7 +41,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
         <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id })}>
           ← Objects
         </Link>
-        <ViewControls snapshot={snapshot} {...controls} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", from: controls.startMs, to: controls.endMs }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />

@@ -89,7 +89,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/fields", { ...filter, class: undefined, from: startMs, to: endMs, snapshot: snapshot?.id })}>
           Field churn →
         </Link>
-        <ViewControls snapshot={snapshot} {...controls} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", from: controls.startMs, to: controls.endMs }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />

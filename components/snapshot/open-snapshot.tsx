@@ -12,7 +12,9 @@ export function OpenSnapshot() {
     setState({ busy: true });
     try {
       const info = await fetchEnvelope<SnapshotInfo>("/api/snapshots", undefined, { method: "POST", body: file, headers: { "Content-Type": "application/octet-stream" } });
-      window.location.assign(`/?snapshot=${info.data.id}`);
+      // Opens on the page it was taken on.
+      const page = { "write-load": "/", rebuilds: "/rebuilds", compare: "/compare", objects: "/objects" }[info.data.views[0]] ?? "/";
+      window.location.assign(`${page}?snapshot=${info.data.id}`);
     } catch (error) {
       setState({ busy: false, error: error instanceof Error ? error.message : String(error) });
     }

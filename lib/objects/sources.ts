@@ -11,7 +11,7 @@ import type { ServerContext } from "../server/context";
 import { importObjectWrites } from "../store/import-writes";
 import { WriteStore } from "../store/store";
 
-const STORE_FORMAT = "2";
+const STORE_FORMAT = "3";
 const open = new Map<string, WriteStore>();
 
 export function snapshotStore(ctx: ServerContext, id: string): WriteStore {

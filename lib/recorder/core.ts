@@ -56,7 +56,8 @@ export class ProfileRecorder {
     if (obj === null && before === undefined) return false; // a delete of something never seen alive
     const after = obj === null ? undefined : (obj as Json);
     const analysis = analyze(this.profileOf((after ?? before) as KubeObject | undefined), before, after);
-    this.store.record(key, { tsMs, cls: analysis.cls, writer: analysis.writer, source: "watch", heartbeat: analysis.heartbeat, changes: analysis.changes, projection: analysis.projection, resourceVersion });
+    const body = analysis.cls === "create" ? after : analysis.cls === "delete" ? before : undefined;
+    this.store.record(key, { tsMs, cls: analysis.cls, writer: analysis.writer, source: "watch", heartbeat: analysis.heartbeat, changes: analysis.changes, projection: analysis.projection, resourceVersion, ...(body === undefined ? {} : { body }) });
     this.store.setLatest(key, resourceVersion, obj === null ? null : JSON.stringify(obj));
     return true;
   }
@@ -75,7 +76,7 @@ export class ProfileRecorder {
         listed.add(`${key.namespace}/${key.name}`);
         const rv = item.metadata?.resourceVersion ?? listVersion;
         if (first && !this.store.latest(key)) {
-          this.store.recordFirstSeen(key, tsMs, project(this.profileOf(item), item as Json));
+          this.store.recordFirstSeen(key, tsMs, project(this.profileOf(item), item as Json), item as Json);
           this.store.setLatest(key, rv, JSON.stringify(item));
         } else if (this.observe(key, item, rv, tsMs)) stored++;
       }

@@ -12,6 +12,10 @@ import { distinctCalls } from "../panels/write-load-requests";
 import { rebuildCalls } from "../rebuilds/requests";
 import type { ServerContext } from "../server/context";
 import { encodeSnapshot } from "./codec";
+import { ApiFailure } from "../api/envelope";
+import { exportObjectWrites, MAX_EXPORTED_WRITES } from "../objects/export";
+import { liveStore } from "../objects/sources";
+import { rangeParams } from "../panels/params";
 import { collectMarkers } from "../markers/collect";
 import { compareArgs, parseCompareArgs } from "../compare/compare";
 import { buildSnapshot } from "./export";
@@ -28,6 +32,7 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
     // Re-sharing an open snapshot: the bundle as it is.
     return { filename: `churnscope-${params.snapshot}.json.gz`, bytes: ctx.snapshots.read(params.snapshot) };
   }
+  if (params.view === "objects") return exportObjects(ctx, params);
   const prometheus = ctx.prometheus;
   if (!prometheus) throw notConfigured();
   const req = parsePanelParams(params, Date.now(), ctx.config.limits.maxRangeMs, configuredApiservers(ctx.config.apiservers).map((a) => a.job));
@@ -62,4 +67,28 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
   );
   const stamp = new Date(req.startMs).toISOString().slice(0, 16).replace(/[:T]/g, "");
   return { filename: `churnscope-${view}-${stamp}Z.json.gz`, bytes: encodeSnapshot(snapshot) };
+}
+
+/** The Objects, Field churn and timeline views: the recorder's writes in the range, every version rebuildable. */
+async function exportObjects(ctx: ServerContext, params: Record<string, string>): Promise<Download> {
+  const { startMs, endMs } = rangeParams(params.from || "now-6h", params.to || "now", Date.now(), ctx.config.limits.maxRangeMs);
+  const { writes, leftOut } = exportObjectWrites(liveStore(ctx), { startMs, endMs });
+  if (!writes) throw new ApiFailure(413, "too_large", `the range holds more than ${MAX_EXPORTED_WRITES.toLocaleString("en-US")} object writes: export a shorter range`);
+  const snapshot = await buildSnapshot(
+    {
+      title: "Objects",
+      ...(leftOut ? { description: `${leftOut} objects written in this range were left out: their first version was recorded before Churnscope kept whole versions.` } : {}),
+      source: "recorder",
+      takenAtMs: Date.now(),
+      ranges: [{ startMs, endMs }],
+      apiservers: [],
+      views: ["objects"],
+      calls: [],
+      markers: [],
+      objectWrites: writes,
+    },
+    () => Promise.reject(new Error("an objects snapshot runs no panels")),
+  );
+  const stamp = new Date(startMs).toISOString().slice(0, 16).replace(/[:T]/g, "");
+  return { filename: `churnscope-objects-${stamp}Z.json.gz`, bytes: encodeSnapshot(snapshot) };
 }

@@ -87,8 +87,8 @@ export const snapshotSchema = z.object({
   title: z.string().max(300),
   description: z.string().max(5_000).optional(),
   takenAtMs: epochMs,
-  source: z.enum(["prometheus", "replay"]),
-  views: z.array(z.enum(["write-load", "rebuilds", "compare"])).min(1),
+  source: z.enum(["prometheus", "replay", "recorder"]),
+  views: z.array(z.enum(["write-load", "rebuilds", "compare", "objects"])).min(1),
   /** the label that told edge sites apart where the snapshot was taken */
   siteLabel: z.string().max(100).optional(),
   ranges: z.array(z.object({ startMs: epochMs, endMs: epochMs, label: z.string().max(100).optional() })).min(1),

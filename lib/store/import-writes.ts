@@ -33,7 +33,7 @@ export function importObjectWrites(store: WriteStore, writes: ObjectWrites, prof
     writes.objects.forEach((ref, i) => {
       const profile = profileOf(ref, current[i]);
       // Known before the snapshot's range: the state band starts from it.
-      if (current[i] !== undefined && profile) store.recordFirstSeen(keyOf(ref), 0, project(profile, current[i]));
+      if (current[i] !== undefined && profile) store.recordFirstSeen(keyOf(ref), 0, project(profile, current[i]), current[i]);
     });
     for (const w of writes.writes) {
       const ref = writes.objects[w.o];
@@ -45,7 +45,16 @@ export function importObjectWrites(store: WriteStore, writes: ObjectWrites, prof
       const analysis = profile ? analyze(profile, before, after) : unprofiled(before, after);
       store.record(
         keyOf(ref),
-        { tsMs: w.t, cls: analysis.cls, writer: w.by, source: "replay", heartbeat: analysis.heartbeat, changes: analysis.changes, projection: analysis.projection },
+        {
+          tsMs: w.t,
+          cls: analysis.cls,
+          writer: w.by,
+          source: "replay",
+          heartbeat: analysis.heartbeat,
+          changes: analysis.changes,
+          projection: analysis.projection,
+          ...(analysis.cls === "create" && after !== undefined ? { body: after } : analysis.cls === "delete" && before !== undefined ? { body: before } : {}),
+        },
       );
     }
     return writes.writes.length;

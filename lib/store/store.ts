@@ -7,6 +7,7 @@
 import Database from "better-sqlite3";
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
+import type { Json } from "../churn/json";
 
 export interface ObjectKey {
   cluster: string;
@@ -25,6 +26,8 @@ export interface StoredWrite {
   changes: FieldChange[];
   projection: Record<string, string>;
   resourceVersion?: string;
+  /** the whole object: created (create) or last seen alive (delete); lets a range be exported with every version rebuilt */
+  body?: Json;
 }
 
 const SCHEMA = `
@@ -39,6 +42,13 @@ CREATE TABLE IF NOT EXISTS latest (object_id INTEGER PRIMARY KEY REFERENCES obje
 CREATE TABLE IF NOT EXISTS gaps (cluster TEXT NOT NULL, profile TEXT NOT NULL, from_ms INTEGER NOT NULL, to_ms INTEGER, reason TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
+
+export interface ObjectHistory {
+  key: ObjectKey;
+  /** the version a first list found, when the recorder kept it */
+  firstSeen?: { tsMs: number; body: Json };
+  writes: { tsMs: number; cls: WriteClass; writer: string; changes: FieldChange[]; body?: Json }[];
+}
 
 export interface ObjectFilter {
   cluster?: string;
@@ -87,10 +97,15 @@ export class WriteStore {
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     this.db.exec(SCHEMA);
+    // Stores made before bodies were kept gain the columns; their older rows stay without.
+    for (const table of ["writes", "first_seen"]) {
+      const columns = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
+      if (!columns.some((c) => c.name === "body")) this.db.exec(`ALTER TABLE ${table} ADD COLUMN body TEXT`);
+    }
     this.objectId = this.db.prepare("SELECT id FROM objects WHERE cluster = ? AND grp = ? AND kind = ? AND namespace = ? AND name = ?");
     this.insertObject = this.db.prepare("INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?)");
     this.insertWrite = this.db.prepare(
-      "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.insertField = this.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
   }
@@ -108,17 +123,57 @@ export class WriteStore {
   record(key: ObjectKey, write: StoredWrite): void {
     const objectId = this.idOf(key);
     const id = Number(
-      this.insertWrite.run(objectId, write.tsMs, write.resourceVersion ?? null, write.cls, write.writer, write.source, write.heartbeat ? 1 : 0, JSON.stringify(write.changes), JSON.stringify(write.projection))
-        .lastInsertRowid,
+      this.insertWrite.run(
+        objectId,
+        write.tsMs,
+        write.resourceVersion ?? null,
+        write.cls,
+        write.writer,
+        write.source,
+        write.heartbeat ? 1 : 0,
+        JSON.stringify(write.changes),
+        JSON.stringify(write.projection),
+        write.body === undefined ? null : JSON.stringify(write.body),
+      ).lastInsertRowid,
     );
     for (const change of write.changes) this.insertField.run(id, objectId, write.tsMs, change.path, write.writer);
   }
 
   /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */
-  recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>): void {
+  recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json): void {
     this.db
-      .prepare("INSERT INTO first_seen (object_id, ts_ms, projection) VALUES (?, ?, ?) ON CONFLICT (object_id) DO NOTHING")
-      .run(this.idOf(key), tsMs, JSON.stringify(projection));
+      .prepare("INSERT INTO first_seen (object_id, ts_ms, projection, body) VALUES (?, ?, ?, ?) ON CONFLICT (object_id) DO NOTHING")
+      .run(this.idOf(key), tsMs, JSON.stringify(projection), body === undefined ? null : JSON.stringify(body));
+  }
+
+  /**
+   * Every object written in (fromMs, toMs] with what it takes to rebuild its versions: its first-seen
+   * body and all its writes up to toMs, oldest first. At most `maxWrites` writes, else null.
+   */
+  histories(fromMs: number, toMs: number, maxWrites: number): ObjectHistory[] | null {
+    const ids = (this.db.prepare("SELECT DISTINCT object_id AS id FROM writes WHERE ts_ms > ? AND ts_ms <= ?").all(fromMs, toMs) as { id: number }[]).map((r) => r.id);
+    const objectRow = this.db.prepare("SELECT o.cluster, o.grp, o.kind, o.namespace, o.name, f.ts_ms AS seenMs, f.body AS seenBody FROM objects o LEFT JOIN first_seen f ON f.object_id = o.id WHERE o.id = ?");
+    const writeRows = this.db.prepare("SELECT ts_ms, class, writer, changes, body FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms, id");
+    const out: ObjectHistory[] = [];
+    let total = 0;
+    for (const id of ids) {
+      const o = objectRow.get(id) as { cluster: string; grp: string; kind: string; namespace: string; name: string; seenMs: number | null; seenBody: string | null };
+      const writes = (writeRows.all(id, toMs) as { ts_ms: number; class: WriteClass; writer: string; changes: string; body: string | null }[]).map((w) => ({
+        tsMs: w.ts_ms,
+        cls: w.class,
+        writer: w.writer,
+        changes: JSON.parse(w.changes) as FieldChange[],
+        body: w.body === null ? undefined : (JSON.parse(w.body) as Json),
+      }));
+      total += writes.length;
+      if (total > maxWrites) return null;
+      out.push({
+        key: { cluster: o.cluster, group: o.grp, kind: o.kind, namespace: o.namespace, name: o.name },
+        firstSeen: o.seenBody === null || o.seenMs === null ? undefined : { tsMs: o.seenMs, body: JSON.parse(o.seenBody) as Json },
+        writes,
+      });
+    }
+    return out;
   }
 
   /** The last version the recorder saw of an object (null body: deleted). */

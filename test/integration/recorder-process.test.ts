@@ -53,6 +53,49 @@ function emitSome(count: number) {
   return emitted;
 }
 
+async function waitForWatching(metricsUrl: string) {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if ((await (await fetch(metricsUrl)).text()).includes('churnscope_recorder_watching{cluster="staging-west",resource="connectors.networking.datumapis.com"} 1')) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error("the recorder never started watching");
+}
+
+/** "Download snapshot" on the Objects views: re-opened, it answers the objects, fields and every write as the live store does. */
+async function expectSnapshotEqualsLive(url: string, fromMs: number) {
+  const download = await fetch(`${url}/api/snapshots/export?view=objects&from=${fromMs}&to=now`);
+  expect(download.status).toBe(200);
+  expect(download.headers.get("content-disposition")).toMatch(/churnscope-objects-.*\.json\.gz/);
+  const upload = await (await fetch(`${url}/api/snapshots`, { method: "POST", body: Buffer.from(await download.arrayBuffer()) })).json();
+  expect(upload.data.views).toEqual(["objects"]);
+  const [{ startMs, endMs }] = upload.data.ranges;
+  const both = async (path: string) => {
+    const sep = path.includes("?") ? "&" : "?";
+    const live = await (await fetch(`${url}${path}${sep}from=${startMs}&to=${endMs}`)).json();
+    const frozen = await (await fetch(`${url}${path}${sep}from=${startMs}&to=${endMs}&snapshot=${upload.data.id}`)).json();
+    expect(live.status, path).toBe("success");
+    return { live: live.data, frozen: frozen.data };
+  };
+  const objects = await both("/api/objects?pageSize=100");
+  expect(objects.frozen.rows).toEqual(objects.live.rows);
+  expect(objects.live.rows.length).toBeGreaterThan(5);
+  const fields = await both("/api/fields");
+  expect(fields.frozen).toEqual(fields.live);
+  const classes = new Set<string>();
+  for (const row of objects.live.rows as { cluster: string; group: string; kind: string; namespace: string; name: string }[]) {
+    const writes = await both(`/api/objects/${[row.cluster, row.group, row.kind, row.namespace, row.name].map(encodeURIComponent).join("/")}/writes`);
+    // Where a write came from and its resourceVersion are the recorder's; everything shown is the same.
+    const shown = (data: { initialProjection: unknown; writes: Record<string, unknown>[] }) => ({
+      initialProjection: data.initialProjection,
+      writes: data.writes.map(({ source: _source, resourceVersion: _rv, seq: _seq, ...w }) => w),
+    });
+    expect(shown(writes.frozen), row.name).toEqual(shown(writes.live));
+    for (const w of writes.live.writes as { class: string }[]) classes.add(w.class);
+  }
+  expect([...classes].sort()).toEqual(expect.arrayContaining(["create", "unrouted"]));
+}
+
 describe("recording as operators run it", () => {
   it("npm run recorder records the kubeconfig's current context, serves /metrics, and the dashboard shows the objects", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-data-"));
@@ -61,6 +104,10 @@ describe("recording as operators run it", () => {
     const recorder: Running = start(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "recorder.ts")], { cwd: ROOT, env });
     try {
       await waitForHttp(`http://127.0.0.1:${metricsPort}/healthz`, recorder, 30_000);
+      await waitForWatching(`http://127.0.0.1:${metricsPort}/metrics`);
+      // After the first list: the objects' first versions are known at the start of the exported range.
+      const listedMs = Date.now() + 1;
+      await new Promise((r) => setTimeout(r, 5));
       const emitted = emitSome(60);
       let metrics = "";
       const deadline = Date.now() + 20_000;
@@ -81,6 +128,7 @@ describe("recording as operators run it", () => {
         expect(body.status).toBe("success");
         expect(body.data.rows.reduce((a: number, r: { writes: number }) => a + r.writes, 0)).toBe(emitted);
         expect(body.infos).toEqual([]);
+        await expectSnapshotEqualsLive(app.url, listedMs);
       } finally {
         await app.stop();
       }
