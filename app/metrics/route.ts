@@ -1,11 +1,7 @@
-import { liveStore } from "@/lib/objects/sources";
-import { recorderMetrics } from "@/lib/recorder/recorder";
+import { serverMetrics } from "@/lib/server/metrics";
 import { getServerContext } from "@/lib/server/context";
-import { runningRecorder } from "@/lib/server/recording";
 
-/** The in-process recorder's metrics (the same families `npm run recorder` serves). */
+/** The dashboard's own metrics: its Prometheus query sharing, and the in-process recorder's families when it runs. */
 export async function GET() {
-  const recorder = runningRecorder();
-  const body = recorder ? recorderMetrics(recorder, liveStore(getServerContext())) : "# no recorder runs in this process\n";
-  return new Response(body, { headers: { "Content-Type": "text/plain; version=0.0.4", "Cache-Control": "no-store" } });
+  return new Response(serverMetrics(getServerContext()), { headers: { "Content-Type": "text/plain; version=0.0.4", "Cache-Control": "no-store" } });
 }

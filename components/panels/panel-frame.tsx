@@ -9,6 +9,7 @@ import type { ApiSuccess } from "@/lib/api/envelope";
 import type { PanelData } from "@/lib/panels/run-panel";
 import { panelCsv } from "@/lib/format/csv";
 import { formatRange } from "@/lib/format/time";
+import { isBusy } from "@/lib/query/hooks";
 import { Notices } from "./notices";
 import { panelPng } from "./panel-png";
 
@@ -58,6 +59,11 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
         <div className="flex h-40 items-center justify-center text-sm text-[var(--muted)]">{idleMessage}</div>
       ) : isLoading ? (
         <div className="h-48 animate-pulse rounded bg-[var(--grid)]" aria-label="loading" />
+      ) : error && !data && isBusy(error) ? (
+        <div role="status" data-busy="true" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
+          <div className="font-semibold">Busy: many people are looking at once</div>
+          <div className="break-words">{error.message} {isFetching ? "Retrying…" : "Refresh to try again."}</div>
+        </div>
       ) : error && !data ? (
         <div role="alert" className="rounded bg-[var(--err-bg)] px-3 py-2 text-sm text-[var(--err-fg)]">
           <div className="font-semibold">Query failed</div>

@@ -29,7 +29,7 @@ console.log(`recorder: recording ${clusters.map((c) => c.name).join(", ")} with 
 
 const metrics = createServer((req, res) => {
   if (req.url === "/metrics") {
-    res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4" }).end(recorderMetrics(recorder, store));
+    res.writeHead(200, { "Content-Type": "text/plain; version=0.0.4" }).end(recorderMetrics(recorder, store).text());
   } else if (req.url === "/healthz") {
     res.writeHead(200).end("ok\n");
   } else {

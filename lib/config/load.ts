@@ -25,6 +25,7 @@ export interface PrometheusConfig {
   timeoutMs: number;
   partialResponse: boolean;
   scrapeIntervalSeconds: number;
+  sharing: { cacheMs: number; maxConcurrent: number; maxQueued: number };
 }
 
 export interface AppConfig {
@@ -148,6 +149,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
       timeoutMs: p.timeoutSeconds * 1000,
       partialResponse: p.partialResponse,
       scrapeIntervalSeconds: p.scrapeIntervalSeconds,
+      sharing: { cacheMs: p.cacheSeconds * 1000, maxConcurrent: p.maxConcurrentQueries, maxQueued: p.maxQueuedQueries },
     };
   }
   return {

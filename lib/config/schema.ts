@@ -21,6 +21,11 @@ export const prometheusSchema = z
     partialResponse: z.boolean().default(false),
     /** The scrape interval of the apiserver jobs: the smallest step, and a quarter of the smallest rate window. */
     scrapeIntervalSeconds: z.number().int().min(1).max(3600).default(30),
+    /** queries sent to Prometheus at once; more wait, and past maxQueuedQueries a panel shows "busy" */
+    maxConcurrentQueries: z.number().int().min(1).max(256).default(8),
+    maxQueuedQueries: z.number().int().min(0).max(10_000).default(64),
+    /** how long an answer is reused for the same query (identical queries in flight always share one call) */
+    cacheSeconds: z.number().min(0).max(3600).default(10),
   })
   .strict()
   .refine((p) => !(p.bearerToken && p.basicAuth), { error: "set bearerToken or basicAuth, not both" });

@@ -53,12 +53,17 @@ export function planPanel(mode: "range" | "total", req: PanelRequest, scrapeInte
           requestedStepSeconds: req.requestedStepSeconds,
         });
   const aligned = alignToStep(req.startMs, req.endMs, stepSeconds);
+  // A total is evaluated at `to` rounded down to the scrape interval, so everyone who opens the same
+  // "last 6 h" link within one interval asks Prometheus the same question (and shares one answer).
+  const scrapeMs = scrapeIntervalSeconds * 1000;
+  const evalMs = Math.floor(req.endMs / scrapeMs) * scrapeMs;
   return {
     stepSeconds,
     aligned,
+    evalMs,
     bounds: { startSeconds: aligned.startSeconds, endSeconds: aligned.endSeconds },
     windowSeconds: rateWindowSeconds(stepSeconds, scrapeIntervalSeconds),
-    // Totals cover exactly [from, to]: the instant query runs at `to` over the whole length.
+    // Totals cover the range's whole length, ending at evalMs.
     rangeSeconds: stepSeconds,
   };
 }
@@ -75,7 +80,7 @@ export async function executeQueries(
   signal?: AbortSignal,
 ): Promise<{ series: Series[]; warnings: string[]; infos: string[] }> {
   const results = await Promise.all(
-    queries.map((q) => (mode === "total" ? client.query(q.promql, req.endMs / 1000, signal) : client.queryRange(q.promql, plan.aligned, signal))),
+    queries.map((q) => (mode === "total" ? client.query(q.promql, plan.evalMs / 1000, signal) : client.queryRange(q.promql, plan.aligned, signal))),
   );
   const warnings: string[] = [];
   const infos: string[] = [];
@@ -89,12 +94,12 @@ export async function executeQueries(
   return { series, warnings, infos };
 }
 
-/** The data envelope's time fields: a total reports the range asked for, a chart the aligned one. */
+/** The data envelope's time fields: the window a total covered, or a chart's aligned range. */
 export function panelTimes(mode: "range" | "total", plan: PanelPlan, req: PanelRequest) {
   return {
     stepSeconds: plan.stepSeconds,
-    startMs: mode === "total" ? req.startMs : plan.aligned.startSeconds * 1000,
-    endMs: mode === "total" ? req.endMs : plan.aligned.endSeconds * 1000,
+    startMs: mode === "total" ? plan.evalMs - plan.rangeSeconds * 1000 : plan.aligned.startSeconds * 1000,
+    endMs: mode === "total" ? plan.evalMs : plan.aligned.endSeconds * 1000,
   };
 }
 

@@ -7,7 +7,7 @@ import { keepPreviousData, QueryClient, useQuery } from "@tanstack/react-query";
 import type { ApiServerEntry } from "../panels/apiservers";
 import type { PanelData } from "../panels/run-panel";
 import type { Marker } from "../markers/marker";
-import { fetchEnvelope } from "../api/fetch-envelope";
+import { ApiClientError, fetchEnvelope } from "../api/fetch-envelope";
 
 export interface PanelQueryInput {
   panel: string;
@@ -74,9 +74,19 @@ export function useApiservers(startMs: number, endMs: number, enabled = true) {
   });
 }
 
+export const isBusy = (error: unknown) => error instanceof ApiClientError && error.errorType === "busy";
+
 export function makeQueryClient(): QueryClient {
   return new QueryClient({
-    defaultOptions: { queries: { staleTime: 30_000, retry: 1, refetchOnWindowFocus: false } },
+    defaultOptions: {
+      queries: {
+        staleTime: 30_000,
+        refetchOnWindowFocus: false,
+        // "busy" means Churnscope is holding back queries to Prometheus: wait and ask again, a few times.
+        retry: (failures, error) => failures < (isBusy(error) ? 5 : 1),
+        retryDelay: (failures, error) => (isBusy(error) ? 2_000 * 2 ** failures + Math.random() * 1_000 : 1_000),
+      },
+    },
   });
 }
 

@@ -3,6 +3,7 @@
  * Clusters come from the config; with none listed it records the kubeconfig's current context
  * (or the pod's service account in a cluster), named after the context, as kubectl would.
  */
+import { Exposition } from "../metrics/exposition";
 import { KubeConfig } from "@kubernetes/client-node";
 import type { AppConfig } from "../config/load";
 import type { WriteStore } from "../store/store";
@@ -78,24 +79,16 @@ export function startRecorder(config: AppConfig, store: WriteStore, clusters: Re
 }
 
 /** Prometheus text for the recorder's own health. */
-export function recorderMetrics(recorder: Recorder, store: WriteStore, nowMs = Date.now()): string {
-  const lines: string[] = [];
-  const family = (name: string, type: string, help: string, rows: [Record<string, string>, number][]) => {
-    lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, value] of rows) {
-      const text = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",");
-      lines.push(`${name}{${text}} ${value}`);
-    }
-  };
+export function recorderMetrics(recorder: Recorder, store: WriteStore, nowMs = Date.now(), out = new Exposition()): Exposition {
   const stats = recorder.stats();
   const per = (pick: (s: WatcherStats) => number) => stats.map(({ cluster, resource, stats: s }): [Record<string, string>, number] => [{ cluster, resource }, pick(s)]);
-  family("churnscope_recorder_events_total", "counter", "Watch events received (bookmarks included).", per((s) => s.events));
-  family("churnscope_recorder_versions_stored_total", "counter", "New object versions diffed, classified and stored.", per((s) => s.stored));
-  family("churnscope_recorder_relists_total", "counter", "Full lists (the first one, and each after 410 Gone).", per((s) => s.relists));
-  family("churnscope_recorder_reconnects_total", "counter", "Watches reopened after a disconnect or a server timeout.", per((s) => s.reconnects));
-  family("churnscope_recorder_lag_seconds", "gauge", "Seconds since the last watch event or bookmark.", per((s) => (s.lastEventMs ? (nowMs - s.lastEventMs) / 1000 : -1)));
-  family("churnscope_recorder_watching", "gauge", "1 while the watch is open.", per((s) => (s.state === "watching" ? 1 : 0)));
-  family("churnscope_recorder_open_gaps", "gauge", "Periods the recorder could not observe that are still open.", [[{}, store.gaps(0, nowMs + 1).filter((g) => g.toMs === null).length]]);
-  family("churnscope_store_bytes", "gauge", "Size of the SQLite store.", [[{}, store.sizeBytes()]]);
-  return `${lines.join("\n")}\n`;
+  return out
+    .family("churnscope_recorder_events_total", "counter", "Watch events received (bookmarks included).", per((s) => s.events))
+    .family("churnscope_recorder_versions_stored_total", "counter", "New object versions diffed, classified and stored.", per((s) => s.stored))
+    .family("churnscope_recorder_relists_total", "counter", "Full lists (the first one, and each after 410 Gone).", per((s) => s.relists))
+    .family("churnscope_recorder_reconnects_total", "counter", "Watches reopened after a disconnect or a server timeout.", per((s) => s.reconnects))
+    .family("churnscope_recorder_lag_seconds", "gauge", "Seconds since the last watch event or bookmark.", per((s) => (s.lastEventMs ? (nowMs - s.lastEventMs) / 1000 : -1)))
+    .family("churnscope_recorder_watching", "gauge", "1 while the watch is open.", per((s) => (s.state === "watching" ? 1 : 0)))
+    .family("churnscope_recorder_open_gaps", "gauge", "Periods the recorder could not observe that are still open.", [[{}, store.gaps(0, nowMs + 1).filter((g) => g.toMs === null).length]])
+    .family("churnscope_store_bytes", "gauge", "Size of the SQLite store.", [[{}, store.sizeBytes()]]);
 }

@@ -6,6 +6,7 @@
 import { join } from "node:path";
 import { loadConfig, type AppConfig } from "../config/load";
 import { createPromClient, type PromClient } from "../prometheus/client";
+import { sharedClient, type SharedClient } from "../prometheus/shared-client";
 import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
 import { NoteStore } from "../markers/notes";
@@ -18,6 +19,8 @@ export interface ServerContext {
   notes: () => NoteStore;
   prometheus: {
     client: PromClient;
+    /** the same client: its sharing counters and load, for /metrics */
+    shared: SharedClient;
     scrapeIntervalSeconds: number;
     probe: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
     detectRebuilds: (bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<DetectedProfile | null>;
@@ -40,7 +43,7 @@ export function buildContext(config: AppConfig): ServerContext {
   let noteStore: NoteStore | undefined;
   const notes = () => (noteStore ??= new NoteStore(join(config.dataDir, "notes.sqlite")));
   if (!config.prometheus) return { config, snapshots, notes, prometheus: null };
-  const client = createPromClient(config.prometheus);
+  const client = sharedClient(createPromClient(config.prometheus), config.prometheus.sharing);
   const cache = new Map<string, { atMs: number; value: Promise<LabelSets> }>();
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) => {
     const key = job ?? "\u0000all";
@@ -62,5 +65,5 @@ export function buildContext(config: AppConfig): ServerContext {
     value.catch(() => detections.delete(key));
     return value;
   };
-  return { config, snapshots, notes, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
+  return { config, snapshots, notes, prometheus: { detectRebuilds, client, shared: client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
 }

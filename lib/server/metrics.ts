@@ -1,0 +1,26 @@
+/** What the dashboard's /metrics serves: how it shares Prometheus queries, and the in-process recorder. */
+import { Exposition } from "../metrics/exposition";
+import { liveStore } from "../objects/sources";
+import { recorderMetrics } from "../recorder/recorder";
+import type { ServerContext } from "./context";
+import { runningRecorder } from "./recording";
+
+export function serverMetrics(ctx: ServerContext): string {
+  const out = new Exposition();
+  const shared = ctx.prometheus?.shared;
+  if (shared) {
+    const { upstream, coalesced, cached, busy } = shared.stats;
+    out
+      .family("churnscope_prometheus_requests_total", "counter", "Prometheus API requests the panels made, by how they were answered.", [
+        [{ outcome: "upstream" }, upstream],
+        [{ outcome: "coalesced" }, coalesced],
+        [{ outcome: "cached" }, cached],
+        [{ outcome: "busy" }, busy],
+      ])
+      .family("churnscope_prometheus_queries_active", "gauge", "Calls to Prometheus running now.", [[{}, shared.active()]])
+      .family("churnscope_prometheus_queries_queued", "gauge", "Calls waiting for a free slot (prometheus.maxConcurrentQueries).", [[{}, shared.queued()]]);
+  }
+  const recorder = runningRecorder();
+  if (recorder) recorderMetrics(recorder, liveStore(ctx), Date.now(), out);
+  return out.text();
+}
