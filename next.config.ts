@@ -1,9 +1,21 @@
 import type { NextConfig } from "next";
 
+// The container image is built from Next's standalone output (CHURNSCOPE_STANDALONE=1, see Dockerfile);
+// `npm start` runs `next start` on the ordinary build. A test builds the standalone one into its own directory.
+const standalone = process.env.CHURNSCOPE_STANDALONE === "1";
+
 const nextConfig: NextConfig = {
   // client-node is ESM-only and large; loading it at runtime keeps server chunks small.
   serverExternalPackages: ["@kubernetes/client-node"],
   poweredByHeader: false,
+  ...(process.env.CHURNSCOPE_DIST_DIR ? { distDir: process.env.CHURNSCOPE_DIST_DIR } : {}),
+  ...(standalone
+    ? {
+        output: "standalone" as const,
+        // Read at run time by path, so the tracer cannot see it: the embedded replay.
+        outputFileTracingIncludes: { "/**": ["lib/demo/replay.snapshot.json.gz"] },
+      }
+    : {}),
 };
 
 export default nextConfig;

@@ -1,0 +1,38 @@
+/**
+ * What /readyz checks: the configuration loads, the data directory takes writes, and with no
+ * Prometheus configured the embedded replay is there to show. Prometheus itself is not checked:
+ * a pod taken out of service while Prometheus is down could not tell anyone that it is.
+ */
+import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { REPLAY_BUNDLE_PATH } from "../snapshot/store";
+import { getServerContext } from "./context";
+
+export function readiness(): { ready: boolean; checks: Record<string, string> } {
+  const checks: Record<string, string> = {};
+  let ready = true;
+  const check = (name: string, run: () => string) => {
+    try {
+      checks[name] = run();
+    } catch (error) {
+      ready = false;
+      checks[name] = `failed: ${(error as Error).message}`;
+    }
+  };
+  check("config", () => `ok (${getServerContext().config.source})`);
+  if (!ready) return { ready, checks };
+  const ctx = getServerContext();
+  check("dataDir", () => {
+    mkdirSync(ctx.config.dataDir, { recursive: true });
+    const probe = join(ctx.config.dataDir, `.readyz-${process.pid}`);
+    writeFileSync(probe, "");
+    rmSync(probe);
+    return "writable";
+  });
+  check("source", () => {
+    if (ctx.config.prometheus) return "prometheus configured";
+    if (!existsSync(REPLAY_BUNDLE_PATH)) throw new Error(`no Prometheus is configured and the embedded replay (${REPLAY_BUNDLE_PATH}) is missing`);
+    return "embedded replay";
+  });
+  return { ready, checks };
+}

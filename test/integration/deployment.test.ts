@@ -1,0 +1,104 @@
+/**
+ * Deploying Churnscope: the kustomize base renders (kubectl kustomize) into least-privilege
+ * manifests that match the shipped profiles, and the standalone build the Dockerfile packages
+ * starts with `node server.js`, answers its probes, shows the embedded replay, and opens SQLite.
+ * (No container engine runs on the test machines, so the image itself is not built here.)
+ */
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { afterAll, describe, expect, it } from "vitest";
+import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
+import { configSchema } from "@/lib/config/schema";
+import { freePort, requireBinary, start, waitForHttp, type Running } from "../helpers/processes";
+import { ROOT } from "../helpers/root";
+
+type Doc = { kind: string; metadata: { name: string; namespace?: string }; [key: string]: unknown };
+
+describe("the kustomize base", () => {
+  const kubectl = requireBinary("kubectl", "install it: apt-get install -y kubernetes-client");
+  const rendered = spawnSync(kubectl, ["kustomize", join(ROOT, "deploy/kubernetes/base")], { encoding: "utf8" });
+  const docs = rendered.status === 0 ? parseAllDocuments(rendered.stdout).map((d) => d.toJS() as Doc) : [];
+  const one = (kind: string) => docs.find((d) => d.kind === kind) as Doc & Record<string, any>;
+
+  it("renders every object Churnscope needs in its namespace", () => {
+    expect(rendered.status, rendered.stderr).toBe(0);
+    expect(docs.map((d) => d.kind).sort()).toEqual(["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Namespace", "PersistentVolumeClaim", "Service", "ServiceAccount"]);
+    for (const d of docs) if (!["Namespace", "ClusterRole", "ClusterRoleBinding"].includes(d.kind)) expect(d.metadata.namespace, d.kind).toBe("churnscope");
+  });
+
+  it("grants only list and watch, on exactly the resources the shipped profiles record", () => {
+    const rules = one("ClusterRole").rules as { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    for (const rule of rules) expect(rule.verbs.sort()).toEqual(["list", "watch"]);
+    const granted = new Set(rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) => `${res}.${g}`))));
+    expect([...granted].sort()).toEqual([...new Set(DEFAULT_PROFILES.map((p) => `${p.resource}.${p.group}`))].sort());
+    const binding = one("ClusterRoleBinding");
+    expect(binding.roleRef.name).toBe(one("ClusterRole").metadata.name);
+    expect(binding.subjects).toEqual([{ kind: "ServiceAccount", name: one("ServiceAccount").metadata.name, namespace: "churnscope" }]);
+  });
+
+  it("runs non-root on a read-only root filesystem, with probes, the store on the claim and a valid configuration", () => {
+    const pod = one("Deployment").spec.template.spec;
+    const [container] = pod.containers;
+    expect(pod.serviceAccountName).toBe(one("ServiceAccount").metadata.name);
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ["ALL"] } });
+    expect(container.readinessProbe.httpGet.path).toBe("/readyz");
+    expect(container.livenessProbe.httpGet.path).toBe("/healthz");
+    const volumes = Object.fromEntries(pod.volumes.map((v: { name: string }) => [v.name, v]));
+    const mounts = Object.fromEntries(container.volumeMounts.map((m: { mountPath: string; name: string }) => [m.mountPath, m.name]));
+    expect(volumes[mounts["/data"]].persistentVolumeClaim.claimName).toBe(one("PersistentVolumeClaim").metadata.name);
+    const configMap = one("ConfigMap");
+    expect(volumes[mounts["/etc/churnscope"]].configMap.name).toBe(configMap.metadata.name);
+    const env = Object.fromEntries(container.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+    expect(env.CHURNSCOPE_CONFIG).toBe("/etc/churnscope/churnscope.yaml");
+    const parsed = configSchema.safeParse(parseAllDocuments(configMap.data["churnscope.yaml"])[0].toJS());
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    expect(one("Service").spec.selector).toEqual(one("Deployment").spec.selector.matchLabels);
+  });
+});
+
+describe("the standalone build in the image", () => {
+  const distDir = ".next-standalone";
+  let server: Running | undefined;
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("starts with node server.js, passes its probes, shows the replay and stores notes in SQLite", async () => {
+    rmSync(join(ROOT, distDir), { recursive: true, force: true });
+    const build = spawnSync(process.execPath, [join(ROOT, "node_modules/next/dist/bin/next"), "build"], {
+      cwd: ROOT,
+      env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", CHURNSCOPE_STANDALONE: "1", CHURNSCOPE_DIST_DIR: distDir },
+      encoding: "utf8",
+    });
+    expect(build.status, build.stderr.slice(-2000)).toBe(0);
+    // What the Dockerfile copies: the standalone server, and the static assets beside it.
+    const app = join(ROOT, distDir, "standalone");
+    cpSync(join(ROOT, distDir, "static"), join(app, distDir, "static"), { recursive: true });
+    expect(readFileSync(join(ROOT, "Dockerfile"), "utf8")).toMatch(/COPY --from=build \/src\/\.next\/standalone \.\/\nCOPY --from=build \/src\/\.next\/static \.\/\.next\/static/);
+
+    const port = await freePort();
+    const dataDir = mkdtempSync(join(tmpdir(), "churnscope-standalone-"));
+    server = start(process.execPath, ["server.js"], { cwd: app, env: { PATH: process.env.PATH, PORT: String(port), HOSTNAME: "127.0.0.1", CHURNSCOPE_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" } as unknown as NodeJS.ProcessEnv });
+    const url = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${url}/healthz`, server, 60_000);
+    const ready = await fetch(`${url}/readyz`);
+    expect(await ready.json()).toEqual({ ready: true, checks: { config: "ok (defaults)", dataDir: "writable", source: "embedded replay" } });
+    const home = await fetch(`${url}/`, { redirect: "manual" });
+    expect(home.headers.get("location")).toMatch(/\?snapshot=replay&from=/);
+    const page = await fetch(`${url}${home.headers.get("location")}`);
+    expect(page.status).toBe(200);
+    const css = /href="(\/_next\/static\/[^"]+\.css)"/.exec(await page.text())?.[1];
+    expect(css && (await fetch(`${url}${css}`)).status).toBe(200);
+    const panel = await (await fetch(`${url}/api/panels/lease-renewals?snapshot=replay&from=1788912000000&to=1789279200000`)).json();
+    expect(panel.status).toBe("success");
+    const note = await fetch(`${url}/api/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ timeMs: 1789130000000, text: "from the image" }) });
+    expect(note.status).toBe(200);
+    const objects = await (await fetch(`${url}/api/objects?snapshot=replay&from=1788912000000&to=1789279200000&kind=Connector`)).json();
+    expect(objects.status, JSON.stringify(objects)).toBe("success");
+    expect(objects.data.total).toBeGreaterThan(0);
+  }, 240_000);
+});
