@@ -8,6 +8,18 @@ const nextConfig: NextConfig = {
   // client-node is ESM-only and large; loading it at runtime keeps server chunks small.
   serverExternalPackages: ["@kubernetes/client-node"],
   poweredByHeader: false,
+  // On every response, static files included; the Content-Security-Policy comes from proxy.ts (it needs a nonce).
+  headers: async () => [
+    {
+      source: "/:path*",
+      headers: [
+        { key: "X-Content-Type-Options", value: "nosniff" },
+        { key: "X-Frame-Options", value: "DENY" },
+        { key: "Referrer-Policy", value: "same-origin" },
+        { key: "Permissions-Policy", value: "camera=(), microphone=(), geolocation=(), payment=()" },
+      ],
+    },
+  ],
   ...(process.env.CHURNSCOPE_DIST_DIR ? { distDir: process.env.CHURNSCOPE_DIST_DIR } : {}),
   ...(standalone
     ? {

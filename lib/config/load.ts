@@ -38,7 +38,8 @@ export interface AppConfig {
   clusters: { name: string; context?: string; kubeconfig?: string; inCluster: boolean }[];
   markers: { timeMs: number; label: string; detail: string; kind: "release" }[];
   markerQueries: { name: string; expr: string; label?: string; detail: string }[];
-  auth: { userHeader?: string };
+  /** secrets resolved; server-side only */
+  auth: { userHeader?: string; bearerToken?: string; basic?: { username: string; password: string } };
   recorder: { retentionDays: number; metricsPort: number };
   /** the shipped profiles with the configured ones merged in by name */
   profiles: Profile[];
@@ -161,7 +162,13 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     clusters: file.clusters,
     markers: file.markers.map((m) => ({ timeMs: Date.parse(m.time), label: m.label, detail: m.detail, kind: "release" as const })),
     markerQueries: file.markerQueries,
-    auth: file.auth,
+    auth: {
+      ...(file.auth.userHeader ? { userHeader: file.auth.userHeader } : {}),
+      ...(file.auth.bearerToken ? { bearerToken: readSecret(file.auth.bearerToken, "auth.bearerToken", env, cwd) } : {}),
+      ...(file.auth.basicAuth
+        ? { basic: { username: file.auth.basicAuth.username, password: readSecret(file.auth.basicAuth.password, "auth.basicAuth.password", env, cwd) } }
+        : {}),
+    },
     recorder: file.recorder,
     profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,

@@ -96,6 +96,10 @@ export const configSchema = z
       .object({
         /** the header an auth proxy (oauth2-proxy: X-Forwarded-User) sets to the signed-in user; notes record it as their author */
         userHeader: z.string().regex(/^[A-Za-z0-9-]+$/, "expected an HTTP header name").optional(),
+        /** built-in access control without a proxy: a bearer token (scripts, Prometheus scraping /metrics) … */
+        bearerToken: secretRefSchema.optional(),
+        /** … and/or HTTP basic auth (browsers); either one admits a request */
+        basicAuth: z.object({ username: z.string().min(1).max(200).regex(/^[^:]+$/, "a username cannot contain a colon"), password: secretRefSchema }).strict().optional(),
       })
       .strict()
       .default({}),

@@ -2,6 +2,7 @@
 import { badRequest } from "../api/envelope";
 import { readBodyLimited } from "../api/read-body";
 import { rangeParams } from "../panels/params";
+import { USER_HEADER } from "../server/access";
 import type { ServerContext } from "../server/context";
 import type { Marker } from "./marker";
 import { collectMarkers } from "./collect";
@@ -19,11 +20,9 @@ export async function answerMarkers(ctx: ServerContext, params: Record<string, s
   return { data: markers, warnings };
 }
 
-/** The author is the signed-in user only when an auth proxy is configured to say who that is. */
-export function noteAuthor(ctx: ServerContext, headers: Headers): string {
-  const header = ctx.config.auth.userHeader;
-  const user = header ? headers.get(header)?.trim().slice(0, 200) : undefined;
-  return user || "anonymous";
+/** The author is whoever proxy.ts admitted: the auth proxy's user header, or the basic-auth user. */
+export function noteAuthor(headers: Headers): string {
+  return headers.get(USER_HEADER) || "anonymous";
 }
 
 export async function addNote(ctx: ServerContext, body: ReadableStream<Uint8Array> | null, headers: Headers): Promise<{ data: Note & { marker: Marker } }> {
@@ -34,7 +33,7 @@ export async function addNote(ctx: ServerContext, body: ReadableStream<Uint8Arra
   } catch {
     throw badRequest('the body is not JSON: send {"timeMs": <epoch ms>, "text": "…"}');
   }
-  const note = ctx.notes().add(input, noteAuthor(ctx, headers));
+  const note = ctx.notes().add(input, noteAuthor(headers));
   return { data: { ...note, marker: noteMarker(note) } };
 }
 

@@ -38,7 +38,7 @@ export async function startApp(env: Record<string, string | undefined>): Promise
   const running = startCommand({ ...env, PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   try {
-    await waitForHttp(`${url}/`, running, 60_000);
+    await waitForHttp(`${url}/healthz`, running, 60_000);
   } catch (error) {
     await running.stop();
     throw error;

@@ -1,0 +1,61 @@
+/**
+ * Who may use Churnscope, decided before any page or API runs (proxy.ts). By default an auth proxy
+ * in front decides, and Churnscope trusts `auth.userHeader` for the user's name. With `auth.bearerToken`
+ * or `auth.basicAuth` set, Churnscope checks credentials itself: either one admits a request. The
+ * probes stay open so the kubelet can reach them. Comparisons take the same time whatever the input.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { AppConfig } from "../config/load";
+
+/** Set by proxy.ts on admitted requests only (a client's own value is always removed). */
+export const USER_HEADER = "x-churnscope-user";
+
+const OPEN_PATHS = new Set(["/healthz", "/readyz"]);
+
+export type Access = { ok: true; user?: string } | { ok: false; status: 401; challenge?: string; message: string };
+
+const digest = (text: string) => createHash("sha256").update(text).digest();
+const same = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
+
+export function authorize(auth: AppConfig["auth"], path: string, headers: Headers): Access {
+  const userFromProxy = auth.userHeader ? headers.get(auth.userHeader)?.trim().slice(0, 200) || undefined : undefined;
+  if (!auth.bearerToken && !auth.basic) return { ok: true, user: userFromProxy };
+  if (OPEN_PATHS.has(path)) return { ok: true };
+  const header = headers.get("authorization") ?? "";
+  const [scheme, credentials = ""] = header.split(/\s+/, 2);
+  if (auth.bearerToken && scheme?.toLowerCase() === "bearer" && same(credentials, auth.bearerToken)) return { ok: true, user: userFromProxy ?? "bearer token" };
+  if (auth.basic && scheme?.toLowerCase() === "basic") {
+    const decoded = Buffer.from(credentials, "base64").toString("utf8");
+    const colon = decoded.indexOf(":");
+    const username = colon === -1 ? decoded : decoded.slice(0, colon);
+    const password = colon === -1 ? "" : decoded.slice(colon + 1);
+    // Both compared in full, so a wrong username takes as long as a wrong password.
+    const userOk = same(username, auth.basic.username);
+    const passwordOk = same(password, auth.basic.password);
+    if (userOk && passwordOk) return { ok: true, user: username };
+  }
+  return {
+    ok: false,
+    status: 401,
+    ...(auth.basic ? { challenge: 'Basic realm="Churnscope", charset="UTF-8"' } : auth.bearerToken ? { challenge: 'Bearer realm="Churnscope"' } : {}),
+    message: header ? "the credentials were not accepted" : `sign in: send ${[auth.basic ? "basic auth" : "", auth.bearerToken ? "a bearer token" : ""].filter(Boolean).join(" or ")}`,
+  };
+}
+
+/** The Content-Security-Policy for one response: scripts only from here or with this response's nonce. */
+export function contentSecurityPolicy(nonce: string, development: boolean): string {
+  return [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${development ? " 'unsafe-eval'" : ""}`,
+    // Charts and React set style attributes; no script can run from a style.
+    "style-src 'self' 'unsafe-inline'",
+    // PNG export draws the chart through a blob: image.
+    "img-src 'self' blob: data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}

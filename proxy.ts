@@ -1,0 +1,38 @@
+/**
+ * Runs before every page and API route: access control (lib/server/access.ts) and the per-response
+ * Content-Security-Policy with a nonce that Next puts on its own scripts.
+ */
+import { NextResponse, type NextRequest } from "next/server";
+import { authorize, contentSecurityPolicy, USER_HEADER } from "./lib/server/access";
+import { getServerContext } from "./lib/server/context";
+
+export function proxy(request: NextRequest) {
+  const path = request.nextUrl.pathname;
+  let auth;
+  try {
+    auth = getServerContext().config.auth;
+  } catch {
+    // Without a valid configuration nobody can be admitted; the probes still answer (readyz says why).
+    if (path !== "/healthz" && path !== "/readyz") return Response.json({ status: "error", errorType: "not_ready", error: "the configuration is not valid; see the server log" }, { status: 503 });
+    return NextResponse.next();
+  }
+  const access = authorize(auth, path, request.headers);
+  if (!access.ok) {
+    return Response.json({ status: "error", errorType: "unauthorized", error: access.message }, { status: 401, headers: access.challenge ? { "WWW-Authenticate": access.challenge } : {} });
+  }
+  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
+  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
+  const headers = new Headers(request.headers);
+  headers.delete(USER_HEADER);
+  if (access.user) headers.set(USER_HEADER, access.user);
+  headers.set("x-nonce", nonce);
+  headers.set("Content-Security-Policy", csp);
+  const response = NextResponse.next({ request: { headers } });
+  response.headers.set("Content-Security-Policy", csp);
+  return response;
+}
+
+export const config = {
+  // Static assets carry no user data; the headers in next.config.ts still apply to them.
+  matcher: ["/((?!_next/static|_next/image|icon.svg).*)"],
+};
