@@ -86,6 +86,14 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         // client-node aborts a watch after 30 s without data; bookmarks arrive about once a minute, so allow more.
         (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = 5 * 60_000;
         let controller: AbortController | undefined;
+        // Events that arrive in one burst are stored in one transaction, at the end of the current tick.
+        let pending: { type: string; obj: KubeObject; tsMs: number }[] = [];
+        const flush = () => {
+          if (pending.length === 0) return;
+          const batch = pending;
+          pending = [];
+          stats.stored += recorder.applyEvents(batch);
+        };
         const onAbort = () => controller?.abort();
         signal.addEventListener("abort", onAbort, { once: true });
         watch
@@ -96,18 +104,18 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
               stats.events++;
               stats.lastEventMs = now();
               if (type === "ERROR") {
+                flush();
                 controller?.abort();
                 reject(obj.code === 410 ? new Gone("watch: resourceVersion too old") : new Error(`watch error ${obj.code ?? ""}`));
                 return;
               }
-              if (type === "BOOKMARK") {
-                recorder.applyEvent(type, obj, now());
-                return;
-              }
-              if (recorder.applyEvent(type, obj, now())) stats.stored++;
-              backoffMs = options.minBackoffMs ?? 1000;
+              pending.push({ type, obj, tsMs: now() });
+              if (pending.length === 1) setImmediate(flush);
+              else if (pending.length >= 1_000) flush();
+              if (type !== "BOOKMARK") backoffMs = options.minBackoffMs ?? 1000;
             },
             (err) => {
+              flush();
               signal.removeEventListener("abort", onAbort);
               if (err && !signal.aborted) reject(err);
               else resolve();

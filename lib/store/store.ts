@@ -30,13 +30,18 @@ export interface StoredWrite {
   body?: Json;
 }
 
+const CLASS_COLUMN: Record<string, string> = { create: "c_create", delete: "c_delete", routed: "c_routed", unrouted: "c_unrouted", "no-op": "c_noop" };
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS objects (id INTEGER PRIMARY KEY, cluster TEXT NOT NULL, grp TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (cluster, grp, kind, namespace, name));
 CREATE TABLE IF NOT EXISTS writes (id INTEGER PRIMARY KEY, object_id INTEGER NOT NULL REFERENCES objects(id), ts_ms INTEGER NOT NULL, rv TEXT, class TEXT NOT NULL, writer TEXT NOT NULL, source TEXT NOT NULL, heartbeat INTEGER NOT NULL, changes TEXT NOT NULL, projection TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS writes_ts ON writes (ts_ms);
-CREATE INDEX IF NOT EXISTS writes_object_ts ON writes (object_id, ts_ms);
+-- One object's writes by time, and the Objects ranking: grouped by object in index order, class,
+-- heartbeat and writer read without touching the rows.
+CREATE INDEX IF NOT EXISTS writes_rank ON writes (object_id, ts_ms, class, heartbeat, writer);
 CREATE TABLE IF NOT EXISTS field_changes (write_id INTEGER NOT NULL, object_id INTEGER NOT NULL, ts_ms INTEGER NOT NULL, path TEXT NOT NULL, writer TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS field_changes_ts ON field_changes (ts_ms, object_id);
+CREATE INDEX IF NOT EXISTS field_changes_object_ts ON field_changes (object_id, ts_ms);
 CREATE TABLE IF NOT EXISTS first_seen (object_id INTEGER PRIMARY KEY REFERENCES objects(id), ts_ms INTEGER NOT NULL, projection TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS latest (object_id INTEGER PRIMARY KEY REFERENCES objects(id), rv TEXT, body TEXT);
 CREATE TABLE IF NOT EXISTS gaps (cluster TEXT NOT NULL, profile TEXT NOT NULL, from_ms INTEGER NOT NULL, to_ms INTEGER, reason TEXT NOT NULL);
@@ -114,6 +119,17 @@ export class WriteStore {
     this.db.close();
   }
 
+  /** Statements the recorder runs for every event, prepared once. */
+  private readonly statements = new Map<string, Database.Statement>();
+  private statement(sql: string): Database.Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
+  }
+
   idOf(key: ObjectKey): number {
     const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;
     if (row) return row.id;
@@ -141,8 +157,8 @@ export class WriteStore {
 
   /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */
   recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json): void {
-    this.db
-      .prepare("INSERT INTO first_seen (object_id, ts_ms, projection, body) VALUES (?, ?, ?, ?) ON CONFLICT (object_id) DO NOTHING")
+    this
+      .statement("INSERT INTO first_seen (object_id, ts_ms, projection, body) VALUES (?, ?, ?, ?) ON CONFLICT (object_id) DO NOTHING")
       .run(this.idOf(key), tsMs, JSON.stringify(projection), body === undefined ? null : JSON.stringify(body));
   }
 
@@ -178,14 +194,14 @@ export class WriteStore {
 
   /** The last version the recorder saw of an object (null body: deleted). */
   latest(key: ObjectKey): { resourceVersion: string; body: string | null } | undefined {
-    const row = this.db.prepare("SELECT l.rv, l.body FROM latest l JOIN objects o ON o.id = l.object_id WHERE o.cluster = ? AND o.grp = ? AND o.kind = ? AND o.namespace = ? AND o.name = ?").get(key.cluster, key.group, key.kind, key.namespace, key.name) as
+    const row = this.statement("SELECT l.rv, l.body FROM latest l JOIN objects o ON o.id = l.object_id WHERE o.cluster = ? AND o.grp = ? AND o.kind = ? AND o.namespace = ? AND o.name = ?").get(key.cluster, key.group, key.kind, key.namespace, key.name) as
       | { rv: string; body: string | null }
       | undefined;
     return row ? { resourceVersion: row.rv, body: row.body } : undefined;
   }
 
   setLatest(key: ObjectKey, resourceVersion: string, body: string | null): void {
-    this.db.prepare("INSERT INTO latest (object_id, rv, body) VALUES (?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body").run(this.idOf(key), resourceVersion, body);
+    this.statement("INSERT INTO latest (object_id, rv, body) VALUES (?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body").run(this.idOf(key), resourceVersion, body);
   }
 
   /** Objects of a kind on a cluster that the recorder last saw alive. */
@@ -196,16 +212,16 @@ export class WriteStore {
   }
 
   openGap(cluster: string, profile: string, fromMs: number, reason: string): void {
-    const open = this.db.prepare("SELECT 1 FROM gaps WHERE cluster = ? AND profile = ? AND to_ms IS NULL").get(cluster, profile);
-    if (!open) this.db.prepare("INSERT INTO gaps (cluster, profile, from_ms, to_ms, reason) VALUES (?, ?, ?, NULL, ?)").run(cluster, profile, fromMs, reason);
+    const open = this.statement("SELECT 1 FROM gaps WHERE cluster = ? AND profile = ? AND to_ms IS NULL").get(cluster, profile);
+    if (!open) this.statement("INSERT INTO gaps (cluster, profile, from_ms, to_ms, reason) VALUES (?, ?, ?, NULL, ?)").run(cluster, profile, fromMs, reason);
   }
 
   closeGap(cluster: string, profile: string, toMs: number): void {
-    this.db.prepare("UPDATE gaps SET to_ms = ? WHERE cluster = ? AND profile = ? AND to_ms IS NULL").run(toMs, cluster, profile);
+    this.statement("UPDATE gaps SET to_ms = ? WHERE cluster = ? AND profile = ? AND to_ms IS NULL").run(toMs, cluster, profile);
   }
 
   gaps(fromMs: number, toMs: number): { cluster: string; profile: string; fromMs: number; toMs: number | null; reason: string }[] {
-    return (this.db.prepare("SELECT cluster, profile, from_ms, to_ms, reason FROM gaps WHERE from_ms <= ? AND (to_ms IS NULL OR to_ms > ?) ORDER BY from_ms").all(toMs, fromMs) as { cluster: string; profile: string; from_ms: number; to_ms: number | null; reason: string }[]).map((g) => ({
+    return (this.statement("SELECT cluster, profile, from_ms, to_ms, reason FROM gaps WHERE from_ms <= ? AND (to_ms IS NULL OR to_ms > ?) ORDER BY from_ms").all(toMs, fromMs) as { cluster: string; profile: string; from_ms: number; to_ms: number | null; reason: string }[]).map((g) => ({
       cluster: g.cluster,
       profile: g.profile,
       fromMs: g.from_ms,
@@ -234,11 +250,11 @@ export class WriteStore {
   }
 
   getMeta(key: string): string | undefined {
-    return (this.db.prepare("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined)?.value;
+    return (this.statement("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined)?.value;
   }
 
   setMeta(key: string, value: string): void {
-    this.db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
+    this.statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
   }
 
   private where(filter: ObjectFilter, alias = "w"): { sql: string; params: (string | number)[] } {
@@ -255,14 +271,41 @@ export class WriteStore {
 
   /** Objects ranked by writes in (from, to], one page; `cls` keeps objects with at least one write of that class. */
   objects(filter: ObjectFilter, limit: number, offset: number): { total: number; rows: ObjectRow[] } {
-    const { sql, params } = this.where(filter);
-    const having = filter.cls ? `HAVING SUM(w.class = '${filter.cls}') > 0` : "";
-    const grouped = `SELECT o.id, o.cluster, o.grp, o.kind, o.namespace, o.name, COUNT(*) AS writes,
-        SUM(w.class = 'create') AS c_create, SUM(w.class = 'delete') AS c_delete, SUM(w.class = 'routed') AS c_routed,
-        SUM(w.class = 'unrouted') AS c_unrouted, SUM(w.class = 'no-op') AS c_noop, SUM(w.heartbeat) AS c_heartbeat
-      FROM writes w JOIN objects o ON o.id = w.object_id WHERE ${sql} GROUP BY o.id ${having}`;
-    const total = (this.db.prepare(`SELECT COUNT(*) AS n FROM (${grouped})`).get(...params) as { n: number }).n;
-    const page = this.db.prepare(`${grouped} ORDER BY writes DESC, o.namespace, o.name LIMIT ? OFFSET ?`).all(...params, limit, offset) as Record<string, number | string>[];
+    // One grouping pass over the writes alone (objects are joined for the page only), then ranked here:
+    // there are at most as many groups as objects, and total and page come from the same pass.
+    const scoped = filter.cluster !== undefined || filter.group !== undefined || filter.kind !== undefined || filter.namespace !== undefined;
+    const objectClauses: string[] = [];
+    const objectParams: string[] = [];
+    for (const [column, value] of [["cluster", filter.cluster], ["grp", filter.group], ["kind", filter.kind], ["namespace", filter.namespace]] as const) {
+      if (value !== undefined) {
+        objectClauses.push(`${column} = ?`);
+        objectParams.push(value);
+      }
+    }
+    const groups = this.db
+      .prepare(
+        `SELECT w.object_id AS id, COUNT(*) AS writes,
+          SUM(w.class = 'create') AS c_create, SUM(w.class = 'delete') AS c_delete, SUM(w.class = 'routed') AS c_routed,
+          SUM(w.class = 'unrouted') AS c_unrouted, SUM(w.class = 'no-op') AS c_noop, SUM(w.heartbeat) AS c_heartbeat
+        FROM writes w WHERE w.ts_ms > ? AND w.ts_ms <= ?${scoped ? ` AND w.object_id IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : ""}
+        GROUP BY w.object_id`,
+      )
+      .all(filter.fromMs, filter.toMs, ...objectParams) as Record<string, number>[];
+    const kept = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
+    const keyOf = this.statement("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?");
+    const names = new Map<number, { namespace: string; name: string }>();
+    const nameOf = (id: number) => {
+      let hit = names.get(id);
+      if (!hit) {
+        hit = keyOf.get(id) as { namespace: string; name: string };
+        names.set(id, hit);
+      }
+      return hit;
+    };
+    // Most writes first; ties by namespace and name, looked up only for the objects that tie.
+    kept.sort((x, y) => y.writes - x.writes || nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name));
+    const total = kept.length;
+    const page = kept.slice(offset, offset + limit).map((g) => ({ ...g, ...(keyOf.get(g.id) as Record<string, string>) })) as Record<string, number | string>[];
     const ids = page.map((r) => r.id as number);
     const fields = this.perObject(ids, filter, "SELECT object_id AS id, path AS k, COUNT(*) AS n FROM field_changes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ORDER BY n DESC");
     const writers = this.perObject(ids, filter, "SELECT object_id AS id, writer AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ORDER BY n DESC");
@@ -365,8 +408,8 @@ export class WriteStore {
   projectionBefore(key: ObjectKey, fromMs: number): Record<string, string> | undefined {
     const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;
     if (!row) return undefined;
-    const hit = (this.db.prepare("SELECT projection FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms DESC, id DESC LIMIT 1").get(row.id, fromMs) ??
-      this.db.prepare("SELECT projection FROM first_seen WHERE object_id = ? AND ts_ms <= ?").get(row.id, fromMs)) as { projection: string } | undefined;
+    const hit = (this.statement("SELECT projection FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms DESC, id DESC LIMIT 1").get(row.id, fromMs) ??
+      this.statement("SELECT projection FROM first_seen WHERE object_id = ? AND ts_ms <= ?").get(row.id, fromMs)) as { projection: string } | undefined;
     return hit ? (JSON.parse(hit.projection) as Record<string, string>) : undefined;
   }
 }

@@ -1,0 +1,92 @@
+/**
+ * The Objects ranking over a large store: WRITES (default 10,000,000) writes of 20,000 objects
+ * spread over 14 days (a store at the default retention), each with one changed field. Times
+ * WriteStore.objects() (the ranking with class counts, top fields, writers and sparklines, one
+ * page of 50) for the last 24 hours and for all 14 days. Target ≤ 0.5 s. Peer: the bare
+ * `GROUP BY object ORDER BY count` over the same rows, the least any ranking must do.
+ * Run: npx tsx test/bench/objects-ranking.ts   (building the store takes a few minutes)
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { createRng } from "@/lib/scenario/rng";
+import { WriteStore } from "@/lib/store/store";
+import { percentile, report, round } from "./report";
+
+const WRITES = Number(process.env.WRITES ?? 10_000_000);
+const OBJECTS = 20_000;
+const DAY = 86_400_000;
+const END_MS = Date.parse("2026-09-13T00:00:00Z");
+const START_MS = END_MS - 14 * DAY;
+
+function main() {
+  const path = join(mkdtempSync(join(tmpdir(), "churnscope-bench-objects-")), "store.sqlite");
+  new WriteStore(path).close(); // the real schema and indexes
+  const db = new Database(path);
+  db.pragma("journal_mode = WAL");
+  db.pragma("synchronous = OFF");
+  const rng = createRng(7);
+  const buildStart = performance.now();
+  db.transaction(() => {
+    const object = db.prepare("INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?)");
+    for (let i = 0; i < OBJECTS; i++) object.run(i % 3 ? "milo" : "hub", "networking.datumapis.com", i % 5 ? "Connector" : "Lease", `ns-${i % 40}`, `obj-${i}`);
+  })();
+  const write = db.prepare("INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection) VALUES (?, ?, NULL, ?, ?, 'watch', ?, ?, '{}')");
+  const field = db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
+  const classes = ["unrouted", "unrouted", "unrouted", "routed", "no-op"];
+  const paths = ["status.conditions[type=Ready].message", "status.publicKey.addresses", "spec.renewTime", "metadata.annotations"];
+  const writers = ["network-services-operator", "datum-connect-agent", "kube-controller-manager"];
+  const CHUNK = 200_000;
+  for (let done = 0; done < WRITES; done += CHUNK) {
+    db.transaction(() => {
+      for (let i = done; i < Math.min(WRITES, done + CHUNK); i++) {
+        // A skewed popularity: a few objects take most writes, as in the incident.
+        const objectId = 1 + Math.floor(OBJECTS * rng() ** 3);
+        const ts = START_MS + Math.floor(rng() * 14 * DAY);
+        const path = paths[Math.floor(rng() * paths.length)];
+        const writer = writers[Math.floor(rng() * writers.length)];
+        const id = Number(write.run(objectId, ts, classes[Math.floor(rng() * classes.length)], writer, path === "spec.renewTime" ? 1 : 0, "[]").lastInsertRowid);
+        field.run(id, objectId, ts, path, writer);
+      }
+    })();
+  }
+  db.exec("ANALYZE");
+  const buildSeconds = (performance.now() - buildStart) / 1000;
+  const store = new WriteStore(path);
+  const peer = db.prepare("SELECT object_id, COUNT(*) AS n FROM writes WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id ORDER BY n DESC LIMIT 50");
+  for (const [label, fromMs] of [["last 24 h", END_MS - DAY], ["all 14 days", START_MS]] as const) {
+    const times: number[] = [];
+    const peerTimes: number[] = [];
+    let rows = 0;
+    let inRange = 0;
+    for (let i = 0; i < 5; i++) {
+      let t = performance.now();
+      const result = store.objects({ fromMs, toMs: END_MS }, 50, 0);
+      times.push(performance.now() - t);
+      rows = result.rows.length;
+      inRange = result.rows.length ? result.total : 0;
+      t = performance.now();
+      peer.all(fromMs, END_MS);
+      peerTimes.push(performance.now() - t);
+    }
+    const writesInRange = (db.prepare("SELECT COUNT(*) AS n FROM writes WHERE ts_ms > ? AND ts_ms <= ?").get(fromMs, END_MS) as { n: number }).n;
+    report({
+      bench: "objects-ranking",
+      range: label,
+      storedWrites: WRITES,
+      writesInRange,
+      objectsInRange: inRange,
+      pageRows: rows,
+      p50Ms: round(percentile(times, 50)),
+      peer: "bare GROUP BY object_id ORDER BY count LIMIT 50",
+      peerP50Ms: round(percentile(peerTimes, 50)),
+      buildSeconds: round(buildSeconds, 1),
+      target: "≤ 500 ms",
+    });
+  }
+  store.close();
+  db.close();
+}
+
+main();
