@@ -27,9 +27,24 @@ function query(path: string, json: Json): Json[] {
   return JSONPath({ path, json: json as object, eval: "safe", wrap: true }) as Json[];
 }
 
+const PLAIN_PATH = /^\$(\.[A-Za-z_][A-Za-z0-9_-]*)+$/;
+
+/** `node` without the value at `keys`, copying only the objects on the way; `node` itself when there is none. */
+function without(node: Json, keys: string[]): Json {
+  if (node === null || typeof node !== "object" || Array.isArray(node) || !(keys[0] in node)) return node;
+  const copy: Obj = { ...(node as Obj) };
+  if (keys.length === 1) delete copy[keys[0]];
+  else copy[keys[0]] = without(copy[keys[0]], keys.slice(1));
+  return copy;
+}
+
 /** A copy with ignored paths removed and unordered lists sorted, so neither shows up as a change. */
 export function normalise(profile: Profile, obj: Json | undefined): Json | undefined {
   if (obj === undefined || obj === null) return obj;
+  // The common case, plain paths such as $.metadata.managedFields and no unordered lists, copies only
+  // the objects along each path: the result is read, never changed, so the rest can be shared.
+  const plain = profile.ignore.every((p) => PLAIN_PATH.test(p)) && profile.unordered.length === 0;
+  if (plain) return profile.ignore.reduce<Json>((node, path) => without(node, path.slice(2).split(".")), obj);
   const copy = structuredClone(obj);
   for (const path of profile.ignore) {
     const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all" }) as { parent: Obj | Json[]; parentProperty: string | number }[];
@@ -98,17 +113,36 @@ export function attribute(before: Json | undefined, after: Json | undefined, cha
   return best?.manager ?? "unknown";
 }
 
+/** One version of an object as the analysis reads it; computed once and reused as the next write's "before". */
+export interface Version {
+  profile: string;
+  obj: Json;
+  normalised: Json;
+  projection: Record<string, string>;
+}
+
+export function prepare(profile: Profile, obj: Json): Version {
+  return { profile: profile.name, obj, normalised: normalise(profile, obj) as Json, projection: project(profile, obj) };
+}
+
 export function analyze(profile: Profile, before: Json | undefined, after: Json | undefined): Analysis {
-  if (before === undefined || before === null) {
-    return { cls: "create", changes: [], writer: attribute(undefined, after, []), heartbeat: false, projection: project(profile, after) };
+  const present = (o: Json | undefined) => (o === undefined || o === null ? undefined : prepare(profile, o));
+  return analyzeVersions(profile, present(before), present(after));
+}
+
+export function analyzeVersions(profile: Profile, before: Version | undefined, after: Version | undefined): Analysis {
+  if (before === undefined) {
+    return { cls: "create", changes: [], writer: attribute(undefined, after?.obj, []), heartbeat: false, projection: after?.projection ?? {} };
   }
-  if (after === undefined || after === null) {
-    return { cls: "delete", changes: [], writer: "unknown", heartbeat: false, projection: project(profile, before) };
+  if (after === undefined) {
+    return { cls: "delete", changes: [], writer: "unknown", heartbeat: false, projection: before.projection };
   }
-  const changes = diffObjects(normalise(profile, before), normalise(profile, after), []);
-  const was = project(profile, before);
-  const now = project(profile, after);
-  const routed = sortedJson(was) !== sortedJson(now);
+  const changes = diffObjects(before.normalised, after.normalised, []);
   const heartbeat = changes.length > 0 && changes.every((c) => profile.heartbeat.includes(c.path));
-  return { cls: routed ? "routed" : "unrouted", changes, writer: attribute(before, after, changes), heartbeat, projection: now };
+  return { cls: sameProjection(before.projection, after.projection) ? "unrouted" : "routed", changes, writer: attribute(before.obj, after.obj, changes), heartbeat, projection: after.projection };
+}
+
+function sameProjection(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }

@@ -4,7 +4,7 @@
  * stored (same resourceVersion) is never stored twice, and a relist reconciles: objects missing
  * from the list are recorded as deleted, changed ones as written. Time comes from the caller.
  */
-import { analyze, project } from "../churn/analyze";
+import { analyzeVersions, prepare, project, type Version } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import type { ObjectKey, WriteStore } from "../store/store";
@@ -18,6 +18,9 @@ export interface KubeObject {
 export function resourceKey(profile: Profile): string {
   return profile.group ? `${profile.resource}.${profile.group}` : profile.resource;
 }
+
+/** How many objects' last versions a recorder keeps in memory (a few KB each, twice: as sent and normalised). */
+const RECENT_OBJECTS = 5_000;
 
 export class ProfileRecorder {
   private readonly sample: Profile;
@@ -48,17 +51,42 @@ export class ProfileRecorder {
     return this.store.getMeta(this.resumeKey());
   }
 
+  /**
+   * The last version of each recently written object, already normalised and projected, so an event
+   * costs one normalisation instead of two and no re-read of the stored body. The store stays the
+   * truth: a miss reads it, and this recorder is the only writer of its objects' last versions.
+   */
+  private readonly recent = new Map<string, { resourceVersion: string; version?: Version }>();
+
+  private lastVersion(key: ObjectKey, id: string): { resourceVersion: string; version?: Version } | undefined {
+    const hit = this.recent.get(id);
+    if (hit) return hit;
+    const row = this.store.latest(key);
+    if (!row) return undefined;
+    const obj = row.body ? (JSON.parse(row.body) as Json) : undefined;
+    return { resourceVersion: row.resourceVersion, version: obj === undefined ? undefined : prepare(this.profileOf(obj as KubeObject), obj) };
+  }
+
+  private remember(id: string, resourceVersion: string, version: Version | undefined) {
+    this.recent.delete(id);
+    this.recent.set(id, { resourceVersion, version });
+    if (this.recent.size > RECENT_OBJECTS) this.recent.delete(this.recent.keys().next().value as string);
+  }
+
   /** Stores a version if it is new; returns whether it was. */
   private observe(key: ObjectKey, obj: KubeObject | null, resourceVersion: string, tsMs: number): boolean {
-    const last = this.store.latest(key);
+    const id = `${key.namespace}/${key.name}`;
+    const last = this.lastVersion(key, id);
     if (last && last.resourceVersion === resourceVersion) return false;
-    const before = last?.body ? (JSON.parse(last.body) as Json) : undefined;
-    if (obj === null && before === undefined) return false; // a delete of something never seen alive
-    const after = obj === null ? undefined : (obj as Json);
-    const analysis = analyze(this.profileOf((after ?? before) as KubeObject | undefined), before, after);
-    const body = analysis.cls === "create" ? after : analysis.cls === "delete" ? before : undefined;
+    if (obj === null && last?.version === undefined) return false; // a delete of something never seen alive
+    const profile = this.profileOf((obj ?? last?.version?.obj) as KubeObject | undefined);
+    const before = last?.version && last.version.profile !== profile.name ? prepare(profile, last.version.obj) : last?.version;
+    const after = obj === null ? undefined : prepare(profile, obj as Json);
+    const analysis = analyzeVersions(profile, before, after);
+    const body = analysis.cls === "create" ? after?.obj : analysis.cls === "delete" ? before?.obj : undefined;
     this.store.record(key, { tsMs, cls: analysis.cls, writer: analysis.writer, source: "watch", heartbeat: analysis.heartbeat, changes: analysis.changes, projection: analysis.projection, resourceVersion, ...(body === undefined ? {} : { body }) });
     this.store.setLatest(key, resourceVersion, obj === null ? null : JSON.stringify(obj));
+    this.remember(id, resourceVersion, after);
     return true;
   }
 
@@ -78,6 +106,7 @@ export class ProfileRecorder {
         if (first && !this.store.latest(key)) {
           this.store.recordFirstSeen(key, tsMs, project(this.profileOf(item), item as Json), item as Json);
           this.store.setLatest(key, rv, JSON.stringify(item));
+          this.recent.delete(`${key.namespace}/${key.name}`);
         } else if (this.observe(key, item, rv, tsMs)) stored++;
       }
       for (const key of this.store.liveKeys(this.cluster, this.sample.group, this.sample.kind)) {

@@ -130,10 +130,18 @@ export class WriteStore {
     return prepared;
   }
 
+  /** Object ids never change (objects rows are never deleted), so they are looked up once. */
+  private readonly ids = new Map<string, number>();
+
   idOf(key: ObjectKey): number {
+    const text = `${key.cluster}\u0000${key.group}\u0000${key.kind}\u0000${key.namespace}\u0000${key.name}`;
+    const known = this.ids.get(text);
+    if (known !== undefined) return known;
     const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;
-    if (row) return row.id;
-    return Number(this.insertObject.run(key.cluster, key.group, key.kind, key.namespace, key.name).lastInsertRowid);
+    const id = row ? row.id : Number(this.insertObject.run(key.cluster, key.group, key.kind, key.namespace, key.name).lastInsertRowid);
+    if (this.ids.size > 200_000) this.ids.clear();
+    this.ids.set(text, id);
+    return id;
   }
 
   record(key: ObjectKey, write: StoredWrite): void {
