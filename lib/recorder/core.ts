@@ -67,6 +67,24 @@ export class ProfileRecorder {
     return { resourceVersion: row.resourceVersion, version: obj === undefined ? undefined : prepare(this.profileOf(obj as KubeObject), obj) };
   }
 
+  /** One transaction; if it fails, what this recorder remembers of it is forgotten too, and the store is read again. */
+  private inBatch<T>(work: () => T): T {
+    try {
+      return this.store.batch(work);
+    } catch (error) {
+      this.recent.clear();
+      this.unsaved.clear();
+      throw error;
+    }
+  }
+
+  private readonly unsaved = new Map<string, { key: ObjectKey; resourceVersion: string; obj: KubeObject | null }>();
+
+  private saveLatest() {
+    for (const { key, resourceVersion, obj } of this.unsaved.values()) this.store.setLatest(key, resourceVersion, obj === null ? null : JSON.stringify(obj));
+    this.unsaved.clear();
+  }
+
   private remember(id: string, resourceVersion: string, version: Version | undefined) {
     this.recent.delete(id);
     this.recent.set(id, { resourceVersion, version });
@@ -85,7 +103,8 @@ export class ProfileRecorder {
     const analysis = analyzeVersions(profile, before, after);
     const body = analysis.cls === "create" ? after?.obj : analysis.cls === "delete" ? before?.obj : undefined;
     this.store.record(key, { tsMs, cls: analysis.cls, writer: analysis.writer, source: "watch", heartbeat: analysis.heartbeat, changes: analysis.changes, projection: analysis.projection, resourceVersion, ...(body === undefined ? {} : { body }) });
-    this.store.setLatest(key, resourceVersion, obj === null ? null : JSON.stringify(obj));
+    // Written when the burst's transaction ends: an object written several times in a burst is saved once.
+    this.unsaved.set(id, { key, resourceVersion, obj });
     this.remember(id, resourceVersion, after);
     return true;
   }
@@ -96,7 +115,7 @@ export class ProfileRecorder {
    */
   applyList(items: KubeObject[], listVersion: string, tsMs: number): number {
     const first = this.resumeVersion() === undefined;
-    return this.store.batch(() => {
+    return this.inBatch(() => {
       let stored = 0;
       const listed = new Set<string>();
       for (const item of items) {
@@ -112,6 +131,7 @@ export class ProfileRecorder {
       for (const key of this.store.liveKeys(this.cluster, this.sample.group, this.sample.kind)) {
         if (!listed.has(`${key.namespace}/${key.name}`) && this.observe(key, null, `deleted@${listVersion}`, tsMs)) stored++;
       }
+      this.saveLatest();
       this.store.setMeta(this.resumeKey(), listVersion);
       return stored;
     });
@@ -127,7 +147,7 @@ export class ProfileRecorder {
    * which is most of the cost). Returns how many versions were stored.
    */
   applyEvents(events: { type: string; obj: KubeObject; tsMs: number }[]): number {
-    return this.store.batch(() => {
+    return this.inBatch(() => {
       let stored = 0;
       let resume: string | undefined;
       for (const { type, obj, tsMs } of events) {
@@ -137,6 +157,7 @@ export class ProfileRecorder {
         else if (type === "DELETED") stored += this.observe(this.key(obj), null, `deleted@${rv}`, tsMs) ? 1 : 0;
         resume = rv;
       }
+      this.saveLatest();
       if (resume !== undefined) this.store.setMeta(this.resumeKey(), resume);
       return stored;
     });
