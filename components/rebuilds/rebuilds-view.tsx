@@ -8,7 +8,7 @@ import { parseAsString, useQueryStates } from "nuqs";
 import { useState } from "react";
 import { PanelFrame } from "@/components/panels/panel-frame";
 import { TimeSeriesChart } from "@/components/panels/time-series-chart";
-import { useElementWidth } from "@/components/panels/use-element-width";
+import { chartWidths, useElementWidth } from "@/components/panels/use-element-width";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { useViewRange } from "@/components/time-range/use-view-range";
@@ -48,7 +48,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const siteOf = (labels: Record<string, string>) => labels[siteLabel] ?? labels.member_cluster ?? "";
   const nameOf = (labels: Record<string, string>) => [labels.series, siteOf(labels), labels.kind, labels.operationResult].filter(Boolean).join(" · ") || "total";
   const site = url.site ?? undefined;
-  const halfWidth = mainWidth >= 1024 ? Math.max(100, Math.round(mainWidth / 2 / 100) * 100) : Math.max(100, Math.round(mainWidth / 100) * 100);
+  const halfWidth = chartWidths(mainWidth).half;
   const input = (call: PanelCall, width = halfWidth) => ({ ...call, width, snapshot: snapshot?.id });
   const enabled = mainWidth > 0;
 

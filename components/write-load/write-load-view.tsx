@@ -5,7 +5,7 @@
  */
 import { parseAsString, useQueryStates } from "nuqs";
 import { PanelFrame } from "@/components/panels/panel-frame";
-import { useElementWidth } from "@/components/panels/use-element-width";
+import { chartWidths, useElementWidth } from "@/components/panels/use-element-width";
 import { findPanel, type PanelDef } from "@/lib/panels/catalog";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/params";
@@ -51,9 +51,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const apiserver = url.apiserver ?? undefined;
   const resource = url.resource ?? undefined;
   const calls = writeLoadRequests({ startMs, endMs, apiserver, resource });
-  // About one point per pixel: full-width charts and half-width ones on wide screens.
-  const fullWidth = Math.max(100, Math.round(mainWidth / 100) * 100);
-  const halfWidth = mainWidth >= 1024 ? Math.max(100, Math.round(mainWidth / 2 / 100) * 100) : fullWidth;
+  const { full: fullWidth, half: halfWidth } = chartWidths(mainWidth);
   const input = (call: PanelCall, width: number) => ({ ...call, width, snapshot: snapshot?.id });
   // The same query as the chart's (one request): its total gives the onset drawn on every chart.
   const byResource = usePanel(input(calls.writesByResource, fullWidth), mainWidth > 0);
