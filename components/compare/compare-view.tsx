@@ -11,7 +11,7 @@ import { TimeSeriesChart, type ChartMarker } from "@/components/panels/time-seri
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
-import type { ComparePreset, CounterPreset } from "@/lib/compare/catalog";
+import { WINDOW_PRESETS, type ComparePreset, type CounterPreset } from "@/lib/compare/catalog";
 import { parseSelector, SELECTOR_HELP } from "@/lib/compare/selector";
 import { compareRows } from "@/lib/compare/table";
 import { formatCount } from "@/lib/format/number";
@@ -179,7 +179,7 @@ function WindowPicker({ value, onCommit }: { value: string; onCommit: (v: string
   return (
     <div className="flex items-center gap-2">
       <span className="text-[var(--muted)]">Window</span>
-      {["1h", "3h", "6h"].map((w) => (
+      {WINDOW_PRESETS.map((w) => (
         <button key={w} type="button" aria-pressed={w === value} onClick={() => onCommit(w)} className="rounded border border-[var(--border)] px-2 py-0.5 text-xs aria-pressed:bg-[var(--accent)] aria-pressed:text-white">
           {w}
         </button>
@@ -189,7 +189,7 @@ function WindowPicker({ value, onCommit }: { value: string; onCommit: (v: string
         aria-label="custom window"
         placeholder="e.g. 12h"
         className="w-28 rounded border border-[var(--border)] bg-[var(--bg)] px-2 py-0.5 font-mono text-xs"
-        value={custom ?? (["1h", "3h", "6h"].includes(value) ? "" : value)}
+        value={custom ?? ((WINDOW_PRESETS as readonly string[]).includes(value) ? "" : value)}
         onChange={(e) => setCustom(e.target.value)}
         onKeyDown={(e) => {
           if (e.key === "Enter" && e.currentTarget.value.trim()) {

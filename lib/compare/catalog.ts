@@ -5,6 +5,9 @@
 import { literalAlternation, matcher } from "../prometheus/promql";
 import { WRITE_VERBS } from "../panels/catalog";
 
+/** The window buttons; any duration from 1m to 7d can be typed. */
+export const WINDOW_PRESETS = ["1h", "3h", "6h"] as const;
+
 export interface CounterPreset {
   id: string;
   title: string;

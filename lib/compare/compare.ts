@@ -20,7 +20,6 @@ export interface CompareRequest {
   windowMs: number;
 }
 
-export const WINDOW_PRESETS = ["1h", "3h", "6h"] as const;
 const MIN_WINDOW_MS = 60_000;
 const MAX_WINDOW_MS = 7 * 86_400_000;
 const MAX_WINDOWS = 2_000;

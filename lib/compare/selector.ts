@@ -23,7 +23,7 @@ export const SELECTOR_HELP =
   'A counter as a PromQL series selector: metric{label="value", label=~"regex", label!="value", label!~"regex"}. ' +
   "Each window counts sum(increase(selector[window])).";
 
-class SyntaxError_ extends Error {}
+class SelectorError extends Error {}
 
 export function parseSelector(input: string): SelectorParse {
   const text = input.trim();
@@ -32,7 +32,7 @@ export function parseSelector(input: string): SelectorParse {
   let pos = 0;
   const fail = (expected: string): never => {
     const found = pos < text.length ? `"${text.slice(pos, pos + 12)}"` : "the end";
-    throw new SyntaxError_(`column ${pos + 1}: expected ${expected}, found ${found}`);
+    throw new SelectorError(`column ${pos + 1}: expected ${expected}, found ${found}`);
   };
   const skipSpace = () => {
     while (pos < text.length && /\s/.test(text[pos])) pos++;
@@ -75,7 +75,7 @@ export function parseSelector(input: string): SelectorParse {
     const selector = { metric, matchers };
     return { ok: true, selector, text: formatSelector(selector) };
   } catch (error) {
-    if (error instanceof SyntaxError_) return { ok: false, error: error.message };
+    if (error instanceof SelectorError) return { ok: false, error: error.message };
     throw error;
   }
 
