@@ -18,6 +18,8 @@ export interface PanelState {
   error: Error | null;
   isLoading: boolean;
   isFetching: boolean;
+  /** the last failure while retries are still running */
+  failureReason?: Error | null;
 }
 
 interface Props {
@@ -36,10 +38,12 @@ interface Props {
 export function PanelFrame({ id, title, description, state, idleMessage, className, chart = true, children }: Props) {
   const { data, error, isLoading, isFetching } = state;
   const panel = data?.data;
+  // Busy (Churnscope is holding queries back) shows at once, through the retries, not only after the last one.
+  const busy = !data && (isBusy(error) || (isLoading && isBusy(state.failureReason)));
   return (
     <section
       data-panel={id}
-      data-state={idleMessage ? "idle" : isLoading ? "loading" : error && !data ? "error" : panel && panel.series.length === 0 ? "empty" : "ready"}
+      data-state={idleMessage ? "idle" : busy ? "busy" : isLoading ? "loading" : error && !data ? "error" : panel && panel.series.length === 0 ? "empty" : "ready"}
       className={`flex min-w-0 flex-col rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 ${className ?? ""}`}
     >
       <header className="mb-2 flex items-baseline gap-2">
@@ -57,13 +61,15 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
       <p className="mb-2 text-xs text-[var(--muted)]">{description}</p>
       {idleMessage ? (
         <div className="flex h-40 items-center justify-center text-sm text-[var(--muted)]">{idleMessage}</div>
+      ) : busy ? (
+        <div role="status" data-busy="true" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
+          <div className="font-semibold">Busy: Churnscope is holding back queries to Prometheus</div>
+          <div className="break-words">
+            {(error ?? state.failureReason)?.message} {isFetching ? "Retrying…" : "Refresh to try again."}
+          </div>
+        </div>
       ) : isLoading ? (
         <div className="h-48 animate-pulse rounded bg-[var(--grid)]" aria-label="loading" />
-      ) : error && !data && isBusy(error) ? (
-        <div role="status" data-busy="true" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
-          <div className="font-semibold">Busy: many people are looking at once</div>
-          <div className="break-words">{error.message} {isFetching ? "Retrying…" : "Refresh to try again."}</div>
-        </div>
       ) : error && !data ? (
         <div role="alert" className="rounded bg-[var(--err-bg)] px-3 py-2 text-sm text-[var(--err-fg)]">
           <div className="font-semibold">Query failed</div>

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { escapeLabelValue } from "@/lib/prometheus/promql";
 import { createRng } from "@/lib/scenario/rng";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
-import { launchBrowser } from "../helpers/browser";
+import { join } from "node:path";
+import { ARTIFACTS, launchBrowser } from "../helpers/browser";
 import { startCountingProxy, type CountingProxy } from "../helpers/counting-proxy";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, PROJECT_JOB } from "../helpers/write-load-scenario";
@@ -102,6 +103,31 @@ describe("Prometheus misbehaving", () => {
       await page.close();
     }
   });
+});
+
+describe("past the concurrency limit, in the browser", () => {
+  it("panels say they are busy while they retry, then draw once Prometheus keeps up", async () => {
+    const limited = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n  maxConcurrentQueries: 1\n  maxQueuedQueries: 2\n  cacheSeconds: 0\n`) });
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    proxy.fault = { kind: "slow", delayMs: 1_500 };
+    try {
+      await page.goto(`${limited.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}`);
+      await page.waitForSelector('[data-state="busy"] [data-busy="true"]', { timeout: 30_000 });
+      await expect(page.textContent('[data-state="busy"] [data-busy="true"]')).resolves.toMatch(/Busy: Churnscope is holding back queries to Prometheus.*Prometheus is busy: 1 queries are running and 2 are waiting/);
+      await page.screenshot({ path: join(ARTIFACTS, "write-load-busy.png") });
+      proxy.fault = undefined;
+      for (const id of ["writes-by-resource", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]) {
+        await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] .recharts-surface path[d^="M"]`, { state: "attached", timeout: 90_000 });
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      proxy.fault = undefined;
+      await page.close();
+      await limited.stop();
+    }
+  }, 150_000);
 });
 
 describe("1,000 malformed parameters and injection attempts", () => {
