@@ -41,7 +41,8 @@ CREATE INDEX IF NOT EXISTS writes_ts ON writes (ts_ms);
 CREATE INDEX IF NOT EXISTS writes_rank ON writes (object_id, ts_ms, class, heartbeat, writer);
 CREATE TABLE IF NOT EXISTS field_changes (write_id INTEGER NOT NULL, object_id INTEGER NOT NULL, ts_ms INTEGER NOT NULL, path TEXT NOT NULL, writer TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS field_changes_ts ON field_changes (ts_ms, object_id);
-CREATE INDEX IF NOT EXISTS field_changes_object_ts ON field_changes (object_id, ts_ms);
+-- Covers the top fields of the ranked objects: their changes in a range are read without the rows.
+CREATE INDEX IF NOT EXISTS field_changes_object_path ON field_changes (object_id, ts_ms, path);
 CREATE TABLE IF NOT EXISTS first_seen (object_id INTEGER PRIMARY KEY REFERENCES objects(id), ts_ms INTEGER NOT NULL, projection TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS latest (object_id INTEGER PRIMARY KEY REFERENCES objects(id), rv TEXT, body TEXT);
 CREATE TABLE IF NOT EXISTS gaps (cluster TEXT NOT NULL, profile TEXT NOT NULL, from_ms INTEGER NOT NULL, to_ms INTEGER, reason TEXT NOT NULL);
@@ -301,16 +302,9 @@ export class WriteStore {
       .all(filter.fromMs, filter.toMs, ...objectParams) as Record<string, number>[];
     const kept = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
     const keyOf = this.statement("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?");
-    const names = new Map<number, { namespace: string; name: string }>();
-    const nameOf = (id: number) => {
-      let hit = names.get(id);
-      if (!hit) {
-        hit = keyOf.get(id) as { namespace: string; name: string };
-        names.set(id, hit);
-      }
-      return hit;
-    };
-    // Most writes first; ties by namespace and name, looked up only for the objects that tie.
+    // Most writes first; ties by namespace and name (one read of every object's name beats one per tie).
+    const names = new Map((this.statement("SELECT id, namespace, name FROM objects").all() as { id: number; namespace: string; name: string }[]).map((r) => [r.id, r]));
+    const nameOf = (id: number) => names.get(id) ?? { namespace: "", name: "" };
     kept.sort((x, y) => y.writes - x.writes || nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name));
     const total = kept.length;
     const page = kept.slice(offset, offset + limit).map((g) => ({ ...g, ...(keyOf.get(g.id) as Record<string, string>) })) as Record<string, number | string>[];
