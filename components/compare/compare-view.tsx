@@ -16,6 +16,7 @@ import { parseSelector, SELECTOR_HELP } from "@/lib/compare/selector";
 import { compareRows } from "@/lib/compare/table";
 import { formatCount } from "@/lib/format/number";
 import { formatRange } from "@/lib/format/time";
+import type { PanelData } from "@/lib/panels/run-panel";
 import { useMarkers, usePanel } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
 
@@ -55,7 +56,7 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
     <main className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-lg font-semibold">Compare counters</h1>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "compare", from: startMs, to: endMs, a, b, window }} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "compare", a, b, window }} />
       </div>
       <RangeStatus snapshot={snapshot} view="compare" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 2 days" />
 
@@ -89,7 +90,7 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
   );
 }
 
-function CompareBody({ data, markers, titleA, titleB }: { data: Parameters<typeof compareRows>[0]; markers: ChartMarker[]; titleA: string; titleB: string }) {
+function CompareBody({ data, markers, titleA, titleB }: { data: PanelData; markers: ChartMarker[]; titleA: string; titleB: string }) {
   const { rows, total } = compareRows(data);
   const cell = (v: number | null) => (v === null ? "no data" : formatCount(v));
   const ratio = (v: number | null) => (v === null ? "—" : v.toFixed(3));

@@ -1,7 +1,7 @@
 "use client";
 /** Field churn (Q4): the changed paths of a kind ranked by changes across objects, split by writer. */
 import Link from "next/link";
-import { parseAsString, useQueryStates } from "nuqs";
+import { useQueryStates } from "nuqs";
 import { ApiNotices } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
@@ -10,20 +10,12 @@ import { formatNumber } from "@/lib/format/number";
 import { apiUrl, useApi } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
 import type { FieldRow } from "@/lib/store/store";
-
-const urlState = {
-  from: parseAsString.withDefault("now-6h"),
-  to: parseAsString.withDefault("now"),
-  cluster: parseAsString,
-  group: parseAsString,
-  kind: parseAsString,
-  namespace: parseAsString,
-};
+import { objectFilterState } from "./object-link";
 
 const WRITER_COLORS = ["#2563eb", "#f59e0b", "#16a34a", "#dc2626", "#7c3aed", "#0891b2"];
 
 export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
-  const [url, setUrl] = useQueryStates(urlState, { history: "push" });
+  const [url, setUrl] = useQueryStates(objectFilterState, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
   const filter = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined };
   const answer = useApi<{ rows: FieldRow[] }>(apiUrl("/api/fields", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }));
@@ -41,7 +33,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
         <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id })}>
           ← Objects
         </Link>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", from: controls.startMs, to: controls.endMs }} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />

@@ -1,8 +1,19 @@
 /** Links between the object views; every link carries the range and the open snapshot. */
+import { parseAsString } from "nuqs";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { objectPath } from "@/lib/objects/key";
 import { splitResource } from "@/lib/panels/params";
 import type { ObjectKey } from "@/lib/store/store";
+
+/** The URL state Objects and Field churn share: the range and which objects (cluster, group, kind, namespace). */
+export const objectFilterState = {
+  from: parseAsString.withDefault("now-6h"),
+  to: parseAsString.withDefault("now"),
+  cluster: parseAsString,
+  group: parseAsString,
+  kind: parseAsString,
+  namespace: parseAsString,
+};
 
 export function timelineHref(key: ObjectKey, params: { from: number; to: number; snapshot?: string }): string {
   const search = new URLSearchParams({ from: String(params.from), to: String(params.to) });

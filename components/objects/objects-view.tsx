@@ -13,15 +13,10 @@ import { formatNumber } from "@/lib/format/number";
 import type { ObjectsAnswer } from "@/lib/objects/api";
 import { apiUrl, useApi } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
-import { CLASS_COLORS, timelineHref } from "./object-link";
+import { CLASS_COLORS, objectFilterState, timelineHref } from "./object-link";
 
 const urlState = {
-  from: parseAsString.withDefault("now-6h"),
-  to: parseAsString.withDefault("now"),
-  cluster: parseAsString,
-  group: parseAsString,
-  kind: parseAsString,
-  namespace: parseAsString,
+  ...objectFilterState,
   class: parseAsString,
   page: parseAsInteger.withDefault(1),
 };
@@ -89,7 +84,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/fields", { ...filter, class: undefined, from: startMs, to: endMs, snapshot: snapshot?.id })}>
           Field churn →
         </Link>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", from: controls.startMs, to: controls.endMs }} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />

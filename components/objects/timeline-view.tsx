@@ -95,7 +95,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
         <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { kind: objectKey.kind, group: objectKey.group, from: startMs, to: endMs, snapshot: snapshot?.id })}>
           ← Objects
         </Link>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", from: controls.startMs, to: controls.endMs }} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />

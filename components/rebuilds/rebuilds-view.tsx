@@ -102,7 +102,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
             onKeyDown={(e) => e.key === "Enter" && setAt(e.currentTarget.value)}
           />
         </label>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "rebuilds", from: startMs, to: endMs, at: atMs }} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "rebuilds", at: atMs }} />
       </div>
       <RangeStatus snapshot={snapshot} view="rebuilds" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 24 hours" />
       <p className="text-sm" data-testid="rebuild-profile">

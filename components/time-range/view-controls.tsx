@@ -12,13 +12,13 @@ import { TimeRangePicker, type TimeRangePickerProps } from "./time-range-picker"
 
 interface Props extends TimeRangePickerProps {
   snapshot?: SnapshotInfo;
-  /** the export endpoint's parameters for this view; without them there is no download */
+  /** the export endpoint's parameters for this view besides the range (added here); without them there is no download */
   download?: Record<string, string | number | undefined>;
 }
 
 export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onRefresh, download }: Props) {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries({ ...download, snapshot: snapshot?.id })) if (value !== undefined) search.set(key, String(value));
+  for (const [key, value] of Object.entries({ ...download, from: startMs, to: endMs, snapshot: snapshot?.id })) if (value !== undefined) search.set(key, String(value));
   return (
     <div className="ml-auto flex flex-wrap items-center gap-2">
       {snapshot ? (

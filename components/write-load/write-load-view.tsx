@@ -120,7 +120,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
             Objects →
           </Link>
         )}
-        <ViewControls snapshot={snapshot} {...controls} download={{ from: startMs, to: endMs, apiserver, resource }} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ apiserver, resource }} />
       </div>
       <RangeStatus
         snapshot={snapshot}

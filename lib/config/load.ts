@@ -4,6 +4,7 @@
  * message names the key (or environment variable) and the reason; startup prints it and stops.
  */
 import type { RebuildProfileId } from "../rebuilds/profiles";
+import type { MarkerQuery } from "../markers/query-markers";
 import { DEFAULT_PROFILES, type Profile } from "../churn/profiles";
 import { readFileSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
@@ -37,7 +38,7 @@ export interface AppConfig {
   rebuilds: { profile: "auto" | RebuildProfileId; upstreamResource: string };
   clusters: { name: string; context?: string; kubeconfig?: string; inCluster: boolean }[];
   markers: { timeMs: number; label: string; detail: string; kind: "release" }[];
-  markerQueries: { name: string; expr: string; label?: string; detail: string }[];
+  markerQueries: MarkerQuery[];
   /** secrets resolved; server-side only */
   auth: { userHeader?: string; bearerToken?: string; basic?: { username: string; password: string } };
   recorder: { retentionDays: number; metricsPort: number };

@@ -5,7 +5,7 @@
  * delete the whole last version, as the replay's do, so every version can be rebuilt on import.
  */
 import type { Json } from "../churn/json";
-import { setPath } from "../churn/paths";
+import { applyChanges } from "../churn/paths";
 import type { ObjectWrites } from "../snapshot/schema";
 import type { ObjectHistory, WriteStore } from "../store/store";
 
@@ -61,7 +61,7 @@ function rebuild(history: ObjectHistory, startMs: number) {
       state = undefined;
     } else {
       if (!known) return null;
-      for (const change of w.changes) state = setPath(state, change.path, change.after === undefined ? undefined : structuredClone(change.after));
+      state = applyChanges(state, w.changes);
     }
     if (!started) continue;
     const changes =

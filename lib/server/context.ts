@@ -5,7 +5,7 @@
  */
 import { join } from "node:path";
 import { loadConfig, type AppConfig } from "../config/load";
-import { createPromClient, type PromClient } from "../prometheus/client";
+import { createPromClient } from "../prometheus/client";
 import { sharedClient, type SharedClient } from "../prometheus/shared-client";
 import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
@@ -18,9 +18,8 @@ export interface ServerContext {
   /** opened on first use, so a page that never shows notes never touches the data directory */
   notes: () => NoteStore;
   prometheus: {
-    client: PromClient;
-    /** the same client: its sharing counters and load, for /metrics */
-    shared: SharedClient;
+    /** shares identical calls and bounds them; its counters are on /metrics */
+    client: SharedClient;
     scrapeIntervalSeconds: number;
     probe: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
     detectRebuilds: (bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<DetectedProfile | null>;
@@ -65,5 +64,5 @@ export function buildContext(config: AppConfig): ServerContext {
     value.catch(() => detections.delete(key));
     return value;
   };
-  return { config, snapshots, notes, prometheus: { detectRebuilds, client, shared: client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
+  return { config, snapshots, notes, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
 }

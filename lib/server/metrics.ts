@@ -7,7 +7,7 @@ import { runningRecorder } from "./recording";
 
 export function serverMetrics(ctx: ServerContext): string {
   const out = new Exposition();
-  const shared = ctx.prometheus?.shared;
+  const shared = ctx.prometheus?.client;
   if (shared) {
     const { upstream, coalesced, cached, busy } = shared.stats;
     out

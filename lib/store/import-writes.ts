@@ -6,7 +6,7 @@
 import { analyze, project, type Analysis } from "../churn/analyze";
 import { diffObjects } from "../churn/diff";
 import type { Json } from "../churn/json";
-import { setPath } from "../churn/paths";
+import { applyChanges } from "../churn/paths";
 import { profileFor, type Profile } from "../churn/profiles";
 import type { ObjectWrites } from "../snapshot/schema";
 import type { WriteStore } from "./store";
@@ -38,8 +38,7 @@ export function importObjectWrites(store: WriteStore, writes: ObjectWrites, prof
     for (const w of writes.writes) {
       const ref = writes.objects[w.o];
       const before = current[w.o];
-      let after: Json | undefined = before === undefined ? undefined : structuredClone(before);
-      for (const change of w.changes) after = setPath(after, change.path, change.after === undefined ? undefined : structuredClone(change.after as Json));
+      const after = applyChanges(before === undefined ? undefined : structuredClone(before), w.changes);
       current[w.o] = after;
       const profile = profileOf(ref, after ?? before);
       const analysis = profile ? analyze(profile, before, after) : unprofiled(before, after);

@@ -303,8 +303,12 @@ export class WriteStore {
     const kept = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
     const keyOf = this.statement("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?");
     // Most writes first; ties by namespace and name (one read of every object's name beats one per tie).
-    const names = new Map((this.statement("SELECT id, namespace, name FROM objects").all() as { id: number; namespace: string; name: string }[]).map((r) => [r.id, r]));
-    const nameOf = (id: number) => names.get(id) ?? { namespace: "", name: "" };
+    let names: Map<number, { namespace: string; name: string }> | undefined;
+    const nameOf = (id: number) =>
+      (names ??= new Map((this.statement("SELECT id, namespace, name FROM objects").all() as { id: number; namespace: string; name: string }[]).map((r) => [r.id, r]))).get(id) ?? {
+        namespace: "",
+        name: "",
+      };
     kept.sort((x, y) => y.writes - x.writes || nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name));
     const total = kept.length;
     const page = kept.slice(offset, offset + limit).map((g) => ({ ...g, ...(keyOf.get(g.id) as Record<string, string>) })) as Record<string, number | string>[];
