@@ -9,7 +9,12 @@ import { sortedJson, type Json } from "./json";
 import { ownsPath } from "./paths";
 import type { Profile } from "./profiles";
 
-export type WriteClass = "create" | "delete" | "routed" | "unrouted";
+/**
+ * `no-op`: a request that changed nothing (only an audit log sees one); `unknown`: an audit write
+ * logged without bodies (Metadata level), counted but not classified.
+ */
+export type WriteClass = "create" | "delete" | "routed" | "unrouted" | "no-op" | "unknown";
+export const WRITE_CLASSES: WriteClass[] = ["create", "delete", "routed", "unrouted", "no-op", "unknown"];
 
 export interface Analysis {
   cls: WriteClass;

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { badRequest } from "../api/envelope";
+import { WRITE_CLASSES } from "../churn/analyze";
 import type { ServerContext } from "../server/context";
 import type { ObjectFilter, ObjectKey, ObjectRow, FieldRow, StoredWrite } from "../store/store";
 import { rangeParams } from "../panels/params";
@@ -17,7 +18,7 @@ const filterSchema = z.object({
   group: name.optional(),
   kind: name.optional(),
   namespace: name.optional(),
-  class: z.enum(["create", "delete", "routed", "unrouted"]).optional(),
+  class: z.enum(WRITE_CLASSES).optional(),
   from: z.string().max(64).default("now-6h"),
   to: z.string().max(64).default("now"),
   page: z.coerce.number().int().min(1).max(100_000).default(1),

@@ -75,7 +75,7 @@ export const objectWritesSchema = z.object({
       verb: z.string().max(32),
       sub: z.string().max(64).optional(),
       by: z.string().max(253),
-      cls: z.enum(["create", "delete", "routed", "unrouted", "no-op"]),
+      cls: z.enum(["create", "delete", "routed", "unrouted", "no-op", "unknown"]),
       changes: z.array(fieldChangeSchema),
     }),
   ),

@@ -41,7 +41,9 @@ export function importObjectWrites(store: WriteStore, writes: ObjectWrites, prof
       const after = applyChanges(before === undefined ? undefined : structuredClone(before), w.changes);
       current[w.o] = after;
       const profile = profileOf(ref, after ?? before);
-      const analysis = profile ? analyze(profile, before, after) : unprofiled(before, after);
+      const analysed = profile ? analyze(profile, before, after) : unprofiled(before, after);
+      // What only the audit log could tell (nothing changed; no bodies to tell) is kept as recorded.
+      const analysis = w.cls === "no-op" || w.cls === "unknown" ? { ...analysed, cls: w.cls } : analysed;
       store.record(
         keyOf(ref),
         {

@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
+import { MIN_PERIODIC_WRITES, periodicNoop, type PeriodicPattern } from "../audit/periodic";
 
 export interface ObjectKey {
   cluster: string;
@@ -28,9 +29,20 @@ export interface StoredWrite {
   resourceVersion?: string;
   /** the whole object: created (create) or last seen alive (delete); lets a range be exported with every version rebuilt */
   body?: Json;
+  /** what the audit log says about the request (audit writes, and watched writes an audit event matched) */
+  request?: WriteRequest;
 }
 
-const CLASS_COLUMN: Record<string, string> = { create: "c_create", delete: "c_delete", routed: "c_routed", unrouted: "c_unrouted", "no-op": "c_noop" };
+export interface WriteRequest {
+  verb: string;
+  subresource: string;
+  userAgent: string;
+  /** HTTP status, 0 when unknown */
+  code: number;
+  latencyMs: number | null;
+}
+
+const CLASS_COLUMN: Record<WriteClass, string> = { create: "c_create", delete: "c_delete", routed: "c_routed", unrouted: "c_unrouted", "no-op": "c_noop", unknown: "c_unknown" };
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS objects (id INTEGER PRIMARY KEY, cluster TEXT NOT NULL, grp TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (cluster, grp, kind, namespace, name));
@@ -73,6 +85,8 @@ export interface ObjectRow extends ObjectKey {
   routed: number;
   unrouted: number;
   noop: number;
+  /** audit writes logged without bodies: counted, not classified */
+  unknown: number;
   heartbeat: number;
   /** (no-op + unrouted) / all writes */
   wastedRatio: number;
@@ -80,7 +94,12 @@ export interface ObjectRow extends ObjectKey {
   writers: { writer: string; writes: number }[];
   /** writes per equal slice of the range */
   sparkline: number[];
+  /** the same object re-sent on a timer with nothing changed (seed 003) */
+  periodicNoop: PeriodicPattern | null;
 }
+
+/** The no-op writes read per object to look for a timer (the latest ones). */
+const PERIODIC_SAMPLE = 500;
 
 export interface FieldRow {
   path: string;
@@ -103,15 +122,15 @@ export class WriteStore {
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     this.db.exec(SCHEMA);
-    // Stores made before bodies were kept gain the columns; their older rows stay without.
-    for (const table of ["writes", "first_seen"]) {
+    // Stores made before bodies (and audit requests) were kept gain the columns; their older rows stay without.
+    for (const [table, column, type] of [["writes", "body", "TEXT"], ["first_seen", "body", "TEXT"], ["writes", "verb", "TEXT"], ["writes", "subresource", "TEXT"], ["writes", "user_agent", "TEXT"], ["writes", "code", "INTEGER"], ["writes", "latency_ms", "REAL"]]) {
       const columns = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
-      if (!columns.some((c) => c.name === "body")) this.db.exec(`ALTER TABLE ${table} ADD COLUMN body TEXT`);
+      if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
     }
     this.objectId = this.db.prepare("SELECT id FROM objects WHERE cluster = ? AND grp = ? AND kind = ? AND namespace = ? AND name = ?");
     this.insertObject = this.db.prepare("INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?)");
     this.insertWrite = this.db.prepare(
-      "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.insertField = this.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
   }
@@ -159,6 +178,11 @@ export class WriteStore {
         JSON.stringify(write.changes),
         JSON.stringify(write.projection),
         write.body === undefined ? null : JSON.stringify(write.body),
+        write.request?.verb ?? null,
+        write.request?.subresource ?? null,
+        write.request?.userAgent ?? null,
+        write.request?.code ?? null,
+        write.request?.latencyMs ?? null,
       ).lastInsertRowid,
     );
     for (const change of write.changes) this.insertField.run(id, objectId, write.tsMs, change.path, write.writer);
@@ -295,7 +319,7 @@ export class WriteStore {
       .prepare(
         `SELECT w.object_id AS id, COUNT(*) AS writes,
           SUM(w.class = 'create') AS c_create, SUM(w.class = 'delete') AS c_delete, SUM(w.class = 'routed') AS c_routed,
-          SUM(w.class = 'unrouted') AS c_unrouted, SUM(w.class = 'no-op') AS c_noop, SUM(w.heartbeat) AS c_heartbeat
+          SUM(w.class = 'unrouted') AS c_unrouted, SUM(w.class = 'no-op') AS c_noop, SUM(w.class = 'unknown') AS c_unknown, SUM(w.heartbeat) AS c_heartbeat
         FROM writes w WHERE w.ts_ms > ? AND w.ts_ms <= ?${scoped ? ` AND w.object_id IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : ""}
         GROUP BY w.object_id`,
       )
@@ -321,6 +345,21 @@ export class WriteStore {
       filter,
       `SELECT object_id AS id, CAST(MIN(${SPARK_BUCKETS - 1}, (ts_ms - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}) AS TEXT) AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
     );
+    const noops = new Map<number, { tsMs: number; writer: string }[]>();
+    const withNoops = page.filter((r) => (r.c_noop as number) >= MIN_PERIODIC_WRITES).map((r) => r.id as number);
+    if (withNoops.length > 0) {
+      const rows = this.db
+        .prepare(
+          `SELECT id, ts_ms, writer FROM (SELECT object_id AS id, ts_ms, writer, ROW_NUMBER() OVER (PARTITION BY object_id ORDER BY ts_ms DESC) AS n
+           FROM writes WHERE object_id IN (${withNoops.map(() => "?").join(",")}) AND class = 'no-op' AND ts_ms > ? AND ts_ms <= ?) WHERE n <= ${PERIODIC_SAMPLE} ORDER BY id, ts_ms`,
+        )
+        .all(...withNoops, filter.fromMs, filter.toMs) as { id: number; ts_ms: number; writer: string }[];
+      for (const r of rows) {
+        const list = noops.get(r.id) ?? [];
+        list.push({ tsMs: r.ts_ms, writer: r.writer });
+        noops.set(r.id, list);
+      }
+    }
     const rows = page.map((r): ObjectRow => {
       const id = r.id as number;
       const writes = r.writes as number;
@@ -338,11 +377,13 @@ export class WriteStore {
         routed: r.c_routed as number,
         unrouted: r.c_unrouted as number,
         noop: r.c_noop as number,
+        unknown: r.c_unknown as number,
         heartbeat: r.c_heartbeat as number,
         wastedRatio: ((r.c_noop as number) + (r.c_unrouted as number)) / writes,
         topFields: (fields.get(id) ?? []).slice(0, 3).map(({ k, n }) => ({ path: k, changes: n })),
         writers: (writers.get(id) ?? []).map(({ k, n }) => ({ writer: k, writes: n })),
         sparkline,
+        periodicNoop: noops.has(id) ? periodicNoop(noops.get(id)!) : null,
       };
     });
     return { total, rows };
@@ -395,7 +436,7 @@ export class WriteStore {
     const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;
     if (!row) return [];
     const rows = this.db
-      .prepare("SELECT id, ts_ms, rv, class, writer, source, heartbeat, changes, projection FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?")
+      .prepare("SELECT id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?")
       .all(row.id, fromMs, toMs, limit) as Record<string, string | number | null>[];
     return rows.map((r) => ({
       seq: r.id as number,
@@ -407,6 +448,7 @@ export class WriteStore {
       heartbeat: r.heartbeat === 1,
       changes: JSON.parse(r.changes as string) as FieldChange[],
       projection: JSON.parse(r.projection as string) as Record<string, string>,
+      ...(r.verb === null ? {} : { request: { verb: r.verb as string, subresource: (r.subresource as string | null) ?? "", userAgent: (r.user_agent as string | null) ?? "", code: (r.code as number | null) ?? 0, latencyMs: r.latency_ms as number | null } }),
     }));
   }
 

@@ -1,0 +1,170 @@
+/**
+ * Audit log lines → completed write requests. Reads audit.k8s.io/v1 and v1beta1 Events as the
+ * kube-apiserver writes them (one JSON object per line), inside common log envelopes too, and says
+ * why every other line was not one. Pure: no I/O, no store.
+ */
+import type { Json } from "../churn/json";
+
+/** The fields of an audit Event that Churnscope reads (audit.k8s.io/v1; v1beta1 adds `timestamp`). */
+export interface AuditEvent {
+  kind?: string;
+  apiVersion?: string;
+  level?: string;
+  auditID?: string;
+  stage?: string;
+  verb?: string;
+  user?: { username?: string };
+  userAgent?: string;
+  objectRef?: { resource?: string; namespace?: string; name?: string; apiGroup?: string; apiVersion?: string; subresource?: string };
+  responseStatus?: { code?: number };
+  requestObject?: Json;
+  responseObject?: Json;
+  requestReceivedTimestamp?: string;
+  stageTimestamp?: string;
+  /** v1beta1's legacy event time */
+  timestamp?: string;
+}
+
+/** One completed write request, as the store and the views read it. */
+export interface AuditRequest {
+  /** auditID/stage: the same request delivered twice (a re-read file, a retried webhook batch) is one request */
+  key: string;
+  tsMs: number;
+  verb: string;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  user: string;
+  userAgent: string;
+  /** HTTP status; 0 when the log has none */
+  code: number;
+  /** stageTimestamp − requestReceivedTimestamp; null when either is missing */
+  latencyMs: number | null;
+  /** the object after the write, when the log level kept bodies (RequestResponse) */
+  responseObject?: Json;
+}
+
+export const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+const COMPLETED_STAGES = new Set(["ResponseComplete", "Panic"]);
+
+export type LineOutcome =
+  | { kind: "events"; events: AuditEvent[] }
+  /** recognised from the line's head and skipped without parsing (not completed, or not a write) */
+  | { kind: "skipped"; reason: "stage" | "verb" }
+  | { kind: "blank" }
+  | { kind: "foreign" }
+  | { kind: "malformed"; message: string };
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function isAuditEvent(v: unknown): boolean {
+  if (!isObject(v)) return false;
+  if (typeof v.apiVersion === "string" && v.apiVersion.startsWith("audit.k8s.io/")) return v.kind === undefined || v.kind === "Event";
+  // Some shippers drop the type fields; the three below are what make an audit event one.
+  return v.kind === undefined && typeof v.auditID === "string" && typeof v.stage === "string" && typeof v.verb === "string";
+}
+
+/**
+ * The audit events in a parsed JSON value: an Event, an EventList (a webhook batch), or either one
+ * inside a log envelope (`properties.log` as Azure writes it, `log` or `message` as container log
+ * shippers write it), as a JSON object or as an escaped JSON string. null: not audit data.
+ */
+export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
+  if (depth > 3) return null;
+  if (typeof value === "string") {
+    const text = value.trim();
+    if (!text.startsWith("{")) return null;
+    try {
+      return eventsOf(JSON.parse(text), depth + 1);
+    } catch {
+      return null;
+    }
+  }
+  if (!isObject(value)) return null;
+  if (isAuditEvent(value)) return [value as AuditEvent];
+  if (value.kind === "EventList" && Array.isArray(value.items)) return value.items.filter(isAuditEvent) as AuditEvent[];
+  for (const inner of [isObject(value.properties) ? value.properties.log : undefined, value.log, value.message]) {
+    if (inner === undefined) continue;
+    const events = eventsOf(inner, depth + 1);
+    if (events) return events;
+  }
+  return null;
+}
+
+// kube-apiserver writes kind and apiVersion first, then level, auditID, stage, requestURI and verb, all
+// strings, so the first `"stage":"` and `"verb":"` are the event's own (a quote inside a string is escaped).
+const HEAD = /^\{"kind":"Event","apiVersion":"audit\.k8s\.io\/v1(?:beta1)?",/;
+const STAGE = /"stage":"([A-Za-z]+)"/;
+const VERB = /"verb":"([a-z]+)"/;
+
+/**
+ * One line. Lines in the kube-apiserver's own layout that are visibly not a completed write (most of
+ * a log: reads, watches, RequestReceived) are skipped without parsing their bodies; everything else
+ * is parsed. A skipped line still has to end the way a JSON object does.
+ */
+export function readLine(line: string): LineOutcome {
+  const text = line.trim();
+  if (text === "") return { kind: "blank" };
+  if (HEAD.test(text) && text.endsWith("}")) {
+    const head = text.slice(0, 1024);
+    const stage = STAGE.exec(head)?.[1];
+    const verb = VERB.exec(head)?.[1];
+    if (stage && !COMPLETED_STAGES.has(stage)) return { kind: "skipped", reason: "stage" };
+    if (verb && !WRITE_VERBS.has(verb)) return { kind: "skipped", reason: "verb" };
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { kind: "malformed", message: (error as Error).message };
+  }
+  const events = eventsOf(value);
+  return events === null ? { kind: "foreign" } : { kind: "events", events };
+}
+
+export type EventOutcome = { kind: "request"; request: AuditRequest } | { kind: "skipped"; reason: "stage" | "verb" } | { kind: "invalid"; message: string };
+
+function timeMs(text: string | undefined): number | undefined {
+  if (typeof text !== "string") return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+const str = (v: unknown): string => (typeof v === "string" ? v : "");
+
+/** An event → a completed write request, or why not. */
+export function toRequest(event: AuditEvent): EventOutcome {
+  if (!COMPLETED_STAGES.has(str(event.stage))) return { kind: "skipped", reason: "stage" };
+  if (!WRITE_VERBS.has(str(event.verb))) return { kind: "skipped", reason: "verb" };
+  if (!event.auditID) return { kind: "invalid", message: "an audit event without auditID" };
+  const received = timeMs(event.requestReceivedTimestamp);
+  const tsMs = received ?? timeMs(event.timestamp) ?? timeMs(event.stageTimestamp);
+  if (tsMs === undefined) return { kind: "invalid", message: `audit event ${event.auditID} has no valid requestReceivedTimestamp or timestamp` };
+  const ref = isObject(event.objectRef) ? event.objectRef : {};
+  const resource = str(ref.resource);
+  if (resource === "") return { kind: "invalid", message: `audit event ${event.auditID} (${event.verb}) names no objectRef.resource` };
+  const response = isObject(event.responseObject) && event.responseObject.kind !== "Status" ? event.responseObject : undefined;
+  const metadata = response && isObject(response.metadata) ? response.metadata : {};
+  const completed = timeMs(event.stageTimestamp);
+  return {
+    kind: "request",
+    request: {
+      key: `${event.auditID}/${event.stage}`,
+      tsMs,
+      verb: str(event.verb),
+      group: str(ref.apiGroup),
+      resource,
+      subresource: str(ref.subresource),
+      namespace: str(ref.namespace),
+      // A create with generateName has no name in objectRef; the response has it.
+      name: str(ref.name) || str(metadata.name),
+      user: str(event.user?.username) || "unknown",
+      userAgent: str(event.userAgent),
+      code: typeof event.responseStatus?.code === "number" ? event.responseStatus.code : 0,
+      latencyMs: received !== undefined && completed !== undefined ? completed - received : null,
+      ...(response ? { responseObject: response as Json } : {}),
+    },
+  };
+}

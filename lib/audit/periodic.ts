@@ -1,0 +1,35 @@
+/**
+ * Seed 003's pattern: one writer re-sending an object on a timer although nothing changed. Flagged
+ * when an object has enough no-op writes and most gaps between them sit near one period.
+ */
+export interface PeriodicPattern {
+  /** the typical gap between no-op writes, seconds */
+  everySeconds: number;
+  /** the no-op writes the pattern covers */
+  writes: number;
+  /** who sent most of them */
+  writer: string;
+}
+
+export const MIN_PERIODIC_WRITES = 6;
+/** a gap counts towards the period when within this share of it (or 1 s, for short periods) */
+const TOLERANCE = 0.2;
+/** the share of gaps that must fit */
+const FITTING = 0.8;
+
+/** `writes` are one object's no-op writes, oldest first. */
+export function periodicNoop(writes: { tsMs: number; writer: string }[]): PeriodicPattern | null {
+  if (writes.length < MIN_PERIODIC_WRITES) return null;
+  const gaps: number[] = [];
+  for (let i = 1; i < writes.length; i++) gaps.push(writes[i].tsMs - writes[i - 1].tsMs);
+  const sorted = [...gaps].sort((a, b) => a - b);
+  const median = sorted[Math.floor(sorted.length / 2)];
+  if (median < 1_000) return null; // bursts, not a timer
+  const slack = Math.max(1_000, median * TOLERANCE);
+  const fitting = gaps.filter((g) => Math.abs(g - median) <= slack).length;
+  if (fitting / gaps.length < FITTING) return null;
+  const byWriter = new Map<string, number>();
+  for (const w of writes) byWriter.set(w.writer, (byWriter.get(w.writer) ?? 0) + 1);
+  const writer = [...byWriter.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0][0];
+  return { everySeconds: Math.round(median / 100) / 10, writes: writes.length, writer };
+}

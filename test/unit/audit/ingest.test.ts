@@ -1,0 +1,127 @@
+/** The ingester's core on a real SQLite store: seed 003's no-op storm, duplicates, Metadata-only logs, and watch overlap. */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { AuditIngester } from "@/lib/audit/ingest";
+import { periodicNoop } from "@/lib/audit/periodic";
+import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
+import { ProfileRecorder } from "@/lib/recorder/core";
+import { WriteStore } from "@/lib/store/store";
+import { auditEvent, httpRoute, POLICY_CONTROLLER, requestLines, ROUTE_OWNER, seed003 } from "../../helpers/audit-log";
+
+const START = Date.UTC(2026, 10, 29, 9, 0, 0);
+
+function setup() {
+  const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-audit-")), "s.sqlite"));
+  const ingester = new AuditIngester(store, "prod", DEFAULT_PROFILES);
+  const feed = (lines: string[]) => {
+    lines.forEach((line, i) => ingester.line(line, i + 1, "test.log"));
+    ingester.flush();
+  };
+  const byClass = () =>
+    Object.fromEntries(
+      (store.db.prepare("SELECT o.name || ':' || w.class AS k, COUNT(*) AS n FROM writes w JOIN objects o ON o.id = w.object_id GROUP BY k").all() as { k: string; n: number }[]).map((r) => [r.k, r.n]),
+    );
+  return { store, ingester, feed, byClass };
+}
+
+describe("AuditIngester", () => {
+  it("finds seed 003's no-op status patches, the real changes among them, and who sent each", () => {
+    const truth = seed003(START, 30);
+    const { store, ingester, feed, byClass } = setup();
+    feed(truth.lines);
+    const expected: Record<string, number> = {};
+    for (const name of truth.routes) {
+      expected[`${name}:no-op`] = truth.noop[name];
+      expected[`${name}:unrouted`] = truth.unrouted[name];
+      if (truth.routed[name]) expected[`${name}:routed`] = truth.routed[name];
+      expected[`${name}:unknown`] = 1; // the first patch seen: nothing to compare with
+    }
+    expect(byClass()).toEqual(expected);
+    expect(ingester.counts.noop).toBe(Object.values(truth.noop).reduce((a, b) => a + b, 0));
+    expect(ingester.counts.notWrites).toBe(truth.reads);
+    expect(ingester.counts.notCompleted).toBe(ingester.counts.requests); // one RequestReceived per request
+    const users = store.db.prepare("SELECT usr, COUNT(*) AS n FROM audit_requests GROUP BY usr").all() as { usr: string; n: number }[];
+    expect(Object.fromEntries(users.map((u) => [u.usr, u.n]))).toEqual(truth.requestsByUser);
+    // Flux's write is the routed one, by Flux; the no-ops are the policy controller's.
+    const writers = store.db.prepare("SELECT DISTINCT class, writer FROM writes WHERE class IN ('routed', 'no-op') ORDER BY class").all();
+    expect(writers).toEqual([{ class: "no-op", writer: POLICY_CONTROLLER }, { class: "routed", writer: ROUTE_OWNER }]);
+    // The Objects ranking flags the timer.
+    const { rows } = store.objects({ fromMs: START - 1, toMs: START + 3_600_000 }, 10, 0);
+    expect(rows.map((r) => r.periodicNoop)).toEqual(truth.routes.map(() => ({ everySeconds: truth.periodSeconds, writes: expect.any(Number), writer: POLICY_CONTROLLER })));
+    expect(rows.find((r) => r.name === "route-0")!.noop).toBe(truth.noop["route-0"]);
+  });
+
+  it("adds nothing when the same log is read again, and counts the duplicates", () => {
+    const truth = seed003(START, 5, 2);
+    const { ingester, feed, store } = setup();
+    feed(truth.lines);
+    const before = store.db.prepare("SELECT COUNT(*) AS n FROM writes").get();
+    const requests = ingester.counts.requests;
+    feed(truth.lines);
+    expect(store.db.prepare("SELECT COUNT(*) AS n FROM writes").get()).toEqual(before);
+    expect(ingester.counts.requests).toBe(requests);
+    expect(ingester.counts.duplicates).toBe(requests);
+  });
+
+  it("counts Metadata-level writes per object, user and verb without classifying them", () => {
+    const { feed, byClass, store } = setup();
+    const meta = { resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name: "m1", level: "Metadata" as const };
+    feed([
+      ...requestLines({ ...meta, verb: "create", receivedMs: START, user: "bob" }),
+      ...requestLines({ ...meta, verb: "update", receivedMs: START + 1000, user: "bob" }),
+      ...requestLines({ ...meta, verb: "patch", subresource: "status", receivedMs: START + 2000, user: "carol" }),
+      ...requestLines({ ...meta, verb: "delete", receivedMs: START + 3000, user: "bob" }),
+    ]);
+    expect(byClass()).toEqual({ "m1:create": 1, "m1:unknown": 2, "m1:delete": 1 });
+    expect(store.db.prepare("SELECT writer, verb FROM writes ORDER BY ts_ms").all()).toEqual([
+      { writer: "bob", verb: "create" },
+      { writer: "bob", verb: "update" },
+      { writer: "carol", verb: "patch" },
+      { writer: "bob", verb: "delete" },
+    ]);
+  });
+
+  it("keeps failed requests and unprofiled kinds for the clients view only", () => {
+    const { feed, ingester, store } = setup();
+    feed([
+      JSON.stringify(auditEvent({ verb: "update", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name: "r", code: 409, receivedMs: START })),
+      JSON.stringify(auditEvent({ verb: "update", resource: "configmaps", namespace: "apps", name: "c", receivedMs: START })),
+      JSON.stringify(auditEvent({ verb: "deletecollection", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", receivedMs: START })),
+    ]);
+    expect(ingester.counts).toMatchObject({ requests: 3, failed: 1, unprofiled: 2, objectWrites: 0 });
+    expect(store.db.prepare("SELECT COUNT(*) AS n FROM writes").get()).toEqual({ n: 0 });
+  });
+
+  it("matches a write the watch recorder already stored instead of counting it twice", () => {
+    const { store, ingester, feed } = setup();
+    const recorder = new ProfileRecorder(store, "prod", DEFAULT_PROFILES.filter((p) => p.name === "httproute"));
+    recorder.applyList([httpRoute("w", 5, ["a.example.com"], 1)], "5", START);
+    recorder.applyEvent("MODIFIED", httpRoute("w", 6, ["b.example.com"], 1), START + 1_000);
+    const audit = { verb: "update", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name: "w", user: ROUTE_OWNER };
+    feed([
+      JSON.stringify(auditEvent({ ...audit, receivedMs: START - 500, responseObject: httpRoute("w", 5, ["a.example.com"], 1) })),
+      JSON.stringify(auditEvent({ ...audit, receivedMs: START + 900, responseObject: httpRoute("w", 6, ["b.example.com"], 1), latencyMs: 33 })),
+      JSON.stringify(auditEvent({ ...audit, receivedMs: START + 2_000, responseObject: httpRoute("w", 6, ["b.example.com"], 1) })),
+    ]);
+    expect(ingester.counts).toMatchObject({ matchedWatch: 1, noop: 1 });
+    expect(store.db.prepare("SELECT source, class, rv, verb, latency_ms FROM writes ORDER BY ts_ms").all()).toEqual([
+      { source: "audit", class: "unknown", rv: "5", verb: "update", latency_ms: 5 },
+      { source: "watch", class: "routed", rv: "6", verb: "update", latency_ms: 33 },
+      { source: "audit", class: "no-op", rv: "6", verb: "update", latency_ms: 5 },
+    ]);
+  });
+});
+
+describe("periodicNoop", () => {
+  const at = (seconds: number[]) => seconds.map((s) => ({ tsMs: s * 1000, writer: "w" }));
+  it("flags a timer, tolerating jitter and a missed beat", () => {
+    expect(periodicNoop(at([0, 10, 20.4, 30, 39.6, 50, 70, 80]))).toEqual({ everySeconds: 10, writes: 8, writer: "w" });
+  });
+  it("does not flag irregular writes, bursts, or too few", () => {
+    expect(periodicNoop(at([0, 3, 40, 41, 90, 200, 204]))).toBeNull();
+    expect(periodicNoop(at([0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]))).toBeNull();
+    expect(periodicNoop(at([0, 10, 20, 30, 40]))).toBeNull();
+  });
+});
