@@ -33,6 +33,8 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Static assets carry no user data; the headers in next.config.ts still apply to them.
-  matcher: ["/((?!_next/static|_next/image|icon.svg).*)"],
+  // Static assets carry no user data; the headers in next.config.ts still apply to them. Uploads skip
+  // the proxy because Next buffers a body the proxy sees in memory and cuts it at 10 MB; their routes
+  // call `authorizeRequest` themselves.
+  matcher: ["/((?!_next/static|_next/image|icon.svg|api/audit/|api/snapshots$).*)"],
 };

@@ -9,6 +9,7 @@ const PAGES = [
   { href: "/objects", label: "Objects" },
   { href: "/fields", label: "Field churn" },
   { href: "/compare", label: "Compare" },
+  { href: "/clients", label: "Clients" },
 ];
 
 export function NavLinks() {

@@ -27,6 +27,7 @@ export const CLASS_COLORS: Record<string, string> = {
   "no-op": "#9ca3af",
   create: "#16a34a",
   delete: "#6b7280",
+  unknown: "#a78bfa",
 };
 
 /** The Objects view for a Write load resource (resource.group): its kind when a profile names it, else the group. */

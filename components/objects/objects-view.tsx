@@ -4,6 +4,7 @@
  * consumer routes on and how many did not, which fields changed and who wrote them.
  */
 import Link from "next/link";
+import { WRITE_CLASSES } from "@/lib/churn/analyze";
 import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
 import { ApiNotices } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
@@ -77,7 +78,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         />
         <select data-testid="class-select" className={select} value={url.class ?? ""} onChange={(e) => void setUrl({ class: e.target.value || null, page: 1 })}>
           <option value="">Any class</option>
-          {["routed", "unrouted", "create", "delete"].map((c) => (
+          {WRITE_CLASSES.map((c) => (
             <option key={c}>{c}</option>
           ))}
         </select>
@@ -91,14 +92,15 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
       <section data-testid="objects-table" data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"} className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
         <p className="mb-2 text-xs text-[var(--muted)]">
           Objects ranked by writes in the range. <span style={{ color: CLASS_COLORS.routed }}>routed</span>: the write changed what the consumer acts on;{" "}
-          <span style={{ color: CLASS_COLORS.unrouted }}>unrouted</span>: something changed, but not that. Wasted = (no-op + unrouted) ÷ writes.
+          <span style={{ color: CLASS_COLORS.unrouted }}>unrouted</span>: something changed, but not that; <span style={{ color: CLASS_COLORS["no-op"] }}>no-op</span>: the request changed nothing (audit logs
+          only); unknown: an audit write logged without bodies. Wasted = (no-op + unrouted) ÷ writes.
           {answer.isLoading ? " Loading (the first visit to a snapshot builds its object store, which takes a few seconds)…" : ""}
         </p>
         <table className="w-full text-sm tabular">
           <thead className="text-xs text-[var(--muted)]">
             <tr>
-              {["object", "kind", "writes", "routed", "unrouted", "create", "delete", "wasted", "top changed fields", "writers", "writes over time"].map((h) => (
-                <th key={h} className={`px-2 py-1 font-medium ${["writes", "routed", "unrouted", "create", "delete", "wasted"].includes(h) ? "text-right" : "text-left"}`}>
+              {["object", "kind", "writes", "routed", "unrouted", "no-op", "create", "delete", "wasted", "top changed fields", "writers", "writes over time"].map((h) => (
+                <th key={h} className={`px-2 py-1 font-medium ${["writes", "routed", "unrouted", "no-op", "create", "delete", "wasted"].includes(h) ? "text-right" : "text-left"}`}>
                   {h}
                 </th>
               ))}
@@ -118,6 +120,15 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
                 <td className="px-2 py-1 text-right font-mono" data-cell="writes">{formatNumber(row.writes, true)}</td>
                 <td className="px-2 py-1 text-right font-mono" data-cell="routed" style={{ color: row.routed ? CLASS_COLORS.routed : undefined }}>{formatNumber(row.routed, true)}</td>
                 <td className="px-2 py-1 text-right font-mono" data-cell="unrouted">{formatNumber(row.unrouted, true)}{row.heartbeat ? <span className="text-[var(--muted)]" title="heartbeat writes (expected churn)"> ({formatNumber(row.heartbeat, true)} hb)</span> : null}</td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="noop">
+                  {formatNumber(row.noop, true)}
+                  {row.periodicNoop ? (
+                    <div data-testid="periodic-noop" className="whitespace-nowrap rounded bg-[var(--warn-bg)] px-1 text-[11px] text-[var(--warn-fg)]" title={`${row.periodicNoop.writes} no-op writes about every ${row.periodicNoop.everySeconds} s, mostly by ${row.periodicNoop.writer}: a writer re-sending unchanged state on a timer`}>
+                      every {row.periodicNoop.everySeconds} s
+                    </div>
+                  ) : null}
+                  {row.unknown ? <div className="text-[11px] text-[var(--muted)]" title="audit writes logged without bodies: counted, not classified">{formatNumber(row.unknown, true)} unknown</div> : null}
+                </td>
                 <td className="px-2 py-1 text-right font-mono">{formatNumber(row.create, true)}</td>
                 <td className="px-2 py-1 text-right font-mono">{formatNumber(row.delete, true)}</td>
                 <td className="whitespace-nowrap px-2 py-1 text-right font-mono" data-cell="wasted">{(row.wastedRatio * 100).toFixed(1)} %</td>

@@ -195,7 +195,12 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
               <span>
                 by <span className="font-mono" data-testid="diff-writer">{selected.writer}</span>
               </span>
-              <span className="text-[var(--muted)]">source: {selected.source}</span>
+              <span className="text-[var(--muted)]" data-testid="diff-source">
+                source: {selected.source}
+                {selected.request
+                  ? ` · ${selected.request.verb}${selected.request.subresource ? ` /${selected.request.subresource}` : ""} · ${selected.request.userAgent || "no user agent"} · HTTP ${selected.request.code || "?"}${selected.request.latencyMs === null ? "" : ` in ${selected.request.latencyMs.toFixed(0)} ms`}`
+                  : ""}
+              </span>
               <span className="ml-auto flex gap-1">
                 <button type="button" className="rounded border border-[var(--border)] px-2 disabled:opacity-40" disabled={selectedIndex <= 0} onClick={() => void setUrl({ write: writes[selectedIndex - 1].seq })}>
                   ← earlier
@@ -224,7 +229,15 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
                 ))}
               </tbody>
             </table>
-            {selected.changes.length === 0 && <p className="text-xs text-[var(--muted)]">Only ignored fields changed (or the object was created or deleted).</p>}
+            {selected.changes.length === 0 && (
+              <p className="text-xs text-[var(--muted)]">
+                {selected.class === "no-op"
+                  ? "This request changed nothing: the API server answered with the object as it was (same resourceVersion, or equal once ignored fields are left out)."
+                  : selected.class === "unknown"
+                    ? "The audit log kept no bodies for this request (Metadata level), or it is the first version seen of this object: nothing to compare."
+                    : "Only ignored fields changed (or the object was created or deleted)."}
+              </p>
+            )}
           </>
         ) : (
           <p className="text-[var(--muted)]">Click a write tick to see what it changed, who wrote it, and whether the consumer&apos;s view changed.</p>

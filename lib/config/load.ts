@@ -42,6 +42,8 @@ export interface AppConfig {
   /** secrets resolved; server-side only */
   auth: { userHeader?: string; bearerToken?: string; basic?: { username: string; password: string } };
   recorder: { retentionDays: number; metricsPort: number };
+  /** the webhook token resolved; server-side only */
+  audit: { webhookToken?: string; maxUploadBytes: number; maxWebhookBytes: number };
   /** the shipped profiles with the configured ones merged in by name */
   profiles: Profile[];
   server: { port: number; host: string };
@@ -171,6 +173,11 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
         : {}),
     },
     recorder: file.recorder,
+    audit: {
+      ...(file.audit.webhookToken ? { webhookToken: readSecret(file.audit.webhookToken, "audit.webhookToken", env, cwd) } : {}),
+      maxUploadBytes: Math.round(file.audit.maxUploadMiB * 1_048_576),
+      maxWebhookBytes: Math.round(file.audit.maxWebhookMiB * 1_048_576),
+    },
     profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,
     dataDir: resolve(cwd, file.dataDir),

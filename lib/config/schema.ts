@@ -103,6 +103,17 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    audit: z
+      .object({
+        /** the token the kube-apiserver's audit webhook sends (its kubeconfig's user token); unset: the webhook is off */
+        webhookToken: secretRefSchema.optional(),
+        /** the largest audit log the UI accepts as one upload (streamed to disk, never held in memory) */
+        maxUploadMiB: z.number().positive().max(1_048_576).default(2048),
+        /** the largest webhook batch (the API server sends at most its --audit-webhook-batch-max-size events) */
+        maxWebhookMiB: z.number().positive().max(1024).default(64),
+      })
+      .strict()
+      .default({ maxUploadMiB: 2048, maxWebhookMiB: 64 }),
     /** object profiles beside the shipped ones; one with a shipped profile's name replaces it */
     profiles: z.array(profileSchema).default([]),
     rebuilds: z

@@ -5,12 +5,15 @@
  * probes stay open so the kubelet can reach them. Comparisons take the same time whatever the input.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
+import { ApiFailure } from "../api/envelope";
 import type { AppConfig } from "../config/load";
 
 /** Set by proxy.ts on admitted requests only (a client's own value is always removed). */
 export const USER_HEADER = "x-churnscope-user";
 
-const OPEN_PATHS = new Set(["/healthz", "/readyz"]);
+/** The probes, and the audit webhook, which checks its own token (audit.webhookToken): the API server cannot sign in. */
+export const AUDIT_WEBHOOK_PATH = "/api/audit/webhook";
+const OPEN_PATHS = new Set(["/healthz", "/readyz", AUDIT_WEBHOOK_PATH]);
 
 export type Access = { ok: true; user?: string } | { ok: false; status: 401; challenge?: string; message: string };
 
@@ -40,6 +43,13 @@ export function authorize(auth: AppConfig["auth"], path: string, headers: Header
     ...(auth.basic ? { challenge: 'Basic realm="Churnscope", charset="UTF-8"' } : auth.bearerToken ? { challenge: 'Bearer realm="Churnscope"' } : {}),
     message: header ? "the credentials were not accepted" : `sign in: send ${[auth.basic ? "basic auth" : "", auth.bearerToken ? "a bearer token" : ""].filter(Boolean).join(" or ")}`,
   };
+}
+
+/** For routes the proxy does not run on (large uploads): the same decision, as an API failure. */
+export function authorizeRequest(auth: AppConfig["auth"], request: Request): { user?: string } {
+  const access = authorize(auth, new URL(request.url).pathname, request.headers);
+  if (!access.ok) throw new ApiFailure(401, "unauthorized", access.message);
+  return { user: access.user };
 }
 
 /** The Content-Security-Policy for one response: scripts only from here or with this response's nonce. */

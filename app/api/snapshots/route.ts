@@ -2,14 +2,16 @@ import type { NextRequest } from "next/server";
 import { readBodyLimited } from "@/lib/api/read-body";
 import { respond } from "@/lib/api/respond";
 import { info } from "@/lib/snapshot/lookup";
+import { authorizeRequest } from "@/lib/server/access";
 import { getServerContext } from "@/lib/server/context";
 
-/** Upload a snapshot bundle (.json.gz or .json as the raw body); answers its id and what it holds. */
+/** Upload a snapshot bundle (.json.gz or .json as the raw body); answers its id and what it holds. Outside proxy.ts (see its matcher). */
 export async function POST(request: NextRequest) {
   return respond(async () => {
-    const { snapshots } = getServerContext();
-    const bytes = await readBodyLimited(request.body, snapshots.maxBytes);
-    const { id, snapshot } = snapshots.put(bytes);
+    const ctx = getServerContext();
+    authorizeRequest(ctx.config.auth, request);
+    const bytes = await readBodyLimited(request.body, ctx.snapshots.maxBytes);
+    const { id, snapshot } = ctx.snapshots.put(bytes);
     return { data: info(snapshot, id) };
   });
 }

@@ -1,0 +1,117 @@
+/**
+ * Audit logs arriving over HTTP: the kube-apiserver's audit webhook (EventList batches, its own token)
+ * and uploads from the UI (streamed to disk under the size limit, then read like a file). Both go
+ * through the same ingester as `npm run ingest`, into the live store.
+ */
+import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { createWriteStream, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { ApiFailure, badRequest } from "../api/envelope";
+import { readBodyLimited } from "../api/read-body";
+import { liveStore } from "../objects/sources";
+import type { ServerContext } from "../server/context";
+import { tooLarge } from "../snapshot/codec";
+import { eventsOf } from "./event";
+import { ingestFile } from "./files";
+import { AuditIngester, type IngestCounts, type IngestProblem } from "./ingest";
+
+export interface IngestAnswer {
+  cluster: string;
+  bytes: number;
+  seconds: number;
+  counts: IngestCounts;
+  problems: IngestProblem[];
+  summary: string;
+}
+
+const CLUSTER = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+function clusterParam(params: URLSearchParams): string {
+  const cluster = params.get("cluster") ?? "default";
+  if (!CLUSTER.test(cluster) || cluster.length > 63) throw badRequest(`parameter cluster: expected a DNS-style name such as prod-eu, got ${JSON.stringify(cluster.slice(0, 80))}`);
+  return cluster;
+}
+
+const mib = (bytes: number) => `${(bytes / 1_048_576).toFixed(bytes < 10_485_760 ? 1 : 0)} MiB`;
+const digest = (text: string) => createHash("sha256").update(text).digest();
+
+function answer(ingester: AuditIngester, cluster: string, bytes: number, startedMs: number): { data: IngestAnswer; warnings: string[] } {
+  const { counts, problems } = ingester;
+  const warnings = [
+    ...(counts.malformed + counts.invalid > 0 ? [`${counts.malformed + counts.invalid} lines or events could not be read; the first ones are listed under problems.`] : []),
+    ...(counts.events === 0 ? ["No audit events found: expected audit.k8s.io Event JSON lines, one per line (plain or .gz)."] : []),
+  ];
+  return { data: { cluster, bytes, seconds: (Date.now() - startedMs) / 1000, counts, problems, summary: ingester.summary() }, warnings };
+}
+
+/** POST /api/audit/webhook?cluster=NAME with `Authorization: Bearer <audit.webhookToken>` and an EventList body. */
+export async function receiveWebhook(ctx: ServerContext, request: Request): Promise<{ data: IngestAnswer; warnings: string[] }> {
+  const token = ctx.config.audit.webhookToken;
+  if (!token) throw new ApiFailure(404, "not_found", "the audit webhook is off: set audit.webhookToken in the configuration");
+  const [scheme, credentials = ""] = (request.headers.get("authorization") ?? "").split(/\s+/, 2);
+  if (scheme?.toLowerCase() !== "bearer" || !timingSafeEqual(digest(credentials), digest(token))) throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>");
+  const cluster = clusterParam(new URL(request.url).searchParams);
+  const startedMs = Date.now();
+  const bytes = await readBodyLimited(request.body, ctx.config.audit.maxWebhookBytes, "audit.maxWebhookMiB");
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString("utf8"));
+  } catch (error) {
+    throw badRequest(`the batch is not JSON: ${(error as Error).message}`);
+  }
+  const events = eventsOf(value);
+  if (events === null) throw badRequest("expected an audit.k8s.io EventList (or one Event), as the kube-apiserver audit webhook posts it");
+  const ingester = new AuditIngester(liveStore(ctx), cluster, ctx.config.profiles);
+  ingester.events(events, "webhook");
+  ingester.flush();
+  return answer(ingester, cluster, bytes.length, startedMs);
+}
+
+/** Streams a request body to `path`, never holding more than one chunk; past `maxBytes` the file is removed and 413 answered. */
+async function streamToFile(body: ReadableStream<Uint8Array> | null, path: string, maxBytes: number): Promise<number> {
+  if (!body) throw badRequest("the request has no body: send the audit log file as the request body");
+  const out = createWriteStream(path);
+  let total = 0;
+  try {
+    const reader = body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > maxBytes) {
+        await reader.cancel();
+        throw tooLarge(`the upload is larger than ${mib(maxBytes)} (audit.maxUploadMiB); use npm run ingest for larger logs`);
+      }
+      if (!out.write(value)) await new Promise<void>((resolve, reject) => out.once("drain", resolve).once("error", reject));
+    }
+    await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+  } catch (error) {
+    out.destroy();
+    rmSync(path, { force: true });
+    throw error;
+  }
+  if (total === 0) {
+    rmSync(path, { force: true });
+    throw badRequest("the upload is empty");
+  }
+  return total;
+}
+
+/** POST /api/audit/uploads?cluster=NAME with the log (plain or .gz) as the body. */
+export async function receiveUpload(ctx: ServerContext, request: Request): Promise<{ data: IngestAnswer; warnings: string[] }> {
+  const cluster = clusterParam(new URL(request.url).searchParams);
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > ctx.config.audit.maxUploadBytes) throw tooLarge(`the upload is ${mib(declared)}; at most ${mib(ctx.config.audit.maxUploadBytes)} is accepted (audit.maxUploadMiB); use npm run ingest for larger logs`);
+  const dir = join(ctx.config.dataDir, "uploads");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${randomUUID()}.upload`);
+  const startedMs = Date.now();
+  const bytes = await streamToFile(request.body, path, ctx.config.audit.maxUploadBytes);
+  const ingester = new AuditIngester(liveStore(ctx), cluster, ctx.config.profiles);
+  try {
+    await ingestFile(ingester, path, undefined, "upload");
+  } finally {
+    rmSync(path, { force: true });
+  }
+  return answer(ingester, cluster, bytes, startedMs);
+}

@@ -1,0 +1,190 @@
+/**
+ * The Clients view (Q7): completed write requests from the audit log by client (user and user-agent
+ * name, without its version, so a rollout does not split a client in two), over time, per resource,
+ * per object, and before/after a chosen time (seed 002: "−54 % controller API calls").
+ */
+import { z } from "zod";
+import { badRequest } from "../api/envelope";
+import { rangeParams } from "../panels/params";
+import { OTHER_LABEL } from "../panels/top-n";
+import type { Series } from "../prometheus/types";
+import type { ServerContext } from "../server/context";
+import { AuditStore } from "../store/audit-store";
+import { liveStore } from "../objects/sources";
+
+export interface ClientRow {
+  client: string;
+  user: string;
+  agent: string;
+  writes: number;
+  failed: number;
+  noop: number;
+}
+
+export interface TopEntry {
+  client: string;
+  writes: number;
+}
+
+export interface ClientsAnswer {
+  startMs: number;
+  endMs: number;
+  stepMs: number;
+  clusters: string[];
+  total: number;
+  clients: ClientRow[];
+  /** writes per step for the top clients, the rest as one series */
+  series: Series[];
+  byResource: { resource: string; writes: number; noop: number; top: TopEntry[] }[];
+  byObject: { resource: string; namespace: string; name: string; writes: number; noop: number; top: TopEntry[] }[];
+  comparison: { atMs: number; windowMs: number; rows: { client: string; before: number; after: number; changePct: number | null }[] } | null;
+}
+
+const TOP_CLIENTS = 8;
+const TOP_ROWS = 25;
+const STEPS_MS = [60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000];
+
+/** The user-agent's name: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `kube-controller-manager`. */
+const AGENT = "CASE WHEN instr(user_agent, '/') > 0 THEN substr(user_agent, 1, instr(user_agent, '/') - 1) ELSE user_agent END";
+const CLIENT = `usr || ' · ' || ${AGENT}`;
+
+const schema = z.object({
+  from: z.string().max(64).default("now-6h"),
+  to: z.string().max(64).default("now"),
+  cluster: z.string().max(253).optional(),
+  /** resource or resource.group, e.g. httproutes.gateway.networking.k8s.io */
+  resource: z.string().max(253).optional(),
+  /** the before/after split, epoch ms */
+  at: z.coerce.number().int().min(0).max(8_640_000_000_000_000).optional(),
+});
+
+export function stepFor(spanMs: number): number {
+  return STEPS_MS.find((s) => spanMs / s <= 180) ?? STEPS_MS[STEPS_MS.length - 1];
+}
+
+export function clientsAnswer(ctx: ServerContext, params: Record<string, string>): { data: ClientsAnswer; infos: string[] } {
+  const parsed = schema.safeParse(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== "")));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw badRequest(`parameter ${issue.path.join(".") || "?"}: ${issue.message}`);
+  }
+  const p = parsed.data;
+  const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
+  if (p.at !== undefined && (p.at <= startMs || p.at >= endMs)) throw badRequest("parameter at: the before/after time must lie inside the range");
+  const audit = new AuditStore(liveStore(ctx));
+  const data = queryClients(audit, { startMs, endMs, cluster: p.cluster, resource: p.resource, atMs: p.at });
+  const infos = audit.hasRequests()
+    ? []
+    : ["No audit log has been ingested: run `npm run ingest -- PATH…`, upload a log here, or point the API server's audit webhook at /api/audit/webhook (README, Audit logs)."];
+  return { data, infos };
+}
+
+export function queryClients(audit: AuditStore, q: { startMs: number; endMs: number; cluster?: string; resource?: string; atMs?: number }): ClientsAnswer {
+  const where = ["ts_ms > ?", "ts_ms <= ?"];
+  const params: (string | number)[] = [q.startMs, q.endMs];
+  if (q.cluster) {
+    where.push("cluster = ?");
+    params.push(q.cluster);
+  }
+  if (q.resource) {
+    const dot = q.resource.indexOf(".");
+    where.push("resource = ?", "grp = ?");
+    params.push(dot === -1 ? q.resource : q.resource.slice(0, dot), dot === -1 ? "" : q.resource.slice(dot + 1));
+  }
+  const w = where.join(" AND ");
+  const all = <T>(sql: string, ...extra: (string | number)[]) => audit.writes.db.prepare(sql).all(...params, ...extra) as T[];
+
+  const clients = all<ClientRow>(
+    `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, SUM(noop = 1) AS noop
+     FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
+  );
+  const total = clients.reduce((sum, c) => sum + c.writes, 0);
+  const stepMs = stepFor(q.endMs - q.startMs);
+  const top = new Set(clients.slice(0, TOP_CLIENTS).map((c) => c.client));
+  const buckets = all<{ client: string; bucket: number; n: number }>(
+    `SELECT ${CLIENT} AS client, (ts_ms - 1) / ${stepMs} AS bucket, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY client, bucket`,
+  );
+  const series = timeSeries(buckets, top, q.startMs, q.endMs, stepMs);
+
+  const resourceName = "CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END || CASE WHEN subresource = '' THEN '' ELSE '/' || subresource END";
+  const resources = all<{ resource: string; writes: number; noop: number }>(
+    `SELECT ${resourceName} AS resource, COUNT(*) AS writes, SUM(noop = 1) AS noop FROM audit_requests WHERE ${w} GROUP BY resource ORDER BY writes DESC, resource LIMIT ${TOP_ROWS}`,
+  );
+  const resourceTop = topBy(all<{ k: string; client: string; n: number }>(`SELECT ${resourceName} AS k, ${CLIENT} AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`));
+  const objects = all<{ resource: string; namespace: string; name: string; writes: number; noop: number }>(
+    `SELECT CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END AS resource, namespace, name, COUNT(*) AS writes, SUM(noop = 1) AS noop
+     FROM audit_requests WHERE ${w} AND name != '' GROUP BY resource, namespace, name ORDER BY writes DESC, resource, namespace, name LIMIT ${TOP_ROWS}`,
+  );
+  const objectKey = (o: { resource: string; namespace: string; name: string }) => `${o.resource}\u0000${o.namespace}\u0000${o.name}`;
+  const objectTop = topBy(
+    all<{ k: string; client: string; n: number }>(
+      `SELECT CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END || char(0) || namespace || char(0) || name AS k, ${CLIENT} AS client, COUNT(*) AS n
+       FROM audit_requests WHERE ${w} AND name != '' GROUP BY k, client`,
+    ),
+  );
+
+  let comparison: ClientsAnswer["comparison"] = null;
+  if (q.atMs !== undefined) {
+    // Equal windows on both sides, as long as the shorter side of the range allows.
+    const windowMs = Math.min(q.atMs - q.startMs, q.endMs - q.atMs);
+    const counts = all<{ client: string; before: number; after: number }>(
+      `SELECT ${CLIENT} AS client, SUM(ts_ms <= ?) AS before, SUM(ts_ms > ?) AS after FROM audit_requests WHERE ${w} AND ts_ms > ? AND ts_ms <= ? GROUP BY client`,
+      q.atMs,
+      q.atMs,
+      q.atMs - windowMs,
+      q.atMs + windowMs,
+    );
+    comparison = {
+      atMs: q.atMs,
+      windowMs,
+      rows: counts
+        .map((c) => ({ ...c, changePct: c.before === 0 ? null : ((c.after - c.before) / c.before) * 100 }))
+        .sort((a, b) => b.before + b.after - (a.before + a.after) || a.client.localeCompare(b.client)),
+    };
+  }
+  return {
+    startMs: q.startMs,
+    endMs: q.endMs,
+    stepMs,
+    clusters: (audit.writes.db.prepare("SELECT DISTINCT cluster FROM audit_requests ORDER BY cluster").all() as { cluster: string }[]).map((r) => r.cluster),
+    total,
+    clients,
+    series,
+    byResource: resources.map((r) => ({ ...r, top: resourceTop.get(r.resource) ?? [] })),
+    byObject: objects.map((o) => ({ ...o, top: objectTop.get(objectKey(o)) ?? [] })),
+    comparison,
+  };
+}
+
+function topBy(rows: { k: string; client: string; n: number }[]): Map<string, TopEntry[]> {
+  const out = new Map<string, TopEntry[]>();
+  for (const r of rows) {
+    const list = out.get(r.k) ?? [];
+    list.push({ client: r.client, writes: r.n });
+    out.set(r.k, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => b.writes - a.writes || a.client.localeCompare(b.client)).splice(3);
+  return out;
+}
+
+/** Writes per step as chart series: every step of the range present (zero when nothing was written), the rest summed as "other". */
+function timeSeries(buckets: { client: string; bucket: number; n: number }[], top: Set<string>, startMs: number, endMs: number, stepMs: number): Series[] {
+  const first = Math.floor(startMs / stepMs);
+  const last = Math.floor((endMs - 1) / stepMs);
+  const byClient = new Map<string, Map<number, number>>();
+  for (const b of buckets) {
+    const name = top.has(b.client) ? b.client : "other clients";
+    const points = byClient.get(name) ?? new Map<number, number>();
+    points.set(b.bucket, (points.get(b.bucket) ?? 0) + b.n);
+    byClient.set(name, points);
+  }
+  const order = [...top, ...(byClient.has("other clients") ? ["other clients"] : [])];
+  return order.map((client) => {
+    const points = byClient.get(client) ?? new Map<number, number>();
+    const out: [number, number | null][] = [];
+    // A bucket holds (k·step, (k+1)·step]; it is drawn at its end.
+    for (let k = first; k <= last; k++) out.push([(k + 1) * stepMs, points.get(k) ?? 0]);
+    const labels: Record<string, string> = client === "other clients" ? { client, [OTHER_LABEL]: "1" } : { client };
+    return { labels, points: out };
+  });
+}
