@@ -79,6 +79,12 @@ async function streamToFile(body: ReadableStream<Uint8Array> | null, path: strin
       if (done) break;
       total += value.length;
       if (total > maxBytes) {
+        // The rest is read and dropped (up to 8× the limit), so the client gets the 413 rather than a reset connection.
+        for (let drained = total; drained <= maxBytes * 8; ) {
+          const next = await reader.read();
+          if (next.done) break;
+          drained += next.value.length;
+        }
         await reader.cancel();
         throw tooLarge(`the upload is larger than ${mib(maxBytes)} (audit.maxUploadMiB); use npm run ingest for larger logs`);
       }

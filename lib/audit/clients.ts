@@ -127,10 +127,9 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
   if (q.atMs !== undefined) {
     // Equal windows on both sides, as long as the shorter side of the range allows.
     const windowMs = Math.min(q.atMs - q.startMs, q.endMs - q.atMs);
+    const split = `ts_ms <= ${Math.floor(q.atMs)}`; // an integer checked by the caller, as are the window's bounds
     const counts = all<{ client: string; before: number; after: number }>(
-      `SELECT ${CLIENT} AS client, SUM(ts_ms <= ?) AS before, SUM(ts_ms > ?) AS after FROM audit_requests WHERE ${w} AND ts_ms > ? AND ts_ms <= ? GROUP BY client`,
-      q.atMs,
-      q.atMs,
+      `SELECT ${CLIENT} AS client, SUM(${split}) AS before, SUM(NOT ${split}) AS after FROM audit_requests WHERE ${w} AND ts_ms > ? AND ts_ms <= ? GROUP BY client`,
       q.atMs - windowMs,
       q.atMs + windowMs,
     );

@@ -52,12 +52,14 @@ async function isGzip(path: string): Promise<boolean> {
  * reported; what was read before it stays.
  */
 export async function ingestFile(ingester: AuditIngester, path: string, onBytes?: (bytesRead: number) => void, label = path): Promise<void> {
+  const gzip = await isGzip(path);
   const raw = createReadStream(path, { highWaterMark: 1024 * 1024 });
+  const stream = gzip ? raw.pipe(createGunzip()) : raw;
+  // Counted beside the pipe (added after it, so no chunk flows before the gunzip reads it).
   let bytesRead = 0;
   raw.on("data", (chunk) => {
     bytesRead += chunk.length;
   });
-  const stream = (await isGzip(path)) ? raw.pipe(createGunzip()) : raw;
   stream.setEncoding("utf8");
   let carry = "";
   let lineNo = 0;

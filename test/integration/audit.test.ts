@@ -1,0 +1,173 @@
+/**
+ * Audit logs as operators feed them: `npm run ingest` over a folder (a rotated .gz, the current log,
+ * junk), then the dashboard on the same data dir answers Clients and Objects from it; the webhook
+ * takes EventList batches with its own token; uploads are streamed and limited. Every count is
+ * checked against the generator's ground truth.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { auditEvent, POLICY_AGENT, POLICY_CONTROLLER, requestLines, ROUTE_OWNER, seed003 } from "../helpers/audit-log";
+import { ROOT } from "../helpers/root";
+
+const START = Date.UTC(2026, 10, 28, 9, 0, 0);
+const truth = seed003(START, 60, 3);
+const half = Math.floor(truth.lines.length / 2);
+const dataDir = mkdtempSync(join(tmpdir(), "churnscope-audit-data-"));
+const logs = mkdtempSync(join(tmpdir(), "churnscope-audit-logs-"));
+const JUNK = ["", "not json at all", '{"level":"info","msg":"rotated"}'];
+const TOKEN = "webhook-token-7c1e";
+let app: TestApp;
+let uploadLimitApp: TestApp;
+
+function ingest(...args: string[]) {
+  const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: undefined },
+    encoding: "utf8",
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+}
+
+const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);
+const fmt = (n: number) => n.toLocaleString("en-US");
+
+beforeAll(async () => {
+  // Rotated logs as kube-apiserver names them: the older one compressed, its name sorting first.
+  mkdirSync(join(logs, "kube-apiserver"));
+  writeFileSync(join(logs, "kube-apiserver", "audit-2026-11-28T09-30-00.000.log.gz"), gzipSync(truth.lines.slice(0, half).join("\n") + "\n"));
+  writeFileSync(join(logs, "kube-apiserver", "audit.log"), [...JUNK, ...truth.lines.slice(half)].join("\n"));
+  writeFileSync(join(logs, "kube-apiserver", "README.txt"), "not a log: skipped by name");
+}, 60_000);
+
+afterAll(async () => {
+  await app?.stop();
+  await uploadLimitApp?.stop();
+});
+
+describe("npm run ingest", () => {
+  it("reads a folder of plain and gzipped logs and sums up every line", () => {
+    const run = ingest("--cluster", "prod-eu", logs);
+    expect(run.stderr).toContain("ingest: ");
+    expect(run.status).toBe(0);
+    const requests = sum(truth.requestsByUser);
+    const noop = sum(truth.noop);
+    expect(run.stdout).toContain(`2 files`);
+    expect(run.stdout).toContain(`${fmt(requests)} write requests stored (${fmt(requests)} object writes: ${fmt(noop)} no-op, ${fmt(truth.firstSeen)} not classifiable;`);
+    expect(run.stdout).toContain(`${fmt(truth.reads)} reads or watches and ${fmt(requests)} not completed skipped; 0 already stored; 1 foreign, 1 blank, 1 malformed`);
+    expect(run.stdout).toMatch(/audit\.log:2: not JSON/);
+  });
+
+  it("adds nothing when run again on the same files", () => {
+    const run = ingest("--cluster", "prod-eu", logs);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain(`0 write requests stored`);
+    expect(run.stdout).toContain(`${fmt(sum(truth.requestsByUser))} already stored`);
+  });
+
+  it("refuses bad arguments with a message", () => {
+    expect(ingest(join(logs, "missing"))).toMatchObject({ status: 2, stderr: expect.stringContaining("no such file or folder") });
+    expect(ingest("--cluster", "Bad_Name", logs)).toMatchObject({ status: 2, stderr: expect.stringContaining("--cluster") });
+    expect(ingest()).toMatchObject({ status: 2, stderr: expect.stringContaining("usage: npm run ingest") });
+  });
+});
+
+describe("the dashboard on the ingested store", () => {
+  beforeAll(async () => {
+    app = await startApp({ CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig(`audit:\n  webhookToken: { env: AUDIT_TOKEN }\n  maxWebhookMiB: 1\n`), AUDIT_TOKEN: TOKEN });
+  }, 90_000);
+
+  const range = `from=${START - 60_000}&to=${START + 3_600_000 + 60_000}`;
+
+  it("Clients counts every client's writes, no-ops and before/after", async () => {
+    const atMs = START + 30 * 60_000;
+    const body = await (await fetch(`${app.url}/api/clients?${range}&at=${atMs}`)).json();
+    expect(body.status).toBe("success");
+    const clients = Object.fromEntries(body.data.clients.map((c: { user: string; writes: number; noop: number; agent: string }) => [c.user, c]));
+    expect(clients[POLICY_CONTROLLER]).toMatchObject({ writes: truth.requestsByUser[POLICY_CONTROLLER], noop: sum(truth.noop), agent: POLICY_AGENT.split("/")[0] });
+    expect(clients[ROUTE_OWNER].writes).toBe(truth.requestsByUser[ROUTE_OWNER]);
+    // Series sum to the total, step by step.
+    const total = body.data.series.flatMap((s: { points: [number, number][] }) => s.points.map((p) => p[1])).reduce((a: number, b: number) => a + b, 0);
+    expect(total).toBe(sum(truth.requestsByUser));
+    // Before/after: equal windows either side of the split; the policy controller's patch times are known.
+    const windowMs = body.data.comparison.windowMs;
+    expect(windowMs).toBe(Math.min(atMs - (START - 60_000), START + 3_660_000 - atMs));
+    const patchTimes = truth.routes.flatMap((_, i) => Array.from({ length: 360 }, (_, k) => START + k * 10_000 + i * 137));
+    const before = patchTimes.filter((t) => t > atMs - windowMs && t <= atMs).length;
+    const after = patchTimes.filter((t) => t > atMs && t <= atMs + windowMs).length;
+    const policy = body.data.comparison.rows.find((r: { client: string }) => r.client.startsWith(POLICY_CONTROLLER));
+    expect(policy).toEqual({ client: `${POLICY_CONTROLLER} · ${POLICY_AGENT.split("/")[0]}`, before, after, changePct: ((after - before) / before) * 100 });
+    expect(body.data.byObject[0].top[0].client.startsWith(POLICY_CONTROLLER)).toBe(true);
+  });
+
+  it("Objects ranks the routes with their no-ops and flags the 10 s timer", async () => {
+    const body = await (await fetch(`${app.url}/api/objects?${range}&kind=HTTPRoute`)).json();
+    expect(body.status).toBe("success");
+    for (const name of truth.routes) {
+      const row = body.data.rows.find((r: { name: string }) => r.name === name);
+      expect(row).toMatchObject({ cluster: "prod-eu", noop: truth.noop[name], unrouted: truth.unrouted[name], routed: truth.routed[name] ?? 0, unknown: 1, periodicNoop: { everySeconds: 10, writer: POLICY_CONTROLLER } });
+    }
+    const noops = await (await fetch(`${app.url}/api/objects?${range}&class=no-op`)).json();
+    expect(noops.data.total).toBe(truth.routes.length);
+  });
+
+  it("the webhook takes an EventList batch with its token, once", async () => {
+    const batch = { kind: "EventList", apiVersion: "audit.k8s.io/v1", metadata: {}, items: [
+      auditEvent({ auditID: "wh-1", verb: "update", resource: "configmaps", namespace: "kube-system", name: "c", user: "webhook-user", receivedMs: START + 100_000 }),
+      auditEvent({ auditID: "wh-1", stage: "RequestReceived", verb: "update", resource: "configmaps", namespace: "kube-system", name: "c", user: "webhook-user", receivedMs: START + 100_000 }),
+      auditEvent({ auditID: "wh-2", verb: "get", resource: "configmaps", namespace: "kube-system", name: "c", receivedMs: START + 100_000 }),
+    ] };
+    const post = (token: string | null, payload: string) =>
+      fetch(`${app.url}/api/audit/webhook?cluster=prod-eu`, { method: "POST", headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: payload });
+    expect((await post(null, JSON.stringify(batch))).status).toBe(401);
+    expect((await post("wrong", JSON.stringify(batch))).status).toBe(401);
+    const first = await (await post(TOKEN, JSON.stringify(batch))).json();
+    expect(first.data.counts).toMatchObject({ events: 3, requests: 1, notCompleted: 1, notWrites: 1, unprofiled: 1 });
+    const retried = await (await post(TOKEN, JSON.stringify(batch))).json();
+    expect(retried.data.counts).toMatchObject({ requests: 0, duplicates: 1 });
+    const bad = await post(TOKEN, "{not json");
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toContain("not JSON");
+    expect((await post(TOKEN, JSON.stringify({ kind: "Status" }))).status).toBe(400);
+    const big = await post(TOKEN, JSON.stringify({ ...batch, padding: "x".repeat(1_200_000) }));
+    expect(big.status).toBe(413);
+    const clients = await (await fetch(`${app.url}/api/clients?${range}`)).json();
+    expect(clients.data.clients.find((c: { user: string }) => c.user === "webhook-user").writes).toBe(1);
+  });
+
+  it("an upload is streamed, ingested and summed up; junk is counted, not fatal", async () => {
+    const lines = [...requestLines({ verb: "patch", resource: "leases", group: "coordination.k8s.io", namespace: "kube-node-lease", name: "node-1", user: "system:node:node-1", receivedMs: START + 200_000, level: "Metadata" }), "garbage"];
+    const response = await fetch(`${app.url}/api/audit/uploads?cluster=prod-eu`, { method: "POST", body: gzipSync(lines.join("\n")) });
+    const body = await response.json();
+    expect(response.status).toBe(200);
+    expect(body.data.counts).toMatchObject({ lines: 3, requests: 1, objectWrites: 1, unknown: 1, malformed: 1 });
+    expect(body.warnings[0]).toContain("could not be read");
+    expect(body.data.problems[0]).toMatchObject({ source: "upload", line: 3 });
+    expect((await fetch(`${app.url}/api/audit/uploads?cluster=Bad_Name`, { method: "POST", body: "x" })).status).toBe(400);
+    expect((await fetch(`${app.url}/api/audit/uploads`, { method: "POST", body: "" })).status).toBe(400);
+  });
+
+  it("an oversized upload is refused with 413, leaving the store and the upload folder as they were", async () => {
+    uploadLimitApp = await startApp({ CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig(`audit:\n  maxUploadMiB: 0.5\n`) });
+    const before = await (await fetch(`${uploadLimitApp.url}/api/clients?${range}`)).json();
+    const chunked = new ReadableStream({
+      start(controller) {
+        // No Content-Length: the limit is enforced while streaming.
+        for (let i = 0; i < 8; i++) controller.enqueue(new TextEncoder().encode(truth.lines.slice(0, 120).join("\n")));
+        controller.close();
+      },
+    });
+    const response = await fetch(`${uploadLimitApp.url}/api/audit/uploads`, { method: "POST", body: chunked, duplex: "half" } as RequestInit);
+    expect(response.status).toBe(413);
+    expect((await response.json()).error).toContain("audit.maxUploadMiB");
+    const after = await (await fetch(`${uploadLimitApp.url}/api/clients?${range}`)).json();
+    expect(after.data.total).toBe(before.data.total);
+    expect(readdirSync(join(dataDir, "uploads"))).toEqual([]);
+    // The webhook is off without a token.
+    expect((await fetch(`${uploadLimitApp.url}/api/audit/webhook`, { method: "POST", body: "{}" })).status).toBe(404);
+  }, 90_000);
+});
