@@ -4,12 +4,13 @@ import { Suspense } from "react";
 import { FieldsView } from "@/components/objects/fields-view";
 import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
 import { getServerContext } from "@/lib/server/context";
+import { hasLiveObjects } from "@/lib/objects/sources";
 import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 
 export default async function FieldsPage({ searchParams }: { searchParams: Promise<Search> }) {
   await connection();
   const ctx = getServerContext();
-  const shown = pageSnapshot(ctx, await searchParams, "/fields", { kind: () => "Connector", group: () => "networking.datumapis.com" });
+  const shown = pageSnapshot(ctx, await searchParams, "/fields", { kind: () => "Connector", group: () => "networking.datumapis.com" }, hasLiveObjects(ctx));
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (

@@ -4,6 +4,7 @@ import { Suspense } from "react";
 import { ObjectsView } from "@/components/objects/objects-view";
 import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
 import { getServerContext } from "@/lib/server/context";
+import { hasLiveObjects } from "@/lib/objects/sources";
 import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 
 export default async function ObjectsPage({ searchParams }: { searchParams: Promise<Search> }) {
@@ -13,7 +14,7 @@ export default async function ObjectsPage({ searchParams }: { searchParams: Prom
     // The replay opens on Connectors; another snapshot on everything it holds.
     kind: (s) => (s.source === "replay" ? "Connector" : undefined),
     group: (s) => (s.source === "replay" ? "networking.datumapis.com" : undefined),
-  });
+  }, hasLiveObjects(ctx));
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (

@@ -168,12 +168,15 @@ export function ClientsView({ initialNowMs }: { initialNowMs: number }) {
                 <tbody>
                   {data.byObject.map((o) => (
                     <tr key={`${o.resource}/${o.namespace}/${o.name}`} data-object={`${o.namespace}/${o.name}`} className="border-t border-[var(--border)]">
-                      <td className={`${cell} break-all font-mono text-xs`}>
-                        {o.resource} {o.namespace ? `${o.namespace}/` : ""}
-                        {o.name}
+                      <td className={`${cell} font-mono text-xs`}>
+                        <div className="break-all">
+                          {o.namespace ? `${o.namespace}/` : ""}
+                          {o.name}
+                        </div>
+                        <div className="text-[11px] text-[var(--muted)]">{o.resource}</div>
                       </td>
                       <td className={num}>{formatNumber(o.writes, true)}</td>
-                      <td className={num} title="no-op writes">{o.noop ? `${formatNumber(o.noop, true)} no-op` : ""}</td>
+                      <td className={`${num} whitespace-nowrap`} title="no-op writes">{o.noop ? `${formatNumber(o.noop, true)} no-op` : ""}</td>
                       <td className={cell}>
                         <Top top={o.top} />
                       </td>

@@ -211,24 +211,26 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
               </span>
             </div>
             <p className="mb-2 text-xs text-[var(--muted)]">Routed projection after this write: {projectionText(selected.projection)}</p>
-            <table className="w-full table-fixed font-mono text-xs">
-              <thead className="text-[var(--muted)]">
-                <tr>
-                  <th className="w-1/4 px-2 py-1 text-left font-medium">field</th>
-                  <th className="px-2 py-1 text-left font-medium">before</th>
-                  <th className="px-2 py-1 text-left font-medium">after</th>
-                </tr>
-              </thead>
-              <tbody>
-                {selected.changes.map((c) => (
-                  <tr key={c.path} data-change={c.path} className="border-t border-[var(--border)] align-top">
-                    <td className="break-all px-2 py-1">{c.path || "(whole object)"}</td>
-                    <td className="break-all px-2 py-1 text-[var(--err-fg)]">{valueText(c.before).slice(0, 2000)}</td>
-                    <td className="break-all px-2 py-1 text-green-700 dark:text-green-400">{valueText(c.after).slice(0, 2000)}</td>
+            {selected.changes.length > 0 && (
+              <table className="w-full table-fixed font-mono text-xs">
+                <thead className="text-[var(--muted)]">
+                  <tr>
+                    <th className="w-1/4 px-2 py-1 text-left font-medium">field</th>
+                    <th className="px-2 py-1 text-left font-medium">before</th>
+                    <th className="px-2 py-1 text-left font-medium">after</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {selected.changes.map((c) => (
+                    <tr key={c.path} data-change={c.path} className="border-t border-[var(--border)] align-top">
+                      <td className="break-all px-2 py-1">{c.path || "(whole object)"}</td>
+                      <td className="break-all px-2 py-1 text-[var(--err-fg)]">{valueText(c.before).slice(0, 2000)}</td>
+                      <td className="break-all px-2 py-1 text-green-700 dark:text-green-400">{valueText(c.after).slice(0, 2000)}</td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            )}
             {selected.changes.length === 0 && (
               <p className="text-xs text-[var(--muted)]">
                 {selected.class === "no-op"

@@ -47,6 +47,8 @@ const STEPS_MS = [60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000, 21
 /** The user-agent's name: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `kube-controller-manager`. */
 const AGENT = "CASE WHEN instr(user_agent, '/') > 0 THEN substr(user_agent, 1, instr(user_agent, '/') - 1) ELSE user_agent END";
 const CLIENT = `usr || ' · ' || ${AGENT}`;
+/** resource.group, as Write load names resources */
+const QUALIFIED = "CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END";
 
 const schema = z.object({
   from: z.string().max(64).default("now-6h"),
@@ -106,27 +108,29 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
   );
   const series = timeSeries(buckets, top, q.startMs, q.endMs, stepMs);
 
-  const resourceName = "CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END || CASE WHEN subresource = '' THEN '' ELSE '/' || subresource END";
-  const resources = all<{ resource: string; writes: number; noop: number }>(
-    `SELECT ${resourceName} AS resource, COUNT(*) AS writes, SUM(noop = 1) AS noop FROM audit_requests WHERE ${w} GROUP BY resource ORDER BY writes DESC, resource LIMIT ${TOP_ROWS}`,
-  );
+  // Aliases differ from column names: SQLite groups by a column before an alias of the same name.
+  const resourceName = `${QUALIFIED} || CASE WHEN subresource = '' THEN '' ELSE '/' || subresource END`;
+  const resources = all<{ label: string; writes: number; noop: number }>(
+    `SELECT ${resourceName} AS label, COUNT(*) AS writes, SUM(noop = 1) AS noop FROM audit_requests WHERE ${w} GROUP BY label ORDER BY writes DESC, label LIMIT ${TOP_ROWS}`,
+  ).map(({ label, ...r }) => ({ resource: label, ...r }));
   const resourceTop = topBy(all<{ k: string; client: string; n: number }>(`SELECT ${resourceName} AS k, ${CLIENT} AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`));
-  const objects = all<{ resource: string; namespace: string; name: string; writes: number; noop: number }>(
-    `SELECT CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END AS resource, namespace, name, COUNT(*) AS writes, SUM(noop = 1) AS noop
-     FROM audit_requests WHERE ${w} AND name != '' GROUP BY resource, namespace, name ORDER BY writes DESC, resource, namespace, name LIMIT ${TOP_ROWS}`,
-  );
+  const objects = all<{ qualified: string; namespace: string; name: string; writes: number; noop: number }>(
+    `SELECT ${QUALIFIED} AS qualified, namespace, name, COUNT(*) AS writes, SUM(noop = 1) AS noop
+     FROM audit_requests WHERE ${w} AND name != '' GROUP BY qualified, namespace, name ORDER BY writes DESC, qualified, namespace, name LIMIT ${TOP_ROWS}`,
+  ).map(({ qualified, ...o }) => ({ resource: qualified, ...o }));
   const objectKey = (o: { resource: string; namespace: string; name: string }) => `${o.resource}\u0000${o.namespace}\u0000${o.name}`;
   const objectTop = topBy(
     all<{ k: string; client: string; n: number }>(
-      `SELECT CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END || char(0) || namespace || char(0) || name AS k, ${CLIENT} AS client, COUNT(*) AS n
+      `SELECT ${QUALIFIED} || char(0) || namespace || char(0) || name AS k, ${CLIENT} AS client, COUNT(*) AS n
        FROM audit_requests WHERE ${w} AND name != '' GROUP BY k, client`,
     ),
   );
 
   let comparison: ClientsAnswer["comparison"] = null;
   if (q.atMs !== undefined) {
-    // Equal windows on both sides, as long as the shorter side of the range allows.
-    const windowMs = Math.min(q.atMs - q.startMs, q.endMs - q.atMs);
+    // Equal windows on both sides, as long as the shorter side of the range allows, in whole minutes.
+    const fits = Math.min(q.atMs - q.startMs, q.endMs - q.atMs);
+    const windowMs = fits >= 60_000 ? Math.floor(fits / 60_000) * 60_000 : fits;
     const split = `ts_ms <= ${Math.floor(q.atMs)}`; // an integer checked by the caller, as are the window's bounds
     const counts = all<{ client: string; before: number; after: number }>(
       `SELECT ${CLIENT} AS client, SUM(${split}) AS before, SUM(NOT ${split}) AS after FROM audit_requests WHERE ${w} AND ts_ms > ? AND ts_ms <= ? GROUP BY client`,

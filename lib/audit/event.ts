@@ -43,7 +43,27 @@ export interface AuditRequest {
   /** stageTimestamp − requestReceivedTimestamp; null when either is missing */
   latencyMs: number | null;
   /** the object after the write, when the log level kept bodies (RequestResponse) */
-  responseObject?: Json;
+  response?: AuditResponse;
+}
+
+/**
+ * What the ingester reads first from a response (its resourceVersion and labels) and the object
+ * itself, which it reads only when that version is new. Across a thread the object travels as JSON
+ * text (`json`) and is parsed on demand (responseBody).
+ */
+export interface AuditResponse {
+  resourceVersion?: string;
+  labels?: Record<string, string>;
+  object?: Json;
+  json?: string;
+}
+
+export function responseBody(response: AuditResponse): Json | undefined {
+  if (response.object === undefined && response.json !== undefined) {
+    response.object = JSON.parse(response.json) as Json;
+    response.json = undefined;
+  }
+  return response.object;
 }
 
 export const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecollection"]);
@@ -100,19 +120,27 @@ const STAGE = /"stage":"([A-Za-z]+)"/;
 const VERB = /"verb":"([a-z]+)"/;
 
 /**
- * One line. Lines in the kube-apiserver's own layout that are visibly not a completed write (most of
- * a log: reads, watches, RequestReceived) are skipped without parsing their bodies; everything else
- * is parsed. A skipped line still has to end the way a JSON object does.
+ * Why a line in the kube-apiserver's own layout (`head`: its first 1 KiB or more) is visibly not a
+ * completed write (most of a log: reads, watches, RequestReceived), or null when it has to be
+ * parsed. Only for lines that end the way a JSON object does; a line cut off mid-write is parsed,
+ * so it is reported as malformed.
  */
-export function readLine(line: string): LineOutcome {
+export function skipByHead(head: string): "stage" | "verb" | null {
+  if (!HEAD.test(head)) return null;
+  const stage = STAGE.exec(head)?.[1];
+  if (stage && !COMPLETED_STAGES.has(stage)) return "stage";
+  const verb = VERB.exec(head)?.[1];
+  if (verb && !WRITE_VERBS.has(verb)) return "verb";
+  return null;
+}
+
+/** One line: skipped from its head when possible (unless the caller already checked), else parsed. */
+export function readLine(line: string, headChecked = false): LineOutcome {
   const text = line.trim();
   if (text === "") return { kind: "blank" };
-  if (HEAD.test(text) && text.endsWith("}")) {
-    const head = text.slice(0, 1024);
-    const stage = STAGE.exec(head)?.[1];
-    const verb = VERB.exec(head)?.[1];
-    if (stage && !COMPLETED_STAGES.has(stage)) return { kind: "skipped", reason: "stage" };
-    if (verb && !WRITE_VERBS.has(verb)) return { kind: "skipped", reason: "verb" };
+  if (!headChecked && text.endsWith("}")) {
+    const reason = skipByHead(text.slice(0, 1024));
+    if (reason) return { kind: "skipped", reason };
   }
   let value: unknown;
   try {
@@ -164,7 +192,15 @@ export function toRequest(event: AuditEvent): EventOutcome {
       userAgent: str(event.userAgent),
       code: typeof event.responseStatus?.code === "number" ? event.responseStatus.code : 0,
       latencyMs: received !== undefined && completed !== undefined ? completed - received : null,
-      ...(response ? { responseObject: response as Json } : {}),
+      ...(response
+        ? {
+            response: {
+              ...(typeof metadata.resourceVersion === "string" ? { resourceVersion: metadata.resourceVersion } : {}),
+              ...(isObject(metadata.labels) ? { labels: metadata.labels as Record<string, string> } : {}),
+              object: response as Json,
+            },
+          }
+        : {}),
     },
   };
 }

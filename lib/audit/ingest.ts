@@ -1,8 +1,8 @@
 /**
- * The audit ingester's core: audit lines or events in, completed write requests and object writes
- * out, into the store, with a count for every line and event it did not use and why. Requests are
- * stored in batches (one transaction each). Time and I/O belong to the callers (files, uploads, the
- * webhook); this core only reads what it is given.
+ * The audit ingester: completed write requests in (from its reader, in this thread or another),
+ * requests and object writes out, into the store, with a count of what was stored and why the rest
+ * was not. Requests are stored in batches, one transaction each. Time and I/O belong to the callers
+ * (files, uploads, the webhook).
  *
  * No-op detection needs bodies (RequestResponse level): a write whose response carries the object's
  * previous resourceVersion, or whose object equals the previous one after the profile's
@@ -15,21 +15,12 @@ import { profileFor, type Profile } from "../churn/profiles";
 import { resourceKey } from "../recorder/core";
 import { AuditStore } from "../store/audit-store";
 import type { ObjectKey, WriteRequest, WriteStore } from "../store/store";
-import { readLine, toRequest, type AuditEvent, type AuditRequest } from "./event";
+import { responseBody, type AuditEvent, type AuditRequest } from "./event";
+import { AuditReader, type IngestProblem, type ReadCounts } from "./reader";
 
-export interface IngestCounts {
-  lines: number;
-  blank: number;
-  malformed: number;
-  /** JSON that is not an audit event */
-  foreign: number;
-  events: number;
-  /** RequestReceived / ResponseStarted: only completed requests count */
-  notCompleted: number;
-  /** reads and watches */
-  notWrites: number;
-  /** audit events that cannot be used (no auditID, no time, no resource) */
-  invalid: number;
+export type { IngestProblem } from "./reader";
+
+export interface StoreCounts {
   /** the same auditID and stage already stored */
   duplicates: number;
   requests: number;
@@ -44,28 +35,36 @@ export interface IngestCounts {
   matchedWatch: number;
 }
 
-export interface IngestProblem {
-  source: string;
-  line: number;
-  message: string;
-}
+export type IngestCounts = ReadCounts & StoreCounts;
 
-const MAX_PROBLEMS = 20;
-/** Requests buffered before one transaction stores them, and the body bytes that flush early. */
-const BATCH_REQUESTS = 1_000;
+/** Requests read before one transaction stores them (reading thousands, then storing them, beats interleaving), and the body bytes that store them sooner. */
+const BATCH_REQUESTS = 4_000;
 const BATCH_BYTES = 16 * 1024 * 1024;
 /** Bodies of recently written objects kept parsed in memory (the store has the rest). */
 const RECENT_BYTES = 64 * 1024 * 1024;
 
 type Obj = { [key: string]: Json };
 
-export function emptyCounts(): IngestCounts {
-  return { lines: 0, blank: 0, malformed: 0, foreign: 0, events: 0, notCompleted: 0, notWrites: 0, invalid: 0, duplicates: 0, requests: 0, failed: 0, unprofiled: 0, objectWrites: 0, noop: 0, unknown: 0, matchedWatch: 0 };
+/** One write's class against the last audited version, and what to remember once it is stored. */
+interface ClassifiedWrite {
+  key: ObjectKey;
+  id: number;
+  resourceVersion?: string;
+  analysis: Analysis;
+  /** the whole object, for a create (as created) or a delete (as last seen) */
+  body?: Json;
+  /** the version after this write, to compare the next one with */
+  next?: { resourceVersion: string; version: Version };
+  /** the object's first audited version, kept as where its history starts */
+  firstSeen?: Version;
 }
 
+const labelsOf = (obj: Json | undefined) => ((obj as Obj | undefined)?.metadata as Obj | undefined)?.labels as Record<string, string> | undefined;
+
 export class AuditIngester {
-  readonly counts = emptyCounts();
-  readonly problems: IngestProblem[] = [];
+  /** Reads lines and events in this thread; a reader in another thread reports through `absorb` on it instead. */
+  readonly reader = new AuditReader((request, bytes) => this.push(request, bytes));
+  private readonly stored: StoreCounts = { duplicates: 0, requests: 0, failed: 0, unprofiled: 0, objectWrites: 0, noop: 0, unknown: 0, matchedWatch: 0 };
   private readonly audit: AuditStore;
   private readonly byResource = new Map<string, Profile[]>();
   private pending: { request: AuditRequest; bytes: number }[] = [];
@@ -73,6 +72,7 @@ export class AuditIngester {
   private readonly recent = new Map<number, { resourceVersion: string; version: Version; bytes: number }>();
   private recentBytes = 0;
   private readonly unsaved = new Map<number, { key: ObjectKey; resourceVersion: string; obj: Json }>();
+  private watched = false;
 
   constructor(
     private readonly store: WriteStore,
@@ -86,57 +86,33 @@ export class AuditIngester {
     }
   }
 
-  private problem(source: string, line: number, message: string) {
-    if (this.problems.length < MAX_PROBLEMS) this.problems.push({ source, line, message: message.slice(0, 300) });
+  get counts(): IngestCounts {
+    return { ...this.reader.counts, ...this.stored };
   }
 
-  /** A line that cannot be read (not JSON, too long, or where a file stopped decoding). */
-  malformed(source: string, lineNo: number, message: string): void {
-    this.counts.malformed++;
-    this.problem(source, lineNo, message);
+  get problems(): IngestProblem[] {
+    return this.reader.problems;
   }
 
-  /** One line of a log; `lineNo` and `source` only name it in problems. */
   line(text: string, lineNo: number, source: string): void {
-    this.counts.lines++;
-    const outcome = readLine(text);
-    switch (outcome.kind) {
-      case "blank":
-        this.counts.blank++;
-        return;
-      case "foreign":
-        this.counts.foreign++;
-        return;
-      case "malformed":
-        this.malformed(source, lineNo, `not JSON: ${outcome.message}`);
-        return;
-      case "skipped":
-        this.counts.events++;
-        this.counts[outcome.reason === "stage" ? "notCompleted" : "notWrites"]++;
-        return;
-      case "events":
-        this.events(outcome.events, source, lineNo, text.length);
-    }
+    this.reader.line(text, lineNo, source);
   }
 
-  /** Events from one line or one webhook batch. */
-  events(events: AuditEvent[], source: string, lineNo = 0, bytes = 0): void {
-    for (const event of events) {
-      this.counts.events++;
-      const outcome = toRequest(event);
-      if (outcome.kind === "skipped") this.counts[outcome.reason === "stage" ? "notCompleted" : "notWrites"]++;
-      else if (outcome.kind === "invalid") {
-        this.counts.invalid++;
-        this.problem(source, lineNo, outcome.message);
-      } else {
-        this.pending.push({ request: outcome.request, bytes });
-        this.pendingBytes += bytes;
-      }
-    }
+  events(events: AuditEvent[], source: string): void {
+    this.reader.events(events, source);
+  }
+
+  /** A completed write request, stored with the next batch. */
+  push(request: AuditRequest, bytes: number): void {
+    this.pending.push({ request, bytes });
+    this.pendingBytes += bytes;
     if (this.pending.length >= BATCH_REQUESTS || this.pendingBytes >= BATCH_BYTES) this.flush();
   }
 
-  /** Stores what is buffered, in one transaction. */
+  /**
+   * Stores the pending requests in one transaction; the objects' last versions are saved once, at
+   * its end. If it fails, nothing of it is stored and what memory says about it is forgotten.
+   */
   flush(): void {
     if (this.pending.length === 0) return;
     const batch = this.pending;
@@ -144,11 +120,16 @@ export class AuditIngester {
     this.pendingBytes = 0;
     try {
       this.store.batch(() => {
+        // Only a store the watch recorder writes to can hold the same write twice.
+        this.watched = this.audit.hasWatchedObjects();
         for (const { request, bytes } of batch) this.store1(request, bytes);
         for (const { key, resourceVersion, obj } of this.unsaved.values()) this.audit.setLatest(key, resourceVersion, JSON.stringify(obj));
       });
+    } catch (error) {
+      this.recent.clear();
+      this.recentBytes = 0;
+      throw error;
     } finally {
-      // A failed transaction stored nothing of the batch: forget what memory says about it.
       this.unsaved.clear();
     }
   }
@@ -163,11 +144,10 @@ export class AuditIngester {
     const row = this.audit.latest(key);
     if (!row) return undefined;
     const obj = JSON.parse(row.body) as Json;
-    return { resourceVersion: row.resourceVersion, version: prepare(this.profileFor(profiles, key, obj), obj) };
+    return { resourceVersion: row.resourceVersion, version: prepare(this.profileFor(profiles, key, labelsOf(obj)), obj) };
   }
 
-  private profileFor(profiles: Profile[], key: ObjectKey, obj: Json | undefined): Profile {
-    const labels = ((obj as Obj | undefined)?.metadata as Obj | undefined)?.labels as Record<string, string> | undefined;
+  private profileFor(profiles: Profile[], key: ObjectKey, labels: Record<string, string> | undefined): Profile {
     return profileFor(profiles, key.group, key.kind, key.cluster, labels) ?? profiles[0];
   }
 
@@ -185,75 +165,73 @@ export class AuditIngester {
     this.unsaved.set(id, { key, resourceVersion, obj: version.obj });
   }
 
-  private store1(request: AuditRequest, bytes: number): void {
-    const requestId = this.audit.addRequest(this.cluster, request);
-    if (requestId === null) {
-      this.counts.duplicates++;
-      return;
-    }
-    this.counts.requests++;
-    if (request.code >= 300 || (request.code !== 0 && request.code < 200)) {
-      this.counts.failed++;
-      return;
-    }
-    const profiles = this.profilesOf(request);
-    if (!profiles || request.name === "") {
-      this.counts.unprofiled++;
-      return;
-    }
+  /**
+   * What a successful write to a profiled object did, compared with the object's last audited
+   * version. Reads state, changes none: the caller applies `next` once the request is known to be new.
+   */
+  private classify(request: AuditRequest, profiles: Profile[]): ClassifiedWrite {
     const key: ObjectKey = { cluster: this.cluster, group: request.group, kind: profiles[0].kind, namespace: request.namespace, name: request.name };
     const id = this.store.idOf(key);
-    const details: WriteRequest = { verb: request.verb, subresource: request.subresource, userAgent: request.userAgent, code: request.code, latencyMs: request.latencyMs };
     const before = this.previous(id, key, profiles);
-    const after = request.responseObject;
-    const resourceVersion = typeof ((after as Obj | undefined)?.metadata as Obj | undefined)?.resourceVersion === "string" ? (((after as Obj).metadata as Obj).resourceVersion as string) : undefined;
-    const profile = this.profileFor(profiles, key, after ?? before?.version.obj);
-    let analysis: Analysis;
-    let cls: WriteClass;
-    let body: Json | undefined;
+    const response = request.response;
+    const resourceVersion = response?.resourceVersion;
+    const profile = this.profileFor(profiles, key, response ? response.labels : labelsOf(before?.version.obj));
+    const unclassified = (cls: WriteClass, projection: Record<string, string>): Analysis => ({ cls, changes: [], writer: request.user, heartbeat: false, projection });
+    const base = { key, id, resourceVersion };
     if (request.verb === "delete" || request.verb === "deletecollection") {
-      analysis = before ? analyzeVersions(profile, before.version, undefined) : { cls: "delete", changes: [], writer: request.user, heartbeat: false, projection: {} };
-      cls = "delete";
-      body = before?.version.obj;
-    } else if (after === undefined || resourceVersion === undefined) {
-      analysis = { cls: "unknown", changes: [], writer: request.user, heartbeat: false, projection: {} };
-      cls = request.verb === "create" ? "create" : "unknown";
-    } else {
-      const version = prepare(profile, after);
-      if (request.verb === "create") {
-        analysis = analyzeVersions(profile, undefined, version);
-        cls = "create";
-        body = after;
-      } else if (!before) {
-        // First sight of this object: nothing to compare with. Its version starts the chain (and its export).
-        analysis = { cls: "unknown", changes: [], writer: request.user, heartbeat: false, projection: version.projection };
-        cls = "unknown";
-        this.store.recordFirstSeen(key, request.tsMs, version.projection, after);
-      } else {
-        const sameVersion = before.resourceVersion === resourceVersion;
-        analysis = sameVersion ? { cls: "unrouted", changes: [], writer: request.user, heartbeat: false, projection: version.projection } : analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
-        cls = sameVersion || analysis.changes.length === 0 ? "no-op" : analysis.cls;
-      }
-      this.remember(id, key, resourceVersion, version, bytes);
+      return { ...base, analysis: before ? analyzeVersions(profile, before.version, undefined) : unclassified("delete", {}), body: before?.version.obj };
     }
-    if (cls === "no-op" || cls === "routed" || cls === "unrouted") this.audit.markNoop(requestId, cls === "no-op");
-    if (cls !== "no-op" && cls !== "unknown" && cls !== "delete" && resourceVersion !== undefined && this.audit.enrichWatchedWrite(key, resourceVersion, request.tsMs, request.user, details)) {
-      this.counts.matchedWatch++;
+    if (response === undefined || resourceVersion === undefined) return { ...base, analysis: unclassified(request.verb === "create" ? "create" : "unknown", {}) };
+    if (request.verb !== "create" && before && before.resourceVersion === resourceVersion) {
+      // The API server answered with the version it already had: nothing was written (and nothing needs reading).
+      return { ...base, analysis: unclassified("no-op", before.version.projection) };
+    }
+    const after = responseBody(response) as Json;
+    const version = prepare(profile, after);
+    const next = { resourceVersion, version };
+    if (request.verb === "create") return { ...base, next, analysis: analyzeVersions(profile, undefined, version), body: after };
+    // First sight of this object: nothing to compare with. Its version starts the chain (and its export).
+    if (!before) return { ...base, next, firstSeen: version, analysis: unclassified("unknown", version.projection) };
+    const analysis = analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
+    return { ...base, next, analysis: analysis.changes.length === 0 ? unclassified("no-op", version.projection) : analysis };
+  }
+
+  private store1(request: AuditRequest, bytes: number): void {
+    const succeeded = request.code === 0 || (request.code >= 200 && request.code < 300);
+    const profiles = succeeded && request.name !== "" ? this.profilesOf(request) : undefined;
+    const write = profiles ? this.classify(request, profiles) : undefined;
+    const cls = write?.analysis.cls;
+    if (!this.audit.addRequest(this.cluster, request, cls === "no-op" ? true : cls === "routed" || cls === "unrouted" ? false : null)) {
+      this.stored.duplicates++;
       return;
     }
-    this.counts.objectWrites++;
-    if (cls === "no-op") this.counts.noop++;
-    if (cls === "unknown") this.counts.unknown++;
+    this.stored.requests++;
+    if (!succeeded) this.stored.failed++;
+    if (!write || !cls) {
+      if (succeeded) this.stored.unprofiled++;
+      return;
+    }
+    const { key, id, resourceVersion, analysis } = write;
+    if (write.next) this.remember(id, key, write.next.resourceVersion, write.next.version, bytes);
+    if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
+    const details: WriteRequest = { verb: request.verb, subresource: request.subresource, userAgent: request.userAgent, code: request.code, latencyMs: request.latencyMs };
+    if (this.watched && (cls === "routed" || cls === "unrouted" || cls === "create") && resourceVersion !== undefined && this.audit.enrichWatchedWrite(key, resourceVersion, request.tsMs, request.user, details)) {
+      this.stored.matchedWatch++;
+      return;
+    }
+    this.stored.objectWrites++;
+    if (cls === "no-op") this.stored.noop++;
+    if (cls === "unknown") this.stored.unknown++;
     this.store.record(key, {
       tsMs: request.tsMs,
       cls,
       writer: request.user,
       source: "audit",
       heartbeat: analysis.heartbeat,
-      changes: cls === "no-op" ? [] : analysis.changes,
+      changes: analysis.changes,
       projection: analysis.projection,
       ...(resourceVersion === undefined ? {} : { resourceVersion }),
-      ...(body === undefined ? {} : { body }),
+      ...(write.body === undefined ? {} : { body: write.body }),
       request: details,
     });
   }

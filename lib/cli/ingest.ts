@@ -5,7 +5,8 @@
  */
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { auditFiles, ingestFile, InputError } from "../audit/files";
+import { auditFiles, InputError } from "../audit/files";
+import { ingestFileThreaded } from "../audit/threaded";
 import { AuditIngester } from "../audit/ingest";
 import { loadConfig } from "../config/load";
 import { WriteStore } from "../store/store";
@@ -66,14 +67,14 @@ async function main() {
     process.stderr.write(tty ? `\r${line}\u001b[K` : `${line}\n`);
   };
   for (const file of files) {
-    await ingestFile(ingester, file, (bytes) => progress(bytes));
+    await ingestFileThreaded(ingester, file, (bytes) => progress(bytes));
     doneBytes += statSync(file).size;
   }
   progress(0, true);
   if (tty) process.stderr.write("\n");
   store.close();
   const seconds = (Date.now() - startedMs) / 1000;
-  console.log(`ingest: ${files.length} file${files.length === 1 ? "" : "s"}, ${mib(totalBytes)} in ${seconds.toFixed(1)} s into ${storePath} (cluster ${args.cluster})`);
+  console.log(`ingest: ${files.length} file${files.length === 1 ? "" : "s"}, ${mib(totalBytes)} in ${seconds.toFixed(2)} s into ${storePath} (cluster ${args.cluster})`);
   console.log(ingester.summary());
 }
 

@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ApiFailure } from "../api/envelope";
 import type { ServerContext } from "../server/context";
+import { runningRecorder } from "../server/recording";
 import { importObjectWrites } from "../store/import-writes";
 import { WriteStore } from "../store/store";
 
@@ -48,4 +49,9 @@ export function liveStore(ctx: ServerContext): WriteStore {
   const store = new WriteStore(join(ctx.config.dataDir, "churnscope.sqlite"));
   open.set("", store);
   return store;
+}
+
+/** Whether the object views have live data to show: a recorder runs here, or something (a recorder, ingested audit logs) filled the store. */
+export function hasLiveObjects(ctx: ServerContext): boolean {
+  return runningRecorder() !== null || liveStore(ctx).kinds().length > 0;
 }

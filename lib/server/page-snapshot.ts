@@ -18,9 +18,16 @@ export type PageSnapshot =
   | { kind: "error"; replay: boolean; message: string };
 
 /** `selection` lists the URL parameters the page keeps besides from/to, and how to fill them from the snapshot's initial view. */
-export function pageSnapshot(ctx: ServerContext, search: Search, path: string, selection: Record<string, (s: SnapshotInfo) => string | undefined>): PageSnapshot {
+export function pageSnapshot(
+  ctx: ServerContext,
+  search: Search,
+  path: string,
+  selection: Record<string, (s: SnapshotInfo) => string | undefined>,
+  /** the page's live source has data even without Prometheus (object views: a recorder or ingested audit logs) */
+  liveData = false,
+): PageSnapshot {
   const requested = typeof search.snapshot === "string" ? search.snapshot : undefined;
-  const id = requested ?? (ctx.config.prometheus ? undefined : REPLAY_ID);
+  const id = requested ?? (ctx.config.prometheus || liveData ? undefined : REPLAY_ID);
   if (id === undefined) return { kind: "live" };
   let snapshot: SnapshotInfo;
   try {

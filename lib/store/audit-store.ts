@@ -35,16 +35,13 @@ export class AuditStore {
   }
 
   /** Stores a request; false when the same auditID and stage is already stored (a re-read file, a retried batch). */
-  addRequest(cluster: string, r: AuditRequest): number | null {
-    const result = this.statement(
-      `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code, latency_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_key) DO NOTHING`,
-    ).run(r.key, r.tsMs, cluster, r.user, r.userAgent, r.verb, r.group, r.resource, r.subresource, r.namespace, r.name, r.code, r.latencyMs);
-    return result.changes === 0 ? null : Number(result.lastInsertRowid);
-  }
-
-  markNoop(requestId: number, noop: boolean): void {
-    this.statement("UPDATE audit_requests SET noop = ? WHERE id = ?").run(noop ? 1 : 0, requestId);
+  addRequest(cluster: string, r: AuditRequest, noop: boolean | null): boolean {
+    return (
+      this.statement(
+        `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code, latency_ms, noop)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_key) DO NOTHING`,
+      ).run(r.key, r.tsMs, cluster, r.user, r.userAgent, r.verb, r.group, r.resource, r.subresource, r.namespace, r.name, r.code, r.latencyMs, noop === null ? null : noop ? 1 : 0).changes > 0
+    );
   }
 
   /** The last version of an object the audit log showed. */
@@ -68,6 +65,11 @@ export class AuditStore {
          WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND rv = ? AND source = 'watch'`,
       ).run(request.verb, request.subresource, request.userAgent, request.code, request.latencyMs, user, this.writes.idOf(key), tsMs - 60_000, tsMs + 60_000, resourceVersion).changes > 0
     );
+  }
+
+  /** Whether the watch recorder has recorded anything into this store (its last versions live in `latest`). */
+  hasWatchedObjects(): boolean {
+    return this.statement("SELECT 1 FROM latest LIMIT 1").get() !== undefined;
   }
 
   /** Whether any audit request is stored (the Clients view says how to get some when none is). */

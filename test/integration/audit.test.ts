@@ -95,13 +95,18 @@ describe("the dashboard on the ingested store", () => {
     expect(total).toBe(sum(truth.requestsByUser));
     // Before/after: equal windows either side of the split; the policy controller's patch times are known.
     const windowMs = body.data.comparison.windowMs;
-    expect(windowMs).toBe(Math.min(atMs - (START - 60_000), START + 3_660_000 - atMs));
+    expect(windowMs).toBe(Math.floor(Math.min(atMs - (START - 60_000), START + 3_660_000 - atMs) / 60_000) * 60_000);
     const patchTimes = truth.routes.flatMap((_, i) => Array.from({ length: 360 }, (_, k) => START + k * 10_000 + i * 137));
     const before = patchTimes.filter((t) => t > atMs - windowMs && t <= atMs).length;
     const after = patchTimes.filter((t) => t > atMs && t <= atMs + windowMs).length;
     const policy = body.data.comparison.rows.find((r: { client: string }) => r.client.startsWith(POLICY_CONTROLLER));
     expect(policy).toEqual({ client: `${POLICY_CONTROLLER} · ${POLICY_AGENT.split("/")[0]}`, before, after, changePct: ((after - before) / before) * 100 });
     expect(body.data.byObject[0].top[0].client.startsWith(POLICY_CONTROLLER)).toBe(true);
+    // Per resource, the status subresource apart from the object itself.
+    expect(body.data.byResource.map((r: { resource: string; writes: number }) => [r.resource, r.writes])).toEqual([
+      ["httproutes.gateway.networking.k8s.io/status", truth.requestsByUser[POLICY_CONTROLLER]],
+      ["httproutes.gateway.networking.k8s.io", truth.requestsByUser[ROUTE_OWNER]],
+    ]);
   });
 
   it("Objects ranks the routes with their no-ops and flags the 10 s timer", async () => {

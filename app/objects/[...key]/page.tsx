@@ -4,6 +4,7 @@ import { Suspense } from "react";
 import { TimelineView } from "@/components/objects/timeline-view";
 import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
 import { getServerContext } from "@/lib/server/context";
+import { hasLiveObjects } from "@/lib/objects/sources";
 import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 import { objectKeyFromSegments, objectPath } from "@/lib/objects/key";
 import type { ObjectKey } from "@/lib/store/store";
@@ -24,7 +25,7 @@ export default async function ObjectTimelinePage({ params, searchParams }: { par
       </main>
     );
   }
-  const shown = pageSnapshot(ctx, await searchParams, `/objects/${objectPath(objectKey)}`, {});
+  const shown = pageSnapshot(ctx, await searchParams, `/objects/${objectPath(objectKey)}`, {}, hasLiveObjects(ctx));
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (

@@ -80,14 +80,15 @@ describe("readLine and toRequest", () => {
   it("reads a 200 kB line", () => {
     const big = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "big", namespace: "apps", resourceVersion: "9" }, data: { blob: "x".repeat(200_000) } };
     const r = request(JSON.stringify(auditEvent({ ...base, verb: "update", resource: "configmaps", group: undefined, subresource: undefined, name: "big", responseObject: big })));
-    expect((r.responseObject as { data: { blob: string } }).data.blob).toHaveLength(200_000);
+    expect(r.response?.resourceVersion).toBe("9");
+    expect((r.response?.object as { data: { blob: string } }).data.blob).toHaveLength(200_000);
   });
 
   it("takes a created object's name from the response (generateName), and ignores a Status response", () => {
     const created = request(JSON.stringify(auditEvent({ ...base, verb: "create", name: undefined, subresource: undefined, responseObject: { kind: "HTTPRoute", metadata: { name: "gen-x7", resourceVersion: "3" } } })));
     expect(created.name).toBe("gen-x7");
     const deleted = request(JSON.stringify(auditEvent({ ...base, verb: "delete", subresource: undefined, responseObject: { kind: "Status", status: "Success" } })));
-    expect(deleted.responseObject).toBeUndefined();
+    expect(deleted.response).toBeUndefined();
   });
 
   it("writes microsecond timestamps the way the API server does (the fixtures' own check)", () => {

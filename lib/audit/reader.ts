@@ -1,0 +1,187 @@
+/**
+ * The reading half of the ingester: log bytes → lines → audit events → completed write requests,
+ * with a count for every line and event it did not pass on and why. No store: it runs beside the
+ * ingester, or in a thread of its own (parse-worker.ts) while the ingester stores.
+ */
+import { createReadStream } from "node:fs";
+import { open } from "node:fs/promises";
+import { createGunzip } from "node:zlib";
+import { readLine, skipByHead, toRequest, type AuditEvent, type AuditRequest } from "./event";
+
+export interface ReadCounts {
+  lines: number;
+  blank: number;
+  malformed: number;
+  /** JSON that is not an audit event */
+  foreign: number;
+  events: number;
+  /** RequestReceived / ResponseStarted: only completed requests count */
+  notCompleted: number;
+  /** reads and watches */
+  notWrites: number;
+  /** audit events that cannot be used (no auditID, no time, no resource) */
+  invalid: number;
+}
+
+export interface IngestProblem {
+  source: string;
+  line: number;
+  message: string;
+}
+
+export const emptyReadCounts = (): ReadCounts => ({ lines: 0, blank: 0, malformed: 0, foreign: 0, events: 0, notCompleted: 0, notWrites: 0, invalid: 0 });
+
+const MAX_PROBLEMS = 20;
+
+export class AuditReader {
+  readonly counts = emptyReadCounts();
+  readonly problems: IngestProblem[] = [];
+
+  /** `onRequest` gets each completed write request, in log order, with the bytes of its line. */
+  constructor(private readonly onRequest: (request: AuditRequest, bytes: number) => void) {}
+
+  private problem(source: string, line: number, message: string) {
+    if (this.problems.length < MAX_PROBLEMS) this.problems.push({ source, line, message: message.slice(0, 300) });
+  }
+
+  /** A line that cannot be read (not JSON, too long, or where a file stopped decoding). */
+  malformed(source: string, lineNo: number, message: string): void {
+    this.counts.malformed++;
+    this.problem(source, lineNo, message);
+  }
+
+  /** A line skipped from its head (skipByHead) without decoding the rest. */
+  skipped(reason: "stage" | "verb"): void {
+    this.counts.lines++;
+    this.counts.events++;
+    this.counts[reason === "stage" ? "notCompleted" : "notWrites"]++;
+  }
+
+  /** One line of a log; `lineNo` and `source` only name it in problems. */
+  line(text: string, lineNo: number, source: string, headChecked = false): void {
+    this.counts.lines++;
+    const outcome = readLine(text, headChecked);
+    switch (outcome.kind) {
+      case "blank":
+        this.counts.blank++;
+        return;
+      case "foreign":
+        this.counts.foreign++;
+        return;
+      case "malformed":
+        this.malformed(source, lineNo, `not JSON: ${outcome.message}`);
+        return;
+      case "skipped":
+        this.counts.events++;
+        this.counts[outcome.reason === "stage" ? "notCompleted" : "notWrites"]++;
+        return;
+      case "events":
+        this.events(outcome.events, source, lineNo, text.length);
+    }
+  }
+
+  /** Events from one line or one webhook batch. */
+  events(events: AuditEvent[], source: string, lineNo = 0, bytes = 0): void {
+    for (const event of events) {
+      this.counts.events++;
+      const outcome = toRequest(event);
+      if (outcome.kind === "skipped") this.counts[outcome.reason === "stage" ? "notCompleted" : "notWrites"]++;
+      else if (outcome.kind === "invalid") {
+        this.counts.invalid++;
+        this.problem(source, lineNo, outcome.message);
+      } else this.onRequest(outcome.request, bytes);
+    }
+  }
+
+  /** Adds what a reader in another thread counted. */
+  absorb(counts: ReadCounts, problems: IngestProblem[]): void {
+    for (const key of Object.keys(counts) as (keyof ReadCounts)[]) this.counts[key] += counts[key];
+    for (const p of problems) this.problem(p.source, p.line, p.message);
+  }
+}
+
+/** A line longer than this is not an audit event anyone logged; it is counted as malformed and dropped. */
+export const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/** How much of a line's start is read to decide whether it can be skipped (the fields that say so come first). */
+const HEAD_BYTES = 1024;
+const READ_BYTES = 1024 * 1024;
+const NEWLINE = 0x0a;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * One line's bytes to the reader. Lines that can be skipped from their head are never decoded in
+ * full: most of an audit log is reads and RequestReceived stages, so this is most of the saving.
+ */
+function feedLine(reader: AuditReader, bytes: Buffer, start: number, end: number, lineNo: number, label: string) {
+  let last = end;
+  while (last > start && (bytes[last - 1] === 0x0d || bytes[last - 1] === 0x20)) last--;
+  if (last > start && bytes[start] === OPEN_BRACE && bytes[last - 1] === CLOSE_BRACE) {
+    // latin1 is a byte-for-byte decode: the markers it looks for are ASCII, and UTF-8 never fakes ASCII.
+    const reason = skipByHead(bytes.toString("latin1", start, Math.min(last, start + HEAD_BYTES)));
+    if (reason) return reader.skipped(reason);
+    return reader.line(bytes.toString("utf8", start, end), lineNo, label, true);
+  }
+  reader.line(bytes.toString("utf8", start, end), lineNo, label);
+}
+
+async function isGzip(path: string): Promise<boolean> {
+  const handle = await open(path, "r");
+  try {
+    const head = Buffer.alloc(2);
+    const { bytesRead } = await handle.read(head, 0, 2, 0);
+    return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Streams one file's lines into the reader, gunzipped when it starts with gzip's magic bytes
+ * (whatever its name). `onBytes` gets the bytes read so far (compressed bytes for a .gz, so it
+ * compares with the file's size) after each chunk, which is also when a caller may store what was
+ * read. A corrupt .gz ends the file with a problem reported; what was read before it stays.
+ */
+export async function readFileLines(reader: AuditReader, path: string, label: string, onBytes?: (bytesRead: number) => void | Promise<void>): Promise<void> {
+  const gzip = await isGzip(path);
+  const raw = createReadStream(path, { highWaterMark: READ_BYTES });
+  const stream = gzip ? raw.pipe(createGunzip({ chunkSize: READ_BYTES })) : raw;
+  // Counted beside the pipe (added after it, so no chunk flows before the gunzip reads it).
+  let bytesRead = 0;
+  raw.on("data", (chunk) => {
+    bytesRead += chunk.length;
+  });
+  let carry: Buffer = Buffer.alloc(0);
+  let lineNo = 0;
+  let dropping = false;
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const bytes = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+      let start = 0;
+      for (let end = bytes.indexOf(NEWLINE, start); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
+        lineNo++;
+        if (dropping) dropping = false;
+        else feedLine(reader, bytes, start, end, lineNo, label);
+        start = end + 1;
+      }
+      carry = bytes.subarray(start);
+      if (carry.length > MAX_LINE_BYTES) {
+        // Counted once, at its end; its bytes are not kept.
+        if (!dropping) {
+          reader.counts.lines++;
+          reader.malformed(label, lineNo + 1, `a line longer than ${MAX_LINE_BYTES / 1048576} MiB`);
+        }
+        dropping = true;
+        carry = Buffer.alloc(0);
+      }
+      await onBytes?.(bytesRead);
+    }
+  } catch (error) {
+    reader.malformed(label, lineNo + 1, `reading stopped: ${(error as Error).message}`);
+    carry = Buffer.alloc(0);
+  } finally {
+    raw.destroy();
+  }
+  if (carry.length > 0 && !dropping) feedLine(reader, carry, 0, carry.length, lineNo + 1, label);
+  await onBytes?.(bytesRead);
+}
