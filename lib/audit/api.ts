@@ -26,8 +26,8 @@ export interface IngestAnswer {
 
 const CLUSTER = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
-function clusterParam(params: URLSearchParams): string {
-  const cluster = params.get("cluster") ?? "default";
+function clusterParam(params: URLSearchParams, fromPath?: string): string {
+  const cluster = fromPath ?? params.get("cluster") ?? "default";
   if (!CLUSTER.test(cluster) || cluster.length > 63) throw badRequest(`parameter cluster: expected a DNS-style name such as prod-eu, got ${JSON.stringify(cluster.slice(0, 80))}`);
   return cluster;
 }
@@ -44,13 +44,16 @@ function answer(ingester: AuditIngester, cluster: string, bytes: number, started
   return { data: { cluster, bytes, seconds: (Date.now() - startedMs) / 1000, counts, problems, summary: ingester.summary() }, warnings };
 }
 
-/** POST /api/audit/webhook?cluster=NAME with `Authorization: Bearer <audit.webhookToken>` and an EventList body. */
-export async function receiveWebhook(ctx: ServerContext, request: Request): Promise<{ data: IngestAnswer; warnings: string[] }> {
+/**
+ * POST /api/audit/webhook/NAME (or ?cluster=NAME) with `Authorization: Bearer <audit.webhookToken>`
+ * and an EventList body. The path form is what a webhook kubeconfig's `server` can carry.
+ */
+export async function receiveWebhook(ctx: ServerContext, request: Request, clusterFromPath?: string): Promise<{ data: IngestAnswer; warnings: string[] }> {
   const token = ctx.config.audit.webhookToken;
   if (!token) throw new ApiFailure(404, "not_found", "the audit webhook is off: set audit.webhookToken in the configuration");
   const [scheme, credentials = ""] = (request.headers.get("authorization") ?? "").split(/\s+/, 2);
   if (scheme?.toLowerCase() !== "bearer" || !timingSafeEqual(digest(credentials), digest(token))) throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>");
-  const cluster = clusterParam(new URL(request.url).searchParams);
+  const cluster = clusterParam(new URL(request.url).searchParams, clusterFromPath);
   const startedMs = Date.now();
   const bytes = await readBodyLimited(request.body, ctx.config.audit.maxWebhookBytes, "audit.maxWebhookMiB");
   let value: unknown;

@@ -11,9 +11,7 @@ import type { AppConfig } from "../config/load";
 /** Set by proxy.ts on admitted requests only (a client's own value is always removed). */
 export const USER_HEADER = "x-churnscope-user";
 
-/** The probes, and the audit webhook, which checks its own token (audit.webhookToken): the API server cannot sign in. */
-export const AUDIT_WEBHOOK_PATH = "/api/audit/webhook";
-const OPEN_PATHS = new Set(["/healthz", "/readyz", AUDIT_WEBHOOK_PATH]);
+const OPEN_PATHS = new Set(["/healthz", "/readyz"]);
 
 export type Access = { ok: true; user?: string } | { ok: false; status: 401; challenge?: string; message: string };
 

@@ -5,11 +5,14 @@
  * checked against the generator's ground truth.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
+import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parse as parseYaml } from "yaml";
+import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { auditEvent, POLICY_AGENT, POLICY_CONTROLLER, requestLines, ROUTE_OWNER, seed003 } from "../helpers/audit-log";
 import { ROOT } from "../helpers/root";
@@ -142,6 +145,28 @@ describe("the dashboard on the ingested store", () => {
     expect(big.status).toBe(413);
     const clients = await (await fetch(`${app.url}/api/clients?${range}`)).json();
     expect(clients.data.clients.find((c: { user: string }) => c.user === "webhook-user").writes).toBe(1);
+  });
+
+  it("the shipped webhook kubeconfig works as the API server uses it, and the shipped policy keeps bodies for every profiled kind", async () => {
+    const text = readFileSync(join(ROOT, "deploy", "audit", "webhook-kubeconfig.yaml"), "utf8")
+      .replace("https://churnscope.example.com", app.url)
+      .replace("REPLACE-WITH-AUDIT-WEBHOOK-TOKEN", TOKEN);
+    const kubeconfig = new KubeConfig();
+    kubeconfig.loadFromString(text);
+    const server = kubeconfig.getCurrentCluster()!.server;
+    const token = kubeconfig.getCurrentUser()!.token!;
+    const batch = { kind: "EventList", apiVersion: "audit.k8s.io/v1", items: [auditEvent({ auditID: "kc-1", verb: "patch", resource: "leases", group: "coordination.k8s.io", namespace: "kube-node-lease", name: "n1", user: "system:node:n1", receivedMs: START + 300_000 })] };
+    const res = await fetch(server, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(batch) });
+    const body = await res.json();
+    expect(res.status).toBe(200);
+    expect(body.data).toMatchObject({ cluster: "prod-eu", counts: { requests: 1, objectWrites: 1 } });
+
+    const policy = parseYaml(readFileSync(join(ROOT, "deploy", "audit", "audit-policy.yaml"), "utf8")) as { apiVersion: string; rules: { level: string; resources?: { group: string; resources: string[] }[] }[] };
+    expect(policy.apiVersion).toBe("audit.k8s.io/v1");
+    const withBodies = policy.rules.filter((r) => r.level === "RequestResponse").flatMap((r) => r.resources ?? []);
+    for (const profile of DEFAULT_PROFILES) {
+      expect(withBodies.some((r) => r.group === profile.group && r.resources.includes(profile.resource)), profile.name).toBe(true);
+    }
   });
 
   it("an upload is streamed, ingested and summed up; junk is counted, not fatal", async () => {

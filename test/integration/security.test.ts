@@ -14,7 +14,7 @@ import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { ROOT } from "../helpers/root";
 import { buildWriteLoadScenario, PROJECT_JOB } from "../helpers/write-load-scenario";
 
-const SECRETS = { prometheusToken: "prom-token-5c1d9e7a", basicPassword: "basic-pass-8e2f4b6c", bearer: "bearer-token-3a7b9d1f", orgHeader: "tenant-4f8e2a" };
+const SECRETS = { prometheusToken: "prom-token-5c1d9e7a", basicPassword: "basic-pass-8e2f4b6c", bearer: "bearer-token-3a7b9d1f", orgHeader: "tenant-4f8e2a", webhook: "audit-hook-6d2c8f0e" };
 const FROM = Date.parse("2026-09-11T12:00:00Z");
 const TO = Date.parse("2026-09-11T16:00:00Z");
 
@@ -29,10 +29,12 @@ beforeAll(async () => {
   app = await startApp({
     PROM_TOKEN: SECRETS.prometheusToken,
     BASIC_PASSWORD: SECRETS.basicPassword,
+    AUDIT_TOKEN: SECRETS.webhook,
     CHURNSCOPE_CONFIG: writeConfig(
       `prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\n  bearerToken: { env: PROM_TOKEN }\n  headers: { X-Scope-OrgID: ${SECRETS.orgHeader} }\n` +
         `apiservers:\n  project: [${PROJECT_JOB}]\n` +
-        `auth:\n  basicAuth: { username: sre, password: { env: BASIC_PASSWORD } }\n  bearerToken: { file: ${bearerFile} }\n`,
+        `auth:\n  basicAuth: { username: sre, password: { env: BASIC_PASSWORD } }\n  bearerToken: { file: ${bearerFile} }\n` +
+        `audit:\n  webhookToken: { env: AUDIT_TOKEN }\n`,
     ),
   });
 }, 120_000);
@@ -46,7 +48,7 @@ const get = (path: string, authorization?: string, extra: Record<string, string>
 
 describe("built-in access control", () => {
   it("admits nobody without credentials except the probes", async () => {
-    for (const path of ["/", "/rebuilds", "/compare", "/api/panels/writes-by-resource", "/api/markers", "/metrics", "/api/snapshots/export"]) {
+    for (const path of ["/", "/rebuilds", "/compare", "/clients", "/api/panels/writes-by-resource", "/api/markers", "/api/clients", "/metrics", "/api/snapshots/export"]) {
       const res = await get(path);
       expect(res.status, path).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe('Basic realm="Churnscope", charset="UTF-8"');
@@ -55,6 +57,17 @@ describe("built-in access control", () => {
     expect((await get("/", `Basic ${Buffer.from("sre:wrong").toString("base64")}`)).status).toBe(401);
     expect((await get("/", `Basic ${Buffer.from(`root:${SECRETS.basicPassword}`).toString("base64")}`)).status).toBe(401);
     expect((await get("/", "Bearer nope")).status).toBe(401);
+    // Uploads skip the proxy (it would buffer them) and check credentials themselves.
+    for (const path of ["/api/audit/uploads", "/api/snapshots"]) {
+      const res = await fetch(`${app.url}${path}`, { method: "POST", body: "{}" });
+      expect(res.status, path).toBe(401);
+      expect((await res.json()).error).toMatch(/sign in/);
+    }
+    expect((await fetch(`${app.url}/api/audit/uploads`, { method: "POST", headers: { authorization: basic }, body: "{}" })).status).toBe(200);
+    // The webhook has its own token: the dashboard's credentials do not open it, its token does.
+    const batch = JSON.stringify({ kind: "EventList", apiVersion: "audit.k8s.io/v1", items: [] });
+    expect((await fetch(`${app.url}/api/audit/webhook`, { method: "POST", headers: { authorization: basic }, body: batch })).status).toBe(401);
+    expect((await fetch(`${app.url}/api/audit/webhook`, { method: "POST", headers: { authorization: `Bearer ${SECRETS.webhook}` }, body: batch })).status).toBe(200);
     expect((await get("/healthz")).status).toBe(200);
     expect((await get("/readyz")).status).toBe(200);
   });
@@ -109,6 +122,8 @@ describe("secrets stay on the server", () => {
       `/api/apiservers?from=${FROM}&to=${TO}`,
       `/api/markers?from=${FROM}&to=${TO}`,
       `/api/objects?from=${FROM}&to=${TO}`,
+      `/clients?from=${FROM}&to=${TO}`,
+      `/api/clients?from=${FROM}&to=${TO}`,
       "/metrics",
       "/readyz",
     ];
