@@ -31,7 +31,7 @@ function Top({ top }: { top: TopEntry[] }) {
   return <span className="text-xs">{top.map((t) => `${t.client} ${formatNumber(t.writes, true)}`).join(" · ")}</span>;
 }
 
-export function ClientsView({ initialNowMs }: { initialNowMs: number }) {
+export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: number; fromSnapshot: boolean }) {
   const [url, setUrl] = useQueryStates(state, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, undefined, url.from, url.to, (from, to) => void setUrl({ from, to, at: null }));
   const answer = useApi<ClientsAnswer>(apiUrl("/api/clients", { from: startMs, to: endMs, cluster: url.cluster ?? undefined, resource: url.resource ?? undefined, at: url.at ?? undefined }));
@@ -60,6 +60,11 @@ export function ClientsView({ initialNowMs }: { initialNowMs: number }) {
         <ViewControls {...controls} />
       </div>
       <RangeStatus startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
+      {fromSnapshot && (
+        <p role="status" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
+          Snapshots do not carry audit requests: this page shows the audit logs ingested into this dashboard, not the snapshot you came from.
+        </p>
+      )}
       <AuditUpload />
       <ApiNotices error={answer.error} answer={answer.data} />
       <section data-testid="clients-chart" data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"} className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">

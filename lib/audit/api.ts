@@ -35,13 +35,22 @@ function clusterParam(params: URLSearchParams, fromPath?: string): string {
 const mib = (bytes: number) => `${(bytes / 1_048_576).toFixed(bytes < 10_485_760 ? 1 : 0)} MiB`;
 const digest = (text: string) => createHash("sha256").update(text).digest();
 
-function answer(ingester: AuditIngester, cluster: string, bytes: number, startedMs: number): { data: IngestAnswer; warnings: string[] } {
+function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, bytes: number, startedMs: number): { data: IngestAnswer; warnings: string[] } {
   const { counts, problems } = ingester;
+  const retention = ingester.retentionWarning(ctx.config.recorder.retentionDays * 86_400_000);
   const warnings = [
+    ...(retention ? [retention] : []),
     ...(counts.malformed + counts.invalid > 0 ? [`${counts.malformed + counts.invalid} lines or events could not be read; the first ones are listed under problems.`] : []),
     ...(counts.events === 0 ? ["No audit events found: expected audit.k8s.io Event JSON lines, one per line (plain or .gz)."] : []),
   ];
   return { data: { cluster, bytes, seconds: (Date.now() - startedMs) / 1000, counts, problems, summary: ingester.summary() }, warnings };
+}
+
+/** An ingester into the live store, which keeps `recorder.retentionDays` of writes whether or not a recorder runs. */
+function newIngester(ctx: ServerContext, cluster: string): AuditIngester {
+  const store = liveStore(ctx);
+  store.pruneIfDue(ctx.config.recorder.retentionDays * 86_400_000);
+  return new AuditIngester(store, cluster, ctx.config.profiles);
 }
 
 /**
@@ -64,10 +73,10 @@ export async function receiveWebhook(ctx: ServerContext, request: Request, clust
   }
   const events = eventsOf(value);
   if (events === null) throw badRequest("expected an audit.k8s.io EventList (or one Event), as the kube-apiserver audit webhook posts it");
-  const ingester = new AuditIngester(liveStore(ctx), cluster, ctx.config.profiles);
+  const ingester = newIngester(ctx, cluster);
   ingester.events(events, "webhook");
   ingester.flush();
-  return answer(ingester, cluster, bytes.length, startedMs);
+  return answer(ctx, ingester, cluster, bytes.length, startedMs);
 }
 
 /** Streams a request body to `path`, never holding more than one chunk; past `maxBytes` the file is removed and 413 answered. */
@@ -116,11 +125,11 @@ export async function receiveUpload(ctx: ServerContext, request: Request): Promi
   const path = join(dir, `${randomUUID()}.upload`);
   const startedMs = Date.now();
   const bytes = await streamToFile(request.body, path, ctx.config.audit.maxUploadBytes);
-  const ingester = new AuditIngester(liveStore(ctx), cluster, ctx.config.profiles);
+  const ingester = newIngester(ctx, cluster);
   try {
     await ingestFile(ingester, path, undefined, "upload");
   } finally {
     rmSync(path, { force: true });
   }
-  return answer(ingester, cluster, bytes, startedMs);
+  return answer(ctx, ingester, cluster, bytes, startedMs);
 }

@@ -73,6 +73,8 @@ export class AuditIngester {
   private recentBytes = 0;
   private readonly unsaved = new Map<number, { key: ObjectKey; resourceVersion: string; obj: Json }>();
   private watched = false;
+  /** the earliest request stored, for the retention warning */
+  private oldestMs = Infinity;
 
   constructor(
     private readonly store: WriteStore,
@@ -206,6 +208,7 @@ export class AuditIngester {
       return;
     }
     this.stored.requests++;
+    this.oldestMs = Math.min(this.oldestMs, request.tsMs);
     if (!succeeded) this.stored.failed++;
     if (!write || !cls) {
       if (succeeded) this.stored.unprofiled++;
@@ -234,6 +237,13 @@ export class AuditIngester {
       ...(write.body === undefined ? {} : { body: write.body }),
       request: details,
     });
+  }
+
+  /** Said when some stored requests are older than the store keeps writes, so the next retention pass drops them. */
+  retentionWarning(retentionMs: number, nowMs = Date.now()): string | null {
+    if (this.oldestMs >= nowMs - retentionMs) return null;
+    const days = Math.round(retentionMs / 86_400_000);
+    return `Requests from ${new Date(this.oldestMs).toISOString()} on are older than recorder.retentionDays (${days}) and will be dropped within the hour; raise recorder.retentionDays to keep them.`;
   }
 
   /** One paragraph for a person: what was stored, what was skipped and why, and the first problems. */

@@ -51,6 +51,7 @@ async function main() {
   mkdirSync(config.dataDir, { recursive: true });
   const storePath = join(config.dataDir, "churnscope.sqlite");
   const store = new WriteStore(storePath);
+  store.pruneIfDue(config.recorder.retentionDays * 86_400_000);
   const ingester = new AuditIngester(store, args.cluster, config.profiles);
   const totalBytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
   const startedMs = Date.now();
@@ -76,6 +77,8 @@ async function main() {
   const seconds = (Date.now() - startedMs) / 1000;
   console.log(`ingest: ${files.length} file${files.length === 1 ? "" : "s"}, ${mib(totalBytes)} in ${seconds.toFixed(2)} s into ${storePath} (cluster ${args.cluster})`);
   console.log(ingester.summary());
+  const retention = ingester.retentionWarning(config.recorder.retentionDays * 86_400_000);
+  if (retention) console.error(`ingest: ${retention}`);
 }
 
 main().catch((error) => {

@@ -54,7 +54,7 @@ function storeFor(ctx: ServerContext, snapshot: string | undefined) {
 }
 
 const NO_RECORDER =
-  "No cluster is being recorded by this dashboard: list clusters under `clusters:` in the configuration or set KUBECONFIG, or run `npm run recorder` with the same data dir. Snapshots with object writes (the replay) open without one.";
+  "No cluster is being recorded by this dashboard and no audit log is ingested: list clusters under `clusters:` in the configuration or set KUBECONFIG, run `npm run recorder` with the same data dir, or ingest audit logs (Clients page, `npm run ingest`). Snapshots with object writes (the replay) open without either.";
 
 /** What a live answer should say about its source: no recorder at all, or the periods it could not observe. */
 function liveNotes(ctx: ServerContext, filter: ObjectFilter): { warnings: string[]; infos: string[] } {

@@ -263,12 +263,22 @@ export class WriteStore {
     }));
   }
 
-  /** Drops writes older than `beforeMs` (retention); objects and their last versions stay. */
+  /** Drops writes (and audit requests) older than `beforeMs` (retention); objects and their last versions stay. */
   prune(beforeMs: number): number {
     return this.batch(() => {
       this.db.prepare("DELETE FROM field_changes WHERE ts_ms < ?").run(beforeMs);
+      if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_requests'").get()) this.db.prepare("DELETE FROM audit_requests WHERE ts_ms < ?").run(beforeMs);
       return this.db.prepare("DELETE FROM writes WHERE ts_ms < ?").run(beforeMs).changes;
     });
+  }
+
+  private prunedAtMs = 0;
+
+  /** Retention where no recorder runs (audit logs only): at most once an hour per process. */
+  pruneIfDue(retentionMs: number, nowMs = Date.now()): void {
+    if (nowMs - this.prunedAtMs < 3_600_000) return;
+    this.prunedAtMs = nowMs;
+    this.prune(nowMs - retentionMs);
   }
 
   sizeBytes(): number {

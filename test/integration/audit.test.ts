@@ -17,7 +17,8 @@ import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { auditEvent, POLICY_AGENT, POLICY_CONTROLLER, requestLines, ROUTE_OWNER, seed003 } from "../helpers/audit-log";
 import { ROOT } from "../helpers/root";
 
-const START = Date.UTC(2026, 10, 28, 9, 0, 0);
+// A day ago, on the hour: inside the store's retention whenever the test runs.
+const START = Math.floor((Date.now() - 86_400_000) / 3_600_000) * 3_600_000;
 const truth = seed003(START, 60, 3);
 const half = Math.floor(truth.lines.length / 2);
 const dataDir = mkdtempSync(join(tmpdir(), "churnscope-audit-data-"));

@@ -114,6 +114,20 @@ describe("AuditIngester", () => {
   });
 });
 
+describe("retention", () => {
+  it("warns when stored requests are older than the store keeps, and prunes audit requests with the writes", () => {
+    const { ingester, feed, store } = setup();
+    feed(seed003(START, 2, 1).lines);
+    const days = 86_400_000;
+    expect(ingester.retentionWarning(14 * days, START + days)).toBeNull();
+    expect(ingester.retentionWarning(14 * days, START + 20 * days)).toContain("older than recorder.retentionDays (14)");
+    const count = (table: string) => (store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n;
+    expect(count("audit_requests")).toBeGreaterThan(0);
+    store.pruneIfDue(14 * days, START + 20 * days);
+    expect([count("audit_requests"), count("writes")]).toEqual([0, 0]);
+  });
+});
+
 describe("periodicNoop", () => {
   const at = (seconds: number[]) => seconds.map((s) => ({ tsMs: s * 1000, writer: "w" }));
   it("flags a timer, tolerating jitter and a missed beat", () => {
