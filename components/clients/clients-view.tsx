@@ -129,7 +129,10 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                   const cmp = data.comparison?.rows.find((r) => r.client === c.client);
                   return (
                     <tr key={c.client} data-client={c.client} className="border-t border-[var(--border)]">
-                      <td className={`${cell} break-all font-mono text-xs`}>{c.client}</td>
+                      <td className={`${cell} font-mono text-xs`}>
+                        <div className="break-all">{c.client}</div>
+                        <div className="text-[11px] text-[var(--muted)]" data-cell="verbs">{c.verbs.map((v) => `${v.verb} ${formatNumber(v.writes, true)}`).join(" · ")}</div>
+                      </td>
                       <td className={num} data-cell="writes">{formatNumber(c.writes, true)}</td>
                       <td className={num}>{formatNumber(c.failed, true)}</td>
                       <td className={num} data-cell="noop">{formatNumber(c.noop, true)}</td>

@@ -19,6 +19,8 @@ export interface ClientRow {
   writes: number;
   failed: number;
   noop: number;
+  /** writes by verb (and subresource), most first */
+  verbs: { verb: string; writes: number }[];
 }
 
 export interface TopEntry {
@@ -96,10 +98,16 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
   const w = where.join(" AND ");
   const all = <T>(sql: string, ...extra: (string | number)[]) => audit.writes.db.prepare(sql).all(...params, ...extra) as T[];
 
-  const clients = all<ClientRow>(
+  const verbs = topBy(
+    all<{ k: string; client: string; n: number }>(
+      `SELECT ${CLIENT} AS k, verb || CASE WHEN subresource = '' THEN '' ELSE ' /' || subresource END AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`,
+    ),
+    Infinity,
+  );
+  const clients = all<Omit<ClientRow, "verbs">>(
     `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, SUM(noop = 1) AS noop
      FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
-  );
+  ).map((c) => ({ ...c, verbs: (verbs.get(c.client) ?? []).map((v) => ({ verb: v.client, writes: v.writes })) }));
   const total = clients.reduce((sum, c) => sum + c.writes, 0);
   const stepMs = stepFor(q.endMs - q.startMs);
   const top = new Set(clients.slice(0, TOP_CLIENTS).map((c) => c.client));
@@ -159,14 +167,15 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
   };
 }
 
-function topBy(rows: { k: string; client: string; n: number }[]): Map<string, TopEntry[]> {
+/** Per key, its entries by count (the top `keep`). */
+function topBy(rows: { k: string; client: string; n: number }[], keep = 3): Map<string, TopEntry[]> {
   const out = new Map<string, TopEntry[]>();
   for (const r of rows) {
     const list = out.get(r.k) ?? [];
     list.push({ client: r.client, writes: r.n });
     out.set(r.k, list);
   }
-  for (const list of out.values()) list.sort((a, b) => b.writes - a.writes || a.client.localeCompare(b.client)).splice(3);
+  for (const list of out.values()) list.sort((a, b) => b.writes - a.writes || a.client.localeCompare(b.client)).splice(keep);
   return out;
 }
 

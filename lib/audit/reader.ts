@@ -100,7 +100,7 @@ export class AuditReader {
   }
 }
 
-/** A line longer than this is not an audit event anyone logged; it is counted as malformed and dropped. */
+/** A line longer than this (checked once per 1 MiB read) is not an audit event anyone logged: counted as malformed and dropped. */
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 /** How much of a line's start is read to decide whether it can be skipped (the fields that say so come first). */
 const HEAD_BYTES = 1024;

@@ -94,6 +94,8 @@ describe("the dashboard on the ingested store", () => {
     const clients = Object.fromEntries(body.data.clients.map((c: { user: string; writes: number; noop: number; agent: string }) => [c.user, c]));
     expect(clients[POLICY_CONTROLLER]).toMatchObject({ writes: truth.requestsByUser[POLICY_CONTROLLER], noop: sum(truth.noop), agent: POLICY_AGENT.split("/")[0] });
     expect(clients[ROUTE_OWNER].writes).toBe(truth.requestsByUser[ROUTE_OWNER]);
+    expect(clients[POLICY_CONTROLLER].verbs).toEqual([{ verb: "patch /status", writes: truth.requestsByUser[POLICY_CONTROLLER] }]);
+    expect(clients[ROUTE_OWNER].verbs).toEqual([{ verb: "patch", writes: truth.requestsByUser[ROUTE_OWNER] }]);
     // Series sum to the total, step by step.
     const total = body.data.series.flatMap((s: { points: [number, number][] }) => s.points.map((p) => p[1])).reduce((a: number, b: number) => a + b, 0);
     expect(total).toBe(sum(truth.requestsByUser));
