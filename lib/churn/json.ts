@@ -12,7 +12,17 @@ export function sortedJson(value: Json): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${sortedJson(value[k])}`).join(",")}}`;
 }
 
+/** Equal as JSON values: object key order does not matter, list order does (what comparing sortedJson says, without building strings). */
 export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b;
-  return sortedJson(a) === sortedJson(b);
+  if (a === b) return true;
+  if (a === null || b === null || a === undefined || b === undefined || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (!(key in b) || !jsonEqual(a[key], b[key])) return false;
+  return true;
 }

@@ -121,6 +121,7 @@ export class WriteStore {
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("wal_autocheckpoint = 16384");
     this.db.exec(SCHEMA);
     // Stores made before bodies (and audit requests) were kept gain the columns; their older rows stay without.
     for (const [table, column, type] of [["writes", "body", "TEXT"], ["first_seen", "body", "TEXT"], ["writes", "verb", "TEXT"], ["writes", "subresource", "TEXT"], ["writes", "user_agent", "TEXT"], ["writes", "code", "INTEGER"], ["writes", "latency_ms", "REAL"]]) {

@@ -48,4 +48,11 @@ describe("sortedJson", () => {
     expect(jsonEqual({ a: 1, b: 2 }, { b: 2, a: 1 })).toBe(true);
     expect(jsonEqual([1, 2], [2, 1])).toBe(false);
   });
+
+  it("jsonEqual says what comparing sortedJson says, on values of every shape", () => {
+    const values = [null, 0, 1, "1", true, false, [], {}, [1], [[1]], { a: null }, { a: 1 }, { a: "1" }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { c: 2, d: 3 }] }, { a: [1, { d: 3, c: 2 }] }, { a: [{ d: 3, c: 2 }, 1] }, { a: {} }, { b: null }];
+    for (const x of values) for (const y of values) expect(jsonEqual(x, y), `${JSON.stringify(x)} vs ${JSON.stringify(y)}`).toBe(sortedJson(x) === sortedJson(y));
+    expect(jsonEqual(undefined, undefined)).toBe(true);
+    expect(jsonEqual(undefined, null)).toBe(false);
+  });
 });
