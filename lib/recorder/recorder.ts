@@ -64,12 +64,19 @@ export function startRecorder(config: AppConfig, store: WriteStore, clusters: Re
     }
   }
   const retentionMs = config.recorder.retentionDays * 86_400_000;
-  const prune = () => store.prune(Date.now() - retentionMs);
-  prune();
-  const timer = setInterval(prune, 3_600_000);
+  // Retention at once; then hourly, with the daily rollups of days that are over (first a minute in, not at start).
+  store.prune(Date.now() - retentionMs);
+  const maintain = () => {
+    store.prune(Date.now() - retentionMs);
+    store.rollPending();
+  };
+  const first = setTimeout(maintain, 60_000);
+  const timer = setInterval(maintain, 3_600_000);
+  first.unref();
   timer.unref();
   return {
     async stop() {
+      clearTimeout(first);
       clearInterval(timer);
       controller.abort();
       await Promise.all(watchers.map((w) => w.done));

@@ -9,6 +9,7 @@ import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import { MIN_PERIODIC_WRITES, periodicNoop, type PeriodicPattern } from "../audit/periodic";
+import { CLASS_SUMS, COUNT_COLUMNS, DayRollups, splitRange } from "./day-rollups";
 
 export interface ObjectKey {
   cluster: string;
@@ -110,12 +111,26 @@ export interface FieldRow {
 
 const SPARK_BUCKETS = 40;
 
+/** Per-object counts from several parts of a range, summed. */
+function mergeCounts(parts: Record<string, number>[][]): Record<string, number>[] {
+  const byId = new Map<number, Record<string, number>>();
+  for (const rows of parts) {
+    for (const row of rows) {
+      const sum = byId.get(row.id);
+      if (!sum) byId.set(row.id, { ...row });
+      else for (const column of COUNT_COLUMNS) sum[column] += row[column];
+    }
+  }
+  return [...byId.values()];
+}
+
 export class WriteStore {
   readonly db: Database.Database;
   private readonly objectId: Database.Statement;
   private readonly insertObject: Database.Statement;
   private readonly insertWrite: Database.Statement;
   private readonly insertField: Database.Statement;
+  private readonly rollups: DayRollups;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -134,6 +149,7 @@ export class WriteStore {
       "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.insertField = this.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
+    this.rollups = new DayRollups(this.db);
   }
 
   close(): void {
@@ -187,6 +203,7 @@ export class WriteStore {
       ).lastInsertRowid,
     );
     for (const change of write.changes) this.insertField.run(id, objectId, write.tsMs, change.path, write.writer);
+    this.rollups.written(write.tsMs);
   }
 
   /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */
@@ -269,8 +286,14 @@ export class WriteStore {
     return this.batch(() => {
       this.db.prepare("DELETE FROM field_changes WHERE ts_ms < ?").run(beforeMs);
       if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_requests'").get()) this.db.prepare("DELETE FROM audit_requests WHERE ts_ms < ?").run(beforeMs);
+      this.rollups.pruned(beforeMs);
       return this.db.prepare("DELETE FROM writes WHERE ts_ms < ?").run(beforeMs).changes;
     });
+  }
+
+  /** Rolls up every day that is over, ahead of the first ranking that needs it (the recorder calls this hourly). */
+  rollPending(nowMs = Date.now()): void {
+    this.rollups.rollPending(nowMs);
   }
 
   private prunedAtMs = 0;
@@ -326,15 +349,21 @@ export class WriteStore {
         objectParams.push(value);
       }
     }
-    const groups = this.db
-      .prepare(
-        `SELECT w.object_id AS id, COUNT(*) AS writes,
-          SUM(w.class = 'create') AS c_create, SUM(w.class = 'delete') AS c_delete, SUM(w.class = 'routed') AS c_routed,
-          SUM(w.class = 'unrouted') AS c_unrouted, SUM(w.class = 'no-op') AS c_noop, SUM(w.class = 'unknown') AS c_unknown, SUM(w.heartbeat) AS c_heartbeat
-        FROM writes w WHERE w.ts_ms > ? AND w.ts_ms <= ?${scoped ? ` AND w.object_id IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : ""}
-        GROUP BY w.object_id`,
-      )
-      .all(filter.fromMs, filter.toMs, ...objectParams) as Record<string, number>[];
+    const inScope = (column: string) => (scoped ? ` AND ${column} IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : "");
+    // Whole days that are over come from the daily rollups, the partial days at the edges from the writes.
+    const split = splitRange(filter.fromMs, filter.toMs, Date.now());
+    const parts: Record<string, number>[][] = split.raw.map(([fromMs, toMs]) =>
+      this.db.prepare(`SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`).all(fromMs, toMs, ...objectParams) as Record<string, number>[],
+    );
+    if (split.days) {
+      this.rollups.ensure(...split.days);
+      parts.push(
+        this.db
+          .prepare(`SELECT object_id AS id, ${COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ")} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`)
+          .all(...split.days, ...objectParams) as Record<string, number>[],
+      );
+    }
+    const groups = parts.length === 1 ? parts[0] : mergeCounts(parts);
     const kept = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
     const keyOf = this.statement("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?");
     // Most writes first; ties by namespace and name (one read of every object's name beats one per tie).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { childPath, diffObjects } from "@/lib/churn/diff";
-import { jsonEqual, sortedJson } from "@/lib/churn/json";
+import { jsonEqual, sortedJson, type Json } from "@/lib/churn/json";
 
 const ready = (status: string, message: string, ltt = "2026-09-11T18:11:57Z") => ({ type: "Ready", status, reason: "ConnectorNotReady", message, lastTransitionTime: ltt });
 
@@ -50,7 +50,7 @@ describe("sortedJson", () => {
   });
 
   it("jsonEqual says what comparing sortedJson says, on values of every shape", () => {
-    const values = [null, 0, 1, "1", true, false, [], {}, [1], [[1]], { a: null }, { a: 1 }, { a: "1" }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { c: 2, d: 3 }] }, { a: [1, { d: 3, c: 2 }] }, { a: [{ d: 3, c: 2 }, 1] }, { a: {} }, { b: null }];
+    const values: Json[] = [null, 0, 1, "1", true, false, [], {}, [1], [[1]], { a: null }, { a: 1 }, { a: "1" }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { c: 2, d: 3 }] }, { a: [1, { d: 3, c: 2 }] }, { a: [{ d: 3, c: 2 }, 1] }, { a: {} }, { b: null }];
     for (const x of values) for (const y of values) expect(jsonEqual(x, y), `${JSON.stringify(x)} vs ${JSON.stringify(y)}`).toBe(sortedJson(x) === sortedJson(y));
     expect(jsonEqual(undefined, undefined)).toBe(true);
     expect(jsonEqual(undefined, null)).toBe(false);

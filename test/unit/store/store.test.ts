@@ -69,3 +69,80 @@ describe("WriteStore", () => {
     expect(store.writesOf(key("missing"), 0, 1e9, 10)).toEqual([]);
   });
 });
+
+describe("daily rollups in the Objects ranking", () => {
+  const DAY = 86_400_000;
+  const D0 = Date.UTC(2026, 8, 1); // long over, so its days are rolled up when a ranking needs them
+  const classes: StoredWrite["cls"][] = ["unrouted", "routed", "no-op", "create", "unknown"];
+  // Deterministic writes over 6 days, some exactly on day boundaries (day k holds (k·24 h, (k+1)·24 h]).
+  const planned = Array.from({ length: 3_000 }, (_, i) => ({
+    name: `o${(i * 7) % 23}`,
+    kind: i % 4 === 0 ? "Lease" : "Connector",
+    tsMs: i % 97 === 0 ? D0 + (i % 6) * DAY : D0 + ((i * 7_919_113) % (6 * DAY)),
+    cls: classes[i % classes.length],
+    heartbeat: i % 11 === 0,
+  }));
+
+  function build() {
+    const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-rollups-")), "t.sqlite"));
+    store.batch(() => {
+      for (const w of planned) store.record(key(w.name, w.kind), { ...write(w.tsMs, w.cls, "op", []), heartbeat: w.heartbeat });
+    });
+    return store;
+  }
+
+  /** The ranking's numbers computed here from the plan, not from the store. */
+  function expected(fromMs: number, toMs: number, kind?: string) {
+    const byObject = new Map<string, { writes: number; routed: number; noop: number; unknown: number; heartbeat: number }>();
+    for (const w of planned) {
+      if (w.tsMs <= fromMs || w.tsMs > toMs || (kind && w.kind !== kind)) continue;
+      const row = byObject.get(`${w.kind}/${w.name}`) ?? { writes: 0, routed: 0, noop: 0, unknown: 0, heartbeat: 0 };
+      row.writes++;
+      if (w.cls === "routed") row.routed++;
+      if (w.cls === "no-op") row.noop++;
+      if (w.cls === "unknown") row.unknown++;
+      if (w.heartbeat) row.heartbeat++;
+      byObject.set(`${w.kind}/${w.name}`, row);
+    }
+    return byObject;
+  }
+
+  function check(store: WriteStore, fromMs: number, toMs: number, kind?: string) {
+    const { total, rows } = store.objects({ fromMs, toMs, kind }, 100, 0);
+    const truth = expected(fromMs, toMs, kind);
+    expect(total).toBe(truth.size);
+    for (const r of rows) expect({ writes: r.writes, routed: r.routed, noop: r.noop, unknown: r.unknown, heartbeat: r.heartbeat }, `${r.kind}/${r.name}`).toEqual(truth.get(`${r.kind}/${r.name}`));
+  }
+
+  it("answers exactly what the writes say, for aligned and unaligned ranges, with filters", () => {
+    const store = build();
+    check(store, D0, D0 + 6 * DAY);
+    check(store, D0 - 5, D0 + 6 * DAY + 5);
+    check(store, D0 + 3_600_000, D0 + 4 * DAY + 7_200_000);
+    check(store, D0 + DAY, D0 + 2 * DAY, "Lease");
+    check(store, D0 + 1_000, D0 + 2_000); // inside one day: no rollup
+    expect((store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n).toBeGreaterThan(0);
+  });
+
+  it("a write into a rolled-up day drops its rollup, and the ranking counts the write", () => {
+    const store = build();
+    check(store, D0, D0 + 6 * DAY);
+    const late = { name: "o1", kind: "Connector", tsMs: D0 + 2 * DAY + 123, cls: "no-op" as const, heartbeat: false };
+    store.record(key(late.name, late.kind), write(late.tsMs, late.cls, "late", []));
+    planned.push(late);
+    check(store, D0, D0 + 6 * DAY);
+    planned.pop();
+  });
+
+  it("retention drops the rollups of pruned days, and rollPending rolls every day that is over", () => {
+    const store = build();
+    store.rollPending(D0 + 30 * DAY);
+    expect((store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n).toBe(7);
+    store.prune(D0 + 3 * DAY);
+    const kept = planned.filter((w) => w.tsMs >= D0 + 3 * DAY);
+    const { total } = store.objects({ fromMs: D0 - DAY, toMs: D0 + 7 * DAY }, 100, 0);
+    expect(total).toBe(new Set(kept.map((w) => `${w.kind}/${w.name}`)).size);
+    const writes = store.objects({ fromMs: D0 - DAY, toMs: D0 + 7 * DAY }, 100, 0).rows.reduce((sum, r) => sum + r.writes, 0);
+    expect(writes).toBe(kept.length);
+  });
+});
