@@ -1,9 +1,10 @@
 /**
- * Per-object write counts per UTC day, so the Objects ranking over weeks reads one row per object
- * and day instead of every write. A day is rolled up once it is over (on first use, or ahead of time
- * by `rollPending`); a write recorded into a rolled-up day (an audit log ingested late) drops that
- * day's rollup, which is rebuilt from the writes when next needed. Ranges are (from, to], as
- * everywhere in the store, and so are days: day k holds (k·24 h, (k+1)·24 h].
+ * Per-object counts per UTC day (writes by class, changed paths, writers) and per hour (writes, for
+ * sparklines), so the Objects ranking over weeks reads a row per object and day instead of every
+ * write. Days that are over are rolled up in the background (`rollPending`, a day at a time: one
+ * takes seconds on a large store); until then a ranking reads them from the writes. A write stored
+ * into a rolled-up day (an audit log ingested late) drops that day's rollup. Ranges are (from, to],
+ * as everywhere in the store, and so are days: day k holds (k·24 h, (k+1)·24 h].
  */
 import type Database from "better-sqlite3";
 
@@ -17,7 +18,14 @@ CREATE TABLE IF NOT EXISTS rank_days (
   PRIMARY KEY (day, object_id)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rank_days_done (day INTEGER PRIMARY KEY);
+-- The page's details for whole days: changed paths and writers per object and day, writes per object and hour.
+CREATE TABLE IF NOT EXISTS rank_days_fields (object_id INTEGER NOT NULL, day INTEGER NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, path)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rank_days_writers (object_id INTEGER NOT NULL, day INTEGER NOT NULL, writer TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, writer)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rank_hours (object_id INTEGER NOT NULL, hour INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, hour)) WITHOUT ROWID;
 `;
+
+export const HOUR_MS = 3_600_000;
+const ROLLUP_FORMAT = "2";
 
 /** The per-object sums the ranking reads, over raw writes or over rolled-up days. */
 export const CLASS_SUMS = `COUNT(*) AS writes,
@@ -28,26 +36,35 @@ export const COUNT_COLUMNS = ["writes", "c_create", "c_delete", "c_routed", "c_u
 /** Day k holds (k·DAY, (k+1)·DAY]. */
 export const dayOf = (tsMs: number) => Math.ceil(tsMs / DAY_MS) - 1;
 
-/** How a range splits: whole days read from rollups, the partial days at its edges from the writes. */
-export function splitRange(fromMs: number, toMs: number, nowMs: number): { days: [number, number] | null; raw: [number, number][] } {
-  const firstDay = Math.ceil(fromMs / DAY_MS); // the first day starting at or after `from`
-  // The last whole day inside the range, and over by now (a day still being written is read raw).
-  const lastDay = Math.min(Math.floor(toMs / DAY_MS), Math.floor(nowMs / DAY_MS)) - 1;
-  if (lastDay < firstDay) return { days: null, raw: [[fromMs, toMs]] };
-  const raw: [number, number][] = [];
-  if (fromMs < firstDay * DAY_MS) raw.push([fromMs, firstDay * DAY_MS]);
-  if ((lastDay + 1) * DAY_MS < toMs) raw.push([(lastDay + 1) * DAY_MS, toMs]);
-  return { days: [firstDay, lastDay], raw };
+/** The whole days of (from, to] that are over by `nowMs`: [first, last], or null. */
+export function wholeDays(fromMs: number, toMs: number, nowMs: number): [number, number] | null {
+  const first = Math.ceil(fromMs / DAY_MS); // the first day starting at or after `from`
+  const last = Math.min(Math.floor(toMs / DAY_MS), Math.floor(nowMs / DAY_MS)) - 1;
+  return last < first ? null : [first, last];
+}
+
+/** A range read as runs of rolled-up days and the rest (partial days at the edges, days not rolled up yet) from the writes. */
+export interface RangePlan {
+  rolled: [number, number][];
+  raw: [number, number][];
 }
 
 export class DayRollups {
   private readonly isDone: Database.Statement;
-  private readonly undo: Database.Statement[];
+  private readonly undoDay: Database.Statement[];
+  private readonly undoHours: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
     db.exec(SCHEMA);
+    // Rollups made by another version of this code are dropped, and rebuilt from the writes when needed.
+    const format = db.prepare("SELECT value FROM meta WHERE key = 'rollup-format'").get() as { value: string } | undefined;
+    if (format?.value !== ROLLUP_FORMAT) {
+      for (const table of ["rank_days", "rank_days_done", "rank_days_fields", "rank_days_writers", "rank_hours"]) db.exec(`DELETE FROM ${table}`);
+      db.prepare("INSERT INTO meta (key, value) VALUES ('rollup-format', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(ROLLUP_FORMAT);
+    }
     this.isDone = db.prepare("SELECT 1 FROM rank_days_done WHERE day = ?");
-    this.undo = [db.prepare("DELETE FROM rank_days WHERE day = ?"), db.prepare("DELETE FROM rank_days_done WHERE day = ?")];
+    this.undoDay = ["rank_days", "rank_days_done", "rank_days_fields", "rank_days_writers"].map((table) => db.prepare(`DELETE FROM ${table} WHERE day = ?`));
+    this.undoHours = db.prepare("DELETE FROM rank_hours WHERE hour >= ? AND hour < ?");
   }
 
   /** Called for each write stored: one into a day that is over may land in a rolled-up day, which is then dropped. */
@@ -55,37 +72,78 @@ export class DayRollups {
     const day = dayOf(tsMs);
     if ((day + 1) * DAY_MS > nowMs) return; // today or later: never rolled up
     if (this.isDone.get(day) === undefined) return;
-    for (const statement of this.undo) statement.run(day);
+    for (const statement of this.undoDay) statement.run(day);
+    this.undoHours.run(day * 24, (day + 1) * 24);
   }
 
-  /** Rolls up the days in [first, last] not rolled up yet, each in one pass over its writes. */
-  ensure(first: number, last: number): void {
-    const done = new Set((this.db.prepare("SELECT day FROM rank_days_done WHERE day BETWEEN ? AND ?").all(first, last) as { day: number }[]).map((r) => r.day));
+  private doneIn(first: number, last: number): Set<number> {
+    return new Set((this.db.prepare("SELECT day FROM rank_days_done WHERE day BETWEEN ? AND ?").all(first, last) as { day: number }[]).map((r) => r.day));
+  }
+
+  /**
+   * How to read (from, to]: the rolled-up whole days as runs, everything else from the writes. A
+   * request never rolls up days itself (a day takes seconds on a large store); `rollPending` does.
+   */
+  plan(fromMs: number, toMs: number, nowMs = Date.now()): RangePlan {
+    const days = wholeDays(fromMs, toMs, nowMs);
+    if (!days) return { rolled: [], raw: [[fromMs, toMs]] };
+    const done = this.doneIn(...days);
+    const rolled: [number, number][] = [];
+    const raw: [number, number][] = [];
+    const add = (list: [number, number][], from: number, to: number) => {
+      const last = list.at(-1);
+      if (last && last[1] === from - (list === rolled ? 1 : 0)) last[1] = to;
+      else list.push([from, to]);
+    };
+    if (fromMs < days[0] * DAY_MS) add(raw, fromMs, days[0] * DAY_MS);
+    for (let day = days[0]; day <= days[1]; day++) {
+      if (done.has(day)) add(rolled, day, day);
+      else add(raw, day * DAY_MS, (day + 1) * DAY_MS);
+    }
+    if ((days[1] + 1) * DAY_MS < toMs) add(raw, (days[1] + 1) * DAY_MS, toMs);
+    return { rolled, raw };
+  }
+
+  /** Rolls up to `maxDays` of the days in [first, last] not rolled up yet, the latest first, each in one pass per table. */
+  roll(first: number, last: number, maxDays = Infinity): number {
+    const done = this.doneIn(first, last);
     const roll = this.db.prepare(
       `INSERT INTO rank_days (day, object_id, ${COUNT_COLUMNS.join(", ")})
        SELECT ?, w.object_id, ${CLASS_SUMS} FROM writes w WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id`,
     );
+    const details = [
+      `INSERT INTO rank_days_fields (object_id, day, path, n) SELECT object_id, ?, path, COUNT(*) FROM field_changes WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path`,
+      `INSERT INTO rank_days_writers (object_id, day, writer, n) SELECT object_id, ?, writer, COUNT(*) FROM writes WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer`,
+    ].map((sql) => this.db.prepare(sql));
+    // Hour h holds (h·1 h, (h+1)·1 h], like days.
+    const hours = this.db.prepare(`INSERT INTO rank_hours (object_id, hour, n) SELECT object_id, (ts_ms - 1) / ${HOUR_MS}, COUNT(*) FROM writes WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, (ts_ms - 1) / ${HOUR_MS}`);
     const mark = this.db.prepare("INSERT INTO rank_days_done (day) VALUES (?)");
-    for (let day = first; day <= last; day++) {
+    let rolled = 0;
+    for (let day = last; day >= first && rolled < maxDays; day--) {
       if (done.has(day)) continue;
+      rolled++;
       this.db.transaction(() => {
         roll.run(day, day * DAY_MS, (day + 1) * DAY_MS);
+        for (const statement of details) statement.run(day, day * DAY_MS, (day + 1) * DAY_MS);
+        hours.run(day * DAY_MS, (day + 1) * DAY_MS);
         mark.run(day);
       })();
     }
+    return rolled;
   }
 
-  /** Rolls up every day that is over and has writes (the recorder does this hourly, so a first query does not). */
-  rollPending(nowMs = Date.now()): void {
+  /** Rolls up to `maxDays` of the days that are over and have writes, the latest first; returns how many it rolled. */
+  rollPending(nowMs = Date.now(), maxDays = Infinity): number {
     const bounds = this.db.prepare("SELECT MIN(ts_ms) AS first, MAX(ts_ms) AS last FROM writes").get() as { first: number | null; last: number | null };
-    if (bounds.first === null || bounds.last === null) return;
+    if (bounds.first === null || bounds.last === null) return 0;
     const last = Math.min(dayOf(bounds.last), Math.floor(nowMs / DAY_MS) - 1);
-    if (last >= dayOf(bounds.first)) this.ensure(dayOf(bounds.first), last);
+    return last >= dayOf(bounds.first) ? this.roll(dayOf(bounds.first), last, maxDays) : 0;
   }
 
   /** Drops the rollups of days that retention emptied or cut into. */
   pruned(beforeMs: number): void {
-    this.db.prepare("DELETE FROM rank_days WHERE day <= ?").run(dayOf(beforeMs));
-    this.db.prepare("DELETE FROM rank_days_done WHERE day <= ?").run(dayOf(beforeMs));
+    const day = dayOf(beforeMs);
+    for (const table of ["rank_days", "rank_days_done", "rank_days_fields", "rank_days_writers"]) this.db.prepare(`DELETE FROM ${table} WHERE day <= ?`).run(day);
+    this.db.prepare("DELETE FROM rank_hours WHERE hour < (? + 1) * 24").run(day);
   }
 }

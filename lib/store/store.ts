@@ -9,7 +9,7 @@ import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import { MIN_PERIODIC_WRITES, periodicNoop, type PeriodicPattern } from "../audit/periodic";
-import { CLASS_SUMS, COUNT_COLUMNS, DayRollups, splitRange } from "./day-rollups";
+import { CLASS_SUMS, COUNT_COLUMNS, DayRollups, HOUR_MS, type RangePlan } from "./day-rollups";
 
 export interface ObjectKey {
   cluster: string;
@@ -291,9 +291,9 @@ export class WriteStore {
     });
   }
 
-  /** Rolls up every day that is over, ahead of the first ranking that needs it (the recorder calls this hourly). */
-  rollPending(nowMs = Date.now()): void {
-    this.rollups.rollPending(nowMs);
+  /** Rolls up to `maxDays` of the days that are over for the Objects ranking (run in the background); returns how many. */
+  rollPending(nowMs = Date.now(), maxDays = Infinity): number {
+    return this.rollups.rollPending(nowMs, maxDays);
   }
 
   private prunedAtMs = 0;
@@ -350,19 +350,19 @@ export class WriteStore {
       }
     }
     const inScope = (column: string) => (scoped ? ` AND ${column} IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : "");
-    // Whole days that are over come from the daily rollups, the partial days at the edges from the writes.
-    const split = splitRange(filter.fromMs, filter.toMs, Date.now());
-    const parts: Record<string, number>[][] = split.raw.map(([fromMs, toMs]) =>
-      this.db.prepare(`SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`).all(fromMs, toMs, ...objectParams) as Record<string, number>[],
-    );
-    if (split.days) {
-      this.rollups.ensure(...split.days);
-      parts.push(
-        this.db
-          .prepare(`SELECT object_id AS id, ${COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ")} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`)
-          .all(...split.days, ...objectParams) as Record<string, number>[],
-      );
-    }
+    // Rolled-up days from the daily rollups; the partial days at the edges, and days not rolled up yet, from the writes.
+    const plan = this.rollups.plan(filter.fromMs, filter.toMs);
+    const parts: Record<string, number>[][] = [
+      ...plan.raw.map(([fromMs, toMs]) =>
+        this.db.prepare(`SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`).all(fromMs, toMs, ...objectParams) as Record<string, number>[],
+      ),
+      ...plan.rolled.map(
+        (days) =>
+          this.db
+            .prepare(`SELECT object_id AS id, ${COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ")} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`)
+            .all(...days, ...objectParams) as Record<string, number>[],
+      ),
+    ];
     const groups = parts.length === 1 ? parts[0] : mergeCounts(parts);
     const kept = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
     const keyOf = this.statement("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?");
@@ -377,13 +377,22 @@ export class WriteStore {
     const total = kept.length;
     const page = kept.slice(offset, offset + limit).map((g) => ({ ...g, ...(keyOf.get(g.id) as Record<string, string>) })) as Record<string, number | string>[];
     const ids = page.map((r) => r.id as number);
-    const fields = this.perObject(ids, filter, "SELECT object_id AS id, path AS k, COUNT(*) AS n FROM field_changes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ORDER BY n DESC");
-    const writers = this.perObject(ids, filter, "SELECT object_id AS id, writer AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ORDER BY n DESC");
+    // The page's details: whole days from the rollups, the edges from the rows.
+    const details = (raw: string, rolled: string) => this.perObject(ids, plan, raw, rolled);
+    const fields = details(
+      "SELECT object_id AS id, path AS k, COUNT(*) AS n FROM field_changes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path",
+      "SELECT object_id AS id, path AS k, SUM(n) AS n FROM rank_days_fields WHERE object_id IN (%) AND day BETWEEN ? AND ? GROUP BY object_id, path",
+    );
+    const writers = details(
+      "SELECT object_id AS id, writer AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer",
+      "SELECT object_id AS id, writer AS k, SUM(n) AS n FROM rank_days_writers WHERE object_id IN (%) AND day BETWEEN ? AND ? GROUP BY object_id, writer",
+    );
+    // Sparkline buckets: a write by its time; over whole days, an hour's writes by the hour's end.
     const span = Math.max(1, filter.toMs - filter.fromMs);
-    const spark = this.perObject(
-      ids,
-      filter,
-      `SELECT object_id AS id, CAST(MIN(${SPARK_BUCKETS - 1}, (ts_ms - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}) AS TEXT) AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
+    const bucket = (tsExpr: string) => `CAST(MIN(${SPARK_BUCKETS - 1}, (${tsExpr} - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}) AS TEXT)`;
+    const spark = details(
+      `SELECT object_id AS id, ${bucket("ts_ms")} AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
+      `SELECT object_id AS id, ${bucket(`(hour + 1) * ${HOUR_MS}`)} AS k, SUM(n) AS n FROM rank_hours WHERE object_id IN (%) AND hour BETWEEN ? * 24 AND ? * 24 + 23 GROUP BY object_id, k`,
     );
     const noops = new Map<number, { tsMs: number; writer: string }[]>();
     const withNoops = page.filter((r) => (r.c_noop as number) >= MIN_PERIODIC_WRITES).map((r) => r.id as number);
@@ -429,15 +438,22 @@ export class WriteStore {
     return { total, rows };
   }
 
-  private perObject(ids: number[], filter: ObjectFilter, sql: string): Map<number, { k: string; n: number }[]> {
+  /** Per object of `ids`: counts by key over the plan's raw ranges (`raw`, ending in `ts_ms > ? AND ts_ms <= ?`) and rolled-up days (`rolled`, `day BETWEEN ? AND ?`), summed, most first. */
+  private perObject(ids: number[], plan: RangePlan, raw: string, rolled: string): Map<number, { k: string; n: number }[]> {
     const out = new Map<number, { k: string; n: number }[]>();
     if (ids.length === 0) return out;
-    const rows = this.db.prepare(sql.replace("%", ids.map(() => "?").join(","))).all(...ids, filter.fromMs, filter.toMs) as { id: number; k: string; n: number }[];
+    const marks = ids.map(() => "?").join(",");
+    const rows = [
+      ...plan.raw.flatMap(([fromMs, toMs]) => this.db.prepare(raw.replace("%", marks)).all(...ids, fromMs, toMs)),
+      ...plan.rolled.flatMap((days) => this.db.prepare(rolled.replace("%", marks)).all(...ids, ...days)),
+    ] as { id: number; k: string; n: number }[];
+    const sums = new Map<number, Map<string, number>>();
     for (const row of rows) {
-      const list = out.get(row.id) ?? [];
-      list.push({ k: row.k, n: row.n });
-      out.set(row.id, list);
+      const byKey = sums.get(row.id) ?? new Map<string, number>();
+      byKey.set(row.k, (byKey.get(row.k) ?? 0) + row.n);
+      sums.set(row.id, byKey);
     }
+    for (const [id, byKey] of sums) out.set(id, [...byKey].map(([k, n]) => ({ k, n })).sort((a, b) => b.n - a.n || a.k.localeCompare(b.k)));
     return out;
   }
 

@@ -81,23 +81,29 @@ describe("daily rollups in the Objects ranking", () => {
     tsMs: i % 97 === 0 ? D0 + (i % 6) * DAY : D0 + ((i * 7_919_113) % (6 * DAY)),
     cls: classes[i % classes.length],
     heartbeat: i % 11 === 0,
+    writer: `w${i % 3}`,
+    path: `status.p${i % 4}`,
   }));
 
   function build() {
     const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-rollups-")), "t.sqlite"));
     store.batch(() => {
-      for (const w of planned) store.record(key(w.name, w.kind), { ...write(w.tsMs, w.cls, "op", []), heartbeat: w.heartbeat });
+      for (const w of planned) store.record(key(w.name, w.kind), { ...write(w.tsMs, w.cls, w.writer, [w.path]), heartbeat: w.heartbeat });
     });
     return store;
   }
 
   /** The ranking's numbers computed here from the plan, not from the store. */
   function expected(fromMs: number, toMs: number, kind?: string) {
-    const byObject = new Map<string, { writes: number; routed: number; noop: number; unknown: number; heartbeat: number }>();
+    type Row = { writes: number; routed: number; noop: number; unknown: number; heartbeat: number; writers: Record<string, number>; fields: Record<string, number>; spark: number[] };
+    const byObject = new Map<string, Row>();
     for (const w of planned) {
       if (w.tsMs <= fromMs || w.tsMs > toMs || (kind && w.kind !== kind)) continue;
-      const row = byObject.get(`${w.kind}/${w.name}`) ?? { writes: 0, routed: 0, noop: 0, unknown: 0, heartbeat: 0 };
+      const row: Row = byObject.get(`${w.kind}/${w.name}`) ?? { writes: 0, routed: 0, noop: 0, unknown: 0, heartbeat: 0, writers: {}, fields: {}, spark: new Array<number>(40).fill(0) };
       row.writes++;
+      row.writers[w.writer] = (row.writers[w.writer] ?? 0) + 1;
+      row.fields[w.path] = (row.fields[w.path] ?? 0) + 1;
+      row.spark[Math.min(39, Math.floor(((w.tsMs - fromMs - 1) * 40) / (toMs - fromMs)))]++;
       if (w.cls === "routed") row.routed++;
       if (w.cls === "no-op") row.noop++;
       if (w.cls === "unknown") row.unknown++;
@@ -107,31 +113,48 @@ describe("daily rollups in the Objects ranking", () => {
     return byObject;
   }
 
-  function check(store: WriteStore, fromMs: number, toMs: number, kind?: string) {
+  /** `exactSpark`: the range's sparkline buckets fall on hour boundaries, where rolled-up hours are exact. */
+  function check(store: WriteStore, fromMs: number, toMs: number, kind?: string, exactSpark = false) {
     const { total, rows } = store.objects({ fromMs, toMs, kind }, 100, 0);
     const truth = expected(fromMs, toMs, kind);
     expect(total).toBe(truth.size);
-    for (const r of rows) expect({ writes: r.writes, routed: r.routed, noop: r.noop, unknown: r.unknown, heartbeat: r.heartbeat }, `${r.kind}/${r.name}`).toEqual(truth.get(`${r.kind}/${r.name}`));
+    for (const r of rows) {
+      const t = truth.get(`${r.kind}/${r.name}`)!;
+      expect({ writes: r.writes, routed: r.routed, noop: r.noop, unknown: r.unknown, heartbeat: r.heartbeat }, `${r.kind}/${r.name}`).toEqual({ writes: t.writes, routed: t.routed, noop: t.noop, unknown: t.unknown, heartbeat: t.heartbeat });
+      expect(Object.fromEntries(r.writers.map((w) => [w.writer, w.writes]))).toEqual(t.writers);
+      const top = Object.entries(t.fields).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3);
+      expect(r.topFields.map((f) => [f.path, f.changes])).toEqual(top);
+      expect(r.sparkline.reduce((a, b) => a + b, 0)).toBe(t.writes);
+      if (exactSpark) expect(r.sparkline).toEqual(t.spark);
+    }
   }
 
-  it("answers exactly what the writes say, for aligned and unaligned ranges, with filters", () => {
+  it("answers exactly what the writes say, before, while and after days are rolled up, for aligned and unaligned ranges, with filters", () => {
     const store = build();
-    check(store, D0, D0 + 6 * DAY);
-    check(store, D0 - 5, D0 + 6 * DAY + 5);
-    check(store, D0 + 3_600_000, D0 + 4 * DAY + 7_200_000);
-    check(store, D0 + DAY, D0 + 2 * DAY, "Lease");
-    check(store, D0 + 1_000, D0 + 2_000); // inside one day: no rollup
-    expect((store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n).toBeGreaterThan(0);
+    const rolled = () => (store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n;
+    for (const stage of ["none rolled up", "the latest 3 days rolled up", "all rolled up"]) {
+      if (stage !== "none rolled up") store.rollPending(D0 + 30 * DAY, stage === "all rolled up" ? Infinity : 3);
+      expect(rolled(), stage).toBe(stage === "none rolled up" ? 0 : stage === "all rolled up" ? 7 : 3);
+      check(store, D0, D0 + 5 * DAY, undefined, true); // 120 h in 40 buckets of 3 h
+      check(store, D0, D0 + 6 * DAY);
+      check(store, D0 - 5, D0 + 6 * DAY + 5);
+      check(store, D0 + 3_600_000, D0 + 4 * DAY + 7_200_000);
+      check(store, D0 + DAY, D0 + 2 * DAY, "Lease");
+      check(store, D0 + 1_000, D0 + 2_000); // inside one day
+    }
   });
 
   it("a write into a rolled-up day drops its rollup, and the ranking counts the write", () => {
     const store = build();
-    check(store, D0, D0 + 6 * DAY);
-    const late = { name: "o1", kind: "Connector", tsMs: D0 + 2 * DAY + 123, cls: "no-op" as const, heartbeat: false };
-    store.record(key(late.name, late.kind), write(late.tsMs, late.cls, "late", []));
+    store.rollPending(D0 + 30 * DAY);
+    const late = { name: "o1", kind: "Connector", tsMs: D0 + 2 * DAY + 123, cls: "no-op" as const, heartbeat: false, writer: "late", path: "status.late" };
+    store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
     planned.push(late);
-    check(store, D0, D0 + 6 * DAY);
-    planned.pop();
+    try {
+      check(store, D0, D0 + 6 * DAY);
+    } finally {
+      planned.pop();
+    }
   });
 
   it("retention drops the rollups of pruned days, and rollPending rolls every day that is over", () => {
