@@ -34,12 +34,47 @@ function query(path: string, json: Json): Json[] {
 
 const PLAIN_PATH = /^\$(\.[A-Za-z_][A-Za-z0-9_-]*)+$/;
 
-/** `node` without the value at `keys`, copying only the objects on the way; `node` itself when there is none. */
-function without(node: Json, keys: string[]): Json {
-  if (node === null || typeof node !== "object" || Array.isArray(node) || !(keys[0] in node)) return node;
-  const copy: Obj = { ...(node as Obj) };
-  if (keys.length === 1) delete copy[keys[0]];
-  else copy[keys[0]] = without(copy[keys[0]], keys.slice(1));
+/** Plain ignore paths as a tree of keys: `true` where a value is removed. */
+type KeyTree = Map<string, KeyTree | true>;
+const keyTrees = new WeakMap<Profile, KeyTree>();
+
+function keyTree(profile: Profile): KeyTree {
+  let tree = keyTrees.get(profile);
+  if (!tree) {
+    tree = new Map();
+    for (const path of profile.ignore) {
+      const keys = path.slice(2).split(".");
+      let node = tree;
+      keys.forEach((key, i) => {
+        const next = node.get(key);
+        if (i === keys.length - 1) node.set(key, true);
+        else if (next === true) return;
+        else node = next ?? (node.set(key, new Map()).get(key) as KeyTree);
+      });
+    }
+    keyTrees.set(profile, tree);
+  }
+  return tree;
+}
+
+/**
+ * `node` without the values the tree names, copying only the objects on the way (built key by key,
+ * not copied and deleted from, so they stay fast to read); `node` itself when it holds none of them.
+ */
+function without(node: Json, tree: KeyTree): Json {
+  if (node === null || typeof node !== "object" || Array.isArray(node)) return node;
+  let changed: Map<string, Json | undefined> | undefined;
+  for (const [key, sub] of tree) {
+    if (!(key in node)) continue;
+    const value = sub === true ? undefined : without(node[key], sub);
+    if (value !== node[key]) (changed ??= new Map()).set(key, value);
+  }
+  if (!changed) return node;
+  const copy: Obj = {};
+  for (const key in node) {
+    if (!changed.has(key)) copy[key] = node[key];
+    else if (changed.get(key) !== undefined) copy[key] = changed.get(key)!;
+  }
   return copy;
 }
 
@@ -49,7 +84,7 @@ export function normalise(profile: Profile, obj: Json | undefined): Json | undef
   // The common case, plain paths such as $.metadata.managedFields and no unordered lists, copies only
   // the objects along each path: the result is read, never changed, so the rest can be shared.
   const plain = profile.ignore.every((p) => PLAIN_PATH.test(p)) && profile.unordered.length === 0;
-  if (plain) return profile.ignore.reduce<Json>((node, path) => without(node, path.slice(2).split(".")), obj);
+  if (plain) return without(obj, keyTree(profile));
   const copy = structuredClone(obj);
   for (const path of profile.ignore) {
     const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all" }) as { parent: Obj | Json[]; parentProperty: string | number }[];

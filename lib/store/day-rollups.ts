@@ -67,13 +67,24 @@ export class DayRollups {
     this.undoHours = db.prepare("DELETE FROM rank_hours WHERE hour >= ? AND hour < ?");
   }
 
+  /** Days known not rolled up in the current transaction (no other writer can roll one up meanwhile). */
+  private readonly notRolled = new Set<number>();
+
+  /** A transaction starts or ends, or days are rolled up: what was known may be stale. */
+  forget(): void {
+    this.notRolled.clear();
+  }
+
   /** Called for each write stored: one into a day that is over may land in a rolled-up day, which is then dropped. */
   written(tsMs: number, nowMs = Date.now()): void {
     const day = dayOf(tsMs);
     if ((day + 1) * DAY_MS > nowMs) return; // today or later: never rolled up
-    if (this.isDone.get(day) === undefined) return;
-    for (const statement of this.undoDay) statement.run(day);
-    this.undoHours.run(day * 24, (day + 1) * 24);
+    if (this.notRolled.has(day)) return;
+    if (this.isDone.get(day) !== undefined) {
+      for (const statement of this.undoDay) statement.run(day);
+      this.undoHours.run(day * 24, (day + 1) * 24);
+    }
+    if (this.db.inTransaction) this.notRolled.add(day);
   }
 
   private doneIn(first: number, last: number): Set<number> {
@@ -119,6 +130,7 @@ export class DayRollups {
     const hours = this.db.prepare(`INSERT INTO rank_hours (object_id, hour, n) SELECT object_id, (ts_ms - 1) / ${HOUR_MS}, COUNT(*) FROM writes WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, (ts_ms - 1) / ${HOUR_MS}`);
     const mark = this.db.prepare("INSERT INTO rank_days_done (day) VALUES (?)");
     let rolled = 0;
+    this.forget();
     for (let day = last; day >= first && rolled < maxDays; day--) {
       if (done.has(day)) continue;
       rolled++;

@@ -1,6 +1,6 @@
 /** The recorder's core on real-shaped objects: projection, normalisation, classification, attribution. */
 import { beforeAll, describe, expect, it } from "vitest";
-import { analyze, attribute, project } from "@/lib/churn/analyze";
+import { analyze, attribute, normalise, project } from "@/lib/churn/analyze";
 import { diffObjects } from "@/lib/churn/diff";
 import type { Json } from "@/lib/churn/json";
 import { DEFAULT_PROFILES, profileFor, type Profile } from "@/lib/churn/profiles";
@@ -69,6 +69,22 @@ describe("analyze", () => {
   it("classifies creates and deletes", () => {
     expect(analyze(profile("lease"), undefined, { spec: {} }).cls).toBe("create");
     expect(analyze(profile("lease"), { spec: {} }, undefined).cls).toBe("delete");
+  });
+});
+
+describe("normalise", () => {
+  it("drops plain ignored paths, nested or overlapping, without touching the object or its key order", () => {
+    const base = DEFAULT_PROFILES[0];
+    const of = (ignore: string[]): Profile => ({ ...base, ignore, unordered: [] });
+    const obj = { kind: "X", metadata: { name: "n", resourceVersion: "7", managedFields: [{ manager: "m" }], labels: { a: "1" } }, status: { a: { b: 1, c: 2 }, d: 3 } };
+    const before = JSON.stringify(obj);
+    const ignored = of(["$.metadata.resourceVersion", "$.metadata.managedFields", "$.status.a.b", "$.missing.path"]);
+    expect(normalise(ignored, obj)).toEqual({ kind: "X", metadata: { name: "n", labels: { a: "1" } }, status: { a: { c: 2 }, d: 3 } });
+    expect(Object.keys(normalise(ignored, obj) as object)).toEqual(["kind", "metadata", "status"]);
+    // A path inside an ignored one, in either order, leaves the outer one ignored.
+    for (const paths of [["$.metadata", "$.metadata.name"], ["$.metadata.name", "$.metadata"]]) expect(normalise(of(paths), obj)).toEqual({ kind: "X", status: obj.status });
+    expect(normalise(of(["$.nothing"]), obj)).toBe(obj); // nothing to drop: the object itself
+    expect(JSON.stringify(obj)).toBe(before);
   });
 });
 
