@@ -27,8 +27,17 @@ const state = {
 const cell = "px-2 py-1";
 const num = `${cell} text-right font-mono`;
 
+/** The top writers, one a line. */
 function Top({ top }: { top: TopEntry[] }) {
-  return <span className="text-xs">{top.map((t) => `${t.client} ${formatNumber(t.writes, true)}`).join(" · ")}</span>;
+  return (
+    <div className="text-[11px]">
+      {top.map((t) => (
+        <div key={t.client} className="break-all">
+          {t.client} <span className="font-mono text-[var(--muted)]">{formatNumber(t.writes, true)}</span>
+        </div>
+      ))}
+    </div>
+  );
 }
 
 export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: number; fromSnapshot: boolean }) {
