@@ -3,12 +3,13 @@
  * and uploads from the UI (streamed to disk under the size limit, then read like a file). Both go
  * through the same ingester as `npm run ingest`, into the live store.
  */
-import { createHash, randomUUID, timingSafeEqual } from "node:crypto";
+import { randomUUID } from "node:crypto";
 import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ApiFailure, badRequest } from "../api/envelope";
 import { readBodyLimited } from "../api/read-body";
 import { liveStore } from "../objects/sources";
+import { sameSecret } from "../server/access";
 import type { ServerContext } from "../server/context";
 import { tooLarge } from "../snapshot/codec";
 import { eventsOf } from "./event";
@@ -33,7 +34,6 @@ function clusterParam(params: URLSearchParams, fromPath?: string): string {
 }
 
 const mib = (bytes: number) => `${(bytes / 1_048_576).toFixed(bytes < 10_485_760 ? 1 : 0)} MiB`;
-const digest = (text: string) => createHash("sha256").update(text).digest();
 
 function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, bytes: number, startedMs: number): { data: IngestAnswer; warnings: string[] } {
   const { counts, problems } = ingester;
@@ -61,7 +61,7 @@ export async function receiveWebhook(ctx: ServerContext, request: Request, clust
   const token = ctx.config.audit.webhookToken;
   if (!token) throw new ApiFailure(404, "not_found", "the audit webhook is off: set audit.webhookToken in the configuration");
   const [scheme, credentials = ""] = (request.headers.get("authorization") ?? "").split(/\s+/, 2);
-  if (scheme?.toLowerCase() !== "bearer" || !timingSafeEqual(digest(credentials), digest(token))) throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>");
+  if (scheme?.toLowerCase() !== "bearer" || !sameSecret(credentials, token)) throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>");
   const cluster = clusterParam(new URL(request.url).searchParams, clusterFromPath);
   const startedMs = Date.now();
   const bytes = await readBodyLimited(request.body, ctx.config.audit.maxWebhookBytes, "audit.maxWebhookMiB");

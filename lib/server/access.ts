@@ -16,7 +16,9 @@ const OPEN_PATHS = new Set(["/healthz", "/readyz"]);
 export type Access = { ok: true; user?: string } | { ok: false; status: 401; challenge?: string; message: string };
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
-const same = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
+/** Equal secrets, compared in the same time whatever they are. */
+export const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
+
 
 export function authorize(auth: AppConfig["auth"], path: string, headers: Headers): Access {
   const userFromProxy = auth.userHeader ? headers.get(auth.userHeader)?.trim().slice(0, 200) || undefined : undefined;
@@ -24,15 +26,15 @@ export function authorize(auth: AppConfig["auth"], path: string, headers: Header
   if (OPEN_PATHS.has(path)) return { ok: true };
   const header = headers.get("authorization") ?? "";
   const [scheme, credentials = ""] = header.split(/\s+/, 2);
-  if (auth.bearerToken && scheme?.toLowerCase() === "bearer" && same(credentials, auth.bearerToken)) return { ok: true, user: userFromProxy ?? "bearer token" };
+  if (auth.bearerToken && scheme?.toLowerCase() === "bearer" && sameSecret(credentials, auth.bearerToken)) return { ok: true, user: userFromProxy ?? "bearer token" };
   if (auth.basic && scheme?.toLowerCase() === "basic") {
     const decoded = Buffer.from(credentials, "base64").toString("utf8");
     const colon = decoded.indexOf(":");
     const username = colon === -1 ? decoded : decoded.slice(0, colon);
     const password = colon === -1 ? "" : decoded.slice(colon + 1);
     // Both compared in full, so a wrong username takes as long as a wrong password.
-    const userOk = same(username, auth.basic.username);
-    const passwordOk = same(password, auth.basic.password);
+    const userOk = sameSecret(username, auth.basic.username);
+    const passwordOk = sameSecret(password, auth.basic.password);
     if (userOk && passwordOk) return { ok: true, user: username };
   }
   return {
