@@ -19,7 +19,6 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 /** Equal secrets, compared in the same time whatever they are. */
 export const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
 
-
 export function authorize(auth: AppConfig["auth"], path: string, headers: Headers): Access {
   const userFromProxy = auth.userHeader ? headers.get(auth.userHeader)?.trim().slice(0, 200) || undefined : undefined;
   if (!auth.bearerToken && !auth.basic) return { ok: true, user: userFromProxy };
