@@ -13,7 +13,7 @@ import { importObjectWrites } from "../store/import-writes";
 import { WriteStore } from "../store/store";
 
 const STORE_FORMAT = "3";
-const ROLL_EVERY_MS = 10 * 60_000;
+const ROLL_EVERY_MS = 20_000;
 const open = new Map<string, WriteStore>();
 
 export function snapshotStore(ctx: ServerContext, id: string): WriteStore {
@@ -49,7 +49,7 @@ export function liveStore(ctx: ServerContext): WriteStore {
   mkdirSync(ctx.config.dataDir, { recursive: true });
   const store = new WriteStore(join(ctx.config.dataDir, "churnscope.sqlite"));
   open.set("", store);
-  // The Objects ranking's daily rollups, a day at a time (one takes seconds on a large store), whoever fills the store.
+  // The Objects ranking's daily rollups, an hour of writes at a time (a whole day takes seconds on a large store), whoever fills the store.
   setInterval(() => store.rollPending(Date.now(), 1), ROLL_EVERY_MS).unref();
   return store;
 }

@@ -64,11 +64,11 @@ export function startRecorder(config: AppConfig, store: WriteStore, clusters: Re
     }
   }
   const retentionMs = config.recorder.retentionDays * 86_400_000;
-  // Retention at once; then hourly, with a day's rollups for the Objects ranking (first a minute in, not at start).
+  // Retention at once; then hourly, with a day of rollups for the Objects ranking, an hour at a time (first a minute in).
   store.prune(Date.now() - retentionMs);
   const maintain = () => {
     store.prune(Date.now() - retentionMs);
-    store.rollPending(Date.now(), 1);
+    store.rollPending(Date.now(), 24);
   };
   const first = setTimeout(maintain, 60_000);
   const timer = setInterval(maintain, 3_600_000);

@@ -291,9 +291,9 @@ export class WriteStore {
     });
   }
 
-  /** Rolls up to `maxDays` of the days that are over for the Objects ranking (run in the background); returns how many. */
-  rollPending(nowMs = Date.now(), maxDays = Infinity): number {
-    return this.rollups.rollPending(nowMs, maxDays);
+  /** Rolls up to `maxHours` hours of the days that are over, for the Objects ranking (run in the background); returns how many. */
+  rollPending(nowMs = Date.now(), maxHours = Infinity): number {
+    return this.rollups.rollPending(nowMs, maxHours);
   }
 
   private prunedAtMs = 0;

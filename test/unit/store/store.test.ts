@@ -132,9 +132,11 @@ describe("daily rollups in the Objects ranking", () => {
   it("answers exactly what the writes say, before, while and after days are rolled up, for aligned and unaligned ranges, with filters", () => {
     const store = build();
     const rolled = () => (store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n;
-    for (const stage of ["none rolled up", "the latest 3 days rolled up", "all rolled up"]) {
-      if (stage !== "none rolled up") store.rollPending(D0 + 30 * DAY, stage === "all rolled up" ? Infinity : 3);
-      expect(rolled(), stage).toBe(stage === "none rolled up" ? 0 : stage === "all rolled up" ? 7 : 3);
+    const hours = { "none rolled up": 0, "the latest day and 6 hours of the next": 30, "the latest 3 days": 42, "all rolled up": Infinity };
+    const days = { "none rolled up": 0, "the latest day and 6 hours of the next": 1, "the latest 3 days": 3, "all rolled up": 7 };
+    for (const stage of Object.keys(hours) as (keyof typeof hours)[]) {
+      store.rollPending(D0 + 30 * DAY, hours[stage]);
+      expect(rolled(), stage).toBe(days[stage]);
       check(store, D0, D0 + 5 * DAY, undefined, true); // 120 h in 40 buckets of 3 h
       check(store, D0, D0 + 6 * DAY);
       check(store, D0 - 5, D0 + 6 * DAY + 5);
@@ -151,6 +153,23 @@ describe("daily rollups in the Objects ranking", () => {
     store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
     planned.push(late);
     try {
+      check(store, D0, D0 + 6 * DAY);
+    } finally {
+      planned.pop();
+    }
+  });
+
+  it("a write into a day rolled up only in part drops that part, and the day is rolled up again from the start", () => {
+    const store = build();
+    store.rollPending(D0 + 30 * DAY, 30); // the latest day, and the first 6 hours of the day before it
+    const partDay = D0 / DAY + 4; // day k holds (k·24 h, (k+1)·24 h]: the plan's last day is D0 / DAY + 5
+    expect(store.db.prepare("SELECT day, hours FROM rank_days_progress").all()).toEqual([{ day: partDay, hours: 6 }]);
+    const late = { name: "o2", kind: "Connector", tsMs: partDay * DAY + 2 * 3_600_000 + 5, cls: "routed" as const, heartbeat: false, writer: "late", path: "status.late" };
+    store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
+    expect(store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_progress").get()).toEqual({ n: 0 });
+    planned.push(late);
+    try {
+      store.rollPending(D0 + 30 * DAY);
       check(store, D0, D0 + 6 * DAY);
     } finally {
       planned.pop();
