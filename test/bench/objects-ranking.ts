@@ -48,12 +48,14 @@ function build(db: Database.Database) {
   const paths = ["status.conditions[type=Ready].message", "status.publicKey.addresses", "spec.renewTime", "metadata.annotations"];
   const writers = ["network-services-operator", "datum-connect-agent", "kube-controller-manager"];
   const CHUNK = 200_000;
+  // Stored in time order, as the recorder appends them.
+  const times = Float64Array.from({ length: WRITES }, () => START_MS + Math.floor(rng() * 14 * DAY)).sort();
   for (let done = 0; done < WRITES; done += CHUNK) {
     db.transaction(() => {
       for (let i = done; i < Math.min(WRITES, done + CHUNK); i++) {
         // A skewed popularity: a few objects take most writes, as in the incident.
         const objectId = 1 + Math.floor(OBJECTS * rng() ** 3);
-        const ts = START_MS + Math.floor(rng() * 14 * DAY);
+        const ts = times[i];
         const path = paths[Math.floor(rng() * paths.length)];
         const writer = writers[Math.floor(rng() * writers.length)];
         const id = Number(write.run(objectId, ts, classes[Math.floor(rng() * classes.length)], writer, path === "spec.renewTime" ? 1 : 0, "[]").lastInsertRowid);
