@@ -7,6 +7,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { IngestAnswer } from "@/lib/audit/api";
 import type { ApiEnvelope } from "@/lib/api/envelope";
+import { formatBytes } from "@/lib/format/number";
 
 type State =
   | { kind: "idle" }
@@ -15,7 +16,6 @@ type State =
   | { kind: "done"; answer: IngestAnswer; warnings: string[] }
   | { kind: "failed"; message: string };
 
-const mib = (bytes: number) => `${(bytes / 1_048_576).toFixed(1)} MiB`;
 
 export function AuditUpload() {
   const [file, setFile] = useState<File | null>(null);
@@ -67,7 +67,7 @@ export function AuditUpload() {
         <div className="flex items-center gap-2 text-xs">
           <progress data-testid="upload-progress" max={state.total} value={state.sent} className="h-2 w-64" />
           <span className="tabular">
-            {mib(state.sent)} of {mib(state.total)} ({Math.round((100 * state.sent) / Math.max(1, state.total))} %)
+            {formatBytes(state.sent)} of {formatBytes(state.total)} ({Math.round((100 * state.sent) / Math.max(1, state.total))} %)
           </span>
         </div>
       )}
@@ -85,7 +85,7 @@ export function AuditUpload() {
       {state.kind === "done" && (
         <div data-testid="upload-summary" className="text-xs">
           <p>
-            {mib(state.answer.bytes)} read in {state.answer.seconds.toFixed(1)} s into cluster <b>{state.answer.cluster}</b>.
+            {formatBytes(state.answer.bytes)} read in {state.answer.seconds.toFixed(1)} s into cluster <b>{state.answer.cluster}</b>.
           </p>
           <pre className="whitespace-pre-wrap text-[var(--muted)]">{state.answer.summary}</pre>
           {state.warnings.map((w) => (

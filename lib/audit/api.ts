@@ -7,7 +7,9 @@ import { randomUUID } from "node:crypto";
 import { createWriteStream, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { ApiFailure, badRequest } from "../api/envelope";
-import { readBodyLimited } from "../api/read-body";
+import { readBodyLimited, readLimited } from "../api/read-body";
+import { CLUSTER_NAME } from "../config/schema";
+import { formatBytes } from "../format/number";
 import { liveStore } from "../objects/sources";
 import { sameSecret } from "../server/access";
 import type { ServerContext } from "../server/context";
@@ -25,15 +27,12 @@ export interface IngestAnswer {
   summary: string;
 }
 
-const CLUSTER = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
-
 function clusterParam(params: URLSearchParams, fromPath?: string): string {
   const cluster = fromPath ?? params.get("cluster") ?? "default";
-  if (!CLUSTER.test(cluster) || cluster.length > 63) throw badRequest(`parameter cluster: expected a DNS-style name such as prod-eu, got ${JSON.stringify(cluster.slice(0, 80))}`);
+  if (!CLUSTER_NAME.test(cluster) || cluster.length > 63) throw badRequest(`parameter cluster: expected a DNS-style name such as prod-eu, got ${JSON.stringify(cluster.slice(0, 80))}`);
   return cluster;
 }
 
-const mib = (bytes: number) => `${(bytes / 1_048_576).toFixed(bytes < 10_485_760 ? 1 : 0)} MiB`;
 
 function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, bytes: number, startedMs: number): { data: IngestAnswer; warnings: string[] } {
   const { counts, problems } = ingester;
@@ -83,25 +82,11 @@ export async function receiveWebhook(ctx: ServerContext, request: Request, clust
 async function streamToFile(body: ReadableStream<Uint8Array> | null, path: string, maxBytes: number): Promise<number> {
   if (!body) throw badRequest("the request has no body: send the audit log file as the request body");
   const out = createWriteStream(path);
-  let total = 0;
+  let total: number;
   try {
-    const reader = body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      total += value.length;
-      if (total > maxBytes) {
-        // The rest is read and dropped (up to 8× the limit), so the client gets the 413 rather than a reset connection.
-        for (let drained = total; drained <= maxBytes * 8; ) {
-          const next = await reader.read();
-          if (next.done) break;
-          drained += next.value.length;
-        }
-        await reader.cancel();
-        throw tooLarge(`the upload is larger than ${mib(maxBytes)} (audit.maxUploadMiB); use npm run ingest for larger logs`);
-      }
-      if (!out.write(value)) await new Promise<void>((resolve, reject) => out.once("drain", resolve).once("error", reject));
-    }
+    total = await readLimited(body, maxBytes, "audit.maxUploadMiB; use npm run ingest for larger logs", async (chunk) => {
+      if (!out.write(chunk)) await new Promise<void>((resolve, reject) => out.once("drain", resolve).once("error", reject));
+    });
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   } catch (error) {
     out.destroy();
@@ -119,7 +104,7 @@ async function streamToFile(body: ReadableStream<Uint8Array> | null, path: strin
 export async function receiveUpload(ctx: ServerContext, request: Request): Promise<{ data: IngestAnswer; warnings: string[] }> {
   const cluster = clusterParam(new URL(request.url).searchParams);
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > ctx.config.audit.maxUploadBytes) throw tooLarge(`the upload is ${mib(declared)}; at most ${mib(ctx.config.audit.maxUploadBytes)} is accepted (audit.maxUploadMiB); use npm run ingest for larger logs`);
+  if (declared > ctx.config.audit.maxUploadBytes) throw tooLarge(`the upload is ${formatBytes(declared)}; at most ${formatBytes(ctx.config.audit.maxUploadBytes)} is accepted (audit.maxUploadMiB); use npm run ingest for larger logs`);
   const dir = join(ctx.config.dataDir, "uploads");
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${randomUUID()}.upload`);

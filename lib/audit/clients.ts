@@ -9,7 +9,7 @@ import { rangeParams } from "../panels/params";
 import { OTHER_LABEL } from "../panels/top-n";
 import type { Series } from "../prometheus/types";
 import type { ServerContext } from "../server/context";
-import { AuditStore } from "../store/audit-store";
+import type { AuditStore } from "../store/audit-store";
 import { liveStore } from "../objects/sources";
 
 export interface ClientRow {
@@ -75,7 +75,7 @@ export function clientsAnswer(ctx: ServerContext, params: Record<string, string>
   const p = parsed.data;
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   if (p.at !== undefined && (p.at <= startMs || p.at >= endMs)) throw badRequest("parameter at: the before/after time must lie inside the range");
-  const audit = new AuditStore(liveStore(ctx));
+  const audit = liveStore(ctx).audit();
   const data = queryClients(audit, { startMs, endMs, cluster: p.cluster, resource: p.resource, atMs: p.at });
   const infos = audit.hasRequests()
     ? []

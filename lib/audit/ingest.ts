@@ -13,7 +13,7 @@ import { analyzeVersions, prepare, type Analysis, type Version, type WriteClass 
 import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { resourceKey } from "../recorder/core";
-import { AuditStore } from "../store/audit-store";
+import type { AuditStore } from "../store/audit-store";
 import type { ObjectKey, WriteRequest, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest } from "./event";
 import { AuditReader, type IngestProblem, type ReadCounts } from "./reader";
@@ -81,7 +81,7 @@ export class AuditIngester {
     private readonly cluster: string,
     profiles: Profile[],
   ) {
-    this.audit = new AuditStore(store);
+    this.audit = store.audit();
     for (const profile of profiles) {
       const key = resourceKey(profile);
       this.byResource.set(key, [...(this.byResource.get(key) ?? []), profile]);

@@ -50,11 +50,16 @@ export class AuditReader {
     this.problem(source, lineNo, message);
   }
 
-  /** A line skipped from its head (skipByHead) without decoding the rest. */
+  /** Why an event was not a completed write. */
+  private skip(reason: "stage" | "verb"): void {
+    this.counts[reason === "stage" ? "notCompleted" : "notWrites"]++;
+  }
+
+  /** A line skipped from its head (skipByHead) without decoding the rest: one event. */
   skipped(reason: "stage" | "verb"): void {
     this.counts.lines++;
     this.counts.events++;
-    this.counts[reason === "stage" ? "notCompleted" : "notWrites"]++;
+    this.skip(reason);
   }
 
   /** One line of a log; `lineNo` and `source` only name it in problems. */
@@ -73,7 +78,7 @@ export class AuditReader {
         return;
       case "skipped":
         this.counts.events++;
-        this.counts[outcome.reason === "stage" ? "notCompleted" : "notWrites"]++;
+        this.skip(outcome.reason);
         return;
       case "events":
         this.events(outcome.events, source, lineNo, text.length);
@@ -85,7 +90,7 @@ export class AuditReader {
     for (const event of events) {
       this.counts.events++;
       const outcome = toRequest(event);
-      if (outcome.kind === "skipped") this.counts[outcome.reason === "stage" ? "notCompleted" : "notWrites"]++;
+      if (outcome.kind === "skipped") this.skip(outcome.reason);
       else if (outcome.kind === "invalid") {
         this.counts.invalid++;
         this.problem(source, lineNo, outcome.message);

@@ -9,10 +9,11 @@ import { auditFiles, InputError } from "../audit/files";
 import { ingestFileThreaded } from "../audit/threaded";
 import { AuditIngester } from "../audit/ingest";
 import { loadConfig } from "../config/load";
+import { CLUSTER_NAME } from "../config/schema";
+import { formatBytes } from "../format/number";
 import { WriteStore } from "../store/store";
 
 const USAGE = "usage: npm run ingest -- [--cluster NAME] PATH… (audit log files or folders, plain or .gz)";
-const CLUSTER = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 function parseArgs(argv: string[]): { cluster: string; paths: string[] } {
   let cluster = "default";
@@ -25,12 +26,11 @@ function parseArgs(argv: string[]): { cluster: string; paths: string[] } {
     else if (arg.startsWith("--")) throw new InputError(`unknown option ${arg}\n${USAGE}`);
     else paths.push(arg);
   }
-  if (!CLUSTER.test(cluster)) throw new InputError(`--cluster: expected a DNS-style name such as prod-eu, got "${cluster}"`);
+  if (!CLUSTER_NAME.test(cluster)) throw new InputError(`--cluster: expected a DNS-style name such as prod-eu, got "${cluster}"`);
   if (paths.length === 0) throw new InputError(USAGE);
   return { cluster, paths };
 }
 
-const mib = (bytes: number) => `${(bytes / 1048576).toFixed(1)} MiB`;
 
 async function main() {
   let args: { cluster: string; paths: string[] };
@@ -64,7 +64,7 @@ async function main() {
     lastPrintMs = now;
     const read = doneBytes + fileBytes;
     const seconds = Math.max(0.001, (now - startedMs) / 1000);
-    const line = `ingest: ${mib(read)} of ${mib(totalBytes)} (${((100 * read) / Math.max(1, totalBytes)).toFixed(0)} %), ${ingester.counts.lines.toLocaleString("en-US")} lines, ${ingester.counts.requests.toLocaleString("en-US")} write requests, ${(read / 1048576 / seconds).toFixed(1)} MiB/s`;
+    const line = `ingest: ${formatBytes(read)} of ${formatBytes(totalBytes)} (${((100 * read) / Math.max(1, totalBytes)).toFixed(0)} %), ${ingester.counts.lines.toLocaleString("en-US")} lines, ${ingester.counts.requests.toLocaleString("en-US")} write requests, ${(read / 1048576 / seconds).toFixed(1)} MiB/s`;
     process.stderr.write(tty ? `\r${line}\u001b[K` : `${line}\n`);
   };
   for (const file of files) {
@@ -75,7 +75,7 @@ async function main() {
   if (tty) process.stderr.write("\n");
   store.close();
   const seconds = (Date.now() - startedMs) / 1000;
-  console.log(`ingest: ${files.length} file${files.length === 1 ? "" : "s"}, ${mib(totalBytes)} in ${seconds.toFixed(2)} s into ${storePath} (cluster ${args.cluster})`);
+  console.log(`ingest: ${files.length} file${files.length === 1 ? "" : "s"}, ${formatBytes(totalBytes)} in ${seconds.toFixed(2)} s into ${storePath} (cluster ${args.cluster})`);
   console.log(ingester.summary());
   const retention = ingester.retentionWarning(config.recorder.retentionDays * 86_400_000);
   if (retention) console.error(`ingest: ${retention}`);

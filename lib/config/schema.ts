@@ -3,6 +3,8 @@ import { z } from "zod";
 import { profileSchema } from "../churn/profiles";
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+/** A cluster's name in Churnscope (recorded clusters, audit logs): DNS-style. */
+export const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** Secrets are never written in the file itself: they come from an environment variable or a file. */
 export const secretRefSchema = z.union([
@@ -48,7 +50,7 @@ export const configSchema = z
       .array(
         z
           .object({
-            name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "expected a DNS-style name"),
+            name: z.string().regex(CLUSTER_NAME, "expected a DNS-style name"),
             /** a kubeconfig context; the kubeconfig is $KUBECONFIG or ~/.kube/config unless `kubeconfig` is set */
             context: z.string().optional(),
             kubeconfig: z.string().optional(),

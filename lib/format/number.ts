@@ -7,6 +7,11 @@ export function formatValue(value: number | null, unit: string): string {
   return `${formatNumber(value, unit === "writes")} ${unit}`;
 }
 
+/** A size for messages: KiB under one MiB (rounded up), else MiB with one decimal. */
+export function formatBytes(bytes: number): string {
+  return bytes < 1_048_576 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / 1_048_576).toFixed(1)} MiB`;
+}
+
 export function formatNumber(value: number, integer = false): string {
   if (integer) return Math.round(value).toLocaleString("en-US");
   if (value === 0) return "0";

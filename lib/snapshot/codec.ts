@@ -2,6 +2,7 @@
  * Reading and writing snapshot bundles. Reading checks, in order: size, gzip, JSON, format,
  * version, schema, and internal consistency, and says which check failed.
  */
+import { formatBytes } from "../format/number";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { ApiFailure, badRequest } from "../api/envelope";
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, snapshotSchema, type Snapshot } from "./schema";
@@ -12,18 +13,17 @@ export function encodeSnapshot(snapshot: Snapshot): Buffer {
   return gzipSync(Buffer.from(JSON.stringify(snapshot)), { level: 9 });
 }
 
-const mib = (bytes: number) => (bytes < 1_048_576 ? `${Math.ceil(bytes / 1024)} KiB` : `${(bytes / 1_048_576).toFixed(1)} MiB`);
 
 /** Accepts gzip or plain JSON. `maxBytes` bounds both the upload and what it unpacks to (×8). */
 export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
-  if (bytes.length > maxBytes) throw tooLarge(`the snapshot is ${mib(bytes.length)}; at most ${mib(maxBytes)} is accepted`);
+  if (bytes.length > maxBytes) throw tooLarge(`the snapshot is ${formatBytes(bytes.length)}; at most ${formatBytes(maxBytes)} is accepted`);
   let text: string;
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
     try {
       text = gunzipSync(bytes, { maxOutputLength: maxBytes * 8 }).toString("utf8");
     } catch (error) {
       const code = (error as { code?: string }).code;
-      if (code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(`the snapshot unpacks to more than ${mib(maxBytes * 8)}`);
+      if (code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(`the snapshot unpacks to more than ${formatBytes(maxBytes * 8)}`);
       throw badRequest("the snapshot is not a valid gzip file (truncated or corrupt)");
     }
   } else {

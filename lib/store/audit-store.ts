@@ -4,34 +4,14 @@
  * across files and webhook batches. Object writes themselves go to the write store's `writes`.
  */
 import type { AuditRequest } from "../audit/event";
-import type Database from "better-sqlite3";
 import type { ObjectKey, WriteRequest, WriteStore } from "./store";
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS audit_requests (
-  id INTEGER PRIMARY KEY, request_key TEXT NOT NULL UNIQUE, ts_ms INTEGER NOT NULL, cluster TEXT NOT NULL,
-  usr TEXT NOT NULL, user_agent TEXT NOT NULL, verb TEXT NOT NULL, grp TEXT NOT NULL, resource TEXT NOT NULL,
-  subresource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, code INTEGER NOT NULL, latency_ms REAL,
-  -- 1 changed nothing, 0 changed something, NULL not known (no bodies, or not a profiled kind)
-  noop INTEGER
-);
-CREATE INDEX IF NOT EXISTS audit_requests_ts ON audit_requests (ts_ms, cluster);
-CREATE TABLE IF NOT EXISTS audit_latest (object_id INTEGER PRIMARY KEY, rv TEXT NOT NULL, body TEXT NOT NULL);
-`;
-
 export class AuditStore {
-  constructor(readonly writes: WriteStore) {
-    writes.db.exec(SCHEMA);
-  }
+  /** Its tables are in the write store's schema; its statements in the write store's cache. */
+  constructor(readonly writes: WriteStore) {}
 
-  private readonly statements = new Map<string, Database.Statement>();
-  statement(sql: string): Database.Statement {
-    let prepared = this.statements.get(sql);
-    if (!prepared) {
-      prepared = this.writes.db.prepare(sql);
-      this.statements.set(sql, prepared);
-    }
-    return prepared;
+  private statement(sql: string) {
+    return this.writes.statement(sql);
   }
 
   /** Stores a request; false when the same auditID and stage is already stored (a re-read file, a retried batch). */

@@ -9,6 +9,7 @@ import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import { MIN_PERIODIC_WRITES, periodicNoop, type PeriodicPattern } from "../audit/periodic";
+import { AuditStore } from "./audit-store";
 import { CLASS_SUMS, COUNT_COLUMNS, DayRollups, HOUR_MS, type RangePlan } from "./day-rollups";
 
 export interface ObjectKey {
@@ -60,6 +61,17 @@ CREATE TABLE IF NOT EXISTS first_seen (object_id INTEGER PRIMARY KEY REFERENCES 
 CREATE TABLE IF NOT EXISTS latest (object_id INTEGER PRIMARY KEY REFERENCES objects(id), rv TEXT, body TEXT);
 CREATE TABLE IF NOT EXISTS gaps (cluster TEXT NOT NULL, profile TEXT NOT NULL, from_ms INTEGER NOT NULL, to_ms INTEGER, reason TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Audit logs: every completed write request (any resource, any outcome) for the Clients view, and the
+-- last version of each object the audit log showed, for no-op detection across files and batches.
+CREATE TABLE IF NOT EXISTS audit_requests (
+  id INTEGER PRIMARY KEY, request_key TEXT NOT NULL UNIQUE, ts_ms INTEGER NOT NULL, cluster TEXT NOT NULL,
+  usr TEXT NOT NULL, user_agent TEXT NOT NULL, verb TEXT NOT NULL, grp TEXT NOT NULL, resource TEXT NOT NULL,
+  subresource TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, code INTEGER NOT NULL, latency_ms REAL,
+  -- 1 changed nothing, 0 changed something, NULL not known (no bodies, or not a profiled kind)
+  noop INTEGER
+);
+CREATE INDEX IF NOT EXISTS audit_requests_ts ON audit_requests (ts_ms, cluster);
+CREATE TABLE IF NOT EXISTS audit_latest (object_id INTEGER PRIMARY KEY, rv TEXT NOT NULL, body TEXT NOT NULL);
 `;
 
 export interface ObjectHistory {
@@ -131,6 +143,7 @@ export class WriteStore {
   private readonly insertWrite: Database.Statement;
   private readonly insertField: Database.Statement;
   private readonly rollups: DayRollups;
+  private auditStore?: AuditStore;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -156,9 +169,9 @@ export class WriteStore {
     this.db.close();
   }
 
-  /** Statements the recorder runs for every event, prepared once. */
+  /** Statements run again and again (the recorder's, the audit ingester's), prepared once. */
   private readonly statements = new Map<string, Database.Statement>();
-  private statement(sql: string): Database.Statement {
+  statement(sql: string): Database.Statement {
     let prepared = this.statements.get(sql);
     if (!prepared) {
       prepared = this.db.prepare(sql);
@@ -285,10 +298,15 @@ export class WriteStore {
   prune(beforeMs: number): number {
     return this.batch(() => {
       this.db.prepare("DELETE FROM field_changes WHERE ts_ms < ?").run(beforeMs);
-      if (this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'audit_requests'").get()) this.db.prepare("DELETE FROM audit_requests WHERE ts_ms < ?").run(beforeMs);
+      this.db.prepare("DELETE FROM audit_requests WHERE ts_ms < ?").run(beforeMs);
       this.rollups.pruned(beforeMs);
       return this.db.prepare("DELETE FROM writes WHERE ts_ms < ?").run(beforeMs).changes;
     });
+  }
+
+  /** The audit side of this store (requests, last audited versions). */
+  audit(): AuditStore {
+    return (this.auditStore ??= new AuditStore(this));
   }
 
   /** Rolls up to `maxHours` hours of the days that are over, for the Objects ranking (run in the background); returns how many. */
