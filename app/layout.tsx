@@ -16,7 +16,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
       <body className="min-h-screen">
         <Providers>
           <header className="flex items-center gap-6 border-b border-[var(--border)] bg-[var(--panel)] px-4 py-2">
-            <Link href="/" className="font-semibold tracking-tight">
+            <Link prefetch={false} href="/" className="font-semibold tracking-tight">
               Churnscope
             </Link>
             <Suspense fallback={null}>

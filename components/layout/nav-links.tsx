@@ -23,8 +23,10 @@ export function NavLinks() {
   const suffix = carried.size > 0 ? `?${carried}` : "";
   return (
     <nav className="flex gap-4 text-sm text-[var(--muted)]">
+      {/* No prefetching, here or on any link: a page prefetched is a server render, and on opening an
+          alert link those renders would compete with the page's own panel queries. */}
       {PAGES.map((p) => (
-        <Link key={p.href} href={`${p.href}${suffix}`} aria-current={pathname === p.href || (p.href === "/objects" && pathname.startsWith("/objects/")) ? "page" : undefined} className="hover:text-[var(--fg)] aria-[current=page]:font-semibold aria-[current=page]:text-[var(--fg)]">
+        <Link prefetch={false} key={p.href} href={`${p.href}${suffix}`} aria-current={pathname === p.href || (p.href === "/objects" && pathname.startsWith("/objects/")) ? "page" : undefined} className="hover:text-[var(--fg)] aria-[current=page]:font-semibold aria-[current=page]:text-[var(--fg)]">
           {p.label}
         </Link>
       ))}

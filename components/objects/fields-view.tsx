@@ -30,7 +30,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h1 className="text-lg font-semibold">Field churn</h1>
         <span className="text-[var(--muted)]">{scope}</span>
-        <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id })}>
+        <Link prefetch={false} className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id })}>
           ← Objects
         </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />

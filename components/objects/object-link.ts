@@ -2,7 +2,7 @@
 import { parseAsString } from "nuqs";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { objectPath } from "@/lib/objects/key";
-import { splitResource } from "@/lib/panels/params";
+import { splitResource } from "@/lib/panels/resource-name";
 import type { ObjectKey } from "@/lib/store/store";
 
 /** The URL state Objects and Field churn share: the range and which objects (cluster, group, kind, namespace). */

@@ -82,7 +82,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
             <option key={c}>{c}</option>
           ))}
         </select>
-        <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/fields", { ...filter, class: undefined, from: startMs, to: endMs, snapshot: snapshot?.id })}>
+        <Link prefetch={false} className="text-[var(--accent)] hover:underline" href={apiUrl("/fields", { ...filter, class: undefined, from: startMs, to: endMs, snapshot: snapshot?.id })}>
           Field churn →
         </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
@@ -110,7 +110,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
             {(data?.rows ?? []).map((row) => (
               <tr key={`${row.cluster}/${row.group}/${row.kind}/${row.namespace}/${row.name}`} data-object={`${row.cluster}/${row.kind}/${row.namespace}/${row.name}`} className="border-t border-[var(--border)] align-top">
                 <td className="px-2 py-1">
-                  <Link className="text-[var(--accent)] hover:underline" href={timelineHref(row, { from: startMs, to: endMs, snapshot: snapshot?.id })}>
+                  <Link prefetch={false} className="text-[var(--accent)] hover:underline" href={timelineHref(row, { from: startMs, to: endMs, snapshot: snapshot?.id })}>
                     {row.namespace ? `${row.namespace}/` : ""}
                     {row.name}
                   </Link>

@@ -92,7 +92,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
         <span className="text-[var(--muted)]">
           {objectKey.cluster} · {objectKey.group || "core"}
         </span>
-        <Link className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { kind: objectKey.kind, group: objectKey.group, from: startMs, to: endMs, snapshot: snapshot?.id })}>
+        <Link prefetch={false} className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { kind: objectKey.kind, group: objectKey.group, from: startMs, to: endMs, snapshot: snapshot?.id })}>
           ← Objects
         </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />

@@ -1,26 +1,29 @@
 /**
  * A panel as a PNG for incident documents: title, unit and UTC range on top, the chart as drawn
- * (markers included), and the legend below, at twice the screen's pixels. The chart's SVG is
- * rasterised through an <img>, so the picture is exactly what the panel shows.
+ * (markers included), and the legend below, at twice the screen's pixels. The chart's canvas is
+ * copied and its marker layer (SVG) rasterised through an <img> on top, so the picture is exactly
+ * what the panel shows.
  */
 const SCALE = 2;
 const PAD = 12;
 const FONT = "system-ui, -apple-system, 'Segoe UI', sans-serif";
 
 export async function panelPng(section: HTMLElement, heading: string, subheading: string): Promise<Blob> {
-  const svg = section.querySelector<SVGSVGElement>("svg.recharts-surface");
-  if (!svg) throw new Error("this panel has no chart to export");
+  const chart = section.querySelector<HTMLElement>("[data-chart]");
+  const plot = chart?.querySelector("canvas");
+  if (!chart || !plot) throw new Error("this panel has no chart to export");
+  const overlay = section.querySelector<SVGSVGElement>("svg[data-chart-overlay]");
   const style = getComputedStyle(document.documentElement);
   const color = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
   const background = color("--panel", "#ffffff");
   const fg = color("--fg", "#1b1f24");
   const muted = color("--muted", "#5b6472");
 
-  const { width, height } = svg.getBoundingClientRect();
+  const { width, height } = chart.getBoundingClientRect();
   const legend = [...section.querySelectorAll<HTMLElement>('[data-testid="legend"] li')].map((li) => ({
-    swatch: li.querySelector<HTMLElement>("span")?.style.background ?? muted,
+    swatch: li.querySelector<HTMLElement>("[data-legend-swatch]")?.style.background || muted,
     // The name and its average are separate spans; their text runs together without a gap.
-    text: [...li.querySelectorAll("span")].map((span) => span.textContent?.trim()).filter(Boolean).join("  "),
+    text: [...li.querySelectorAll("[data-legend-text]")].map((span) => span.textContent?.trim()).filter(Boolean).join("  "),
   }));
 
   const measure = document.createElement("canvas").getContext("2d")!;
@@ -43,7 +46,8 @@ export async function panelPng(section: HTMLElement, heading: string, subheading
   ctx.font = `11px ${FONT}`;
   ctx.fillText(subheading, PAD, PAD + 17);
 
-  ctx.drawImage(await svgImage(svg, width, height, muted), PAD, headerHeight, width, height);
+  ctx.drawImage(plot, PAD, headerHeight, width, height);
+  if (overlay) ctx.drawImage(await svgImage(overlay, width, height, muted), PAD, headerHeight, width, height);
 
   let y = headerHeight + height + 8;
   for (const row of legendRows) {

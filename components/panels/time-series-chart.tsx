@@ -1,12 +1,18 @@
 "use client";
-/** A time-series chart (stacked areas or lines) with exact values in the tooltip and a clickable legend. */
-import { useMemo } from "react";
-import { Area, AreaChart, CartesianGrid, Line, LineChart, ReferenceLine, Tooltip, XAxis, YAxis } from "recharts";
+/**
+ * A time-series chart (stacked areas or lines) with exact values in the tooltip and a clickable
+ * legend. The series are drawn on a canvas by uPlot (thousands of points in a few milliseconds,
+ * where an SVG chart took half a second for a page); markers and thresholds are a small SVG layer
+ * on top, so each keeps its hover text.
+ */
+import { useEffect, useMemo, useRef, useState } from "react";
+import uPlot from "uplot";
+import "uplot/dist/uPlot.min.css";
 import { formatTick, formatValue } from "@/lib/format/number";
 import { formatAxisTime, formatUtc, timeTicks } from "@/lib/format/time";
 import type { Marker } from "@/lib/markers/marker";
 import type { Series } from "@/lib/prometheus/types";
-import { seriesName, toChartRows } from "@/lib/panels/series-name";
+import { seriesName, stackColumns, toColumns } from "@/lib/panels/series-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
 import { useElementWidth } from "./use-element-width";
 import { OTHER_COLOR, SERIES_COLORS, useThemeColors } from "./use-theme-colors";
@@ -34,6 +40,19 @@ interface Props {
   legend?: boolean;
 }
 
+const FONT = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
+const Y_AXIS_WIDTH = 52;
+
+/** Where the plotting area lies in the chart, in CSS pixels, and the y scale drawn. */
+interface PlotBox {
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  yMin: number;
+  yMax: number;
+}
+
 function colorOf(series: Series, index: number): string {
   return series.labels[OTHER_LABEL] !== undefined ? OTHER_COLOR : SERIES_COLORS[index % SERIES_COLORS.length];
 }
@@ -43,105 +62,128 @@ function mean(series: Series): number | null {
   return values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
 }
 
+/** The y range: from zero (or the lowest value) to the highest value or threshold, so a threshold line is always in view. */
+function yRange(columns: (number | null)[][], thresholds: number[]): [number, number] {
+  let min = 0;
+  let max = Math.max(0, ...thresholds);
+  for (const column of columns)
+    for (const v of column)
+      if (v !== null && Number.isFinite(v)) {
+        if (v < min) min = v;
+        if (v > max) max = v;
+      }
+  if (max === min) max = min + 1;
+  return [min, max + (max - min) * 0.05];
+}
+
 export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height = 220, onSelectSeries, selectedName, markers = [], thresholds = [], nameOf = seriesName, legend = true }: Props) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const colors = useThemeColors();
-  const rows = useMemo(() => toChartRows(series), [series]);
+  const columns = useMemo(() => toColumns(series), [series]);
+  const drawn = useMemo(() => (stacked ? stackColumns(columns.ys) : columns.ys), [columns, stacked]);
   const names = useMemo(() => series.map((s) => nameOf(s.labels)), [series, nameOf]);
-  const span = endMs - startMs;
-  const Chart = stacked ? AreaChart : LineChart;
+  const thresholdKey = thresholds.map((t) => t.value).join(",");
+  const canvasRef = useRef<HTMLDivElement | null>(null);
+  const [box, setBox] = useState<PlotBox | null>(null);
+  const [cursor, setCursor] = useState<{ index: number; left: number; top: number } | null>(null);
+
+  useEffect(() => {
+    const target = canvasRef.current;
+    if (!target || width <= 0) return;
+    const span = endMs - startMs;
+    const [yMin, yMax] = yRange(drawn, thresholdKey ? thresholdKey.split(",").map(Number) : []);
+    const axis = { stroke: colors.muted, font: FONT, ticks: { show: false }, grid: { stroke: colors.grid, width: 1 } };
+    const options: uPlot.Options = {
+      width,
+      height,
+      // The right padding leaves room for the last time label, centred on the chart's edge.
+      padding: [6, 18, 0, 0],
+      legend: { show: false },
+      cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
+      scales: { x: { time: false, range: [startMs, endMs] }, y: { range: [yMin, yMax] } },
+      axes: [
+        { ...axis, grid: { show: false }, size: 24, splits: () => timeTicks(startMs, endMs, Math.max(2, Math.floor(width / 90))), values: (_u, ticks) => ticks.map((v) => formatAxisTime(v, span)) },
+        { ...axis, size: Y_AXIS_WIDTH, values: (_u, ticks) => ticks.map(formatTick) },
+      ],
+      series: [
+        {},
+        ...series.map((s, i) => ({
+          label: names[i],
+          stroke: colorOf(s, i),
+          width: stacked ? 1 : 1.5,
+          // Stacked: each area is filled down to the one below it (the bands), the lowest down to zero.
+          ...(stacked ? { fill: `${colorOf(s, i)}8c` } : {}),
+          points: { show: false },
+        })),
+      ],
+      bands: stacked ? series.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) : undefined,
+      hooks: {
+        draw: [
+          (u) => {
+            const px = uPlot.pxRatio;
+            setBox({ left: u.bbox.left / px, top: u.bbox.top / px, width: u.bbox.width / px, height: u.bbox.height / px, yMin, yMax });
+            target.dataset.drawn = "true";
+          },
+        ],
+        setCursor: [
+          (u) => {
+            const index = u.cursor.idx;
+            setCursor(index === null || index === undefined || u.cursor.left === undefined || u.cursor.left < 0 ? null : { index, left: u.cursor.left, top: u.cursor.top ?? 0 });
+          },
+        ],
+      },
+    };
+    const plot = new uPlot(options, [columns.xs, ...drawn] as uPlot.AlignedData, target);
+    return () => {
+      plot.destroy();
+      delete target.dataset.drawn;
+    };
+  }, [columns, drawn, names, series, stacked, startMs, endMs, width, height, colors, thresholdKey]);
+
+  const xOf = (tsMs: number) => (box ? box.left + ((tsMs - startMs) / (endMs - startMs)) * box.width : 0);
+  const yOf = (value: number) => (box ? box.top + (1 - (value - box.yMin) / (box.yMax - box.yMin)) * box.height : 0);
+  const shownMarkers = markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
 
   return (
     <div>
-      <div ref={ref} className="w-full" style={{ height }}>
-        {width > 0 && (
-          <Chart width={width} height={height} data={rows} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
-            <CartesianGrid stroke={colors.grid} vertical={false} />
-            <XAxis
-              dataKey="tsMs"
-              type="number"
-              scale="time"
-              domain={[startMs, endMs]}
-              ticks={timeTicks(startMs, endMs, Math.max(2, Math.floor(width / 90)))}
-              tickFormatter={(v: number) => formatAxisTime(v, span)}
-              stroke={colors.muted}
-              tick={{ fontSize: 11, fill: colors.muted }}
-            />
-            <YAxis tickFormatter={formatTick} stroke={colors.muted} tick={{ fontSize: 11, fill: colors.muted }} width={52} />
-            <Tooltip
-              isAnimationActive={false}
-              content={({ active, payload, label }) => {
-                if (!active || !payload?.length) return null;
-                const items = payload
-                  .map((p) => ({ key: String(p.dataKey), value: p.value as number | null, color: p.color ?? colors.fg }))
-                  .sort((a, b) => (b.value ?? -Infinity) - (a.value ?? -Infinity));
-                return (
-                  <div className="rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1 text-xs shadow">
-                    <div className="mb-1 font-semibold tabular">{formatUtc(Number(label))}</div>
-                    {items.map((item) => (
-                      <div key={item.key} className="flex items-center gap-2 tabular">
-                        <span className="inline-block h-2 w-2 rounded-sm" style={{ background: item.color }} />
-                        <span className="max-w-[22rem] truncate">{names[Number(item.key.slice(1))]}</span>
-                        <span className="ml-auto pl-3 font-mono">{formatValue(item.value, unit)}</span>
-                      </div>
-                    ))}
-                  </div>
-                );
-              }}
-            />
+      <div ref={ref} className="relative w-full" style={{ height }}>
+        <div ref={canvasRef} data-chart className="absolute inset-0" />
+        {box && (
+          <svg data-chart-overlay width={width} height={height} className="pointer-events-none absolute inset-0" aria-hidden={shownMarkers.length === 0 && thresholds.length === 0}>
             {thresholds.map((t) => (
-              <ReferenceLine
-                key={`y-${t.value}`}
-                y={t.value}
-                stroke={colors.muted}
-                strokeDasharray="2 2"
-                ifOverflow="extendDomain"
-                label={{ value: t.label, position: "insideTopRight", fontSize: 10, fill: colors.muted }}
-              />
+              <g key={`y-${t.value}`}>
+                <line x1={box.left} x2={box.left + box.width} y1={yOf(t.value)} y2={yOf(t.value)} stroke={colors.muted} strokeDasharray="2 2" />
+                <text x={box.left + box.width - 3} y={yOf(t.value) - 3} textAnchor="end" fontSize={10} fill={colors.muted}>
+                  {t.label}
+                </text>
+              </g>
             ))}
-            {markers
-              .filter((m) => m.timeMs >= startMs && m.timeMs <= endMs)
-              .map((m, i) => (
-                <ReferenceLine
-                  key={`${m.timeMs}-${m.label}`}
-                  x={m.timeMs}
-                  stroke={m.kind === "onset" ? colors.accent : colors.muted}
-                  strokeDasharray={m.kind === "onset" ? "6 2" : "4 3"}
-                  ifOverflow="hidden"
-                  label={({ viewBox }: { viewBox?: { x?: number; y?: number } }) => {
-                    const x = viewBox?.x ?? 0;
-                    // Labels near the right edge go left of their line; staggered rows keep close markers readable.
-                    const leftward = x > width * 0.7;
-                    return (
-                      <g data-marker={m.label} data-marker-kind={m.kind ?? "release"}>
-                        <title>{`${formatUtc(m.timeMs)} · ${m.label}\n${m.detail}`}</title>
-                        <text x={leftward ? x - 3 : x + 3} y={(viewBox?.y ?? 0) + 10 + (i % 3) * 11} textAnchor={leftward ? "end" : "start"} fontSize={10} fill={m.kind === "onset" ? colors.accent : colors.muted}>
-                          {m.label}
-                        </text>
-                      </g>
-                    );
-                  }}
-                />
-              ))}
-            {series.map((s, i) =>
-              stacked ? (
-                <Area
-                  key={i}
-                  dataKey={`s${i}`}
-                  stackId="stack"
-                  type="linear"
-                  stroke={colorOf(s, i)}
-                  fill={colorOf(s, i)}
-                  fillOpacity={0.55}
-                  strokeWidth={1}
-                  isAnimationActive={false}
-                  dot={false}
-                />
-              ) : (
-                <Line key={i} dataKey={`s${i}`} type="linear" stroke={colorOf(s, i)} strokeWidth={1.5} isAnimationActive={false} dot={false} />
-              ),
-            )}
-          </Chart>
+            {shownMarkers.map((m, i) => {
+              const x = xOf(m.timeMs);
+              // Labels near the right edge go left of their line; staggered rows keep close markers readable.
+              const leftward = x > width * 0.7;
+              const color = m.kind === "onset" ? colors.accent : colors.muted;
+              return (
+                <g key={`${m.timeMs}-${m.label}`} data-marker={m.label} data-marker-kind={m.kind ?? "release"} className="pointer-events-auto">
+                  <title>{`${formatUtc(m.timeMs)} · ${m.label}\n${m.detail}`}</title>
+                  <line x1={x} x2={x} y1={box.top} y2={box.top + box.height} stroke={color} strokeDasharray={m.kind === "onset" ? "6 2" : "4 3"} />
+                  <text x={leftward ? x - 3 : x + 3} y={box.top + 10 + (i % 3) * 11} textAnchor={leftward ? "end" : "start"} fontSize={10} fill={color}>
+                    {m.label}
+                  </text>
+                </g>
+              );
+            })}
+          </svg>
+        )}
+        {cursor && box && (
+          <ChartTooltip
+            tsMs={columns.xs[cursor.index]}
+            items={series.map((s, i) => ({ index: i, name: names[i], color: colorOf(s, i), value: columns.ys[i][cursor.index] }))}
+            unit={unit}
+            left={box.left + cursor.left}
+            top={box.top + cursor.top}
+            flip={box.left + cursor.left > width * 0.6}
+          />
         )}
       </div>
       {legend && (
@@ -151,9 +193,13 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
             const avg = mean(s);
             const content = (
               <>
-                <span className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colorOf(s, i) }} />
-                <span className={name === selectedName ? "font-semibold underline" : ""}>{name}</span>
-                <span className="text-[var(--muted)] tabular">avg {formatValue(avg, unit)}</span>
+                <span data-legend-swatch className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colorOf(s, i) }} />
+                <span data-legend-text className={name === selectedName ? "font-semibold underline" : ""}>
+                  {name}
+                </span>
+                <span data-legend-text className="text-[var(--muted)] tabular">
+                  avg {formatValue(avg, unit)}
+                </span>
               </>
             );
             const selectable = onSelectSeries && s.labels[OTHER_LABEL] === undefined && s.labels.resource !== undefined;
@@ -171,6 +217,30 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
           })}
         </ul>
       )}
+    </div>
+  );
+}
+
+/** The values at the cursor's time, largest first, each exact (not the stacked total). */
+function ChartTooltip({ tsMs, items, unit, left, top, flip }: { tsMs: number; items: { index: number; name: string; color: string; value: number | null }[]; unit: string; left: number; top: number; flip: boolean }) {
+  const sorted = [...items].sort((a, b) => (b.value ?? -Infinity) - (a.value ?? -Infinity));
+  return (
+    <div
+      role="tooltip"
+      data-tooltip-time={tsMs}
+      className="pointer-events-none absolute z-10 rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1 text-xs shadow"
+      style={{ left: flip ? undefined : left + 12, right: flip ? `calc(100% - ${left - 12}px)` : undefined, top: Math.max(0, top - 10) }}
+    >
+      <div className="mb-1 font-semibold tabular">{formatUtc(tsMs)}</div>
+      {sorted.map((item) => (
+        <div key={item.index} data-series-index={item.index} className="flex items-center gap-2 tabular">
+          <span className="inline-block h-2 w-2 rounded-sm" style={{ background: item.color }} />
+          <span className="max-w-[22rem] truncate">{item.name}</span>
+          <span data-value className="ml-auto pl-3 font-mono">
+            {formatValue(item.value, unit)}
+          </span>
+        </div>
+      ))}
     </div>
   );
 }

@@ -8,7 +8,7 @@ import { PanelFrame } from "@/components/panels/panel-frame";
 import { chartWidths, useElementWidth } from "@/components/panels/use-element-width";
 import { findPanel, type PanelDef } from "@/lib/panels/catalog";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
-import { joinResource, splitResource } from "@/lib/panels/params";
+import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { useApiservers, useMarkers, usePanel } from "@/lib/query/hooks";
 import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
@@ -112,6 +112,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
         </label>
         {resource && (
           <Link
+            prefetch={false}
             data-testid="objects-link"
             className="text-sm text-[var(--accent)] hover:underline"
             href={objectsHref(resource, { from: startMs, to: endMs, snapshot: snapshot?.id })}

@@ -5,37 +5,10 @@
  * safe mode (no JavaScript is run). A profile can read its projection from JSON inside an
  * annotation, falling back to a path when the annotation is absent or unparsable.
  */
-import { z } from "zod";
+// The schema lives apart so that pages linking to a profile's kind do not ship zod to the browser.
+import type { Profile } from "./profile-schema";
 
-const jsonPath = z.string().min(2).max(500).regex(/^\$/, "expected a JSONPath starting with $");
-
-export const profileSchema = z
-  .object({
-    name: z.string().regex(/^[a-z0-9-]+$/, "expected lower-case letters, digits and -"),
-    group: z.string(),
-    version: z.string().min(1),
-    resource: z.string().min(1),
-    kind: z.string().min(1),
-    /** clusters to watch it on; empty = every cluster */
-    clusters: z.array(z.string()).default([]),
-    /** where the routed projection reads from: JSON in this annotation, else `path` (as the consumer does) */
-    source: z.object({ annotation: z.string().optional(), path: jsonPath.default("$") }).strict().default({ path: "$" }),
-    /**
-     * name → JSONPath (relative to the source). `equals` turns the value into "true"/"false" (is it exactly
-     * this?); `onlyWhen` keeps a value only while another projected value equals something, else "".
-     */
-    routed: z.record(
-      z.string(),
-      z.object({ path: jsonPath, equals: z.string().optional(), onlyWhen: z.object({ field: z.string(), equals: z.string() }).strict().optional() }).strict(),
-    ),
-    ignore: z.array(jsonPath).default([]),
-    unordered: z.array(jsonPath).default([]),
-    heartbeat: z.array(z.string()).default([]),
-    description: z.string().optional(),
-  })
-  .strict();
-
-export type Profile = z.infer<typeof profileSchema>;
+export type { Profile };
 
 const ALWAYS_IGNORED = ["$.metadata.resourceVersion", "$.metadata.managedFields", "$.metadata.generation"];
 // NSO's connectorStatusLiveness: online = IsStatusConditionTrue(Ready); nodeId only while online. (NSO also requires

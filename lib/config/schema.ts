@@ -1,6 +1,6 @@
 /** The configuration file's shape (churnscope.yaml). Unknown keys are errors, so typos surface. */
 import { z } from "zod";
-import { profileSchema } from "../churn/profiles";
+import { profileSchema } from "../churn/profile-schema";
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 /** A cluster's name in Churnscope (recorded clusters, audit logs): DNS-style. */

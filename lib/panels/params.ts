@@ -6,6 +6,7 @@ import { z } from "zod";
 import { badRequest } from "../api/envelope";
 import { parseDurationMs } from "../time/duration";
 import { parseTimeExpr, resolveTimeExpr } from "../time/range";
+import { splitResource } from "./resource-name";
 
 export interface PanelRequest {
   startMs: number;
@@ -77,17 +78,6 @@ export function rangeParams(fromText: string, toText: string, nowMs: number, max
   return { startMs, endMs };
 }
 
-/** "connectors.networking.datumapis.com" → ["connectors", "networking.datumapis.com"]; "leases" → ["leases", undefined]. */
-export function splitResource(value: string | undefined): [string | undefined, string | undefined] {
-  if (value === undefined) return [undefined, undefined];
-  const dot = value.indexOf(".");
-  return dot === -1 ? [value, undefined] : [value.slice(0, dot), value.slice(dot + 1)];
-}
-
-/** The inverse of splitResource for a series' labels ("" group = core). */
-export function joinResource(resource: string, group: string | undefined): string {
-  return group ? `${resource}.${group}` : resource;
-}
 
 function stripEmpty(params: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};

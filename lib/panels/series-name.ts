@@ -1,7 +1,7 @@
-/** Legend names from series labels, and series → chart rows (one row per timestamp). */
+/** Legend names from series labels, and series → chart columns (one entry per timestamp). */
 import type { Series } from "../prometheus/types";
 import { OTHER_LABEL } from "./top-n";
-import { joinResource } from "./params";
+import { joinResource } from "./resource-name";
 
 export function seriesName(labels: Record<string, string>): string {
   if (labels[OTHER_LABEL] !== undefined) return `other (${labels[OTHER_LABEL]} more)`;
@@ -19,22 +19,37 @@ export function seriesName(labels: Record<string, string>): string {
   return parts.join(" · ");
 }
 
-export type ChartRow = { tsMs: number } & Record<string, number | null>;
+/** A chart's data by column: the union of the series' timestamps, and each series' values at them. */
+export interface ChartColumns {
+  xs: number[];
+  /** ys[i][j]: series i at xs[j]; null where the series has no point, so the chart shows a gap */
+  ys: (number | null)[][];
+}
 
-/** Rows keyed s0, s1, … in series order; a missing point is null so the chart shows a gap. */
-export function toChartRows(series: Series[]): ChartRow[] {
-  const rows = new Map<number, ChartRow>();
-  series.forEach((s, i) => {
-    for (const [tsMs, value] of s.points) {
-      let row = rows.get(tsMs);
-      if (!row) {
-        row = { tsMs } as ChartRow;
-        rows.set(tsMs, row);
-      }
-      row[`s${i}`] = value;
-    }
+export function toColumns(series: Series[]): ChartColumns {
+  const times = new Set<number>();
+  for (const s of series) for (const [tsMs] of s.points) times.add(tsMs);
+  const xs = [...times].sort((a, b) => a - b);
+  const indexOf = new Map(xs.map((tsMs, j) => [tsMs, j]));
+  const ys = series.map((s) => {
+    const column = new Array<number | null>(xs.length).fill(null);
+    for (const [tsMs, value] of s.points) column[indexOf.get(tsMs)!] = value;
+    return column;
   });
-  const sorted = [...rows.values()].sort((a, b) => a.tsMs - b.tsMs);
-  for (const row of sorted) series.forEach((_, i) => (row[`s${i}`] ??= null));
-  return sorted;
+  return { xs, ys };
+}
+
+/**
+ * Running totals for stacked areas: series i at j is the sum of series 0..i there. A gap stays a
+ * gap (the series is not drawn there) and adds nothing to the series above it.
+ */
+export function stackColumns(ys: (number | null)[][]): (number | null)[][] {
+  const below = new Array<number>(ys[0]?.length ?? 0).fill(0);
+  return ys.map((column) =>
+    column.map((value, j) => {
+      if (value === null || !Number.isFinite(value)) return null;
+      below[j] += value;
+      return below[j];
+    }),
+  );
 }

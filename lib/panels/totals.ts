@@ -1,6 +1,6 @@
 /** The totals table's rows: current and previous range joined per (API server, resource, verb, subresource). */
 import type { Series } from "../prometheus/types";
-import { joinResource } from "./params";
+import { joinResource } from "./resource-name";
 
 export interface TotalsRow {
   key: string;

@@ -34,7 +34,7 @@ async function main() {
       const page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, timezoneId: "UTC" });
       let start = performance.now();
       await page.goto(churnscope);
-      for (const id of CHARTS) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] .recharts-surface path[d^="M"]`, { state: "attached", timeout: 60_000 });
+      for (const id of CHARTS) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] [data-chart][data-drawn]`, { state: "attached", timeout: 60_000 });
       const oursMs = performance.now() - start;
       await page.close();
       const other = await browser.newPage({ viewport: { width: 1400, height: 1000 }, timezoneId: "UTC" });

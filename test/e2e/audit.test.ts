@@ -72,7 +72,7 @@ describe("audit logs in Chromium", () => {
     await policyRow.waitFor();
     await expect(policyRow.locator('[data-cell="writes"]').textContent()).resolves.toBe(truth.requestsByUser[POLICY_CONTROLLER].toLocaleString("en-US"));
     await expect(policyRow.locator('[data-cell="noop"]').textContent()).resolves.toBe(sum(truth.noop).toLocaleString("en-US"));
-    expect(await page.locator('[data-testid="clients-chart"] .recharts-area').count()).toBe(2);
+    expect(await page.locator('[data-testid="clients-chart"] [data-testid="legend"] li').count()).toBe(2);
 
     // Before/after the middle of the range: the columns appear and the link keeps the split.
     await page.click("text=Compare before/after the middle");

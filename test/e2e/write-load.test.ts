@@ -7,8 +7,8 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Browser, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { joinResource } from "@/lib/panels/params";
-import { formatCount } from "@/lib/format/number";
+import { joinResource } from "@/lib/panels/resource-name";
+import { formatCount, formatValue } from "@/lib/format/number";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser";
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 async function waitForCharts(page: Page, panels: string[]) {
   for (const id of panels) {
-    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] .recharts-surface path[d^="M"]`, { timeout: 30_000 });
+    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] [data-chart][data-drawn]`, { timeout: 30_000 });
   }
 }
 
@@ -110,6 +110,22 @@ describe("Write load page in Chromium", () => {
     const expected = api.data.series.flatMap((s) => s.points.map(([t, v]) => [String(t), new Date(t).toISOString(), v === null ? "" : String(v), ...header.slice(3).map((l) => s.labels[l] ?? "")]));
     expect(rows).toEqual(expected);
     expect(rows.length).toBeGreaterThan(100);
+
+    // Hovering the chart shows each series' exact value at the point under the cursor, as the API gave it.
+    const chart = page.locator('[data-panel="writes-by-verb"] [data-chart]');
+    const box = (await chart.boundingBox())!;
+    for (const fraction of [0.3, 0.75]) {
+      await page.mouse.move(box.x + 52 + (box.width - 70) * fraction, box.y + box.height / 2);
+      const tooltip = page.locator('[data-panel="writes-by-verb"] [role="tooltip"]');
+      await tooltip.waitFor();
+      const tsMs = Number(await tooltip.getAttribute("data-tooltip-time"));
+      expect(tsMs).toBeGreaterThan(FROM_MS + (TO_MS - FROM_MS) * (fraction - 0.05));
+      expect(tsMs).toBeLessThan(FROM_MS + (TO_MS - FROM_MS) * (fraction + 0.05));
+      const shown = await tooltip.locator("[data-series-index]").evaluateAll((items) => items.map((item) => [Number(item.getAttribute("data-series-index")), item.querySelector("[data-value]")!.textContent!.trim()] as const));
+      expect(shown.length).toBe(api.data.series.length);
+      for (const [index, text] of shown) expect(text).toBe(formatValue(api.data.series[index].points.find(([t]) => t === tsMs)?.[1] ?? null, "writes/s"));
+      await page.locator('[data-panel="writes-by-verb"]').screenshot({ path: join(ARTIFACTS, `chart-tooltip-${fraction}.png`) });
+    }
     await page.close();
   });
 

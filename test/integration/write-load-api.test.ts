@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiEnvelope } from "@/lib/api/envelope";
 import type { PanelData } from "@/lib/panels/run-panel";
-import { joinResource } from "@/lib/panels/params";
+import { joinResource } from "@/lib/panels/resource-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
 import { findPanel, PANELS, type PanelVars } from "@/lib/panels/catalog";
-import { joinResource, parsePanelParams, splitResource } from "@/lib/panels/params";
+import { parsePanelParams } from "@/lib/panels/params";
+import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { OTHER_LABEL, topNWithOther } from "@/lib/panels/top-n";
 import { joinTotals, sortTotals } from "@/lib/panels/totals";
-import { seriesName, toChartRows } from "@/lib/panels/series-name";
+import { seriesName, stackColumns, toColumns } from "@/lib/panels/series-name";
 
 const vars = (over: Partial<PanelVars> = {}): PanelVars => ({
   job: "milo-apiserver",
@@ -122,9 +123,25 @@ describe("totals and chart rows", () => {
     expect(seriesName({ verb: "PUT", subresource: "status" })).toBe("PUT status");
     expect(seriesName({ [OTHER_LABEL]: "3" })).toBe("other (3 more)");
     expect(seriesName({})).toBe("total");
-    expect(toChartRows([{ labels: {}, points: [[2, 1]] }, { labels: {}, points: [[1, 5], [2, 6]] }])).toEqual([
-      { tsMs: 1, s0: null, s1: 5 },
-      { tsMs: 2, s0: 1, s1: 6 },
+    expect(toColumns([{ labels: {}, points: [[2, 1]] }, { labels: {}, points: [[1, 5], [2, 6]] }])).toEqual({
+      xs: [1, 2],
+      ys: [
+        [null, 1],
+        [5, 6],
+      ],
+    });
+  });
+  it("stacks series as running totals, leaving gaps out of the sum", () => {
+    expect(
+      stackColumns([
+        [1, null, 3],
+        [10, 20, 30],
+        [null, 100, 0.5],
+      ]),
+    ).toEqual([
+      [1, null, 3],
+      [11, 20, 33],
+      [null, 120, 33.5],
     ]);
   });
 });
