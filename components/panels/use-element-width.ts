@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
+import { WIDTH_COOKIE } from "@/lib/panels/panel-url";
 
 /** Width of an element in CSS pixels, kept current with a ResizeObserver. 0 until measured. */
 export function useElementWidth<T extends HTMLElement>() {
@@ -17,13 +18,9 @@ export function useElementWidth<T extends HTMLElement>() {
   return [ref, width] as const;
 }
 
-/**
- * Points to ask for per chart: about one per pixel, rounded to 100 so small layout changes do not
- * refetch; half the page for side-by-side charts on wide screens. 0 until the page is measured, so
- * nothing is asked for at a width that is about to change.
- */
-export function chartWidths(pageWidth: number): { full: number; half: number } {
-  if (pageWidth <= 0) return { full: 0, half: 0 };
-  const full = Math.max(100, Math.round(pageWidth / 100) * 100);
-  return { full, half: pageWidth >= 1024 ? Math.max(100, Math.round(pageWidth / 2 / 100) * 100) : full };
+/** Remembers the measured page width for the next page load (the server preloads at it; see app/page.tsx). */
+export function useWidthCookie(pageWidth: number): void {
+  useEffect(() => {
+    if (pageWidth > 0) document.cookie = `${WIDTH_COOKIE}=${pageWidth}; path=/; max-age=31536000; samesite=lax`;
+  }, [pageWidth]);
 }

@@ -5,7 +5,8 @@
  */
 import { parseAsString, useQueryStates } from "nuqs";
 import { PanelFrame } from "@/components/panels/panel-frame";
-import { chartWidths, useElementWidth } from "@/components/panels/use-element-width";
+import { useElementWidth, useWidthCookie } from "@/components/panels/use-element-width";
+import { chartWidths } from "@/lib/panels/panel-url";
 import { findPanel, type PanelDef } from "@/lib/panels/catalog";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
@@ -13,7 +14,7 @@ import { useApiservers, useMarkers, usePanel } from "@/lib/query/hooks";
 import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { seriesName } from "@/lib/panels/series-name";
-import { writeLoadRequests, type PanelCall } from "@/lib/panels/write-load-requests";
+import { writeLoadInputs, writeLoadRequests } from "@/lib/panels/write-load-requests";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
 import Link from "next/link";
 import { objectsHref } from "@/components/objects/object-link";
@@ -51,17 +52,17 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const apiserver = url.apiserver ?? undefined;
   const resource = url.resource ?? undefined;
   const calls = writeLoadRequests({ startMs, endMs, apiserver, resource });
-  const { full: fullWidth, half: halfWidth } = chartWidths(mainWidth);
-  const input = (call: PanelCall, width: number) => ({ ...call, width, snapshot: snapshot?.id });
+  const inputs = writeLoadInputs(calls, mainWidth, snapshot?.id);
+  useWidthCookie(mainWidth);
   // The same query as the chart's (one request): its total gives the onset drawn on every chart.
-  const byResource = usePanel(input(calls.writesByResource, fullWidth), mainWidth > 0);
+  const byResource = usePanel(inputs.writesByResource!, mainWidth > 0);
   const onset = useOnsetMarker(byResource.data?.data, seriesName, "The write rate");
   const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
 
   const apiservers = useApiservers(startMs, endMs, !snapshot);
   const serverList = snapshot?.apiservers ?? apiservers.data?.data ?? configuredApiservers;
-  const totals = usePanel(input(calls.totals, 1000), mainWidth > 0);
-  const totalsBefore = usePanel(input(calls.totalsBefore, 1000), mainWidth > 0);
+  const totals = usePanel(inputs.totals!, mainWidth > 0);
+  const totalsBefore = usePanel(inputs.totalsBefore!, mainWidth > 0);
   const resourceOptions = [
     ...new Set([
       ...(resource ? [resource] : []),
@@ -140,7 +141,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
       )}
       <PanelCard
         def={panel("writes-by-resource")}
-        input={input(calls.writesByResource, fullWidth)}
+        input={inputs.writesByResource!}
         onSelectSeries={(labels) => selectResource(joinResource(labels.resource, labels.group))}
         selectedName={resource}
         markers={markers}
@@ -148,14 +149,14 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
         <PanelCard
           def={panel("writes-by-verb")}
-          input={input(calls.writesByVerb ?? { panel: "writes-by-verb", startMs, endMs, apiserver }, halfWidth)}
+          input={inputs.writesByVerb ?? { panel: "writes-by-verb", startMs, endMs, apiserver, width: chartWidths(mainWidth).half }}
           idleMessage={resource ? undefined : "Pick a resource (legend, table or selector) to split its writes by verb and subresource."}
           markers={markers}
         />
-        <PanelCard def={panel("effective-writes")} input={input(calls.effectiveWrites, halfWidth)} markers={markers} />
-        <PanelCard def={panel("write-errors")} input={input(calls.writeErrors, halfWidth)} markers={markers} />
-        <PanelCard def={panel("lease-renewals")} input={input(calls.leaseRenewals, halfWidth)} markers={markers} />
-        <PanelCard def={panel("watch-fanout")} input={input(calls.watchFanout, halfWidth)} markers={markers} />
+        <PanelCard def={panel("effective-writes")} input={inputs.effectiveWrites!} markers={markers} />
+        <PanelCard def={panel("write-errors")} input={inputs.writeErrors!} markers={markers} />
+        <PanelCard def={panel("lease-renewals")} input={inputs.leaseRenewals!} markers={markers} />
+        <PanelCard def={panel("watch-fanout")} input={inputs.watchFanout!} markers={markers} />
       </div>
       <PanelFrame
         id="write-totals"

@@ -2,7 +2,8 @@
  * The panel requests the Write load page makes for one view state. The page and the snapshot
  * export both use this list, so a snapshot holds exactly what the page asks for.
  */
-import { previousRange } from "../time/range";
+import { parseRangeParams, previousRange, resolveRange } from "../time/range";
+import { chartWidths, panelUrl, type PanelQueryInput } from "./panel-url";
 
 export interface ViewState {
   startMs: number;
@@ -63,4 +64,38 @@ export function distinctCalls(states: ViewState[]): PanelCall[] {
     for (const call of Object.values(writeLoadRequests(state))) if (call) out.set(panelCallKey(call), call);
   }
   return [...out.values()];
+}
+
+/** Points the totals table asks for: it reads one total per series, not a shape. */
+const TOTALS_WIDTH = 1000;
+
+/**
+ * The page's requests as it sends them for a page `pageWidth` pixels wide: the first chart spans the
+ * page, the others half of it. The page and the server's preloads both take them from here.
+ */
+export function writeLoadInputs(calls: WriteLoadCalls, pageWidth: number, snapshot?: string): { [K in keyof WriteLoadCalls]: PanelQueryInput | undefined } {
+  const { full, half } = chartWidths(pageWidth);
+  const input = (call: PanelCall | undefined, width: number) => (call ? { ...call, width, snapshot } : undefined);
+  return {
+    writesByResource: input(calls.writesByResource, full),
+    writesByVerb: input(calls.writesByVerb, half),
+    effectiveWrites: input(calls.effectiveWrites, half),
+    writeErrors: input(calls.writeErrors, half),
+    leaseRenewals: input(calls.leaseRenewals, half),
+    watchFanout: input(calls.watchFanout, half),
+    totals: input(calls.totals, TOTALS_WIDTH),
+    totalsBefore: input(calls.totalsBefore, TOTALS_WIDTH),
+  };
+}
+
+/**
+ * The panel URLs a live Write load page sends for its URL parameters, at `pageWidth` and with "now"
+ * at `nowMs`, so the server can start them with the page. None for a range the page would refuse.
+ */
+export function writeLoadPreloads(search: { from?: string; to?: string; apiserver?: string; resource?: string }, pageWidth: number, nowMs: number): string[] {
+  const { range, errors } = parseRangeParams(search.from, search.to);
+  const { startMs, endMs } = resolveRange(range, nowMs);
+  if (errors.length > 0 || startMs >= endMs) return [];
+  const calls = writeLoadRequests({ startMs, endMs, apiserver: search.apiserver || undefined, resource: search.resource || undefined });
+  return Object.values(writeLoadInputs(calls, pageWidth)).flatMap((input) => (input ? [panelUrl(input)] : []));
 }

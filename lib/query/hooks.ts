@@ -8,19 +8,9 @@ import type { ApiServerEntry } from "../panels/apiservers";
 import type { PanelData } from "../panels/run-panel";
 import type { Marker } from "../markers/marker";
 import { ApiClientError, fetchEnvelope } from "../api/fetch-envelope";
+import { panelUrl, searchOf, type PanelQueryInput } from "../panels/panel-url";
 
-export interface PanelQueryInput {
-  panel: string;
-  startMs: number;
-  endMs: number;
-  apiserver?: string;
-  resource?: string;
-  width: number;
-  /** answer from this snapshot instead of Prometheus */
-  snapshot?: string;
-  /** further parameters of panels that take them (the compare view's a, b and window) */
-  args?: Record<string, string>;
-}
+export type { PanelQueryInput };
 
 export const queryKeys = {
   panel: (input: PanelQueryInput) => ["panel", input] as const,
@@ -28,28 +18,10 @@ export const queryKeys = {
   markers: (startMs: number, endMs: number, snapshot?: string) => ["markers", startMs, endMs, snapshot ?? ""] as const,
 };
 
-function search(params: Record<string, string | number | undefined>): string {
-  const out = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== "") out.set(key, String(value));
-  return out.toString();
-}
-
 export function usePanel(input: PanelQueryInput, enabled = true) {
   return useQuery({
     queryKey: queryKeys.panel(input),
-    queryFn: ({ signal }) =>
-      fetchEnvelope<PanelData>(
-        `/api/panels/${encodeURIComponent(input.panel)}?${search({
-          from: input.startMs,
-          to: input.endMs,
-          apiserver: input.apiserver,
-          resource: input.resource,
-          width: input.width,
-          snapshot: input.snapshot,
-          ...input.args,
-        })}`,
-        signal,
-      ),
+    queryFn: ({ signal }) => fetchEnvelope<PanelData>(panelUrl(input), signal),
     placeholderData: keepPreviousData,
     enabled,
   });
@@ -59,7 +31,7 @@ export function usePanel(input: PanelQueryInput, enabled = true) {
 export function useMarkers(startMs: number, endMs: number, snapshot?: string) {
   return useQuery({
     queryKey: queryKeys.markers(startMs, endMs, snapshot),
-    queryFn: ({ signal }) => fetchEnvelope<Marker[]>(`/api/markers?${search({ from: startMs, to: endMs, snapshot })}`, signal),
+    queryFn: ({ signal }) => fetchEnvelope<Marker[]>(`/api/markers?${searchOf({ from: startMs, to: endMs, snapshot })}`, signal),
     placeholderData: keepPreviousData,
   });
 }
@@ -68,7 +40,7 @@ export function useApiservers(startMs: number, endMs: number, enabled = true) {
   return useQuery({
     enabled,
     queryKey: queryKeys.apiservers(startMs, endMs),
-    queryFn: ({ signal }) => fetchEnvelope<ApiServerEntry[]>(`/api/apiservers?${search({ from: startMs, to: endMs })}`, signal),
+    queryFn: ({ signal }) => fetchEnvelope<ApiServerEntry[]>(`/api/apiservers?${searchOf({ from: startMs, to: endMs })}`, signal),
     placeholderData: keepPreviousData,
     staleTime: 5 * 60_000,
   });
@@ -101,6 +73,6 @@ export function useApi<T>(url: string | null) {
 }
 
 export function apiUrl(path: string, params: Record<string, string | number | undefined>): string {
-  const query = search(params);
+  const query = searchOf(params);
   return query ? `${path}?${query}` : path;
 }

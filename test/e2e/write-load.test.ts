@@ -129,6 +129,35 @@ describe("Write load page in Chromium", () => {
     await page.close();
   });
 
+  it("a returning browser gets its panel requests started with the HTML, and uses each answer once", async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const link = `${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`;
+    const first = await context.newPage();
+    await first.goto(link);
+    await waitForCharts(first, ["writes-by-resource"]);
+    const cookie = (await context.cookies()).find((c) => c.name === "churnscope_width");
+    expect(Number(cookie?.value)).toBeGreaterThan(1000);
+    await first.close();
+
+    // The server names the requests in the HTML …
+    const html = await (await fetch(link, { headers: { cookie: `churnscope_width=${cookie!.value}` } })).text();
+    const preloaded = [...html.matchAll(/<link rel="preload" href="([^"]+)" as="fetch" crossorigin=""/g)].map((m) => m[1].replaceAll("&amp;", "&")).sort();
+    expect(preloaded.length).toBe(8);
+    // … and the page, opened again, asks for exactly those, each once: it used the preloaded answers.
+    const page = await context.newPage();
+    const asked: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/api/panels/")) asked.push(r.url().slice(app.url.length));
+    });
+    await page.goto(link);
+    await waitForCharts(page, ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]);
+    await page.waitForLoadState("networkidle");
+    expect(asked.sort()).toEqual(preloaded);
+    // Without the cookie (a first visit) nothing is preloaded.
+    expect(await (await fetch(link)).text()).not.toContain('as="fetch"');
+    await context.close();
+  });
+
   it("copies a link that freezes a relative range, and the link reproduces the view", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.goto(`${app.url}/?from=now-6h&to=now&apiserver=${PROJECT_JOB}`);

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
 import { findPanel, PANELS, type PanelVars } from "@/lib/panels/catalog";
 import { parsePanelParams } from "@/lib/panels/params";
+import { widthFromCookie } from "@/lib/panels/panel-url";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { OTHER_LABEL, topNWithOther } from "@/lib/panels/top-n";
 import { joinTotals, sortTotals } from "@/lib/panels/totals";
@@ -143,5 +144,12 @@ describe("totals and chart rows", () => {
       [11, 20, 33],
       [null, 120, 33.5],
     ]);
+  });
+});
+
+describe("the width cookie", () => {
+  it("takes a plausible page width and nothing else", () => {
+    expect(widthFromCookie("1384")).toBe(1384);
+    for (const bad of [undefined, "", "0", "99", "20001", "1e3", "-5", "12px", "1384; path=/", " 1384"]) expect(widthFromCookie(bad), String(bad)).toBeNull();
   });
 });

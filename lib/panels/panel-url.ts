@@ -1,0 +1,48 @@
+/**
+ * The URL of one panel request. The browser's fetch and the server's preload of the same request
+ * build it here, so the two are byte-for-byte equal and the browser uses the preloaded answer.
+ */
+export interface PanelQueryInput {
+  panel: string;
+  startMs: number;
+  endMs: number;
+  apiserver?: string;
+  resource?: string;
+  width: number;
+  /** answer from this snapshot instead of Prometheus */
+  snapshot?: string;
+  /** further parameters of panels that take them (the compare view's a, b and window) */
+  args?: Record<string, string>;
+}
+
+export function searchOf(params: Record<string, string | number | undefined>): string {
+  const out = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) if (value !== undefined && value !== "") out.set(key, String(value));
+  return out.toString();
+}
+
+export function panelUrl(input: PanelQueryInput): string {
+  const { panel, startMs, endMs, apiserver, resource, width, snapshot, args } = input;
+  return `/api/panels/${encodeURIComponent(panel)}?${searchOf({ from: startMs, to: endMs, apiserver, resource, width, snapshot, ...args })}`;
+}
+
+/**
+ * Points to ask for per chart: about one per pixel, rounded to 100 so small layout changes do not
+ * refetch; half the page for side-by-side charts on wide screens. 0 until the page is measured, so
+ * nothing is asked for at a width that is about to change.
+ */
+export function chartWidths(pageWidth: number): { full: number; half: number } {
+  if (pageWidth <= 0) return { full: 0, half: 0 };
+  const full = Math.max(100, Math.round(pageWidth / 100) * 100);
+  return { full, half: pageWidth >= 1024 ? Math.max(100, Math.round(pageWidth / 2 / 100) * 100) : full };
+}
+
+/** The cookie that tells the server the page's last measured width, so it can preload the panel requests the page will send. */
+export const WIDTH_COOKIE = "churnscope_width";
+
+/** The cookie's width, or null when absent or not a plausible page width. */
+export function widthFromCookie(value: string | undefined): number | null {
+  if (value === undefined || !/^\d{1,5}$/.test(value)) return null;
+  const width = Number(value);
+  return width >= 100 && width <= 20_000 ? width : null;
+}
