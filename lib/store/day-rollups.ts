@@ -1,41 +1,40 @@
 /**
- * Per-object counts per UTC day (writes by class, changed paths, writers) and per hour (writes, for
- * sparklines), so the Objects ranking over weeks reads a row per object and day instead of every
- * write. Days that are over are rolled up in the background (`rollPending`), an hour at a time (a
- * whole day takes seconds on a large store); until a day is complete a ranking reads it from the
- * writes. A write stored into a day (partly) rolled up, such as from an audit log ingested late,
- * drops that day's rollup. Ranges are (from, to],
- * as everywhere in the store, and so are days: day k holds (k·24 h, (k+1)·24 h].
+ * Per-object counts per UTC hour and day (writes by class), and per day the page's details (changed
+ * paths, writers), so the Objects ranking over weeks reads a row per object and day instead of
+ * every write, and a range that cuts days reads its edges by the hour. Days that are over are rolled
+ * up in the background (`rollPending`), an hour at a time (a whole day takes seconds on a large
+ * store); a day counts once all 24 hours are in, and until then the hours that are in count. A
+ * write stored into a day (partly) rolled up, such as from an audit log ingested late, drops that
+ * day's rollup. Ranges are (from, to], as everywhere in the store, and so are hours and days: day k
+ * holds (k·24 h, (k+1)·24 h].
  */
 import type Database from "better-sqlite3";
 
 export const DAY_MS = 86_400_000;
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS rank_days (
-  day INTEGER NOT NULL, object_id INTEGER NOT NULL, writes INTEGER NOT NULL,
-  c_create INTEGER NOT NULL, c_delete INTEGER NOT NULL, c_routed INTEGER NOT NULL, c_unrouted INTEGER NOT NULL,
-  c_noop INTEGER NOT NULL, c_unknown INTEGER NOT NULL, c_heartbeat INTEGER NOT NULL,
-  PRIMARY KEY (day, object_id)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS rank_days_done (day INTEGER PRIMARY KEY);
--- A day being rolled up an hour at a time: how many of its hours are in.
-CREATE TABLE IF NOT EXISTS rank_days_progress (day INTEGER PRIMARY KEY, hours INTEGER NOT NULL);
--- The page's details for whole days: changed paths and writers per object and day, writes per object and hour.
-CREATE TABLE IF NOT EXISTS rank_days_fields (object_id INTEGER NOT NULL, day INTEGER NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, path)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS rank_days_writers (object_id INTEGER NOT NULL, day INTEGER NOT NULL, writer TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, writer)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS rank_hours (object_id INTEGER NOT NULL, hour INTEGER NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, hour)) WITHOUT ROWID;
-`;
-
 export const HOUR_MS = 3_600_000;
-const ROLLUP_FORMAT = "3";
-const ROLLUP_TABLES = ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
 
-/** The per-object sums the ranking reads, over raw writes or over rolled-up days. */
+/** The per-object sums the ranking reads, over raw writes or over rolled-up hours and days. */
 export const CLASS_SUMS = `COUNT(*) AS writes,
   SUM(w.class = 'create') AS c_create, SUM(w.class = 'delete') AS c_delete, SUM(w.class = 'routed') AS c_routed,
   SUM(w.class = 'unrouted') AS c_unrouted, SUM(w.class = 'no-op') AS c_noop, SUM(w.class = 'unknown') AS c_unknown, SUM(w.heartbeat) AS c_heartbeat`;
 export const COUNT_COLUMNS = ["writes", "c_create", "c_delete", "c_routed", "c_unrouted", "c_noop", "c_unknown", "c_heartbeat"] as const;
+const COUNTS = COUNT_COLUMNS.map((c) => `${c} INTEGER NOT NULL`).join(", ");
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS rank_days (day INTEGER NOT NULL, object_id INTEGER NOT NULL, ${COUNTS}, PRIMARY KEY (day, object_id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rank_days_done (day INTEGER PRIMARY KEY);
+-- A day being rolled up an hour at a time: how many of its hours (from its first) are in.
+CREATE TABLE IF NOT EXISTS rank_days_progress (day INTEGER PRIMARY KEY, hours INTEGER NOT NULL);
+-- The page's details for whole days: changed paths and writers per object and day.
+CREATE TABLE IF NOT EXISTS rank_days_fields (object_id INTEGER NOT NULL, day INTEGER NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, path)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rank_days_writers (object_id INTEGER NOT NULL, day INTEGER NOT NULL, writer TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, writer)) WITHOUT ROWID;
+-- Counts per object and hour: read by hour for a range's edges, by object for the page's sparklines.
+CREATE TABLE IF NOT EXISTS rank_hours (hour INTEGER NOT NULL, object_id INTEGER NOT NULL, ${COUNTS}, PRIMARY KEY (hour, object_id)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS rank_hours_object ON rank_hours (object_id, hour, writes);
+`;
+
+const ROLLUP_FORMAT = "4";
+const ROLLUP_TABLES = ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
 
 /** Day k holds (k·DAY, (k+1)·DAY]. */
 export const dayOf = (tsMs: number) => Math.ceil(tsMs / DAY_MS) - 1;
@@ -47,10 +46,22 @@ export function wholeDays(fromMs: number, toMs: number, nowMs: number): [number,
   return last < first ? null : [first, last];
 }
 
-/** A range read as runs of rolled-up days and the rest (partial days at the edges, days not rolled up yet) from the writes. */
+/**
+ * A range read in three parts: runs of whole days from the daily rollups, runs of whole hours from
+ * the hourly ones (days rolled up in part, and the whole hours of the partial days at the edges),
+ * and the rest (part hours at the edges, hours not rolled up yet) from the writes, as (from, to] ms.
+ */
 export interface RangePlan {
   rolled: [number, number][];
+  hours: [number, number][];
   raw: [number, number][];
+}
+
+/** Appends [from, to] to a list of runs, extending the last run when it ends where this one starts (`gap` apart). */
+function addRun(list: [number, number][], from: number, to: number, gap: number): void {
+  const last = list.at(-1);
+  if (last && last[1] + gap === from) last[1] = to;
+  else list.push([from, to]);
 }
 
 export class DayRollups {
@@ -59,13 +70,13 @@ export class DayRollups {
   private readonly undoHours: Database.Statement;
 
   constructor(private readonly db: Database.Database) {
-    db.exec(SCHEMA);
     // Rollups made by another version of this code are dropped, and rebuilt from the writes when needed.
     const format = db.prepare("SELECT value FROM meta WHERE key = 'rollup-format'").get() as { value: string } | undefined;
     if (format?.value !== ROLLUP_FORMAT) {
-      for (const table of [...ROLLUP_TABLES, "rank_hours"]) db.exec(`DELETE FROM ${table}`);
+      for (const table of [...ROLLUP_TABLES, "rank_hours"]) db.exec(`DROP TABLE IF EXISTS ${table}`);
       db.prepare("INSERT INTO meta (key, value) VALUES ('rollup-format', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(ROLLUP_FORMAT);
     }
+    db.exec(SCHEMA);
     this.isStarted = db.prepare("SELECT 1 FROM rank_days_done WHERE day = ? UNION ALL SELECT 1 FROM rank_days_progress WHERE day = ?");
     this.undoDay = ROLLUP_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE day = ?`));
     this.undoHours = db.prepare("DELETE FROM rank_hours WHERE hour >= ? AND hour < ?");
@@ -95,28 +106,46 @@ export class DayRollups {
     return new Set((this.db.prepare("SELECT day FROM rank_days_done WHERE day BETWEEN ? AND ?").all(first, last) as { day: number }[]).map((r) => r.day));
   }
 
+  private progressIn(first: number, last: number): Map<number, number> {
+    return new Map((this.db.prepare("SELECT day, hours FROM rank_days_progress WHERE day BETWEEN ? AND ?").all(first, last) as { day: number; hours: number }[]).map((r) => [r.day, r.hours]));
+  }
+
   /**
-   * How to read (from, to]: the rolled-up whole days as runs, everything else from the writes. A
-   * request never rolls up days itself (a day takes seconds on a large store); `rollPending` does.
+   * How to read (from, to]: rolled-up whole days and hours as runs, everything else from the writes.
+   * A request never rolls anything up itself (a day takes seconds on a large store); `rollPending` does.
    */
   plan(fromMs: number, toMs: number, nowMs = Date.now()): RangePlan {
+    const plan: RangePlan = { rolled: [], hours: [], raw: [] };
     const days = wholeDays(fromMs, toMs, nowMs);
-    if (!days) return { rolled: [], raw: [[fromMs, toMs]] };
-    const done = this.doneIn(...days);
-    const rolled: [number, number][] = [];
-    const raw: [number, number][] = [];
-    const add = (list: [number, number][], from: number, to: number) => {
-      const last = list.at(-1);
-      if (last && last[1] === from - (list === rolled ? 1 : 0)) last[1] = to;
-      else list.push([from, to]);
+    const done = this.doneIn(dayOf(fromMs + 1), dayOf(toMs));
+    const progress = this.progressIn(dayOf(fromMs + 1), dayOf(toMs));
+    const hourRolled = (hour: number) => {
+      const day = Math.floor(hour / 24);
+      return done.has(day) || hour % 24 < (progress.get(day) ?? 0);
     };
-    if (fromMs < days[0] * DAY_MS) add(raw, fromMs, days[0] * DAY_MS);
-    for (let day = days[0]; day <= days[1]; day++) {
-      if (done.has(day)) add(rolled, day, day);
-      else add(raw, day * DAY_MS, (day + 1) * DAY_MS);
+    // (from, to] outside whole rolled-up days: by the hour where hours are rolled up, else from the writes.
+    const byHour = (from: number, to: number) => {
+      const first = Math.ceil(from / HOUR_MS);
+      const last = Math.floor(to / HOUR_MS) - 1;
+      if (last < first) return addRun(plan.raw, from, to, 0);
+      if (from < first * HOUR_MS) addRun(plan.raw, from, first * HOUR_MS, 0);
+      for (let hour = first; hour <= last; hour++) {
+        if (hourRolled(hour)) addRun(plan.hours, hour, hour, 1);
+        else addRun(plan.raw, hour * HOUR_MS, (hour + 1) * HOUR_MS, 0);
+      }
+      if ((last + 1) * HOUR_MS < to) addRun(plan.raw, (last + 1) * HOUR_MS, to, 0);
+    };
+    if (!days) {
+      byHour(fromMs, toMs);
+      return plan;
     }
-    if ((days[1] + 1) * DAY_MS < toMs) add(raw, (days[1] + 1) * DAY_MS, toMs);
-    return { rolled, raw };
+    if (fromMs < days[0] * DAY_MS) byHour(fromMs, days[0] * DAY_MS);
+    for (let day = days[0]; day <= days[1]; day++) {
+      if (done.has(day)) addRun(plan.rolled, day, day, 1);
+      else byHour(day * DAY_MS, (day + 1) * DAY_MS);
+    }
+    if ((days[1] + 1) * DAY_MS < toMs) byHour((days[1] + 1) * DAY_MS, toMs);
+    return plan;
   }
 
   /**
@@ -126,20 +155,21 @@ export class DayRollups {
    */
   roll(first: number, last: number, maxHours = Infinity): number {
     const done = this.doneIn(first, last);
-    const progress = new Map((this.db.prepare("SELECT day, hours FROM rank_days_progress WHERE day BETWEEN ? AND ?").all(first, last) as { day: number; hours: number }[]).map((r) => [r.day, r.hours]));
+    const progress = this.progressIn(first, last);
     const add = (column: string) => `${column} = ${column} + excluded.${column}`;
-    const sums = this.db.prepare(
-      `INSERT INTO rank_days (day, object_id, ${COUNT_COLUMNS.join(", ")})
-       SELECT ?, w.object_id, ${CLASS_SUMS} FROM writes w INDEXED BY writes_ts WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id
+    // An hour is a sliver of the table: read it by time (the planner would rather scan the covering
+    // per-object index, all of it). The day's counts are then summed from the hour's rows.
+    const hourSums = this.db.prepare(
+      `INSERT INTO rank_hours (hour, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT ?, w.object_id, ${CLASS_SUMS} FROM writes w INDEXED BY writes_ts WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id`,
+    );
+    const daySums = this.db.prepare(
+      `INSERT INTO rank_days (day, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT ?, object_id, ${COUNT_COLUMNS.join(", ")} FROM rank_hours WHERE hour = ?
        ON CONFLICT (day, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add).join(", ")}`,
     );
     const details = [
       `INSERT INTO rank_days_fields (object_id, day, path, n) SELECT object_id, ?, path, COUNT(*) FROM field_changes INDEXED BY field_changes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT DO UPDATE SET ${add("n")}`,
       `INSERT INTO rank_days_writers (object_id, day, writer, n) SELECT object_id, ?, writer, COUNT(*) FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT DO UPDATE SET ${add("n")}`,
     ].map((sql) => this.db.prepare(sql));
-    // Hour h holds (h·1 h, (h+1)·1 h], like days. An hour is a sliver of the table: read it by time (the
-    // planner would rather scan the covering per-object index, all of it).
-    const hours = this.db.prepare(`INSERT INTO rank_hours (object_id, hour, n) SELECT object_id, ?, COUNT(*) FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id`);
     const step = this.db.prepare("INSERT INTO rank_days_progress (day, hours) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET hours = excluded.hours");
     const finish = [this.db.prepare("DELETE FROM rank_days_progress WHERE day = ?"), this.db.prepare("INSERT INTO rank_days_done (day) VALUES (?)")];
     let rolled = 0;
@@ -149,9 +179,9 @@ export class DayRollups {
       for (let hour = progress.get(day) ?? 0; hour < 24 && rolled < maxHours; hour++, rolled++) {
         const fromMs = day * DAY_MS + hour * HOUR_MS;
         this.db.transaction(() => {
-          sums.run(day, fromMs, fromMs + HOUR_MS);
+          hourSums.run(day * 24 + hour, fromMs, fromMs + HOUR_MS);
+          daySums.run(day, day * 24 + hour);
           for (const statement of details) statement.run(day, fromMs, fromMs + HOUR_MS);
-          hours.run(day * 24 + hour, fromMs, fromMs + HOUR_MS);
           if (hour < 23) step.run(day, hour + 1);
           else for (const statement of finish) statement.run(day);
         })();

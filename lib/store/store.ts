@@ -373,18 +373,15 @@ export class WriteStore {
       }
     }
     const inScope = (column: string) => (scoped ? ` AND ${column} IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : "");
-    // Rolled-up days from the daily rollups; the partial days at the edges, and days not rolled up yet, from the writes.
+    // Whole days and hours from the rollups; part hours at the edges, and hours not rolled up yet, from the writes.
     const plan = this.rollups.plan(filter.fromMs, filter.toMs);
+    const sums = COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ");
     const parts: Record<string, number>[][] = [
       ...plan.raw.map(([fromMs, toMs]) =>
         this.db.prepare(`SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`).all(fromMs, toMs, ...objectParams) as Record<string, number>[],
       ),
-      ...plan.rolled.map(
-        (days) =>
-          this.db
-            .prepare(`SELECT object_id AS id, ${COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ")} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`)
-            .all(...days, ...objectParams) as Record<string, number>[],
-      ),
+      ...plan.rolled.map((days) => this.db.prepare(`SELECT object_id AS id, ${sums} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`).all(...days, ...objectParams) as Record<string, number>[]),
+      ...plan.hours.map((hours) => this.db.prepare(`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`).all(...hours, ...objectParams) as Record<string, number>[]),
     ];
     const groups = parts.length === 1 ? parts[0] : mergeCounts(parts);
     const kept = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
@@ -400,8 +397,10 @@ export class WriteStore {
     const total = kept.length;
     const page = kept.slice(offset, offset + limit).map((g) => ({ ...g, ...(keyOf.get(g.id) as Record<string, string>) })) as Record<string, number | string>[];
     const ids = page.map((r) => r.id as number);
-    // The page's details: whole days from the rollups, the edges from the rows.
-    const details = (raw: string, rolled: string) => this.perObject(ids, plan, raw, rolled);
+    // The page's details: whole days from the daily rollups, the rest from the page's own writes (each
+    // object's writes are together in the per-object indexes, so an hour or a day of them is a short read).
+    const detailPlan = { rolled: plan.rolled, raw: [...plan.raw, ...plan.hours.map(([first, last]): [number, number] => [first * HOUR_MS, (last + 1) * HOUR_MS])] };
+    const details = (raw: string, rolled: string) => this.perObject(ids, detailPlan, raw, rolled);
     const fields = details(
       "SELECT object_id AS id, path AS k, COUNT(*) AS n FROM field_changes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path",
       "SELECT object_id AS id, path AS k, SUM(n) AS n FROM rank_days_fields WHERE object_id IN (%) AND day BETWEEN ? AND ? GROUP BY object_id, path",
@@ -415,22 +414,15 @@ export class WriteStore {
     const bucket = (tsExpr: string) => `CAST(MIN(${SPARK_BUCKETS - 1}, (${tsExpr} - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}) AS TEXT)`;
     const spark = details(
       `SELECT object_id AS id, ${bucket("ts_ms")} AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
-      `SELECT object_id AS id, ${bucket(`(hour + 1) * ${HOUR_MS}`)} AS k, SUM(n) AS n FROM rank_hours WHERE object_id IN (%) AND hour BETWEEN ? * 24 AND ? * 24 + 23 GROUP BY object_id, k`,
+      `SELECT object_id AS id, ${bucket(`(hour + 1) * ${HOUR_MS}`)} AS k, SUM(writes) AS n FROM rank_hours WHERE object_id IN (%) AND hour BETWEEN ? * 24 AND ? * 24 + 23 GROUP BY object_id, k`,
     );
     const noops = new Map<number, { tsMs: number; writer: string }[]>();
     const withNoops = page.filter((r) => (r.c_noop as number) >= MIN_PERIODIC_WRITES).map((r) => r.id as number);
-    if (withNoops.length > 0) {
-      const rows = this.db
-        .prepare(
-          `SELECT id, ts_ms, writer FROM (SELECT object_id AS id, ts_ms, writer, ROW_NUMBER() OVER (PARTITION BY object_id ORDER BY ts_ms DESC) AS n
-           FROM writes WHERE object_id IN (${withNoops.map(() => "?").join(",")}) AND class = 'no-op' AND ts_ms > ? AND ts_ms <= ?) WHERE n <= ${PERIODIC_SAMPLE} ORDER BY id, ts_ms`,
-        )
-        .all(...withNoops, filter.fromMs, filter.toMs) as { id: number; ts_ms: number; writer: string }[];
-      for (const r of rows) {
-        const list = noops.get(r.id) ?? [];
-        list.push({ tsMs: r.ts_ms, writer: r.writer });
-        noops.set(r.id, list);
-      }
+    // Each object's latest no-ops, read backwards along its index entries: a few hundred rows, however long the range.
+    const latestNoops = this.statement(`SELECT ts_ms, writer FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND class = 'no-op' ORDER BY ts_ms DESC LIMIT ${PERIODIC_SAMPLE}`);
+    for (const id of withNoops) {
+      const latest = latestNoops.all(id, filter.fromMs, filter.toMs) as { ts_ms: number; writer: string }[];
+      noops.set(id, latest.reverse().map((r) => ({ tsMs: r.ts_ms, writer: r.writer })));
     }
     const rows = page.map((r): ObjectRow => {
       const id = r.id as number;
@@ -462,7 +454,7 @@ export class WriteStore {
   }
 
   /** Per object of `ids`: counts by key over the plan's raw ranges (`raw`, ending in `ts_ms > ? AND ts_ms <= ?`) and rolled-up days (`rolled`, `day BETWEEN ? AND ?`), summed, most first. */
-  private perObject(ids: number[], plan: RangePlan, raw: string, rolled: string): Map<number, { k: string; n: number }[]> {
+  private perObject(ids: number[], plan: Omit<RangePlan, "hours">, raw: string, rolled: string): Map<number, { k: string; n: number }[]> {
     const out = new Map<number, { k: string; n: number }[]>();
     if (ids.length === 0) return out;
     const marks = ids.map(() => "?").join(",");

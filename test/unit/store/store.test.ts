@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { DayRollups } from "@/lib/store/day-rollups";
 import { WriteStore, type ObjectKey, type StoredWrite } from "@/lib/store/store";
 
 const key = (name: string, kind = "Connector"): ObjectKey => ({ cluster: "milo", group: kind === "Lease" ? "coordination.k8s.io" : "networking.datumapis.com", kind, namespace: "ns", name });
@@ -72,6 +73,7 @@ describe("WriteStore", () => {
 
 describe("daily rollups in the Objects ranking", () => {
   const DAY = 86_400_000;
+  const HOUR = 3_600_000;
   const D0 = Date.UTC(2026, 8, 1); // long over, so its days are rolled up when a ranking needs them
   const classes: StoredWrite["cls"][] = ["unrouted", "routed", "no-op", "create", "unknown"];
   // Deterministic writes over 6 days, some exactly on day boundaries (day k holds (k·24 h, (k+1)·24 h]).
@@ -143,7 +145,30 @@ describe("daily rollups in the Objects ranking", () => {
       check(store, D0 + 3_600_000, D0 + 4 * DAY + 7_200_000);
       check(store, D0 + DAY, D0 + 2 * DAY, "Lease");
       check(store, D0 + 1_000, D0 + 2_000); // inside one day
+      check(store, D0 + 5 * HOUR + 1_017_000, D0 + 4 * DAY + 3 * HOUR + 5_000); // edges inside hours
     }
+  });
+
+  it("reads whole days and the whole hours at a range's edges from the rollups, and only the part hours from the writes", () => {
+    const store = build();
+    store.rollPending(D0 + 30 * DAY);
+    const day0 = D0 / DAY;
+    const plan = new DayRollups(store.db).plan(D0 + 5 * HOUR + 17, D0 + 4 * DAY + 3 * HOUR + 5, D0 + 30 * DAY);
+    expect(plan).toEqual({
+      rolled: [[day0 + 1, day0 + 3]],
+      hours: [
+        [day0 * 24 + 6, day0 * 24 + 23],
+        [(day0 + 4) * 24, (day0 + 4) * 24 + 2],
+      ],
+      raw: [
+        [D0 + 5 * HOUR + 17, D0 + 6 * HOUR],
+        [D0 + 4 * DAY + 3 * HOUR, D0 + 4 * DAY + 3 * HOUR + 5],
+      ],
+    });
+    // A day rolled up in part: its first hours from the rollups, the rest from the writes.
+    store.record(key("o1", "Connector"), write(D0 + 2 * DAY + 5, "routed", "late", ["status.late"]));
+    store.rollPending(D0 + 30 * DAY, 4);
+    expect(new DayRollups(store.db).plan(D0 + 2 * DAY, D0 + 3 * DAY, D0 + 30 * DAY)).toEqual({ rolled: [], hours: [[(day0 + 2) * 24, (day0 + 2) * 24 + 3]], raw: [[D0 + 2 * DAY + 4 * HOUR, D0 + 3 * DAY]] });
   });
 
   it("a write into a rolled-up day drops its rollup, and the ranking counts the write", () => {
