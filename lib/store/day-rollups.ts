@@ -39,22 +39,23 @@ const ROLLUP_TABLES = ["rank_days", "rank_days_done", "rank_days_progress", "ran
 /** Day k holds (k·DAY, (k+1)·DAY]. */
 export const dayOf = (tsMs: number) => Math.ceil(tsMs / DAY_MS) - 1;
 
-/** The whole days of (from, to] that are over by `nowMs`: [first, last], or null. */
-export function wholeDays(fromMs: number, toMs: number, nowMs: number): [number, number] | null {
-  const first = Math.ceil(fromMs / DAY_MS); // the first day starting at or after `from`
-  const last = Math.min(Math.floor(toMs / DAY_MS), Math.floor(nowMs / DAY_MS)) - 1;
-  return last < first ? null : [first, last];
-}
-
 /**
- * A range read in three parts: runs of whole days from the daily rollups, runs of whole hours from
- * the hourly ones (days rolled up in part, and the whole hours of the partial days at the edges),
- * and the rest (part hours at the edges, hours not rolled up yet) from the writes, as (from, to] ms.
+ * How to read a range: whole days from the daily rollups, whole hours from the hourly ones, and
+ * the rest (part hours at the edges, hours not rolled up yet) from the writes, as (from, to] ms. An
+ * edge day that is rolled up and mostly inside the range is read as the day less its hours outside
+ * (fewer rows than the hours inside); the part of a boundary hour inside is then added from the writes.
  */
 export interface RangePlan {
+  /** runs of days, added */
   rolled: [number, number][];
+  /** runs of hours, added */
   hours: [number, number][];
+  /** runs of hours outside the range in days of `rolled`, subtracted */
+  minusHours: [number, number][];
+  /** (from, to] ms ranges, added */
   raw: [number, number][];
+  /** runs of the range's whole hours that are rolled up, by day or by hour (sparklines read these by the hour) */
+  wholeHours: [number, number][];
 }
 
 /** Appends [from, to] to a list of runs, extending the last run when it ends where this one starts (`gap` apart). */
@@ -115,36 +116,43 @@ export class DayRollups {
    * A request never rolls anything up itself (a day takes seconds on a large store); `rollPending` does.
    */
   plan(fromMs: number, toMs: number, nowMs = Date.now()): RangePlan {
-    const plan: RangePlan = { rolled: [], hours: [], raw: [] };
-    const days = wholeDays(fromMs, toMs, nowMs);
-    const done = this.doneIn(dayOf(fromMs + 1), dayOf(toMs));
-    const progress = this.progressIn(dayOf(fromMs + 1), dayOf(toMs));
-    const hourRolled = (hour: number) => {
-      const day = Math.floor(hour / 24);
-      return done.has(day) || hour % 24 < (progress.get(day) ?? 0);
-    };
-    // (from, to] outside whole rolled-up days: by the hour where hours are rolled up, else from the writes.
+    const plan: RangePlan = { rolled: [], hours: [], minusHours: [], raw: [], wholeHours: [] };
+    const firstDay = dayOf(fromMs + 1);
+    const lastDay = dayOf(toMs);
+    const doneDays = this.doneIn(firstDay, lastDay);
+    const done = (day: number) => doneDays.has(day) && (day + 1) * DAY_MS <= nowMs;
+    const progress = this.progressIn(firstDay, lastDay);
+    const hourRolled = (hour: number) => done(Math.floor(hour / 24)) || hour % 24 < (progress.get(Math.floor(hour / 24)) ?? 0);
+    // (from, to]: by the hour where hours are rolled up, else from the writes.
     const byHour = (from: number, to: number) => {
       const first = Math.ceil(from / HOUR_MS);
       const last = Math.floor(to / HOUR_MS) - 1;
       if (last < first) return addRun(plan.raw, from, to, 0);
       if (from < first * HOUR_MS) addRun(plan.raw, from, first * HOUR_MS, 0);
       for (let hour = first; hour <= last; hour++) {
-        if (hourRolled(hour)) addRun(plan.hours, hour, hour, 1);
-        else addRun(plan.raw, hour * HOUR_MS, (hour + 1) * HOUR_MS, 0);
+        if (hourRolled(hour)) {
+          addRun(plan.hours, hour, hour, 1);
+          addRun(plan.wholeHours, hour, hour, 1);
+        } else addRun(plan.raw, hour * HOUR_MS, (hour + 1) * HOUR_MS, 0);
       }
       if ((last + 1) * HOUR_MS < to) addRun(plan.raw, (last + 1) * HOUR_MS, to, 0);
     };
-    if (!days) {
-      byHour(fromMs, toMs);
-      return plan;
+    for (let day = firstDay; day <= lastDay; day++) {
+      const from = Math.max(fromMs, day * DAY_MS);
+      const to = Math.min(toMs, (day + 1) * DAY_MS);
+      const first = Math.ceil(from / HOUR_MS); // the whole hours inside: [first, last]
+      const last = Math.floor(to / HOUR_MS) - 1;
+      if (!done(day) || last - first + 1 <= 12) {
+        byHour(from, to);
+        continue;
+      }
+      addRun(plan.rolled, day, day, 1);
+      addRun(plan.wholeHours, first, last, 1);
+      if (first > day * 24) addRun(plan.minusHours, day * 24, first - 1, 1);
+      if (last < day * 24 + 23) addRun(plan.minusHours, last + 1, day * 24 + 23, 1);
+      if (from < first * HOUR_MS) addRun(plan.raw, from, first * HOUR_MS, 0);
+      if ((last + 1) * HOUR_MS < to) addRun(plan.raw, (last + 1) * HOUR_MS, to, 0);
     }
-    if (fromMs < days[0] * DAY_MS) byHour(fromMs, days[0] * DAY_MS);
-    for (let day = days[0]; day <= days[1]; day++) {
-      if (done.has(day)) addRun(plan.rolled, day, day, 1);
-      else byHour(day * DAY_MS, (day + 1) * DAY_MS);
-    }
-    if ((days[1] + 1) * DAY_MS < toMs) byHour((days[1] + 1) * DAY_MS, toMs);
     return plan;
   }
 

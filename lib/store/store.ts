@@ -10,7 +10,7 @@ import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import { MIN_PERIODIC_WRITES, periodicNoop, type PeriodicPattern } from "../audit/periodic";
 import { AuditStore } from "./audit-store";
-import { CLASS_SUMS, COUNT_COLUMNS, DayRollups, HOUR_MS, type RangePlan } from "./day-rollups";
+import { CLASS_SUMS, COUNT_COLUMNS, DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
 
 export interface ObjectKey {
   cluster: string;
@@ -124,16 +124,17 @@ export interface FieldRow {
 const SPARK_BUCKETS = 40;
 
 /** Per-object counts from several parts of a range, summed. */
-function mergeCounts(parts: Record<string, number>[][]): Record<string, number>[] {
+/** Per-object counts summed over signed parts; an object left with no writes (all subtracted) is not in the range. */
+function mergeCounts(parts: { rows: Record<string, number>[]; sign: 1 | -1 }[]): Record<string, number>[] {
   const byId = new Map<number, Record<string, number>>();
-  for (const rows of parts) {
+  for (const { rows, sign } of parts) {
     for (const row of rows) {
       const sum = byId.get(row.id);
-      if (!sum) byId.set(row.id, { ...row });
-      else for (const column of COUNT_COLUMNS) sum[column] += row[column];
+      if (!sum) byId.set(row.id, sign === 1 ? { ...row } : Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === "id" ? v : -v])));
+      else for (const column of COUNT_COLUMNS) sum[column] += sign * row[column];
     }
   }
-  return [...byId.values()];
+  return [...byId.values()].filter((row) => row.writes > 0);
 }
 
 export class WriteStore {
@@ -376,14 +377,22 @@ export class WriteStore {
     // Whole days and hours from the rollups; part hours at the edges, and hours not rolled up yet, from the writes.
     const plan = this.rollups.plan(filter.fromMs, filter.toMs);
     const sums = COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ");
-    const parts: Record<string, number>[][] = [
-      ...plan.raw.map(([fromMs, toMs]) =>
-        this.db.prepare(`SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`).all(fromMs, toMs, ...objectParams) as Record<string, number>[],
-      ),
-      ...plan.rolled.map((days) => this.db.prepare(`SELECT object_id AS id, ${sums} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`).all(...days, ...objectParams) as Record<string, number>[]),
-      ...plan.hours.map((hours) => this.db.prepare(`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`).all(...hours, ...objectParams) as Record<string, number>[]),
+    const countInRange = this.statement("SELECT COUNT(*) AS n FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ?");
+    const rollup = (sql: string, runs: [number, number][], sign: 1 | -1) => runs.map((run) => ({ rows: this.db.prepare(sql).all(...run, ...objectParams) as Record<string, number>[], sign }));
+    const parts: { rows: Record<string, number>[]; sign: 1 | -1 }[] = [
+      ...plan.raw.map(([fromMs, toMs]) => {
+        // A part hour at an edge, or hours with few writes, are a sliver of the table: read them by time.
+        // The planner would skip-scan the per-object index instead, a seek per object (about 0.1 s on
+        // 20,000 objects however few writes), which only pays off past about 200,000 writes.
+        const byTime = toMs - fromMs <= HOUR_MS || (toMs - fromMs <= 2 * DAY_MS && (countInRange.get(fromMs, toMs) as { n: number }).n <= 200_000) ? "INDEXED BY writes_ts" : "";
+        const sql = `SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w ${byTime} WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`;
+        return { rows: this.db.prepare(sql).all(fromMs, toMs, ...objectParams) as Record<string, number>[], sign: 1 as const };
+      }),
+      ...rollup(`SELECT object_id AS id, ${sums} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.rolled, 1),
+      ...rollup(`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.hours, 1),
+      ...rollup(`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.minusHours, -1),
     ];
-    const groups = parts.length === 1 ? parts[0] : mergeCounts(parts);
+    const groups = parts.length === 1 ? parts[0].rows : mergeCounts(parts);
     const kept = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
     const keyOf = this.statement("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?");
     // Most writes first; ties by namespace and name (one read of every object's name beats one per tie).
@@ -399,8 +408,14 @@ export class WriteStore {
     const ids = page.map((r) => r.id as number);
     // The page's details: whole days from the daily rollups, the rest from the page's own writes (each
     // object's writes are together in the per-object indexes, so an hour or a day of them is a short read).
-    const detailPlan = { rolled: plan.rolled, raw: [...plan.raw, ...plan.hours.map(([first, last]): [number, number] => [first * HOUR_MS, (last + 1) * HOUR_MS])] };
-    const details = (raw: string, rolled: string) => this.perObject(ids, detailPlan, raw, rolled);
+    const hourMs = ([first, last]: [number, number]): [number, number] => [first * HOUR_MS, (last + 1) * HOUR_MS];
+    const details = (fromWrites: string, fromDays: string) =>
+      this.perObject(ids, [
+        ...plan.raw.map((range) => ({ sql: fromWrites, params: range, sign: 1 as const })),
+        ...plan.hours.map((run) => ({ sql: fromWrites, params: hourMs(run), sign: 1 as const })),
+        ...plan.minusHours.map((run) => ({ sql: fromWrites, params: hourMs(run), sign: -1 as const })),
+        ...plan.rolled.map((days) => ({ sql: fromDays, params: days, sign: 1 as const })),
+      ]);
     const fields = details(
       "SELECT object_id AS id, path AS k, COUNT(*) AS n FROM field_changes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path",
       "SELECT object_id AS id, path AS k, SUM(n) AS n FROM rank_days_fields WHERE object_id IN (%) AND day BETWEEN ? AND ? GROUP BY object_id, path",
@@ -409,13 +424,17 @@ export class WriteStore {
       "SELECT object_id AS id, writer AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer",
       "SELECT object_id AS id, writer AS k, SUM(n) AS n FROM rank_days_writers WHERE object_id IN (%) AND day BETWEEN ? AND ? GROUP BY object_id, writer",
     );
-    // Sparkline buckets: a write by its time; over whole days, an hour's writes by the hour's end.
+    // Sparkline buckets: a write by its time; over rolled-up hours, an hour's writes by the hour's end.
     const span = Math.max(1, filter.toMs - filter.fromMs);
     const bucket = (tsExpr: string) => `CAST(MIN(${SPARK_BUCKETS - 1}, (${tsExpr} - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}) AS TEXT)`;
-    const spark = details(
-      `SELECT object_id AS id, ${bucket("ts_ms")} AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
-      `SELECT object_id AS id, ${bucket(`(hour + 1) * ${HOUR_MS}`)} AS k, SUM(writes) AS n FROM rank_hours WHERE object_id IN (%) AND hour BETWEEN ? * 24 AND ? * 24 + 23 GROUP BY object_id, k`,
-    );
+    const spark = this.perObject(ids, [
+      ...plan.raw.map((range) => ({ sql: `SELECT object_id AS id, ${bucket("ts_ms")} AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`, params: range, sign: 1 as const })),
+      ...plan.wholeHours.map((run) => ({
+        sql: `SELECT object_id AS id, ${bucket(`(hour + 1) * ${HOUR_MS}`)} AS k, SUM(writes) AS n FROM rank_hours WHERE object_id IN (%) AND hour BETWEEN ? AND ? GROUP BY object_id, k`,
+        params: run,
+        sign: 1 as const,
+      })),
+    ]);
     const noops = new Map<number, { tsMs: number; writer: string }[]>();
     const withNoops = page.filter((r) => (r.c_noop as number) >= MIN_PERIODIC_WRITES).map((r) => r.id as number);
     // Each object's latest no-ops, read backwards along its index entries: a few hundred rows, however long the range.
@@ -453,22 +472,21 @@ export class WriteStore {
     return { total, rows };
   }
 
-  /** Per object of `ids`: counts by key over the plan's raw ranges (`raw`, ending in `ts_ms > ? AND ts_ms <= ?`) and rolled-up days (`rolled`, `day BETWEEN ? AND ?`), summed, most first. */
-  private perObject(ids: number[], plan: Omit<RangePlan, "hours">, raw: string, rolled: string): Map<number, { k: string; n: number }[]> {
+  /** Per object of `ids`: counts by key, summed over the sources (each query's `%` is the ids, then its params), most first. */
+  private perObject(ids: number[], sources: { sql: string; params: [number, number]; sign: 1 | -1 }[]): Map<number, { k: string; n: number }[]> {
     const out = new Map<number, { k: string; n: number }[]>();
     if (ids.length === 0) return out;
     const marks = ids.map(() => "?").join(",");
-    const rows = [
-      ...plan.raw.flatMap(([fromMs, toMs]) => this.db.prepare(raw.replace("%", marks)).all(...ids, fromMs, toMs)),
-      ...plan.rolled.flatMap((days) => this.db.prepare(rolled.replace("%", marks)).all(...ids, ...days)),
-    ] as { id: number; k: string; n: number }[];
     const sums = new Map<number, Map<string, number>>();
-    for (const row of rows) {
-      const byKey = sums.get(row.id) ?? new Map<string, number>();
-      byKey.set(row.k, (byKey.get(row.k) ?? 0) + row.n);
-      sums.set(row.id, byKey);
+    for (const { sql, params, sign } of sources) {
+      for (const row of this.db.prepare(sql.replace("%", marks)).all(...ids, ...params) as { id: number; k: string; n: number }[]) {
+        const byKey = sums.get(row.id) ?? new Map<string, number>();
+        byKey.set(row.k, (byKey.get(row.k) ?? 0) + sign * row.n);
+        sums.set(row.id, byKey);
+      }
     }
-    for (const [id, byKey] of sums) out.set(id, [...byKey].map(([k, n]) => ({ k, n })).sort((a, b) => b.n - a.n || a.k.localeCompare(b.k)));
+    // A key whose every count was subtracted (all outside the range) is not in the range.
+    for (const [id, byKey] of sums) out.set(id, [...byKey].filter(([, n]) => n > 0).map(([k, n]) => ({ k, n })).sort((a, b) => b.n - a.n || a.k.localeCompare(b.k)));
     return out;
   }
 

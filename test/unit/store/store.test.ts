@@ -146,29 +146,32 @@ describe("daily rollups in the Objects ranking", () => {
       check(store, D0 + DAY, D0 + 2 * DAY, "Lease");
       check(store, D0 + 1_000, D0 + 2_000); // inside one day
       check(store, D0 + 5 * HOUR + 1_017_000, D0 + 4 * DAY + 3 * HOUR + 5_000); // edges inside hours
+      check(store, D0 + 2 * DAY + HOUR + 7, D0 + 2 * DAY + 23 * HOUR - 9); // most of one day, less both ends
+      check(store, D0 + 20 * HOUR, D0 + DAY + 2 * HOUR + 1); // a few hours either side of midnight
     }
   });
 
-  it("reads whole days and the whole hours at a range's edges from the rollups, and only the part hours from the writes", () => {
+  it("reads whole days, and an edge day as the day less its hours outside or as its hours inside, from the rollups; only part hours from the writes", () => {
     const store = build();
     store.rollPending(D0 + 30 * DAY);
     const day0 = D0 / DAY;
     const plan = new DayRollups(store.db).plan(D0 + 5 * HOUR + 17, D0 + 4 * DAY + 3 * HOUR + 5, D0 + 30 * DAY);
+    // The first day is mostly inside: the day less its first 6 hours, plus the part of hour 5 inside.
     expect(plan).toEqual({
-      rolled: [[day0 + 1, day0 + 3]],
-      hours: [
-        [day0 * 24 + 6, day0 * 24 + 23],
-        [(day0 + 4) * 24, (day0 + 4) * 24 + 2],
-      ],
+      rolled: [[day0, day0 + 3]],
+      hours: [[(day0 + 4) * 24, (day0 + 4) * 24 + 2]],
+      minusHours: [[day0 * 24, day0 * 24 + 5]],
       raw: [
         [D0 + 5 * HOUR + 17, D0 + 6 * HOUR],
         [D0 + 4 * DAY + 3 * HOUR, D0 + 4 * DAY + 3 * HOUR + 5],
       ],
+      wholeHours: [[day0 * 24 + 6, (day0 + 4) * 24 + 2]],
     });
     // A day rolled up in part: its first hours from the rollups, the rest from the writes.
     store.record(key("o1", "Connector"), write(D0 + 2 * DAY + 5, "routed", "late", ["status.late"]));
     store.rollPending(D0 + 30 * DAY, 4);
-    expect(new DayRollups(store.db).plan(D0 + 2 * DAY, D0 + 3 * DAY, D0 + 30 * DAY)).toEqual({ rolled: [], hours: [[(day0 + 2) * 24, (day0 + 2) * 24 + 3]], raw: [[D0 + 2 * DAY + 4 * HOUR, D0 + 3 * DAY]] });
+    const partDay = [(day0 + 2) * 24, (day0 + 2) * 24 + 3];
+    expect(new DayRollups(store.db).plan(D0 + 2 * DAY, D0 + 3 * DAY, D0 + 30 * DAY)).toEqual({ rolled: [], hours: [partDay], minusHours: [], raw: [[D0 + 2 * DAY + 4 * HOUR, D0 + 3 * DAY]], wholeHours: [partDay] });
   });
 
   it("a write into a rolled-up day drops its rollup, and the ranking counts the write", () => {
