@@ -44,6 +44,8 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
     <section
       data-panel={id}
       data-state={idleMessage ? "idle" : busy ? "busy" : isLoading ? "loading" : error && !data ? "error" : panel && panel.series.length === 0 ? "empty" : "ready"}
+      // Still showing the previous answer while the new one loads.
+      data-updating={isFetching && !isLoading ? "" : undefined}
       className={`flex min-w-0 flex-col rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 ${className ?? ""}`}
     >
       <header className="mb-2 flex items-baseline gap-2">

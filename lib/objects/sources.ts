@@ -49,7 +49,7 @@ export function liveStore(ctx: ServerContext): WriteStore {
   mkdirSync(ctx.config.dataDir, { recursive: true });
   const store = new WriteStore(join(ctx.config.dataDir, "churnscope.sqlite"));
   open.set("", store);
-  // The Objects ranking's daily rollups, an hour of writes at a time (a whole day takes seconds on a large store), whoever fills the store.
+  // The Objects ranking's rollups, an hour of writes at a time (a whole day takes seconds on a large store), whoever fills the store.
   setInterval(() => store.rollPending(Date.now(), 1), ROLL_EVERY_MS).unref();
   return store;
 }

@@ -65,7 +65,7 @@ describe("alert links built by the Alertmanager template", () => {
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(link.toString());
-    await page.waitForSelector('[data-panel="writes-by-verb"][data-state="ready"] [data-chart][data-drawn]', { timeout: 30_000 });
+    await page.waitForSelector('[data-panel="writes-by-verb"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]', { timeout: 30_000 });
     expect(await page.textContent('[data-testid="resolved-range"]')).toMatch(new RegExp(`^${formatRange(Date.parse(STARTS_AT) - HOUR, Date.now()).slice(0, 16)}`));
     expect(await page.inputValue('[data-testid="apiserver-select"]')).toBe(PROJECT_JOB);
     expect(await page.inputValue('[data-testid="resource-select"]')).toBe("connectors.networking.datumapis.com");
@@ -77,7 +77,7 @@ describe("alert links built by the Alertmanager template", () => {
     const frozen = new URL(linkIn(resolved.text));
     expect(frozen.searchParams.get("to")).toBe(String(Date.parse(endsAt) + HOUR));
     await page.goto(frozen.toString());
-    await page.waitForSelector('[data-panel="writes-by-verb"][data-state="ready"] [data-chart][data-drawn]', { timeout: 30_000 });
+    await page.waitForSelector('[data-panel="writes-by-verb"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]', { timeout: 30_000 });
     expect(await page.textContent('[data-testid="resolved-range"]')).toBe(`${formatRange(Date.parse(STARTS_AT) - HOUR, Date.parse(endsAt) + HOUR)} (UTC)`);
     expect(errors).toEqual([]);
     await page.close();

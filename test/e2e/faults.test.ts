@@ -95,7 +95,7 @@ describe("Prometheus misbehaving", () => {
       await page.waitForSelector('[data-panel="watch-fanout"][data-state="error"]', { timeout: 30_000 });
       await expect(page.textContent('[data-panel="watch-fanout"] [role="alert"]')).resolves.toMatch(/Query failed.*HTTP 503 with a body that is not JSON/);
       for (const id of ["writes-by-resource", "lease-renewals", "write-errors"]) {
-        await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] [data-chart][data-drawn]`, { timeout: 30_000 });
+        await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
       }
       expect(errors).toEqual([]);
     } finally {
@@ -119,7 +119,7 @@ describe("past the concurrency limit, in the browser", () => {
       await page.screenshot({ path: join(ARTIFACTS, "write-load-busy.png") });
       proxy.fault = undefined;
       for (const id of ["writes-by-resource", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]) {
-        await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] [data-chart][data-drawn]`, { state: "attached", timeout: 90_000 });
+        await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { state: "attached", timeout: 90_000 });
       }
       expect(errors).toEqual([]);
     } finally {

@@ -58,7 +58,7 @@ async function markers(from = FROM_MS, to = TO_MS) {
 }
 
 async function waitForCharts(page: Page, ids: string[]) {
-  for (const id of ids) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] [data-chart][data-drawn]`, { timeout: 30_000 });
+  for (const id of ids) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
 }
 
 describe("markers and notes", () => {

@@ -15,7 +15,7 @@ const h = useReplayApp();
 
 async function waitForCharts(page: Page) {
   for (const id of REBUILD_CHARTS) {
-    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] [data-chart][data-drawn]`, { state: "attached", timeout: 30_000 });
+    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { state: "attached", timeout: 30_000 });
   }
 }
 

@@ -18,7 +18,7 @@ const h = useReplayApp();
 
 async function waitForCharts(page: Page) {
   // "attached", not visible: an all-zero series draws a flat line with an empty bounding box.
-  for (const id of PANELS) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] [data-chart][data-drawn]`, { state: "attached", timeout: 30_000 });
+  for (const id of PANELS) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { state: "attached", timeout: 30_000 });
 }
 
 describe("the replay in Chromium", () => {

@@ -42,12 +42,12 @@ afterAll(async () => {
 
 async function waitForCharts(page: Page, panels: string[]) {
   for (const id of panels) {
-    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] [data-chart][data-drawn]`, { timeout: 30_000 });
+    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
   }
 }
 
 async function totalsRows(page: Page): Promise<Map<string, string>> {
-  await page.waitForSelector('[data-testid="totals-table"] tr[data-row] [data-cell="previous"]:not(:text("…"))', { timeout: 30_000 });
+  await page.waitForSelector('[data-panel="write-totals"][data-state="ready"]:not([data-updating]) [data-testid="totals-table"] tr[data-row] [data-cell="previous"]:not(:text("…"))', { timeout: 30_000 });
   const rows = await page.$$eval('[data-testid="totals-table"] tr[data-row]', (trs) =>
     trs.map((tr) => [tr.getAttribute("data-row")!, tr.querySelector('[data-cell="current"]')!.textContent!.trim()] as [string, string]),
   );
