@@ -41,7 +41,7 @@ async function main() {
         const page = oursContext ? await oursContext.newPage() : await browser.newPage(view);
         let start = performance.now();
         await page.goto(churnscope);
-        for (const id of CHARTS) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"] [data-chart][data-drawn]`, { state: "attached", timeout: 60_000 });
+        for (const id of CHARTS) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { state: "attached", timeout: 60_000 });
         const oursMs = performance.now() - start;
         await page.close();
         const other = theirsContext ? await theirsContext.newPage() : await browser.newPage(view);
