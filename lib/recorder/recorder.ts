@@ -64,11 +64,11 @@ export function startRecorder(config: AppConfig, store: WriteStore, clusters: Re
     }
   }
   const retentionMs = config.recorder.retentionDays * 86_400_000;
-  // Retention at once; then hourly, with a day of rollups for the Objects ranking, an hour at a time (first a minute in).
+  // Retention at once; then hourly, with a day of rollups for the Objects ranking, a quarter hour per turn (first a minute in).
   store.prune(Date.now() - retentionMs);
   const maintain = () => {
     store.prune(Date.now() - retentionMs);
-    store.rollPending(Date.now(), 24);
+    void store.rollInTurns(96).catch((error: Error) => log(`recorder: objects rollups: ${error.message}`));
   };
   const first = setTimeout(maintain, 60_000);
   const timer = setInterval(maintain, 3_600_000);

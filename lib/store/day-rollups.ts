@@ -2,8 +2,9 @@
  * Per-object counts per UTC hour and day (writes by class), and per day the page's details (changed
  * paths, writers), so the Objects ranking over weeks reads a row per object and day instead of
  * every write, and a range that cuts days reads its edges by the hour. Days that are over are rolled
- * up in the background (`rollPending`), an hour at a time (a whole day takes seconds on a large
- * store); a day counts once all 24 hours are in, and until then the hours that are in count. A
+ * up in the background (`rollPending`), a quarter of an hour at a time (a whole day takes seconds on
+ * a large store, and the thread is held meanwhile); an hour counts once its four quarters are in, and
+ * a day once its 24 hours are. A
  * write stored into a day (partly) rolled up, such as from an audit log ingested late, drops that
  * day's rollup. Ranges are (from, to], as everywhere in the store, and so are hours and days: day k
  * holds (k·24 h, (k+1)·24 h].
@@ -12,6 +13,10 @@ import type Database from "better-sqlite3";
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
+/** What one roll-up step reads: a quarter of an hour of writes (about 0.15 s on 10 M stored writes here). */
+const SLICE_MS = 900_000;
+const SLICES_PER_HOUR = HOUR_MS / SLICE_MS;
+const SLICES_PER_DAY = 24 * SLICES_PER_HOUR;
 
 /** The per-object sums the ranking reads, over raw writes or over rolled-up hours and days. */
 export const CLASS_SUMS = `COUNT(*) AS writes,
@@ -23,8 +28,8 @@ const COUNTS = COUNT_COLUMNS.map((c) => `${c} INTEGER NOT NULL`).join(", ");
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS rank_days (day INTEGER NOT NULL, object_id INTEGER NOT NULL, ${COUNTS}, PRIMARY KEY (day, object_id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rank_days_done (day INTEGER PRIMARY KEY);
--- A day being rolled up an hour at a time: how many of its hours (from its first) are in.
-CREATE TABLE IF NOT EXISTS rank_days_progress (day INTEGER PRIMARY KEY, hours INTEGER NOT NULL);
+-- A day being rolled up a quarter of an hour at a time: how many of its quarters (from its first) are in.
+CREATE TABLE IF NOT EXISTS rank_days_progress (day INTEGER PRIMARY KEY, slices INTEGER NOT NULL);
 -- The page's details for whole days: changed paths and writers per object and day.
 CREATE TABLE IF NOT EXISTS rank_days_fields (object_id INTEGER NOT NULL, day INTEGER NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, path)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rank_days_writers (object_id INTEGER NOT NULL, day INTEGER NOT NULL, writer TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, writer)) WITHOUT ROWID;
@@ -33,7 +38,7 @@ CREATE TABLE IF NOT EXISTS rank_hours (hour INTEGER NOT NULL, object_id INTEGER 
 CREATE INDEX IF NOT EXISTS rank_hours_object ON rank_hours (object_id, hour, writes);
 `;
 
-const ROLLUP_FORMAT = "4";
+const ROLLUP_FORMAT = "5";
 const ROLLUP_TABLES = ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
 
 /** Day k holds (k·DAY, (k+1)·DAY]. */
@@ -108,7 +113,7 @@ export class DayRollups {
   }
 
   private progressIn(first: number, last: number): Map<number, number> {
-    return new Map((this.db.prepare("SELECT day, hours FROM rank_days_progress WHERE day BETWEEN ? AND ?").all(first, last) as { day: number; hours: number }[]).map((r) => [r.day, r.hours]));
+    return new Map((this.db.prepare("SELECT day, slices FROM rank_days_progress WHERE day BETWEEN ? AND ?").all(first, last) as { day: number; slices: number }[]).map((r) => [r.day, r.slices]));
   }
 
   /**
@@ -122,7 +127,7 @@ export class DayRollups {
     const doneDays = this.doneIn(firstDay, lastDay);
     const done = (day: number) => doneDays.has(day) && (day + 1) * DAY_MS <= nowMs;
     const progress = this.progressIn(firstDay, lastDay);
-    const hourRolled = (hour: number) => done(Math.floor(hour / 24)) || hour % 24 < (progress.get(Math.floor(hour / 24)) ?? 0);
+    const hourRolled = (hour: number) => done(Math.floor(hour / 24)) || ((hour % 24) + 1) * SLICES_PER_HOUR <= (progress.get(Math.floor(hour / 24)) ?? 0);
     // (from, to]: by the hour where hours are rolled up, else from the writes.
     const byHour = (from: number, to: number) => {
       const first = Math.ceil(from / HOUR_MS);
@@ -157,18 +162,20 @@ export class DayRollups {
   }
 
   /**
-   * Rolls up to `maxHours` hours of the days in [first, last] that are not rolled up yet, the latest
-   * day first, an hour per transaction (about a twenty-fourth of a day's cost, so the caller's thread
-   * is never held for long). A day counts once all 24 hours are in. Returns the hours rolled.
+   * Rolls up to `maxSlices` quarter hours of the days in [first, last] that are not rolled up yet,
+   * the latest day first, one transaction each (so the caller's thread is never held for long). An
+   * hour's day counts are added once its last quarter is in, and a day counts once all are. Returns
+   * the quarters rolled.
    */
-  roll(first: number, last: number, maxHours = Infinity): number {
+  roll(first: number, last: number, maxSlices = Infinity): number {
     const done = this.doneIn(first, last);
     const progress = this.progressIn(first, last);
     const add = (column: string) => `${column} = ${column} + excluded.${column}`;
-    // An hour is a sliver of the table: read it by time (the planner would rather scan the covering
-    // per-object index, all of it). The day's counts are then summed from the hour's rows.
-    const hourSums = this.db.prepare(
-      `INSERT INTO rank_hours (hour, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT ?, w.object_id, ${CLASS_SUMS} FROM writes w INDEXED BY writes_ts WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id`,
+    // A quarter hour is a sliver of the table: read it by time (the planner would rather scan the
+    // covering per-object index, all of it).
+    const sliceSums = this.db.prepare(
+      `INSERT INTO rank_hours (hour, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT ?, w.object_id, ${CLASS_SUMS} FROM writes w INDEXED BY writes_ts WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id
+       ON CONFLICT (hour, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add).join(", ")}`,
     );
     const daySums = this.db.prepare(
       `INSERT INTO rank_days (day, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT ?, object_id, ${COUNT_COLUMNS.join(", ")} FROM rank_hours WHERE hour = ?
@@ -178,19 +185,20 @@ export class DayRollups {
       `INSERT INTO rank_days_fields (object_id, day, path, n) SELECT object_id, ?, path, COUNT(*) FROM field_changes INDEXED BY field_changes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT DO UPDATE SET ${add("n")}`,
       `INSERT INTO rank_days_writers (object_id, day, writer, n) SELECT object_id, ?, writer, COUNT(*) FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT DO UPDATE SET ${add("n")}`,
     ].map((sql) => this.db.prepare(sql));
-    const step = this.db.prepare("INSERT INTO rank_days_progress (day, hours) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET hours = excluded.hours");
+    const step = this.db.prepare("INSERT INTO rank_days_progress (day, slices) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET slices = excluded.slices");
     const finish = [this.db.prepare("DELETE FROM rank_days_progress WHERE day = ?"), this.db.prepare("INSERT INTO rank_days_done (day) VALUES (?)")];
     let rolled = 0;
     this.forget();
-    for (let day = last; day >= first && rolled < maxHours; day--) {
+    for (let day = last; day >= first && rolled < maxSlices; day--) {
       if (done.has(day)) continue;
-      for (let hour = progress.get(day) ?? 0; hour < 24 && rolled < maxHours; hour++, rolled++) {
-        const fromMs = day * DAY_MS + hour * HOUR_MS;
+      for (let slice = progress.get(day) ?? 0; slice < SLICES_PER_DAY && rolled < maxSlices; slice++, rolled++) {
+        const fromMs = day * DAY_MS + slice * SLICE_MS;
+        const hour = day * 24 + Math.floor(slice / SLICES_PER_HOUR);
         this.db.transaction(() => {
-          hourSums.run(day * 24 + hour, fromMs, fromMs + HOUR_MS);
-          daySums.run(day, day * 24 + hour);
-          for (const statement of details) statement.run(day, fromMs, fromMs + HOUR_MS);
-          if (hour < 23) step.run(day, hour + 1);
+          sliceSums.run(hour, fromMs, fromMs + SLICE_MS);
+          for (const statement of details) statement.run(day, fromMs, fromMs + SLICE_MS);
+          if ((slice + 1) % SLICES_PER_HOUR === 0) daySums.run(day, hour);
+          if (slice + 1 < SLICES_PER_DAY) step.run(day, slice + 1);
           else for (const statement of finish) statement.run(day);
         })();
       }
@@ -198,12 +206,12 @@ export class DayRollups {
     return rolled;
   }
 
-  /** Rolls up to `maxHours` hours of the days that are over and have writes, the latest first; returns how many it rolled. */
-  rollPending(nowMs = Date.now(), maxHours = Infinity): number {
+  /** Rolls up to `maxSlices` quarter hours of the days that are over and have writes, the latest first; returns how many it rolled. */
+  rollPending(nowMs = Date.now(), maxSlices = Infinity): number {
     const bounds = this.db.prepare("SELECT MIN(ts_ms) AS first, MAX(ts_ms) AS last FROM writes").get() as { first: number | null; last: number | null };
     if (bounds.first === null || bounds.last === null) return 0;
     const last = Math.min(dayOf(bounds.last), Math.floor(nowMs / DAY_MS) - 1);
-    return last >= dayOf(bounds.first) ? this.roll(dayOf(bounds.first), last, maxHours) : 0;
+    return last >= dayOf(bounds.first) ? this.roll(dayOf(bounds.first), last, maxSlices) : 0;
   }
 
   /** Drops the rollups of days that retention emptied or cut into. */

@@ -310,9 +310,22 @@ export class WriteStore {
     return (this.auditStore ??= new AuditStore(this));
   }
 
-  /** Rolls up to `maxHours` hours of the days that are over, for the Objects ranking (run in the background); returns how many. */
-  rollPending(nowMs = Date.now(), maxHours = Infinity): number {
-    return this.rollups.rollPending(nowMs, maxHours);
+  /** Rolls up to `maxSlices` quarter hours of the days that are over, for the Objects ranking; returns how many. */
+  rollPending(nowMs = Date.now(), maxSlices = Infinity): number {
+    return this.rollups.rollPending(nowMs, maxSlices);
+  }
+
+  /**
+   * The same in the background: a quarter hour per turn of the event loop (about 0.15 s each on 10 M
+   * stored writes here), so requests and watch events get in between. Resolves with how many it rolled.
+   */
+  async rollInTurns(maxSlices: number): Promise<number> {
+    let rolled = 0;
+    while (rolled < maxSlices && this.db.open && this.rollPending(Date.now(), 1) === 1) {
+      rolled++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return rolled;
   }
 
   private prunedAtMs = 0;

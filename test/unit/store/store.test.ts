@@ -134,10 +134,11 @@ describe("daily rollups in the Objects ranking", () => {
   it("answers exactly what the writes say, before, while and after days are rolled up, for aligned and unaligned ranges, with filters", () => {
     const store = build();
     const rolled = () => (store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n;
-    const hours = { "none rolled up": 0, "the latest day and 6 hours of the next": 30, "the latest 3 days": 42, "all rolled up": Infinity };
+    // Quarter hours: 120 are a day and 6 hours, 168 more make 3 days.
+    const slices = { "none rolled up": 0, "the latest day and 6 hours of the next": 120, "the latest 3 days": 168, "all rolled up": Infinity };
     const days = { "none rolled up": 0, "the latest day and 6 hours of the next": 1, "the latest 3 days": 3, "all rolled up": 7 };
-    for (const stage of Object.keys(hours) as (keyof typeof hours)[]) {
-      store.rollPending(D0 + 30 * DAY, hours[stage]);
+    for (const stage of Object.keys(slices) as (keyof typeof slices)[]) {
+      store.rollPending(D0 + 30 * DAY, slices[stage]);
       expect(rolled(), stage).toBe(days[stage]);
       check(store, D0, D0 + 5 * DAY, undefined, true); // 120 h in 40 buckets of 3 h
       check(store, D0, D0 + 6 * DAY);
@@ -169,7 +170,7 @@ describe("daily rollups in the Objects ranking", () => {
     });
     // A day rolled up in part: its first hours from the rollups, the rest from the writes.
     store.record(key("o1", "Connector"), write(D0 + 2 * DAY + 5, "routed", "late", ["status.late"]));
-    store.rollPending(D0 + 30 * DAY, 4);
+    store.rollPending(D0 + 30 * DAY, 4 * 4 + 2); // 4 hours and half of the fifth, which is read from the writes
     const partDay = [(day0 + 2) * 24, (day0 + 2) * 24 + 3];
     expect(new DayRollups(store.db).plan(D0 + 2 * DAY, D0 + 3 * DAY, D0 + 30 * DAY)).toEqual({ rolled: [], hours: [partDay], minusHours: [], raw: [[D0 + 2 * DAY + 4 * HOUR, D0 + 3 * DAY]], wholeHours: [partDay] });
   });
@@ -189,9 +190,9 @@ describe("daily rollups in the Objects ranking", () => {
 
   it("a write into a day rolled up only in part drops that part, and the day is rolled up again from the start", () => {
     const store = build();
-    store.rollPending(D0 + 30 * DAY, 30); // the latest day, and the first 6 hours of the day before it
+    store.rollPending(D0 + 30 * DAY, 30 * 4); // the latest day, and the first 6 hours of the day before it
     const partDay = D0 / DAY + 4; // day k holds (k·24 h, (k+1)·24 h]: the plan's last day is D0 / DAY + 5
-    expect(store.db.prepare("SELECT day, hours FROM rank_days_progress").all()).toEqual([{ day: partDay, hours: 6 }]);
+    expect(store.db.prepare("SELECT day, slices FROM rank_days_progress").all()).toEqual([{ day: partDay, slices: 24 }]);
     const late = { name: "o2", kind: "Connector", tsMs: partDay * DAY + 2 * 3_600_000 + 5, cls: "routed" as const, heartbeat: false, writer: "late", path: "status.late" };
     store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
     expect(store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_progress").get()).toEqual({ n: 0 });
@@ -202,6 +203,25 @@ describe("daily rollups in the Objects ranking", () => {
     } finally {
       planned.pop();
     }
+  });
+
+  it("rolls up in the background a quarter hour per turn of the event loop, letting other work in between", async () => {
+    const store = build();
+    let running = true;
+    let turns = 0;
+    const other = () => {
+      if (!running) return;
+      turns++;
+      setImmediate(other);
+    };
+    setImmediate(other);
+    expect(await store.rollInTurns(20)).toBe(20);
+    running = false;
+    expect(turns).toBeGreaterThanOrEqual(19);
+    expect(store.db.prepare("SELECT day, slices FROM rank_days_progress").all()).toEqual([{ day: D0 / DAY + 5, slices: 20 }]);
+    // Past what is pending it stops by itself.
+    expect(await store.rollInTurns(Infinity)).toBe(7 * 96 - 20);
+    check(store, D0, D0 + 6 * DAY);
   });
 
   it("retention drops the rollups of pruned days, and rollPending rolls every day that is over", () => {
