@@ -30,15 +30,18 @@ CREATE TABLE IF NOT EXISTS rank_days (day INTEGER NOT NULL, object_id INTEGER NO
 CREATE TABLE IF NOT EXISTS rank_days_done (day INTEGER PRIMARY KEY);
 -- A day being rolled up a quarter of an hour at a time: how many of its quarters (from its first) are in.
 CREATE TABLE IF NOT EXISTS rank_days_progress (day INTEGER PRIMARY KEY, slices INTEGER NOT NULL);
--- The page's details for whole days: changed paths and writers per object and day.
-CREATE TABLE IF NOT EXISTS rank_days_fields (object_id INTEGER NOT NULL, day INTEGER NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, path)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS rank_days_writers (object_id INTEGER NOT NULL, day INTEGER NOT NULL, writer TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (object_id, day, writer)) WITHOUT ROWID;
--- Counts per object and hour: read by hour for a range's edges, by object for the page's sparklines.
+-- The page's details for whole days: changed paths and writers per object and day. Keyed by day first, so
+-- each roll-up step adds to one day's rows (together on disk) rather than to rows all over the table; a
+-- page's 50 objects are then a seek per object and day.
+CREATE TABLE IF NOT EXISTS rank_days_fields (day INTEGER NOT NULL, object_id INTEGER NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (day, object_id, path)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS rank_days_writers (day INTEGER NOT NULL, object_id INTEGER NOT NULL, writer TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (day, object_id, writer)) WITHOUT ROWID;
+-- Counts per object and hour: read by hour for a range's edges, by object for the page's sparklines (the
+-- index leaves the counts out, so a step adding to an hour's counts does not move its index entries).
 CREATE TABLE IF NOT EXISTS rank_hours (hour INTEGER NOT NULL, object_id INTEGER NOT NULL, ${COUNTS}, PRIMARY KEY (hour, object_id)) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS rank_hours_object ON rank_hours (object_id, hour, writes);
+CREATE INDEX IF NOT EXISTS rank_hours_object ON rank_hours (object_id, hour);
 `;
 
-const ROLLUP_FORMAT = "5";
+const ROLLUP_FORMAT = "6";
 const ROLLUP_TABLES = ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
 
 /** Day k holds (k·DAY, (k+1)·DAY]. */
@@ -182,8 +185,8 @@ export class DayRollups {
        ON CONFLICT (day, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add).join(", ")}`,
     );
     const details = [
-      `INSERT INTO rank_days_fields (object_id, day, path, n) SELECT object_id, ?, path, COUNT(*) FROM field_changes INDEXED BY field_changes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT DO UPDATE SET ${add("n")}`,
-      `INSERT INTO rank_days_writers (object_id, day, writer, n) SELECT object_id, ?, writer, COUNT(*) FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT DO UPDATE SET ${add("n")}`,
+      `INSERT INTO rank_days_fields (day, object_id, path, n) SELECT ?, object_id, path, COUNT(*) FROM field_changes INDEXED BY field_changes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT DO UPDATE SET ${add("n")}`,
+      `INSERT INTO rank_days_writers (day, object_id, writer, n) SELECT ?, object_id, writer, COUNT(*) FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT DO UPDATE SET ${add("n")}`,
     ].map((sql) => this.db.prepare(sql));
     const step = this.db.prepare("INSERT INTO rank_days_progress (day, slices) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET slices = excluded.slices");
     const finish = [this.db.prepare("DELETE FROM rank_days_progress WHERE day = ?"), this.db.prepare("INSERT INTO rank_days_done (day) VALUES (?)")];
@@ -208,7 +211,8 @@ export class DayRollups {
 
   /** Rolls up to `maxSlices` quarter hours of the days that are over and have writes, the latest first; returns how many it rolled. */
   rollPending(nowMs = Date.now(), maxSlices = Infinity): number {
-    const bounds = this.db.prepare("SELECT MIN(ts_ms) AS first, MAX(ts_ms) AS last FROM writes").get() as { first: number | null; last: number | null };
+    // Two subqueries, each one end of the time index: MIN and MAX in one select would scan all of it.
+    const bounds = this.db.prepare("SELECT (SELECT MIN(ts_ms) FROM writes) AS first, (SELECT MAX(ts_ms) FROM writes) AS last").get() as { first: number | null; last: number | null };
     if (bounds.first === null || bounds.last === null) return 0;
     const last = Math.min(dayOf(bounds.last), Math.floor(nowMs / DAY_MS) - 1);
     return last >= dayOf(bounds.first) ? this.roll(dayOf(bounds.first), last, maxSlices) : 0;
