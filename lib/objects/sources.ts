@@ -49,8 +49,8 @@ export function liveStore(ctx: ServerContext): WriteStore {
   mkdirSync(ctx.config.dataDir, { recursive: true });
   const store = new WriteStore(join(ctx.config.dataDir, "churnscope.sqlite"));
   open.set("", store);
-  // The Objects ranking's rollups, an hour of writes per tick in quarters (a whole day takes seconds on a large store), whoever fills the store.
-  setInterval(() => void store.rollInTurns(4).catch((error: Error) => console.error(`objects rollups: ${error.message}`)), ROLL_EVERY_MS).unref();
+  // The Objects ranking's rollups, two hours of writes per tick in quarter-hour steps (tens of ms each), whoever fills the store.
+  setInterval(() => void store.rollInTurns(8).catch((error: Error) => console.error(`objects rollups: ${error.message}`)), ROLL_EVERY_MS).unref();
   return store;
 }
 
