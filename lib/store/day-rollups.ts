@@ -4,16 +4,15 @@
  * every write, and a range that cuts days reads its edges by the hour. Days that are over are rolled
  * up in the background (`rollPending`), a quarter of an hour at a time (a whole day takes seconds on
  * a large store, and the thread is held meanwhile); an hour counts once its four quarters are in, and
- * a day once its 24 hours are. A
- * write stored into a day (partly) rolled up, such as from an audit log ingested late, drops that
- * day's rollup. Ranges are (from, to], as everywhere in the store, and so are hours and days: day k
- * holds (k·24 h, (k+1)·24 h].
+ * a day once its 24 hours are. A write stored into a day (partly) rolled up, such as from an audit
+ * log ingested late, drops that day's rollup. Ranges are (from, to], as everywhere in the store, and
+ * so are hours and days: day k holds (k·24 h, (k+1)·24 h].
  */
 import type Database from "better-sqlite3";
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
-/** What one roll-up step reads: a quarter of an hour of writes (30–50 ms on 10 M stored writes here). */
+/** What one roll-up step reads: a quarter of an hour of writes (tens of milliseconds on 10 M stored writes here). */
 const SLICE_MS = 900_000;
 const SLICES_PER_HOUR = HOUR_MS / SLICE_MS;
 const SLICES_PER_DAY = 24 * SLICES_PER_HOUR;

@@ -123,7 +123,6 @@ export interface FieldRow {
 
 const SPARK_BUCKETS = 40;
 
-/** Per-object counts from several parts of a range, summed. */
 /** Per-object counts summed over signed parts; an object left with no writes (all subtracted) is not in the range. */
 function mergeCounts(parts: { rows: Record<string, number>[]; sign: 1 | -1 }[]): Record<string, number>[] {
   const byId = new Map<number, Record<string, number>>();
@@ -316,8 +315,8 @@ export class WriteStore {
   }
 
   /**
-   * The same in the background: a quarter hour per turn of the event loop (30–50 ms each on 10 M
-   * stored writes here), so requests and watch events get in between. Resolves with how many it rolled.
+   * The same in the background: a quarter hour per turn of the event loop (tens of milliseconds each
+   * on 10 M stored writes here), so requests and watch events get in between. Resolves with how many it rolled.
    */
   async rollInTurns(maxSlices: number): Promise<number> {
     let rolled = 0;
@@ -486,7 +485,7 @@ export class WriteStore {
     return { total, rows };
   }
 
-  /** Per object of `ids`: counts by key, summed over the sources (each query's `%` is the ids, then its params), most first. */
+  /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */
   private perObject(ids: number[], sources: { sql: string; params: number[]; sign: 1 | -1 }[]): Map<number, { k: string; n: number }[]> {
     const out = new Map<number, { k: string; n: number }[]>();
     if (ids.length === 0) return out;
