@@ -55,14 +55,14 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const inputs = writeLoadInputs(calls, mainWidth, snapshot?.id);
   useWidthCookie(mainWidth);
   // The same query as the chart's (one request): its total gives the onset drawn on every chart.
-  const byResource = usePanel(inputs.writesByResource!, mainWidth > 0);
+  const byResource = usePanel(inputs.writesByResource, mainWidth > 0);
   const onset = useOnsetMarker(byResource.data?.data, seriesName, "The write rate");
   const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
 
   const apiservers = useApiservers(startMs, endMs, !snapshot);
   const serverList = snapshot?.apiservers ?? apiservers.data?.data ?? configuredApiservers;
-  const totals = usePanel(inputs.totals!, mainWidth > 0);
-  const totalsBefore = usePanel(inputs.totalsBefore!, mainWidth > 0);
+  const totals = usePanel(inputs.totals, mainWidth > 0);
+  const totalsBefore = usePanel(inputs.totalsBefore, mainWidth > 0);
   const resourceOptions = [
     ...new Set([
       ...(resource ? [resource] : []),
@@ -141,7 +141,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
       )}
       <PanelCard
         def={panel("writes-by-resource")}
-        input={inputs.writesByResource!}
+        input={inputs.writesByResource}
         onSelectSeries={(labels) => selectResource(joinResource(labels.resource, labels.group))}
         selectedName={resource}
         markers={markers}
@@ -153,10 +153,10 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
           idleMessage={resource ? undefined : "Pick a resource (legend, table or selector) to split its writes by verb and subresource."}
           markers={markers}
         />
-        <PanelCard def={panel("effective-writes")} input={inputs.effectiveWrites!} markers={markers} />
-        <PanelCard def={panel("write-errors")} input={inputs.writeErrors!} markers={markers} />
-        <PanelCard def={panel("lease-renewals")} input={inputs.leaseRenewals!} markers={markers} />
-        <PanelCard def={panel("watch-fanout")} input={inputs.watchFanout!} markers={markers} />
+        <PanelCard def={panel("effective-writes")} input={inputs.effectiveWrites} markers={markers} />
+        <PanelCard def={panel("write-errors")} input={inputs.writeErrors} markers={markers} />
+        <PanelCard def={panel("lease-renewals")} input={inputs.leaseRenewals} markers={markers} />
+        <PanelCard def={panel("watch-fanout")} input={inputs.watchFanout} markers={markers} />
       </div>
       <PanelFrame
         id="write-totals"

@@ -73,12 +73,12 @@ const TOTALS_WIDTH = 1000;
  * The page's requests as it sends them for a page `pageWidth` pixels wide: the first chart spans the
  * page, the others half of it. The page and the server's preloads both take them from here.
  */
-export function writeLoadInputs(calls: WriteLoadCalls, pageWidth: number, snapshot?: string): { [K in keyof WriteLoadCalls]: PanelQueryInput | undefined } {
+export function writeLoadInputs(calls: WriteLoadCalls, pageWidth: number, snapshot?: string): { [K in keyof WriteLoadCalls]: PanelQueryInput } {
   const { full, half } = chartWidths(pageWidth);
-  const input = (call: PanelCall | undefined, width: number) => (call ? { ...call, width, snapshot } : undefined);
+  const input = (call: PanelCall, width: number): PanelQueryInput => ({ ...call, width, snapshot });
   return {
     writesByResource: input(calls.writesByResource, full),
-    writesByVerb: input(calls.writesByVerb, half),
+    writesByVerb: calls.writesByVerb && input(calls.writesByVerb, half),
     effectiveWrites: input(calls.effectiveWrites, half),
     writeErrors: input(calls.writeErrors, half),
     leaseRenewals: input(calls.leaseRenewals, half),
