@@ -1,11 +1,11 @@
 /**
  * Per-object counts per UTC hour and day (writes by class), and per day the page's details (changed
  * paths, writers), so the Objects ranking over weeks reads a row per object and day instead of
- * every write, and a range that cuts days reads its edges by the hour. Days that are over are rolled
- * up in the background (`rollPending`), a quarter of an hour at a time (a whole day takes seconds on
- * a large store, and the thread is held meanwhile); an hour counts once its four quarters are in, and
- * a day once its 24 hours are. A write stored into a day (partly) rolled up, such as from an audit
- * log ingested late, drops that day's rollup. Ranges are (from, to], as everywhere in the store, and
+ * every write, and a range that cuts days reads its edges by the hour. Quarter hours that are over
+ * (today's too, a minute after they end) are rolled up in the background (`rollPending`), one at a
+ * time (a whole day takes seconds on a large store, and the thread is held meanwhile); an hour counts
+ * once its four quarters are in, and a day once all its hours are and it is over. A write stored into
+ * a quarter hour already rolled up, such as from an audit log ingested late, drops that day's rollup. Ranges are (from, to], as everywhere in the store, and
  * so are hours and days: day k holds (k·24 h, (k+1)·24 h].
  */
 import type Database from "better-sqlite3";
@@ -16,6 +16,13 @@ export const HOUR_MS = 3_600_000;
 const SLICE_MS = 900_000;
 const SLICES_PER_HOUR = HOUR_MS / SLICE_MS;
 const SLICES_PER_DAY = 24 * SLICES_PER_HOUR;
+/**
+ * How long after a quarter hour ends it may be rolled up. The recorder stamps a write with its arrival
+ * time, so none lands in a quarter hour this old; an audit log can, and then drops the day's rollup.
+ */
+const SETTLE_MS = 60_000;
+/** Quarter hour k of day d holds (d·DAY + k·15 min, d·DAY + (k+1)·15 min]. */
+const sliceOf = (tsMs: number) => Math.ceil((tsMs - dayOf(tsMs) * DAY_MS) / SLICE_MS) - 1;
 
 /** The per-object sums the ranking reads, over raw writes or over rolled-up hours and days. */
 export const CLASS_SUMS = `COUNT(*) AS writes,
@@ -73,7 +80,7 @@ function addRun(list: [number, number][], from: number, to: number, gap: number)
 }
 
 export class DayRollups {
-  private readonly isStarted: Database.Statement;
+  private readonly slicesIn: Database.Statement;
   private readonly undoDay: Database.Statement[];
   private readonly undoHours: Database.Statement;
 
@@ -85,29 +92,33 @@ export class DayRollups {
       db.prepare("INSERT INTO meta (key, value) VALUES ('rollup-format', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(ROLLUP_FORMAT);
     }
     db.exec(SCHEMA);
-    this.isStarted = db.prepare("SELECT 1 FROM rank_days_done WHERE day = ? UNION ALL SELECT 1 FROM rank_days_progress WHERE day = ?");
+    this.slicesIn = db.prepare(`SELECT ${SLICES_PER_DAY} AS slices FROM rank_days_done WHERE day = ? UNION ALL SELECT slices FROM rank_days_progress WHERE day = ?`);
     this.undoDay = ROLLUP_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE day = ?`));
     this.undoHours = db.prepare("DELETE FROM rank_hours WHERE hour >= ? AND hour < ?");
   }
 
-  /** Days known not rolled up in the current transaction (no other writer can roll one up meanwhile). */
-  private readonly notRolled = new Set<number>();
+  /** Quarter hours rolled up of the days seen in the current transaction (no other writer can roll any up meanwhile). */
+  private readonly rolledSlices = new Map<number, number>();
 
   /** A transaction starts or ends, or days are rolled up: what was known may be stale. */
   forget(): void {
-    this.notRolled.clear();
+    this.rolledSlices.clear();
   }
 
-  /** Called for each write stored: one into a day that is over may land in a day (partly) rolled up, which is then dropped. */
-  written(tsMs: number, nowMs = Date.now()): void {
+  /** Called for each write stored: one into a quarter hour already rolled up drops its day's rollups. */
+  written(tsMs: number): void {
     const day = dayOf(tsMs);
-    if ((day + 1) * DAY_MS > nowMs) return; // today or later: never rolled up
-    if (this.notRolled.has(day)) return;
-    if (this.isStarted.get(day, day) !== undefined) {
+    let rolled = this.rolledSlices.get(day);
+    if (rolled === undefined) {
+      const row = this.slicesIn.get(day, day) as { slices: number } | undefined;
+      rolled = row?.slices ?? 0;
+    }
+    if (sliceOf(tsMs) < rolled) {
       for (const statement of this.undoDay) statement.run(day);
       this.undoHours.run(day * 24, (day + 1) * 24);
+      rolled = 0;
     }
-    if (this.db.inTransaction) this.notRolled.add(day);
+    if (this.db.inTransaction) this.rolledSlices.set(day, rolled);
   }
 
   private doneIn(first: number, last: number): Set<number> {
@@ -164,12 +175,12 @@ export class DayRollups {
   }
 
   /**
-   * Rolls up to `maxSlices` quarter hours of the days in [first, last] that are not rolled up yet,
-   * the latest day first, one transaction each (so the caller's thread is never held for long). An
-   * hour's day counts are added once its last quarter is in, and a day counts once all are. Returns
-   * the quarters rolled.
+   * Rolls up to `maxSlices` quarter hours of the days in [first, last] that are over by `nowMs` and
+   * not rolled up yet, the latest day first, one transaction each (so the caller's thread is never
+   * held for long). An hour's day counts are added once its last quarter is in, and a day counts once
+   * all are. Returns the quarters rolled.
    */
-  roll(first: number, last: number, maxSlices = Infinity): number {
+  roll(first: number, last: number, nowMs: number, maxSlices = Infinity): number {
     const done = this.doneIn(first, last);
     const progress = this.progressIn(first, last);
     const add = (column: string) => `${column} = ${column} + excluded.${column}`;
@@ -193,7 +204,8 @@ export class DayRollups {
     this.forget();
     for (let day = last; day >= first && rolled < maxSlices; day--) {
       if (done.has(day)) continue;
-      for (let slice = progress.get(day) ?? 0; slice < SLICES_PER_DAY && rolled < maxSlices; slice++, rolled++) {
+      const over = Math.min(SLICES_PER_DAY, Math.floor((nowMs - SETTLE_MS - day * DAY_MS) / SLICE_MS));
+      for (let slice = progress.get(day) ?? 0; slice < over && rolled < maxSlices; slice++, rolled++) {
         const fromMs = day * DAY_MS + slice * SLICE_MS;
         const hour = day * 24 + Math.floor(slice / SLICES_PER_HOUR);
         this.db.transaction(() => {
@@ -208,13 +220,13 @@ export class DayRollups {
     return rolled;
   }
 
-  /** Rolls up to `maxSlices` quarter hours of the days that are over and have writes, the latest first; returns how many it rolled. */
+  /** Rolls up to `maxSlices` quarter hours that are over and have writes around them, the latest day first; returns how many it rolled. */
   rollPending(nowMs = Date.now(), maxSlices = Infinity): number {
     // Two subqueries, each one end of the time index: MIN and MAX in one select would scan all of it.
     const bounds = this.db.prepare("SELECT (SELECT MIN(ts_ms) FROM writes) AS first, (SELECT MAX(ts_ms) FROM writes) AS last").get() as { first: number | null; last: number | null };
     if (bounds.first === null || bounds.last === null) return 0;
-    const last = Math.min(dayOf(bounds.last), Math.floor(nowMs / DAY_MS) - 1);
-    return last >= dayOf(bounds.first) ? this.roll(dayOf(bounds.first), last, maxSlices) : 0;
+    const last = Math.min(dayOf(bounds.last), dayOf(nowMs));
+    return last >= dayOf(bounds.first) ? this.roll(dayOf(bounds.first), last, nowMs, maxSlices) : 0;
   }
 
   /** Drops the rollups of days that retention emptied or cut into. */

@@ -224,6 +224,41 @@ describe("daily rollups in the Objects ranking", () => {
     check(store, D0, D0 + 6 * DAY);
   });
 
+  it("rolls up today's quarter hours a minute after they end; a late write into one drops the day's rollups, one after them does not", () => {
+    const store = build();
+    const today = D0 / DAY + 3;
+    const nowMs = D0 + 3 * DAY + 10 * HOUR + 5 * 60_000; // 10:05: the quarter hour to 10:00 ended 5 minutes ago
+    const progress = () => store.db.prepare("SELECT day, slices FROM rank_days_progress").all();
+    // At 10:00:30 the quarter hour to 10:00 is not yet a minute over: 39 of today's quarters, to 09:45.
+    store.rollPending(D0 + 3 * DAY + 10 * HOUR + 30_000);
+    expect(progress()).toEqual([{ day: today, slices: 39 }]);
+    store.rollPending(nowMs);
+    expect(progress()).toEqual([{ day: today, slices: 40 }]);
+    expect(new DayRollups(store.db).plan(D0 + 3 * DAY, nowMs, nowMs)).toEqual({
+      rolled: [],
+      hours: [[today * 24, today * 24 + 9]],
+      minusHours: [],
+      raw: [[D0 + 3 * DAY + 10 * HOUR, nowMs]],
+      wholeHours: [[today * 24, today * 24 + 9]],
+    });
+    check(store, D0 + 3 * DAY, nowMs);
+
+    const after = { name: "o3", kind: "Connector", tsMs: D0 + 3 * DAY + 10 * HOUR + 60_000, cls: "routed" as const, heartbeat: false, writer: "now", path: "status.now" };
+    const late = { name: "o4", kind: "Lease", tsMs: D0 + 3 * DAY + 2 * HOUR + 7, cls: "no-op" as const, heartbeat: false, writer: "late", path: "status.late" };
+    store.record(key(after.name, after.kind), write(after.tsMs, after.cls, after.writer, [after.path]));
+    expect(progress()).toEqual([{ day: today, slices: 40 }]);
+    store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
+    expect(progress()).toEqual([]);
+    planned.push(after, late);
+    try {
+      check(store, D0 + 3 * DAY, nowMs);
+      store.rollPending(nowMs);
+      check(store, D0 + 3 * DAY, nowMs);
+    } finally {
+      planned.splice(-2);
+    }
+  });
+
   it("retention drops the rollups of pruned days, and rollPending rolls every day that is over", () => {
     const store = build();
     store.rollPending(D0 + 30 * DAY);
