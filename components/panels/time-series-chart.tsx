@@ -8,7 +8,7 @@
 import { useEffect, useMemo, useRef, useState } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
-import { formatTick, formatValue } from "@/lib/format/number";
+import { formatNumber, formatTick, formatValue } from "@/lib/format/number";
 import { formatAxisTime, formatUtc, timeTicks } from "@/lib/format/time";
 import type { Marker } from "@/lib/markers/marker";
 import type { Series } from "@/lib/prometheus/types";
@@ -198,7 +198,8 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
                   {name}
                 </span>
                 <span data-legend-text className="text-[var(--muted)] tabular">
-                  avg {formatValue(avg, unit)}
+                  {/* A mean of counts is not a count: shown with its fraction, never rounded to a whole number. */}
+                  avg {avg === null ? "no data" : `${formatNumber(avg)} ${unit}`}
                 </span>
               </>
             );

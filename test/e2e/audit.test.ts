@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { formatNumber } from "@/lib/format/number";
 import { startApp, type TestApp } from "../helpers/app";
 import { auditEvent, POLICY_AGENT, POLICY_CONTROLLER, seed003 } from "../helpers/audit-log";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser";
@@ -73,6 +74,17 @@ describe("audit logs in Chromium", () => {
     await expect(policyRow.locator('[data-cell="writes"]').textContent()).resolves.toBe(truth.requestsByUser[POLICY_CONTROLLER].toLocaleString("en-US"));
     await expect(policyRow.locator('[data-cell="noop"]').textContent()).resolves.toBe(sum(truth.noop).toLocaleString("en-US"));
     expect(await page.locator('[data-testid="clients-chart"] [data-testid="legend"] li').count()).toBe(2);
+    // Each legend entry's average is the mean of the series the API gave, with its fraction (a client with
+    // 12 writes over the range averages well under one per step).
+    const clientsUrl = await page.evaluate(() => (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).filter((e) => e.name.includes("/api/clients?")).at(-1)!.name);
+    const answer = (await (await fetch(clientsUrl)).json()) as { data: { series: { labels: Record<string, string>; points: [number, number | null][] }[] } };
+    const legend = await page.locator('[data-testid="clients-chart"] [data-testid="legend"] li').allTextContents();
+    for (const s of answer.data.series) {
+      const values = s.points.map(([, v]) => v).filter((v): v is number => v !== null);
+      const mean = values.reduce((a, b) => a + b, 0) / values.length;
+      expect(legend.find((text) => text.startsWith(s.labels.client))).toContain(`avg ${formatNumber(mean)} writes`);
+    }
+    expect(legend.some((text) => /avg 0\.\d+ writes/.test(text))).toBe(true);
 
     // Before/after the middle of the range: the columns appear and the link keeps the split.
     await page.click("text=Compare before/after the middle");
