@@ -16,7 +16,6 @@ type State =
   | { kind: "done"; answer: IngestAnswer; warnings: string[] }
   | { kind: "failed"; message: string };
 
-
 export function AuditUpload() {
   const [file, setFile] = useState<File | null>(null);
   const [cluster, setCluster] = useState("default");

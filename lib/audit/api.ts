@@ -33,7 +33,6 @@ function clusterParam(params: URLSearchParams, fromPath?: string): string {
   return cluster;
 }
 
-
 function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, bytes: number, startedMs: number): { data: IngestAnswer; warnings: string[] } {
   const { counts, problems } = ingester;
   const retention = ingester.retentionWarning(ctx.config.recorder.retentionDays * 86_400_000);

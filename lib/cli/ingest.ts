@@ -31,7 +31,6 @@ function parseArgs(argv: string[]): { cluster: string; paths: string[] } {
   return { cluster, paths };
 }
 
-
 async function main() {
   let args: { cluster: string; paths: string[] };
   let files: string[];

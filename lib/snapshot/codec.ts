@@ -2,9 +2,9 @@
  * Reading and writing snapshot bundles. Reading checks, in order: size, gzip, JSON, format,
  * version, schema, and internal consistency, and says which check failed.
  */
-import { formatBytes } from "../format/number";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { ApiFailure, badRequest } from "../api/envelope";
+import { formatBytes } from "../format/number";
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, snapshotSchema, type Snapshot } from "./schema";
 
 export const tooLarge = (message: string) => new ApiFailure(413, "too_large", message);
@@ -12,7 +12,6 @@ export const tooLarge = (message: string) => new ApiFailure(413, "too_large", me
 export function encodeSnapshot(snapshot: Snapshot): Buffer {
   return gzipSync(Buffer.from(JSON.stringify(snapshot)), { level: 9 });
 }
-
 
 /** Accepts gzip or plain JSON. `maxBytes` bounds both the upload and what it unpacks to (×8). */
 export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {

@@ -174,15 +174,10 @@ export class DayRollups {
     return plan;
   }
 
-  /**
-   * Rolls up to `maxSlices` quarter hours of the days in [first, last] that are over by `nowMs` and
-   * not rolled up yet, the latest day first, one transaction each (so the caller's thread is never
-   * held for long). An hour's day counts are added once its last quarter is in, and a day counts once
-   * all are. Returns the quarters rolled.
-   */
-  roll(first: number, last: number, nowMs: number, maxSlices = Infinity): number {
-    const done = this.doneIn(first, last);
-    const progress = this.progressIn(first, last);
+  /** The roll-up statements, prepared once (the background takes a step every few seconds). */
+  private rollStatements?: ReturnType<DayRollups["prepareRoll"]>;
+
+  private prepareRoll() {
     const add = (column: string) => `${column} = ${column} + excluded.${column}`;
     // A quarter hour is a sliver of the table: read it by time (the planner would rather scan the
     // covering per-object index, all of it).
@@ -200,6 +195,19 @@ export class DayRollups {
     ].map((sql) => this.db.prepare(sql));
     const step = this.db.prepare("INSERT INTO rank_days_progress (day, slices) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET slices = excluded.slices");
     const finish = [this.db.prepare("DELETE FROM rank_days_progress WHERE day = ?"), this.db.prepare("INSERT INTO rank_days_done (day) VALUES (?)")];
+    return { sliceSums, daySums, details, step, finish };
+  }
+
+  /**
+   * Rolls up to `maxSlices` quarter hours of the days in [first, last] that are over by `nowMs` and
+   * not rolled up yet, the latest day first, one transaction each (so the caller's thread is never
+   * held for long). An hour's day counts are added once its last quarter is in, and a day counts once
+   * all are. Returns the quarters rolled.
+   */
+  roll(first: number, last: number, nowMs: number, maxSlices = Infinity): number {
+    const done = this.doneIn(first, last);
+    const progress = this.progressIn(first, last);
+    const { sliceSums, daySums, details, step, finish } = (this.rollStatements ??= this.prepareRoll());
     let rolled = 0;
     this.forget();
     for (let day = last; day >= first && rolled < maxSlices; day--) {
