@@ -1,4 +1,4 @@
-import { cookies } from "next/headers";
+import { cookies, headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { connection } from "next/server";
 import { Suspense } from "react";
@@ -6,8 +6,9 @@ import { preload } from "react-dom";
 import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
 import { WriteLoadView } from "@/components/write-load/write-load-view";
 import { configuredApiservers } from "@/lib/panels/apiservers";
-import { WIDTH_COOKIE, widthFromCookie } from "@/lib/panels/panel-url";
-import { writeLoadPreloads } from "@/lib/panels/write-load-requests";
+import { chartWidths, WIDTH_COOKIE, widthFromCookie } from "@/lib/panels/panel-url";
+import { preloadScript } from "@/lib/panels/preload-script";
+import { WIDTH_SLOTS, writeLoadPreloads } from "@/lib/panels/write-load-requests";
 import { getServerContext } from "@/lib/server/context";
 import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 
@@ -23,13 +24,16 @@ export default async function WriteLoadPage({ searchParams }: { searchParams: Pr
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   const nowMs = Date.now();
-  // A browser that has been here before said how wide its page is: start its panel requests with the
-  // HTML instead of after the scripts have run and measured the page (about half a second later).
-  const width = widthFromCookie((await cookies()).get(WIDTH_COOKIE)?.value);
-  if (shown.kind === "live" && width !== null) {
-    const text = (key: string) => (typeof search[key] === "string" ? search[key] : undefined);
-    for (const url of writeLoadPreloads({ from: text("from"), to: text("to"), apiserver: text("apiserver"), resource: text("resource") }, width, nowMs)) preload(url, { as: "fetch", crossOrigin: "anonymous" });
-  }
+  // Start the panel requests before the page's scripts have loaded and measured it (about half a
+  // second): with the HTML when the browser's cookie says how wide the page was last time, and else (or
+  // if the window has changed since) from an inline script as soon as the page is laid out. The browser
+  // sends a request preloaded twice once.
+  const text = (key: string) => (typeof search[key] === "string" ? search[key] : undefined);
+  const view = { from: text("from"), to: text("to"), apiserver: text("apiserver"), resource: text("resource") };
+  const templates = shown.kind === "live" ? writeLoadPreloads(view, WIDTH_SLOTS, nowMs) : [];
+  const lastWidth = widthFromCookie((await cookies()).get(WIDTH_COOKIE)?.value);
+  if (templates.length > 0 && lastWidth !== null) for (const url of writeLoadPreloads(view, chartWidths(lastWidth), nowMs)) preload(url, { as: "fetch", crossOrigin: "anonymous" });
+  const nonce = (await headers()).get("x-nonce") ?? undefined;
   return (
     <Suspense fallback={<div className="p-4 text-sm text-[var(--muted)]">Loading…</div>}>
       <WriteLoadView
@@ -37,6 +41,7 @@ export default async function WriteLoadPage({ searchParams }: { searchParams: Pr
         configuredApiservers={configuredApiservers(ctx.config.apiservers)}
         snapshot={shown.kind === "snapshot" ? shown.snapshot : undefined}
       />
+      {templates.length > 0 && <script nonce={nonce} dangerouslySetInnerHTML={{ __html: preloadScript(templates, `main[data-view="write-load"]`, WIDTH_SLOTS) }} />}
     </Suspense>
   );
 }

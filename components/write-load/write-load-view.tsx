@@ -52,7 +52,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const apiserver = url.apiserver ?? undefined;
   const resource = url.resource ?? undefined;
   const calls = writeLoadRequests({ startMs, endMs, apiserver, resource });
-  const inputs = writeLoadInputs(calls, mainWidth, snapshot?.id);
+  const inputs = writeLoadInputs(calls, chartWidths(mainWidth), snapshot?.id);
   useWidthCookie(mainWidth);
   // The same query as the chart's (one request): its total gives the onset drawn on every chart.
   const byResource = usePanel(inputs.writesByResource, mainWidth > 0);
@@ -75,7 +75,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const selectResource = (value: string | null) => setUrl({ resource: value || null });
 
   return (
-    <main ref={mainRef} className="mx-auto max-w-[1600px] space-y-3 p-3">
+    <main ref={mainRef} data-view="write-load" className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-lg font-semibold">Write load</h1>
         <label className="flex items-center gap-1 text-sm">

@@ -26,12 +26,18 @@ export function panelUrl(input: PanelQueryInput): string {
   return `/api/panels/${encodeURIComponent(panel)}?${searchOf({ from: startMs, to: endMs, apiserver, resource, width, snapshot, ...args })}`;
 }
 
+export interface ChartWidths {
+  full: number;
+  half: number;
+}
+
 /**
  * Points to ask for per chart: about one per pixel, rounded to 100 so small layout changes do not
  * refetch; half the page for side-by-side charts on wide screens. 0 until the page is measured, so
- * nothing is asked for at a width that is about to change.
+ * nothing is asked for at a width that is about to change. Self-contained on purpose: the preload
+ * script carries its source to the browser (see preload-script.ts).
  */
-export function chartWidths(pageWidth: number): { full: number; half: number } {
+export function chartWidths(pageWidth: number): ChartWidths {
   if (pageWidth <= 0) return { full: 0, half: 0 };
   const full = Math.max(100, Math.round(pageWidth / 100) * 100);
   return { full, half: pageWidth >= 1024 ? Math.max(100, Math.round(pageWidth / 2 / 100) * 100) : full };

@@ -3,7 +3,7 @@
  * export both use this list, so a snapshot holds exactly what the page asks for.
  */
 import { parseRangeParams, previousRange, resolveRange } from "../time/range";
-import { chartWidths, panelUrl, type PanelQueryInput } from "./panel-url";
+import { panelUrl, type ChartWidths, type PanelQueryInput } from "./panel-url";
 
 export interface ViewState {
   startMs: number;
@@ -70,11 +70,12 @@ export function distinctCalls(states: ViewState[]): PanelCall[] {
 const TOTALS_WIDTH = 1000;
 
 /**
- * The page's requests as it sends them for a page `pageWidth` pixels wide: the first chart spans the
- * page, the others half of it. The page and the server's preloads both take them from here.
+ * The page's requests as it sends them with charts `widths` wide (`chartWidths` of the page's
+ * width): the first chart spans the page, the others half of it. The page and the preload script
+ * both take them from here.
  */
-export function writeLoadInputs(calls: WriteLoadCalls, pageWidth: number, snapshot?: string): { [K in keyof WriteLoadCalls]: PanelQueryInput } {
-  const { full, half } = chartWidths(pageWidth);
+export function writeLoadInputs(calls: WriteLoadCalls, widths: ChartWidths, snapshot?: string): { [K in keyof WriteLoadCalls]: PanelQueryInput } {
+  const { full, half } = widths;
   const input = (call: PanelCall, width: number): PanelQueryInput => ({ ...call, width, snapshot });
   return {
     writesByResource: input(calls.writesByResource, full),
@@ -89,13 +90,17 @@ export function writeLoadInputs(calls: WriteLoadCalls, pageWidth: number, snapsh
 }
 
 /**
- * The panel URLs a live Write load page sends for its URL parameters, at `pageWidth` and with "now"
- * at `nowMs`, so the server can start them with the page. None for a range the page would refuse.
+ * The panel URLs a live Write load page sends for its URL parameters, with "now" at `nowMs`, when its
+ * charts are `widths` wide; with WIDTH_SLOTS, the templates the page's preload script fills in once it
+ * has measured the page (see preload-script.ts). None for a range the page would refuse.
  */
-export function writeLoadPreloads(search: { from?: string; to?: string; apiserver?: string; resource?: string }, pageWidth: number, nowMs: number): string[] {
+export function writeLoadPreloads(search: { from?: string; to?: string; apiserver?: string; resource?: string }, widths: ChartWidths, nowMs: number): string[] {
   const { range, errors } = parseRangeParams(search.from, search.to);
   const { startMs, endMs } = resolveRange(range, nowMs);
   if (errors.length > 0 || startMs >= endMs) return [];
   const calls = writeLoadRequests({ startMs, endMs, apiserver: search.apiserver || undefined, resource: search.resource || undefined });
-  return Object.values(writeLoadInputs(calls, pageWidth)).flatMap((input) => (input ? [panelUrl(input)] : []));
+  return Object.values(writeLoadInputs(calls, widths)).flatMap((input) => (input ? [panelUrl(input)] : []));
 }
+
+/** The widths a preload URL names until the page is measured: never a real width (those are at least 100). */
+export const WIDTH_SLOTS: ChartWidths = { full: -1, half: -2 };

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { Browser, Page, Request } from "playwright-core";
+import type { Browser, BrowserContext, Page, Request } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { joinResource } from "@/lib/panels/resource-name";
 import { formatCount, formatValue } from "@/lib/format/number";
@@ -129,33 +129,65 @@ describe("Write load page in Chromium", () => {
     await page.close();
   });
 
-  it("a returning browser gets its panel requests started with the HTML, and uses each answer once", async () => {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  it("starts the panel requests before the page's scripts have run, and uses each answer once", async () => {
     const link = `${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`;
-    const first = await context.newPage();
-    await first.goto(link);
-    await waitForCharts(first, ["writes-by-resource"]);
-    const cookie = (await context.cookies()).find((c) => c.name === "churnscope_width");
-    expect(Number(cookie?.value)).toBeGreaterThan(1000);
-    await first.close();
+    const charts = ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"];
+    // A first visit: the HTML carries the preload script, with the chart widths left for it to fill in,
+    // and no preloads of its own.
+    const html = await (await fetch(link)).text();
+    const script = /<script nonce="[^"]+">(\(function[\s\S]*?)<\/script>/.exec(html)?.[1];
+    expect(script).toMatch(/"\/api\/panels\/writes-by-resource\?[^"]+&width=-1"/);
+    expect(html).not.toContain('<link rel="preload" href="/api/panels/');
 
-    // The server names the requests in the HTML …
-    const html = await (await fetch(link, { headers: { cookie: `churnscope_width=${cookie!.value}` } })).text();
-    const preloaded = [...html.matchAll(/<link rel="preload" href="([^"]+)" as="fetch" crossorigin=""/g)].map((m) => m[1].replaceAll("&amp;", "&")).sort();
-    expect(preloaded.length).toBe(8);
-    // … and the page, opened again, asks for exactly those, each once: it used the preloaded answers.
-    const page = await context.newPage();
-    const asked: string[] = [];
-    page.on("request", (r) => {
-      if (r.url().includes("/api/panels/")) asked.push(r.url().slice(app.url.length));
-    });
-    await page.goto(link);
-    await waitForCharts(page, ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]);
-    await page.waitForLoadState("networkidle");
-    expect(asked.sort()).toEqual(preloaded);
-    // Without the cookie (a first visit) nothing is preloaded.
-    expect(await (await fetch(link)).text()).not.toContain('as="fetch"');
-    await context.close();
+    /** Opens the link; returns the panel URLs the page asked for and the preloads it holds, each sorted. */
+    async function visit(context: BrowserContext) {
+      const page = await context.newPage();
+      const asked: string[] = [];
+      page.on("request", (r) => {
+        if (r.url().includes("/api/panels/")) asked.push(r.url().slice(app.url.length));
+      });
+      await page.goto(link);
+      await waitForCharts(page, charts);
+      await page.waitForLoadState("networkidle");
+      const preloads = await page.$$eval('link[rel="preload"][as="fetch"]', (links) => links.map((l) => (l as HTMLLinkElement).href.slice(location.origin.length)));
+      // The first chart spans the page: about one point per pixel of its content box.
+      const contentWidth = await page.$eval('main[data-view="write-load"]', (main) => {
+        const style = getComputedStyle(main);
+        return main.getBoundingClientRect().width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+      });
+      await page.close();
+      return { asked: asked.sort(), preloads: [...new Set(preloads)].sort(), fullWidth: Math.round(contentWidth / 100) * 100 };
+    }
+
+    const wide = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const first = await visit(wide);
+    // Eight preloads at this page's width, and the page asked for exactly those, each once: had a URL
+    // differed by a byte, the page would have asked again and the preload would go unused.
+    expect(first.preloads.length).toBe(8);
+    expect(first.asked).toEqual(first.preloads);
+    expect(first.preloads.find((url) => url.startsWith("/api/panels/writes-by-resource?"))).toContain(`&width=${first.fullWidth}`);
+
+    // Returning: the server preloads the same URLs from the width cookie, in the HTML's head, and the
+    // script's preloads of the same URLs add no second request.
+    const cookie = (await wide.cookies()).find((c) => c.name === "churnscope_width");
+    expect(Number(cookie?.value)).toBeGreaterThan(1000);
+    const head = await (await fetch(link, { headers: { cookie: `churnscope_width=${cookie!.value}` } })).text();
+    const fromServer = [...head.matchAll(/<link rel="preload" href="([^"]+)" as="fetch" crossorigin=""/g)].map((m) => m[1].replaceAll("&amp;", "&")).sort();
+    expect(fromServer).toEqual(first.preloads);
+    const returning = await visit(wide);
+    expect(returning.asked).toEqual(first.preloads);
+
+    // The window is narrower than last time: the cookie's preloads go unused, and the script's, at the
+    // page's new width, are the ones the page takes, each once.
+    await wide.close();
+    const narrow = await browser.newContext({ viewport: { width: 900, height: 1000 } });
+    await narrow.addCookies([{ name: "churnscope_width", value: cookie!.value, url: app.url }]);
+    const resized = await visit(narrow);
+    const current = resized.preloads.filter((url) => !first.preloads.includes(url));
+    expect(current.length).toBeGreaterThan(0);
+    expect(current.find((url) => url.startsWith("/api/panels/writes-by-resource?"))).toContain(`&width=${resized.fullWidth}`);
+    for (const url of current) expect(resized.asked.filter((asked) => asked === url)).toEqual([url]);
+    await narrow.close();
   });
 
   it("copies a link that freezes a relative range, and the link reproduces the view", async () => {

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
 import { findPanel, PANELS, type PanelVars } from "@/lib/panels/catalog";
 import { parsePanelParams } from "@/lib/panels/params";
-import { widthFromCookie } from "@/lib/panels/panel-url";
+import { chartWidths, panelUrl, widthFromCookie, type ChartWidths } from "@/lib/panels/panel-url";
+import { preloadScript } from "@/lib/panels/preload-script";
+import { WIDTH_SLOTS, writeLoadInputs, writeLoadPreloads, writeLoadRequests } from "@/lib/panels/write-load-requests";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { OTHER_LABEL, topNWithOther } from "@/lib/panels/top-n";
 import { joinTotals, sortTotals } from "@/lib/panels/totals";
@@ -151,5 +153,50 @@ describe("the width cookie", () => {
   it("takes a plausible page width and nothing else", () => {
     expect(widthFromCookie("1384")).toBe(1384);
     for (const bad of [undefined, "", "0", "99", "20001", "1e3", "-5", "12px", "1384; path=/", " 1384"]) expect(widthFromCookie(bad), String(bad)).toBeNull();
+  });
+});
+
+describe("the preload script", () => {
+  /** Runs the script against a page whose measured element is `pageWidth` wide; returns the links it added. */
+  function runScript(script: string, pageWidth: number): { rel: string; as: string; crossOrigin: string; href: string }[] {
+    const added: { rel: string; as: string; crossOrigin: string; href: string }[] = [];
+    const document = {
+      querySelector: (selector: string) => (selector === "main" ? {} : null),
+      createElement: () => ({ rel: "", as: "", crossOrigin: "", href: "" }),
+      head: { appendChild: (link: (typeof added)[number]) => added.push(link) },
+    };
+    class ResizeObserver {
+      constructor(private readonly report: (entries: { contentRect: { width: number } }[]) => void) {}
+      observe() {
+        this.report([{ contentRect: { width: pageWidth + 0.4 } }]);
+      }
+      disconnect() {}
+    }
+    new Function("document", "ResizeObserver", script)(document, ResizeObserver);
+    return added;
+  }
+
+  it("preloads exactly the URLs the page then asks for, at the width it measures", () => {
+    const nowMs = Date.parse("2026-09-11T18:00:00Z");
+    const search = { from: "now-48h", to: "now", apiserver: "milo-apiserver", resource: "connectors.networking.datumapis.com" };
+    const script = preloadScript(writeLoadPreloads(search, WIDTH_SLOTS, nowMs), "main", WIDTH_SLOTS);
+    const calls = writeLoadRequests({ startMs: nowMs - 48 * 3_600_000, endMs: nowMs, apiserver: search.apiserver, resource: search.resource });
+    for (const pageWidth of [640, 1023, 1384, 2000]) {
+      const links = runScript(script, pageWidth);
+      const asked = Object.values(writeLoadInputs(calls, chartWidths(pageWidth))).flatMap((input) => (input ? [panelUrl(input)] : []));
+      expect(links.map((l) => l.href)).toEqual(asked);
+      for (const link of links) expect([link.rel, link.as, link.crossOrigin]).toEqual(["preload", "fetch", "anonymous"]);
+    }
+    // Unmeasured (hidden) pages preload nothing; nor does a range the page refuses.
+    expect(runScript(script, 0)).toEqual([]);
+    expect(writeLoadPreloads({ from: "now", to: "now-1h" }, WIDTH_SLOTS, nowMs)).toEqual([]);
+  });
+
+  it("carries chartWidths' own source, and nothing from the URL can close the script element", () => {
+    const shipped = new Function(`return (${chartWidths.toString()})`)() as (w: number) => ChartWidths;
+    for (let width = 0; width <= 5000; width += 7) expect(shipped(width)).toEqual(chartWidths(width));
+    const hostile = preloadScript(["/api/panels/x?resource=</script><script>alert(1)</script>&width=-1"], "main", WIDTH_SLOTS);
+    expect(hostile).not.toMatch(/<\/?script/i);
+    expect(runScript(hostile, 1400).map((l) => l.href)).toEqual(["/api/panels/x?resource=</script><script>alert(1)</script>&width=1400"]);
   });
 });
