@@ -8,25 +8,25 @@ import { parseAsString, useQueryStates } from "nuqs";
 import { useState } from "react";
 import { PanelFrame } from "@/components/panels/panel-frame";
 import { TimeSeriesChart } from "@/components/panels/time-series-chart";
-import { useElementWidth } from "@/components/panels/use-element-width";
+import { useElementWidth, useWidthCookie } from "@/components/panels/use-element-width";
 import { chartWidths } from "@/lib/panels/panel-url";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { formatNumber } from "@/lib/format/number";
 import { formatRange, formatUtc } from "@/lib/format/time";
-import type { PanelCall } from "@/lib/panels/write-load-requests";
+import type { PanelQueryInput } from "@/lib/panels/panel-url";
 import { useMarkers, usePanel } from "@/lib/query/hooks";
 import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { findRebuildPanel } from "@/lib/rebuilds/catalog";
-import { REBUILD_CHARTS, rebuildRequests } from "@/lib/rebuilds/requests";
+import { parseAtParam, REBUILD_CHARTS, REBUILDS_DEFAULT_FROM, rebuildInputs, rebuildRequests } from "@/lib/rebuilds/requests";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
 import { parseTimeExpr, resolveTimeExpr } from "@/lib/time/range";
 import { RebuildSummaryTable } from "./summary-table";
 
 const urlState = {
-  from: parseAsString.withDefault("now-24h"),
+  from: parseAsString.withDefault(REBUILDS_DEFAULT_FROM),
   to: parseAsString.withDefault("now"),
   site: parseAsString,
   at: parseAsString,
@@ -43,21 +43,21 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const [atText, setAtText] = useState<string | null>(null);
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
-  const atMs = url.at !== null && /^\d{1,15}$/.test(url.at) ? Number(url.at) : undefined;
+  const atMs = parseAtParam(url.at);
   const calls = rebuildRequests({ startMs, endMs, atMs });
   const siteLabel = snapshot?.siteLabel ?? configuredSiteLabel;
   const siteOf = (labels: Record<string, string>) => labels[siteLabel] ?? labels.member_cluster ?? "";
   const nameOf = (labels: Record<string, string>) => [labels.series, siteOf(labels), labels.kind, labels.operationResult].filter(Boolean).join(" · ") || "total";
   const site = url.site ?? undefined;
-  const halfWidth = chartWidths(mainWidth).half;
-  const input = (call: PanelCall, width = halfWidth) => ({ ...call, width, snapshot: snapshot?.id });
+  const inputs = rebuildInputs(calls, chartWidths(mainWidth), snapshot?.id);
+  useWidthCookie(mainWidth);
   const enabled = mainWidth > 0;
 
-  const rate = usePanel(input(calls.charts["rebuild-rate"]), enabled);
-  const summary = usePanel(input(calls.summary, 1000), enabled);
-  const summaryBefore = usePanel(input(calls.summaryBefore, 1000), enabled);
-  const beforeAt = usePanel(input(calls.beforeAt ?? calls.summary, 1000), enabled && calls.beforeAt !== undefined);
-  const afterAt = usePanel(input(calls.afterAt ?? calls.summary, 1000), enabled && calls.afterAt !== undefined);
+  const rate = usePanel(inputs.charts["rebuild-rate"], enabled);
+  const summary = usePanel(inputs.summary, enabled);
+  const summaryBefore = usePanel(inputs.summaryBefore, enabled);
+  const beforeAt = usePanel(inputs.beforeAt ?? inputs.summary, enabled && inputs.beforeAt !== undefined);
+  const afterAt = usePanel(inputs.afterAt ?? inputs.summary, enabled && inputs.afterAt !== undefined);
   const sites = [...new Set((rate.data?.data.series ?? []).map((s) => siteOf(s.labels)))].sort();
   const profile = rate.data?.data.profile;
   const onset = useOnsetMarker(rate.data?.data, nameOf, "Rebuilds across sites");
@@ -72,7 +72,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   };
 
   return (
-    <main ref={mainRef} className="mx-auto max-w-[1600px] space-y-3 p-3">
+    <main ref={mainRef} data-view="rebuilds" className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-lg font-semibold">Edge rebuilds</h1>
         <label className="flex items-center gap-1 text-sm">
@@ -151,7 +151,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
 
       <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
         {REBUILD_CHARTS.map((id) => (
-          <RebuildChart key={id} id={id} call={input(calls.charts[id])} site={site} siteOf={siteOf} nameOf={nameOf} markers={markers} />
+          <RebuildChart key={id} id={id} call={inputs.charts[id]} site={site} siteOf={siteOf} nameOf={nameOf} markers={markers} />
         ))}
       </div>
 
@@ -173,7 +173,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
 
 interface ChartProps {
   id: (typeof REBUILD_CHARTS)[number];
-  call: PanelCall & { width: number; snapshot?: string };
+  call: PanelQueryInput;
   site?: string;
   siteOf: (labels: Record<string, string>) => string;
   nameOf: (labels: Record<string, string>) => string;

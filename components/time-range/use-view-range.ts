@@ -8,7 +8,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
 import { parseRangeParams, resolveRange } from "@/lib/time/range";
-import { snapshotRange } from "./view-controls";
+import { snapshotRange } from "@/lib/snapshot/view-range";
 
 export function useViewRange(initialNowMs: number, snapshot: SnapshotInfo | undefined, from: string, to: string, setRange: (from: string, to: string) => void) {
   const [nowMs, setNowMs] = useState(initialNowMs);

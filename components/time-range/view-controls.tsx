@@ -55,12 +55,6 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
   );
 }
 
-/** A snapshot answers only its own ranges: a link with another range opens the first one. */
-export function snapshotRange(snapshot: SnapshotInfo | undefined, resolved: { startMs: number; endMs: number }) {
-  if (!snapshot) return resolved;
-  return snapshot.ranges.find((r) => r.startMs === resolved.startMs && r.endMs === resolved.endMs) ?? snapshot.ranges[0];
-}
-
 /** "Copy link": this view's URL with a relative range frozen to the absolute times on screen, so it shows the same later. */
 function CopyLink({ startMs, endMs }: { startMs: number; endMs: number }) {
   const [link, setLink] = useState<string | null>(null);

@@ -43,6 +43,9 @@ export function chartWidths(pageWidth: number): ChartWidths {
   return { full, half: pageWidth >= 1024 ? Math.max(100, Math.round(pageWidth / 2 / 100) * 100) : full };
 }
 
+/** The widths a preload template names until the page is measured: never real ones, which are at least 100 (see preload-script.ts). */
+export const WIDTH_SLOTS: ChartWidths = { full: -1, half: -2 };
+
 /** The cookie that tells the server the page's last measured width, so it can preload the panel requests the page will send. */
 export const WIDTH_COOKIE = "churnscope_width";
 

@@ -2,7 +2,9 @@
  * The panel requests the Write load page makes for one view state. The page and the snapshot
  * export both use this list, so a snapshot holds exactly what the page asks for.
  */
-import { parseRangeParams, previousRange, resolveRange } from "../time/range";
+import type { SnapshotInfo } from "../snapshot/schema";
+import { linkRange } from "../snapshot/view-range";
+import { previousRange } from "../time/range";
 import { panelUrl, type ChartWidths, type PanelQueryInput } from "./panel-url";
 
 export interface ViewState {
@@ -90,17 +92,13 @@ export function writeLoadInputs(calls: WriteLoadCalls, widths: ChartWidths, snap
 }
 
 /**
- * The panel URLs a live Write load page sends for its URL parameters, with "now" at `nowMs`, when its
- * charts are `widths` wide; with WIDTH_SLOTS, the templates the page's preload script fills in once it
- * has measured the page (see preload-script.ts). None for a range the page would refuse.
+ * The panel URLs a Write load page sends for its link's parameters, with "now" at `nowMs`, when its
+ * charts are `widths` wide (WIDTH_SLOTS: the templates the preload script fills in). None for a range
+ * the page refuses.
  */
-export function writeLoadPreloads(search: { from?: string; to?: string; apiserver?: string; resource?: string }, widths: ChartWidths, nowMs: number): string[] {
-  const { range, errors } = parseRangeParams(search.from, search.to);
-  const { startMs, endMs } = resolveRange(range, nowMs);
-  if (errors.length > 0 || startMs >= endMs) return [];
-  const calls = writeLoadRequests({ startMs, endMs, apiserver: search.apiserver || undefined, resource: search.resource || undefined });
-  return Object.values(writeLoadInputs(calls, widths)).flatMap((input) => (input ? [panelUrl(input)] : []));
+export function writeLoadPreloads(search: { from?: string; to?: string; apiserver?: string; resource?: string }, widths: ChartWidths, nowMs: number, snapshot?: SnapshotInfo): string[] {
+  const range = linkRange(search.from, search.to, nowMs, snapshot);
+  if (!range) return [];
+  const calls = writeLoadRequests({ ...range, apiserver: search.apiserver || undefined, resource: search.resource || undefined });
+  return Object.values(writeLoadInputs(calls, widths, snapshot?.id)).flatMap((input) => (input ? [panelUrl(input)] : []));
 }
-
-/** The widths a preload URL names until the page is measured: never a real width (those are at least 100). */
-export const WIDTH_SLOTS: ChartWidths = { full: -1, half: -2 };

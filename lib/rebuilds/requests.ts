@@ -2,8 +2,11 @@
  * The panel requests the Edge rebuilds page makes for one view state; the page and the snapshot
  * export both use this list. Sites are chosen in the browser: every panel answers for all sites.
  */
-import { previousRange } from "../time/range";
+import { panelUrl, type ChartWidths, type PanelQueryInput } from "../panels/panel-url";
 import type { PanelCall } from "../panels/write-load-requests";
+import type { SnapshotInfo } from "../snapshot/schema";
+import { linkRange } from "../snapshot/view-range";
+import { previousRange } from "../time/range";
 
 export interface RebuildViewState {
   startMs: number;
@@ -48,3 +51,42 @@ export function rebuildCalls(state: RebuildViewState): PanelCall[] {
   const calls = rebuildRequests(state);
   return [...Object.values(calls.charts), calls.summary, calls.summaryBefore, ...(calls.beforeAt ? [calls.beforeAt] : []), ...(calls.afterAt ? [calls.afterAt] : [])];
 }
+
+/** Points a summary table asks for: it reads one total per series, not a shape. */
+const SUMMARY_WIDTH = 1000;
+
+type RebuildInputs = {
+  charts: Record<(typeof REBUILD_CHARTS)[number], PanelQueryInput>;
+} & { [K in Exclude<keyof RebuildCalls, "charts">]: RebuildCalls[K] extends PanelCall ? PanelQueryInput : PanelQueryInput | undefined };
+
+/** The page's requests as it sends them with charts `widths` wide: every chart half the page. The page and its preloads both take them from here. */
+export function rebuildInputs(calls: RebuildCalls, widths: ChartWidths, snapshot?: string): RebuildInputs {
+  const input = (call: PanelCall, width: number): PanelQueryInput => ({ ...call, width, snapshot });
+  return {
+    charts: Object.fromEntries(REBUILD_CHARTS.map((id) => [id, input(calls.charts[id], widths.half)])) as RebuildInputs["charts"],
+    summary: input(calls.summary, SUMMARY_WIDTH),
+    summaryBefore: input(calls.summaryBefore, SUMMARY_WIDTH),
+    beforeAt: calls.beforeAt && input(calls.beforeAt, SUMMARY_WIDTH),
+    afterAt: calls.afterAt && input(calls.afterAt, SUMMARY_WIDTH),
+  };
+}
+
+/** The `at` parameter as the page reads it: a time in milliseconds, or nothing. */
+export function parseAtParam(at: string | null | undefined): number | undefined {
+  return at !== null && at !== undefined && /^\d{1,15}$/.test(at) ? Number(at) : undefined;
+}
+
+/**
+ * The panel URLs an Edge rebuilds page sends for its link's parameters, with "now" at `nowMs`, when
+ * its charts are `widths` wide (WIDTH_SLOTS: the templates the preload script fills in). None for a
+ * range the page refuses.
+ */
+export function rebuildPreloads(search: { from?: string; to?: string; at?: string }, widths: ChartWidths, nowMs: number, snapshot?: SnapshotInfo): string[] {
+  const range = linkRange(search.from ?? REBUILDS_DEFAULT_FROM, search.to, nowMs, snapshot);
+  if (!range) return [];
+  const inputs = rebuildInputs(rebuildRequests({ ...range, atMs: parseAtParam(search.at) }), widths, snapshot?.id);
+  return [...Object.values(inputs.charts), inputs.summary, inputs.summaryBefore, ...(inputs.beforeAt ? [inputs.beforeAt] : []), ...(inputs.afterAt ? [inputs.afterAt] : [])].map(panelUrl);
+}
+
+/** The page's range when its link names none. */
+export const REBUILDS_DEFAULT_FROM = "now-24h";

@@ -11,6 +11,11 @@ import type { ServerContext } from "./context";
 
 export type Search = Record<string, string | string[] | undefined>;
 
+/** The named parameters that appear once in a page's URL, as the page reads them. */
+export function searchTexts<K extends string>(search: Search, keys: readonly K[]): { [P in K]?: string } {
+  return Object.fromEntries(keys.flatMap((key) => (typeof search[key] === "string" ? [[key, search[key]]] : []))) as { [P in K]?: string };
+}
+
 export type PageSnapshot =
   | { kind: "live" }
   | { kind: "snapshot"; snapshot: SnapshotInfo }

@@ -1,7 +1,8 @@
 /**
  * The Edge rebuilds page on the replay in Debian's Chromium: every chart draws, each site has its
  * small multiple, the capped quantiles carry their warning, the before/after table shows the
- * onset's jump with the generator's numbers, and a site can be picked. Screenshots in test-results/.
+ * onset's jump with the generator's numbers, a site can be picked, and the panel requests start
+ * from the page's preload script. Screenshots in test-results/.
  */
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -24,9 +25,19 @@ describe("Edge rebuilds on the replay in Chromium", () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
+    const asked: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/api/panels/")) asked.push(r.url().slice(h.app.url.length));
+    });
     await page.goto(`${h.app.url}/rebuilds`);
     await page.waitForURL((url) => url.searchParams.get("at") === String(h.replay.params.onsetMs));
     await waitForCharts(page);
+    // The page's inline script preloaded every panel request (8 charts, 4 summaries) at the width the
+    // page measured, and the page took each preloaded answer: no URL was asked for twice.
+    await page.waitForLoadState("networkidle");
+    const preloads = await page.$$eval('link[rel="preload"][as="fetch"]', (links) => links.map((l) => (l as HTMLLinkElement).href.slice(location.origin.length)));
+    expect(preloads.length).toBe(12);
+    expect(asked.sort()).toEqual(preloads.sort());
     await expect(page.textContent('[data-testid="rebuild-profile"]')).resolves.toMatch(/Envoy Gateway ≥ 1\.5/);
     expect(await page.$$eval('[data-testid="site-multiples"] [data-site]', (els) => els.map((e) => e.getAttribute("data-site")))).toEqual([...h.replay.params.sites].sort());
     await expect(page.textContent('[data-panel="rebuild-duration-quantiles"] [data-testid="panel-notices"]')).resolves.toMatch(/Warning: p50 reaches the top finite bucket \(10 s\)/);

@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
 import { findPanel, PANELS, type PanelVars } from "@/lib/panels/catalog";
 import { parsePanelParams } from "@/lib/panels/params";
-import { chartWidths, panelUrl, widthFromCookie, type ChartWidths } from "@/lib/panels/panel-url";
+import { chartWidths, panelUrl, WIDTH_SLOTS, widthFromCookie, type ChartWidths } from "@/lib/panels/panel-url";
 import { preloadScript } from "@/lib/panels/preload-script";
-import { WIDTH_SLOTS, writeLoadInputs, writeLoadPreloads, writeLoadRequests } from "@/lib/panels/write-load-requests";
+import { rebuildInputs, rebuildPreloads, rebuildRequests } from "@/lib/rebuilds/requests";
+import { writeLoadInputs, writeLoadPreloads, writeLoadRequests } from "@/lib/panels/write-load-requests";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { OTHER_LABEL, topNWithOther } from "@/lib/panels/top-n";
 import { joinTotals, sortTotals } from "@/lib/panels/totals";
@@ -186,6 +187,15 @@ describe("the preload script", () => {
       const asked = Object.values(writeLoadInputs(calls, chartWidths(pageWidth))).flatMap((input) => (input ? [panelUrl(input)] : []));
       expect(links.map((l) => l.href)).toEqual(asked);
       for (const link of links) expect([link.rel, link.as, link.crossOrigin]).toEqual(["preload", "fetch", "anonymous"]);
+    }
+    // The Edge rebuilds page's, with a before/after time: every chart half the page.
+    const at = String(nowMs - 3_600_000);
+    const rebuilds = preloadScript(rebuildPreloads({ from: "now-48h", at }, WIDTH_SLOTS, nowMs), "main", WIDTH_SLOTS);
+    const rebuildCalls = rebuildRequests({ startMs: nowMs - 48 * 3_600_000, endMs: nowMs, atMs: Number(at) });
+    for (const pageWidth of [640, 1384]) {
+      const inputs = rebuildInputs(rebuildCalls, chartWidths(pageWidth));
+      const asked = [...Object.values(inputs.charts), inputs.summary, inputs.summaryBefore, inputs.beforeAt!, inputs.afterAt!].map(panelUrl);
+      expect(runScript(rebuilds, pageWidth).map((l) => l.href)).toEqual(asked);
     }
     // Unmeasured (hidden) pages preload nothing; nor does a range the page refuses.
     expect(runScript(script, 0)).toEqual([]);
