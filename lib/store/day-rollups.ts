@@ -213,16 +213,24 @@ export class DayRollups {
     for (let day = last; day >= first && rolled < maxSlices; day--) {
       if (done.has(day)) continue;
       const over = Math.min(SLICES_PER_DAY, Math.floor((nowMs - SETTLE_MS - day * DAY_MS) / SLICE_MS));
-      for (let slice = progress.get(day) ?? 0; slice < over && rolled < maxSlices; slice++, rolled++) {
+      for (let slice = progress.get(day) ?? 0; slice < over && rolled < maxSlices; ) {
         const fromMs = day * DAY_MS + slice * SLICE_MS;
         const hour = day * 24 + Math.floor(slice / SLICES_PER_HOUR);
-        this.db.transaction(() => {
+        // Another process (the dashboard's or the recorder's) may have rolled this quarter since the
+        // progress above was read: look again holding the write lock (IMMEDIATE), or it counts twice.
+        const next = this.db.transaction(() => {
+          const at = (this.slicesIn.get(day, day) as { slices: number } | undefined)?.slices ?? 0;
+          if (at !== slice) return { at, mine: false };
           sliceSums.run(hour, fromMs, fromMs + SLICE_MS);
           for (const statement of details) statement.run(day, fromMs, fromMs + SLICE_MS);
           if ((slice + 1) % SLICES_PER_HOUR === 0) daySums.run(day, hour);
           if (slice + 1 < SLICES_PER_DAY) step.run(day, slice + 1);
           else for (const statement of finish) statement.run(day);
-        })();
+          return { at: slice + 1, mine: true };
+        }).immediate();
+        if (next.mine) rolled++;
+        // Else someone else moved the day on (or a late write reset it): go on from where it is.
+        slice = next.at;
       }
     }
     return rolled;
