@@ -13,7 +13,8 @@ import { importObjectWrites } from "../store/import-writes";
 import { WriteStore } from "../store/store";
 
 const STORE_FORMAT = "3";
-const ROLL_EVERY_MS = 20_000;
+/** How often to look for quarter hours to roll up once all are. */
+const ROLL_IDLE_MS = 20_000;
 const open = new Map<string, WriteStore>();
 
 export function snapshotStore(ctx: ServerContext, id: string): WriteStore {
@@ -49,8 +50,8 @@ export function liveStore(ctx: ServerContext): WriteStore {
   mkdirSync(ctx.config.dataDir, { recursive: true });
   const store = new WriteStore(join(ctx.config.dataDir, "churnscope.sqlite"));
   open.set("", store);
-  // The Objects ranking's rollups, two hours of writes per tick in quarter-hour steps (tens of ms each), whoever fills the store.
-  setInterval(() => void store.rollInTurns(8).catch((error: Error) => console.error(`objects rollups: ${error.message}`)), ROLL_EVERY_MS).unref();
+  // The Objects ranking's rollups, whoever fills the store.
+  store.keepRolledUp(ROLL_IDLE_MS, (error) => console.error(`objects rollups: ${error.message}`));
   return store;
 }
 

@@ -2,7 +2,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { DayRollups } from "@/lib/store/day-rollups";
 import { WriteStore, type ObjectKey, type StoredWrite } from "@/lib/store/store";
 
@@ -222,6 +222,41 @@ describe("daily rollups in the Objects ranking", () => {
     // Past what is pending it stops by itself.
     expect(await store.rollInTurns(Infinity)).toBe(7 * 96 - 20);
     check(store, D0, D0 + 6 * DAY);
+  });
+
+  it("keeps the rollups caught up by itself, with pauses between steps, until stopped", async () => {
+    const store = build();
+    let running = true;
+    let turns = 0;
+    const other = () => {
+      if (!running) return;
+      turns++;
+      setImmediate(other);
+    };
+    setImmediate(other);
+    const errors: Error[] = [];
+    const done = () => (store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n;
+    const stop = store.keepRolledUp(50, (error) => errors.push(error));
+    await vi.waitFor(() => expect(done()).toBe(7), { timeout: 30_000, interval: 20 });
+    // Other work ran between the 672 steps, and the ranking is exact.
+    expect(turns).toBeGreaterThan(7 * 96);
+    check(store, D0, D0 + 6 * DAY);
+    // Writes two days on: the next look rolls up the day between and theirs.
+    planned.push({ name: "o1", kind: "Connector", tsMs: D0 + 8 * DAY + 1, cls: "routed", heartbeat: false, writer: "w0", path: "status.p0" });
+    try {
+      store.record(key("o1"), write(D0 + 8 * DAY + 1, "routed", "w0", ["status.p0"]));
+      await vi.waitFor(() => expect(done()).toBe(9), { timeout: 30_000, interval: 20 });
+      check(store, D0, D0 + 9 * DAY);
+      // Stopped, it rolls nothing more.
+      stop();
+      store.record(key("o1"), write(D0 + 10 * DAY + 1, "routed", "w0", ["status.p0"]));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(done()).toBe(9);
+    } finally {
+      planned.pop();
+      running = false;
+    }
+    expect(errors).toEqual([]);
   });
 
   it("rolls up today's quarter hours a minute after they end; a late write into one drops the day's rollups, one after them does not", () => {
