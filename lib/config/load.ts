@@ -25,6 +25,7 @@ export interface PrometheusConfig {
   headers: Record<string, string>;
   timeoutMs: number;
   partialResponse: boolean;
+  gzip: boolean;
   scrapeIntervalSeconds: number;
   sharing: { cacheMs: number; maxConcurrent: number; maxQueued: number };
 }
@@ -152,6 +153,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
       headers,
       timeoutMs: p.timeoutSeconds * 1000,
       partialResponse: p.partialResponse,
+      gzip: p.gzip,
       scrapeIntervalSeconds: p.scrapeIntervalSeconds,
       sharing: { cacheMs: p.cacheSeconds * 1000, maxConcurrent: p.maxConcurrentQueries, maxQueued: p.maxQueuedQueries },
     };

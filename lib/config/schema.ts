@@ -21,6 +21,8 @@ export const prometheusSchema = z
     timeoutSeconds: z.number().positive().max(600).default(30),
     /** false sends partial_response=false, so Thanos reports a failing store as an error. */
     partialResponse: z.boolean().default(false),
+    /** ask for gzipped answers: worth it over a slow link, not in the cluster (compressing costs both ends more than carrying) */
+    gzip: z.boolean().default(false),
     /** The scrape interval of the apiserver jobs: the smallest step, and a quarter of the smallest rate window. */
     scrapeIntervalSeconds: z.number().int().min(1).max(3600).default(30),
     /** queries sent to Prometheus at once; more wait, and past maxQueuedQueries a panel shows "busy" */

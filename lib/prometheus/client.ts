@@ -3,6 +3,9 @@
  * It returns data with Prometheus's warnings and infos attached and throws PromError otherwise.
  * The URL and credentials come only from server configuration.
  */
+import http from "node:http";
+import https from "node:https";
+import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { PromError } from "./errors";
 import type { PromMetadataEntry, PromQueryData, PromResult } from "./types";
 
@@ -14,6 +17,8 @@ export interface PromClientOptions {
   timeoutMs: number;
   /** When false, send partial_response=false so Thanos fails instead of answering partially. */
   partialResponse?: boolean;
+  /** Ask for gzipped answers: less to carry over a slow link, more work for both ends. */
+  gzip?: boolean;
 }
 
 export interface RangeParams {
@@ -58,16 +63,14 @@ export function createPromClient(options: PromClientOptions): PromClient {
   ): Promise<PromResult<T>> {
     const timeout = AbortSignal.timeout(options.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
-    const body = new URLSearchParams(params);
-    const url = method === "GET" ? `${base}${path}?${body}` : `${base}${path}`;
-    const headers: Record<string, string> = { Accept: "application/json", ...options.headers };
+    const body = new URLSearchParams(params).toString();
+    const url = new URL(method === "GET" ? `${base}${path}?${body}` : `${base}${path}`);
+    const headers: Record<string, string> = { Accept: "application/json", ...(options.gzip ? { "Accept-Encoding": "gzip" } : {}), ...options.headers };
     if (method === "POST") headers["Content-Type"] = "application/x-www-form-urlencoded";
 
-    let response: Response;
-    let text: string;
+    let response: { status: number; text: string };
     try {
-      response = await fetch(url, { method, headers, body: method === "POST" ? body : undefined, signal: combined });
-      text = await response.text();
+      response = await exchange(url, method, headers, method === "POST" ? body : undefined, combined);
     } catch (error) {
       if (signal?.aborted) throw signal.reason ?? error;
       if (timeout.aborted) {
@@ -75,7 +78,7 @@ export function createPromClient(options: PromClientOptions): PromClient {
       }
       throw new PromError("unreachable", `Prometheus is unreachable: ${describeNetworkError(error)}`);
     }
-    return parseEnvelope<T>(response.status, text);
+    return parseEnvelope<T>(response.status, response.text);
   }
 
   return {
@@ -113,6 +116,35 @@ export function createPromClient(options: PromClientOptions): PromClient {
       ),
     metadata: (metric, signal) => call("GET", "/api/v1/metadata", metric ? [["metric", metric]] : [], signal),
   };
+}
+
+const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+const decoders: Record<string, () => NodeJS.ReadWriteStream> = { gzip: createGunzip, deflate: createInflate, br: createBrotliDecompress };
+
+/**
+ * One request with node:http, on kept-alive connections. fetch (undici) took twice the CPU for a
+ * large answer, its web streams and default gzip costing a third more time on loopback (a
+ * 1,000-point, 13-series answer: 9.3 ms of CPU and 45 ms against 4.3 ms and 32 ms).
+ */
+function exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const secure = url.protocol === "https:";
+    const sent = body === undefined ? headers : { ...headers, "Content-Length": String(Buffer.byteLength(body)) };
+    const request = (secure ? https : http).request(url, { method, headers: sent, agent: secure ? agents.https : agents.http, signal }, (response) => {
+      const decode = decoders[String(response.headers["content-encoding"] ?? "").toLowerCase()];
+      const stream = decode ? response.pipe(decode()) : response;
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+      stream.on("error", reject);
+      // A connection cut mid-answer (or an abort then) ends the response without "end".
+      response.on("close", () => {
+        if (!response.complete) reject(new Error("the connection closed before the answer was complete"));
+      });
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
 }
 
 function timeoutParam(options: PromClientOptions): [string, string][] {
@@ -169,6 +201,6 @@ function snippet(text: string): string {
 
 /** The error code only: the underlying message names Prometheus's address, which browsers must not see. */
 function describeNetworkError(error: unknown): string {
-  const cause = (error as { cause?: { code?: string } })?.cause;
-  return cause?.code ?? "network error";
+  const failure = error as { code?: string; cause?: { code?: string } } | undefined;
+  return failure?.code ?? failure?.cause?.code ?? "network error";
 }

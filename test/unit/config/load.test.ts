@@ -37,6 +37,7 @@ describe("configuration", () => {
         "  bearerToken: { file: token.txt }",
         "  headers: { X-Scope-OrgID: tenant-a }",
         "  timeoutSeconds: 5",
+        "  gzip: true",
         "apiservers:",
         "  project: [milo-apiserver]",
         "  hub: [karmada-system/karmada-apiserver]",
@@ -49,6 +50,7 @@ describe("configuration", () => {
       url: "https://thanos.example:9090/prom",
       timeoutMs: 5000,
       partialResponse: false,
+      gzip: true,
       headers: { Authorization: "Bearer abc123", "X-Scope-OrgID": "tenant-a" },
     });
     expect(config.apiservers).toEqual({ project: ["milo-apiserver"], hub: ["karmada-system/karmada-apiserver"] });
@@ -59,6 +61,7 @@ describe("configuration", () => {
     const dir = dirWith({ "c.yaml": "prometheus:\n  url: http://p:9090\n  basicAuth: { username: sre, password: { env: PROM_PASS } }\n" });
     const config = loadConfig({ CHURNSCOPE_CONFIG: "c.yaml", PROM_PASS: "pw" }, dir);
     expect(config.prometheus?.headers.Authorization).toBe(`Basic ${Buffer.from("sre:pw").toString("base64")}`);
+    expect(config.prometheus?.gzip).toBe(false);
   });
 
   it("lets environment shortcuts override the file", () => {

@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPromClient } from "@/lib/prometheus/client";
 import { PromError } from "@/lib/prometheus/errors";
@@ -96,6 +97,31 @@ describe("Prometheus client", () => {
     expect(error.failure).toBe("bad_response");
     expect(error.httpStatus).toBe(503);
     expect(error.message).toMatch(/not JSON.*upstream connect error/);
+  });
+
+  it("asks for gzip only when configured, and reads compressed answers either way", async () => {
+    const answer = { status: "success", data: { resultType: "vector", result: [{ metric: { resource: "connectors" }, value: [1, "0.5"] }] } };
+    handler = (req, _body, res) => {
+      const zipped = /gzip/.test(String(req.headers["accept-encoding"] ?? ""));
+      if (zipped) res.setHeader("Content-Encoding", "gzip");
+      res.end(zipped ? gzipSync(JSON.stringify(answer)) : JSON.stringify(answer));
+    };
+    const plain = await client().query("up", 1);
+    expect(seen[seen.length - 1].headers["accept-encoding"]).toBeUndefined();
+    const zipped = await createPromClient({ url: base, headers: {}, timeoutMs: 2000, gzip: true }).query("up", 1);
+    expect(seen[seen.length - 1].headers["accept-encoding"]).toBe("gzip");
+    expect(zipped.data).toEqual(answer.data);
+    expect(plain.data).toEqual(answer.data);
+  });
+
+  it("reports an answer cut off midway as unreachable, not as a body that is not JSON", async () => {
+    handler = (_req, _body, res) => {
+      res.setHeader("Content-Length", "1000");
+      res.write('{"status":"success","data":{"resultType":"matrix","result":[');
+      setTimeout(() => res.socket?.destroy(), 20);
+    };
+    const error = await failure(client().queryRange("up", { startSeconds: 60, endSeconds: 120, stepSeconds: 15 }));
+    expect(error.failure).toBe("unreachable");
   });
 
   it("times out a Prometheus that does not answer", async () => {
