@@ -205,19 +205,30 @@ describe("daily rollups in the Objects ranking", () => {
     }
   });
 
-  it("rolls up in the background a quarter hour per turn of the event loop, letting other work in between", async () => {
-    const store = build();
+  /** Other work on the event loop, a turn at a time: how many turns it got. */
+  function otherWork() {
     let running = true;
     let turns = 0;
-    const other = () => {
+    const turn = () => {
       if (!running) return;
       turns++;
-      setImmediate(other);
+      setImmediate(turn);
     };
-    setImmediate(other);
+    setImmediate(turn);
+    return {
+      turns: () => turns,
+      stop: () => {
+        running = false;
+        return turns;
+      },
+    };
+  }
+
+  it("rolls up in the background a quarter hour per turn of the event loop, letting other work in between", async () => {
+    const store = build();
+    const other = otherWork();
     expect(await store.rollInTurns(20)).toBe(20);
-    running = false;
-    expect(turns).toBeGreaterThanOrEqual(19);
+    expect(other.stop()).toBeGreaterThanOrEqual(19);
     expect(store.db.prepare("SELECT day, slices FROM rank_days_progress").all()).toEqual([{ day: D0 / DAY + 5, slices: 20 }]);
     // Past what is pending it stops by itself.
     expect(await store.rollInTurns(Infinity)).toBe(7 * 96 - 20);
@@ -226,20 +237,13 @@ describe("daily rollups in the Objects ranking", () => {
 
   it("keeps the rollups caught up by itself, with pauses between steps, until stopped", async () => {
     const store = build();
-    let running = true;
-    let turns = 0;
-    const other = () => {
-      if (!running) return;
-      turns++;
-      setImmediate(other);
-    };
-    setImmediate(other);
+    const other = otherWork();
     const errors: Error[] = [];
     const done = () => (store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n;
     const stop = store.keepRolledUp(50, (error) => errors.push(error));
     await vi.waitFor(() => expect(done()).toBe(7), { timeout: 30_000, interval: 20 });
     // Other work ran between the 672 steps, and the ranking is exact.
-    expect(turns).toBeGreaterThan(7 * 96);
+    expect(other.turns()).toBeGreaterThan(7 * 96);
     check(store, D0, D0 + 6 * DAY);
     // Writes two days on: the next look rolls up the day between and theirs.
     planned.push({ name: "o1", kind: "Connector", tsMs: D0 + 8 * DAY + 1, cls: "routed", heartbeat: false, writer: "w0", path: "status.p0" });
@@ -254,7 +258,7 @@ describe("daily rollups in the Objects ranking", () => {
       expect(done()).toBe(9);
     } finally {
       planned.pop();
-      running = false;
+      other.stop();
     }
     expect(errors).toEqual([]);
   });
