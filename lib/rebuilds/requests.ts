@@ -15,6 +15,9 @@ export interface RebuildViewState {
   atMs?: number;
 }
 
+/** The page's range when its link names none. */
+export const REBUILDS_DEFAULT_FROM = "now-24h";
+
 export const REBUILD_CHARTS = [
   "rebuild-rate",
   "rebuild-duration-mean",
@@ -26,13 +29,14 @@ export const REBUILD_CHARTS = [
   "propagation",
 ] as const;
 
-export interface RebuildCalls {
-  charts: Record<(typeof REBUILD_CHARTS)[number], PanelCall>;
-  summary: PanelCall;
-  summaryBefore: PanelCall;
+/** The page's calls, or (`PanelQueryInput`) its requests with their widths. */
+export interface RebuildCalls<Call = PanelCall> {
+  charts: Record<(typeof REBUILD_CHARTS)[number], Call>;
+  summary: Call;
+  summaryBefore: Call;
   /** only with a time inside the range: [start, at] and [at, end] */
-  beforeAt?: PanelCall;
-  afterAt?: PanelCall;
+  beforeAt?: Call;
+  afterAt?: Call;
 }
 
 export function rebuildRequests({ startMs, endMs, atMs }: RebuildViewState): RebuildCalls {
@@ -48,22 +52,21 @@ export function rebuildRequests({ startMs, endMs, atMs }: RebuildViewState): Reb
 }
 
 export function rebuildCalls(state: RebuildViewState): PanelCall[] {
-  const calls = rebuildRequests(state);
-  return [...Object.values(calls.charts), calls.summary, calls.summaryBefore, ...(calls.beforeAt ? [calls.beforeAt] : []), ...(calls.afterAt ? [calls.afterAt] : [])];
+  return everyCall(rebuildRequests(state));
+}
+
+function everyCall<Call>(calls: RebuildCalls<Call>): Call[] {
+  return [...Object.values<Call>(calls.charts), calls.summary, calls.summaryBefore, ...(calls.beforeAt ? [calls.beforeAt] : []), ...(calls.afterAt ? [calls.afterAt] : [])];
 }
 
 /** Points a summary table asks for: it reads one total per series, not a shape. */
 const SUMMARY_WIDTH = 1000;
 
-type RebuildInputs = {
-  charts: Record<(typeof REBUILD_CHARTS)[number], PanelQueryInput>;
-} & { [K in Exclude<keyof RebuildCalls, "charts">]: RebuildCalls[K] extends PanelCall ? PanelQueryInput : PanelQueryInput | undefined };
-
 /** The page's requests as it sends them with charts `widths` wide: every chart half the page. The page and its preloads both take them from here. */
-export function rebuildInputs(calls: RebuildCalls, widths: ChartWidths, snapshot?: string): RebuildInputs {
+export function rebuildInputs(calls: RebuildCalls, widths: ChartWidths, snapshot?: string): RebuildCalls<PanelQueryInput> {
   const input = (call: PanelCall, width: number): PanelQueryInput => ({ ...call, width, snapshot });
   return {
-    charts: Object.fromEntries(REBUILD_CHARTS.map((id) => [id, input(calls.charts[id], widths.half)])) as RebuildInputs["charts"],
+    charts: Object.fromEntries(REBUILD_CHARTS.map((id) => [id, input(calls.charts[id], widths.half)])) as RebuildCalls<PanelQueryInput>["charts"],
     summary: input(calls.summary, SUMMARY_WIDTH),
     summaryBefore: input(calls.summaryBefore, SUMMARY_WIDTH),
     beforeAt: calls.beforeAt && input(calls.beforeAt, SUMMARY_WIDTH),
@@ -84,9 +87,5 @@ export function parseAtParam(at: string | null | undefined): number | undefined 
 export function rebuildPreloads(search: { from?: string; to?: string; at?: string }, widths: ChartWidths, nowMs: number, snapshot?: SnapshotInfo): string[] {
   const range = linkRange(search.from ?? REBUILDS_DEFAULT_FROM, search.to, nowMs, snapshot);
   if (!range) return [];
-  const inputs = rebuildInputs(rebuildRequests({ ...range, atMs: parseAtParam(search.at) }), widths, snapshot?.id);
-  return [...Object.values(inputs.charts), inputs.summary, inputs.summaryBefore, ...(inputs.beforeAt ? [inputs.beforeAt] : []), ...(inputs.afterAt ? [inputs.afterAt] : [])].map(panelUrl);
+  return everyCall(rebuildInputs(rebuildRequests({ ...range, atMs: parseAtParam(search.at) }), widths, snapshot?.id)).map(panelUrl);
 }
-
-/** The page's range when its link names none. */
-export const REBUILDS_DEFAULT_FROM = "now-24h";
