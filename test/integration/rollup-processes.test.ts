@@ -1,7 +1,7 @@
 /**
- * Two processes rolling up one store at once (the dashboard and `npm run recorder` both keep the
- * Objects ranking's rollups current): every quarter hour is rolled once, by one of them, and the
- * ranking equals the writes.
+ * Processes sharing one store, as the dashboard and `npm run recorder` do: two rolling up the
+ * Objects ranking at once roll each quarter hour once between them, a writer beside them is never
+ * refused, and the ranking equals the writes.
  */
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -15,45 +15,74 @@ const DAY = 86_400_000;
 const D0 = Date.UTC(2026, 8, 1);
 const DAYS = 30;
 
-function rollInAnotherProcess(path: string, nowMs: number): Promise<number> {
-  const child = spawn(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "test", "helpers", "roll-store.ts"), path, String(nowMs)], { cwd: ROOT });
+/** Runs a helper script in its own process; resolves with the number it prints. */
+function inAnotherProcess(script: string, args: (string | number)[]): Promise<number> {
+  const child = spawn(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "test", "helpers", script), ...args.map(String)], { cwd: ROOT });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => child.on("exit", (code) => (code === 0 ? resolve(Number(out.trim())) : reject(new Error(`roll-store exited ${code}: ${err}`)))));
+  return new Promise((resolve, reject) => child.on("exit", (code) => (code === 0 && err === "" ? resolve(Number(out.trim())) : reject(new Error(`${script} exited ${code}: ${err}`)))));
 }
 
-describe("rollups from two processes", () => {
-  it("roll each quarter hour once, and the ranking equals the writes", async () => {
-    const path = join(mkdtempSync(join(tmpdir(), "churnscope-roll-race-")), "t.sqlite");
-    const store = new WriteStore(path);
-    // Every quarter hour of 30 days holds writes: 3 per quarter, to 7 objects in turn, every 5th routed.
-    const truth = new Map<string, { writes: number; routed: number }>();
-    store.batch(() => {
-      for (let i = 0; i < DAYS * 96 * 3; i++) {
-        const name = `o${i % 7}`;
-        const cls: StoredWrite["cls"] = i % 5 === 0 ? "routed" : "unrouted";
-        const tsMs = D0 + Math.floor(i / 3) * 900_000 + 1 + (i % 3) * 1000;
-        store.record({ cluster: "c", group: "g", kind: "Connector", namespace: "ns", name }, { tsMs, cls, writer: "w", source: "replay", heartbeat: false, changes: [{ path: "status.x", before: 1, after: 2 }], projection: {} });
-        const t = truth.get(name) ?? { writes: 0, routed: 0 };
-        t.writes++;
-        if (cls === "routed") t.routed++;
-        truth.set(name, t);
-      }
-    });
-    store.close();
+/** A store whose every quarter hour of 30 days holds 3 writes, to 7 objects in turn, every 5th routed; and its counts per object. */
+function buildStore() {
+  const path = join(mkdtempSync(join(tmpdir(), "churnscope-roll-race-")), "t.sqlite");
+  const store = new WriteStore(path);
+  const truth = new Map<string, { writes: number; routed: number }>();
+  store.batch(() => {
+    for (let i = 0; i < DAYS * 96 * 3; i++) {
+      const name = `o${i % 7}`;
+      const cls: StoredWrite["cls"] = i % 5 === 0 ? "routed" : "unrouted";
+      const tsMs = D0 + Math.floor(i / 3) * 900_000 + 1 + (i % 3) * 1000;
+      store.record({ cluster: "c", group: "g", kind: "Connector", namespace: "ns", name }, { tsMs, cls, writer: "w", source: "replay", heartbeat: false, changes: [{ path: "status.x", before: 1, after: 2 }], projection: {} });
+      const t = truth.get(name) ?? { writes: 0, routed: 0 };
+      t.writes++;
+      if (cls === "routed") t.routed++;
+      truth.set(name, t);
+    }
+  });
+  store.close();
+  return { path, truth };
+}
 
+function ranking(path: string, toMs: number) {
+  const store = new WriteStore(path);
+  try {
+    const { rows } = store.objects({ fromMs: D0, toMs }, 100, 0);
+    return Object.fromEntries(rows.map((r) => [r.name, { writes: r.writes, routed: r.routed }]));
+  } finally {
+    store.close();
+  }
+}
+
+describe("processes sharing one store", () => {
+  it("two rolling up at once roll each quarter hour once, and the ranking equals the writes", async () => {
+    const { path, truth } = buildStore();
     const nowMs = D0 + (DAYS + 1) * DAY;
-    const rolled = await Promise.all([rollInAnotherProcess(path, nowMs), rollInAnotherProcess(path, nowMs)]);
+    const rolled = await Promise.all([inAnotherProcess("roll-store.ts", [path, nowMs]), inAnotherProcess("roll-store.ts", [path, nowMs])]);
     // Both took part, and between them rolled each quarter hour once.
     expect(rolled.every((n) => n > 0), `rolled ${rolled.join(" and ")}`).toBe(true);
     expect(rolled[0] + rolled[1]).toBe(DAYS * 96);
+    const store = new WriteStore(path);
+    expect(store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get()).toEqual({ n: DAYS });
+    store.close();
+    expect(ranking(path, D0 + DAYS * DAY)).toEqual(Object.fromEntries(truth));
+  }, 60_000);
 
-    const reopened = new WriteStore(path);
-    expect(reopened.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get()).toEqual({ n: DAYS });
-    const { rows } = reopened.objects({ fromMs: D0, toMs: D0 + DAYS * DAY }, 100, 0);
-    expect(Object.fromEntries(rows.map((r) => [r.name, { writes: r.writes, routed: r.routed }]))).toEqual(Object.fromEntries(truth));
-    reopened.close();
+  it("a writer beside two processes rolling up is never refused, and every write counts once", async () => {
+    const { path, truth } = buildStore();
+    const batches = 400;
+    const writerFrom = D0 + DAYS * DAY;
+    const nowMs = writerFrom + 5 * DAY;
+    const [failed] = await Promise.all([inAnotherProcess("write-store.ts", [path, batches, writerFrom]), inAnotherProcess("roll-store.ts", [path, nowMs]), inAnotherProcess("roll-store.ts", [path, nowMs])]);
+    expect(failed).toBe(0);
+    // The writer's 50 writes a batch go to 7 objects of their own, in turn.
+    for (let i = 0; i < 50; i++) {
+      const t = truth.get(`w${i % 7}`) ?? { writes: 0, routed: 0 };
+      t.writes += batches;
+      truth.set(`w${i % 7}`, t);
+    }
+    expect(ranking(path, nowMs)).toEqual(Object.fromEntries(truth));
   }, 60_000);
 });
