@@ -88,11 +88,20 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         let controller: AbortController | undefined;
         // Events that arrive in one burst are stored in one transaction, at the end of the current tick.
         let pending: { type: string; obj: KubeObject; tsMs: number }[] = [];
+        let failed = false;
         const flush = () => {
-          if (pending.length === 0) return;
+          if (pending.length === 0 || failed) return;
           const batch = pending;
           pending = [];
-          stats.stored += recorder.applyEvents(batch);
+          try {
+            stats.stored += recorder.applyEvents(batch);
+          } catch (error) {
+            // Nothing of the burst was stored (one transaction), and nothing after it may be: end this
+            // watch; the next one resumes from the last version stored, so the server sends them again.
+            failed = true;
+            controller?.abort();
+            reject(new Error(`could not store watch events: ${(error as Error).message}`));
+          }
         };
         const onAbort = () => controller?.abort();
         signal.addEventListener("abort", onAbort, { once: true });
@@ -133,7 +142,11 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         stats.error = (error as Error).message;
         return;
       }
-      store.openGap(cluster, name, now(), error instanceof Gone ? "410 Gone: relisting" : `disconnected: ${(error as Error).message}`);
+      try {
+        store.openGap(cluster, name, now(), error instanceof Gone ? "410 Gone: relisting" : `disconnected: ${(error as Error).message}`);
+      } catch {
+        // The store refuses writes (full, locked): the next round tries again, from the last version stored.
+      }
       stats.error = (error as Error).message;
       if (error instanceof Gone) {
         needList = true;

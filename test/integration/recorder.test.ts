@@ -1,7 +1,7 @@
 /**
  * The watch recorder through @kubernetes/client-node against a wire-level test API server that
  * replays the generator's Connector histories, with faults injected: dropped connections, a server
- * restart, and a compacted history answered with 410 Gone. Every version the server emitted is
+ * restart, a store that refuses writes for a while, and a compacted history answered with 410 Gone. Every version the server emitted is
  * stored once (none duplicated); only versions the server itself compacted away while the recorder
  * was disconnected are missing, and that period is stored as a gap.
  */
@@ -108,6 +108,17 @@ describe("the watch recorder against a test API server", () => {
     await restarting;
     await until(() => storedVersions().length === i, "catching up after a restart");
     expect(stats.reconnects).toBeGreaterThanOrEqual(2);
+
+    // The store refuses writes for a while (a full disk, a lock held too long): the watcher neither
+    // crashes nor skips what it could not store, and catches up once the store takes writes again.
+    const reconnectsBefore = stats.reconnects;
+    const storedBefore = storedVersions().length;
+    store.db.pragma("query_only = ON");
+    await emitUntil(i + 30);
+    await until(() => stats.reconnects > reconnectsBefore && stats.state === "backoff", "the watcher to back off from a store that refuses writes");
+    expect(storedVersions().length).toBe(storedBefore);
+    store.db.pragma("query_only = OFF");
+    await until(() => storedVersions().length === i, "catching up once the store takes writes again");
 
     // Disconnected while the server compacts: the recorder's resume point is gone.
     const before410 = i;
