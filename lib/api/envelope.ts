@@ -42,5 +42,19 @@ export function failureOf(error: unknown): { httpStatus: number; body: ApiErrorB
     const errorType = error.failure === "upstream" ? `prometheus_${error.errorType ?? "error"}` : error.failure;
     return { httpStatus, body: { status: "error", errorType, error: error.message } };
   }
+  const storeFailure = storeFailureOf(error);
+  if (storeFailure) return { httpStatus: storeFailure.httpStatus, body: { status: "error", errorType: storeFailure.errorType, error: storeFailure.message } };
   return { httpStatus: 500, body: { status: "error", errorType: "internal", error: "internal error; see the server log" } };
+}
+
+/**
+ * SQLite refusing work for a reason outside the request (another process holding the lock past the
+ * wait, a full disk): a status that says so, and that a sender such as the audit webhook retries.
+ */
+function storeFailureOf(error: unknown): { httpStatus: number; errorType: string; message: string } | null {
+  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
+  if (typeof code !== "string" || !code.startsWith("SQLITE_")) return null;
+  if (code.startsWith("SQLITE_FULL")) return { httpStatus: 507, errorType: "store_full", message: "the store's disk is full: free space, or shorten recorder.retentionDays" };
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return { httpStatus: 503, errorType: "store_busy", message: "the store is busy with another writer; try again" };
+  return { httpStatus: 503, errorType: "store_unavailable", message: `the store cannot be used (${code}); see the server log` };
 }
