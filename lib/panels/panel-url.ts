@@ -1,6 +1,6 @@
 /**
- * The URL of one panel request. The browser's fetch and the server's preload of the same request
- * build it here, so the two are byte-for-byte equal and the browser uses the preloaded answer.
+ * The URLs of a page's requests. The browser's fetch and the server's preload of the same request
+ * build them here, so the two are byte-for-byte equal and the browser uses the preloaded answer.
  */
 export interface PanelQueryInput {
   panel: string;
@@ -24,6 +24,16 @@ export function searchOf(params: Record<string, string | number | undefined>): s
 export function panelUrl(input: PanelQueryInput): string {
   const { panel, startMs, endMs, apiserver, resource, width, snapshot, args } = input;
   return `/api/panels/${encodeURIComponent(panel)}?${searchOf({ from: startMs, to: endMs, apiserver, resource, width, snapshot, ...args })}`;
+}
+
+/** The markers of a range (releases, PromQL-found changes, notes), or a snapshot's own. */
+export function markersUrl(startMs: number, endMs: number, snapshot?: string): string {
+  return `/api/markers?${searchOf({ from: startMs, to: endMs, snapshot })}`;
+}
+
+/** The API servers to choose from in a range. */
+export function apiserversUrl(startMs: number, endMs: number): string {
+  return `/api/apiservers?${searchOf({ from: startMs, to: endMs })}`;
 }
 
 export interface ChartWidths {

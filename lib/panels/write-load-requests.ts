@@ -5,7 +5,7 @@
 import type { SnapshotInfo } from "../snapshot/schema";
 import { linkRange } from "../snapshot/view-range";
 import { previousRange } from "../time/range";
-import { panelUrl, type ChartWidths, type PanelQueryInput } from "./panel-url";
+import { apiserversUrl, markersUrl, panelUrl, type ChartWidths, type PanelQueryInput } from "./panel-url";
 
 export interface ViewState {
   startMs: number;
@@ -92,7 +92,7 @@ export function writeLoadInputs(calls: WriteLoadCalls, widths: ChartWidths, snap
 }
 
 /**
- * The panel URLs a Write load page sends for its link's parameters, with "now" at `nowMs`, when its
+ * The URLs a Write load page asks for with its link's parameters, with "now" at `nowMs`, when its
  * charts are `widths` wide (WIDTH_SLOTS: the templates the preload script fills in). None for a range
  * the page refuses.
  */
@@ -100,5 +100,7 @@ export function writeLoadPreloads(search: { from?: string; to?: string; apiserve
   const range = linkRange(search.from, search.to, nowMs, snapshot);
   if (!range) return [];
   const calls = writeLoadRequests({ ...range, apiserver: search.apiserver || undefined, resource: search.resource || undefined });
-  return Object.values(writeLoadInputs(calls, widths, snapshot?.id)).flatMap((input) => (input ? [panelUrl(input)] : []));
+  const panels = Object.values(writeLoadInputs(calls, widths, snapshot?.id)).flatMap((input) => (input ? [panelUrl(input)] : []));
+  // The markers on every chart, and the API server list (a snapshot carries its own).
+  return [...panels, markersUrl(range.startMs, range.endMs, snapshot?.id), ...(snapshot ? [] : [apiserversUrl(range.startMs, range.endMs)])];
 }

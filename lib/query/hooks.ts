@@ -8,7 +8,7 @@ import type { ApiServerEntry } from "../panels/apiservers";
 import type { PanelData } from "../panels/run-panel";
 import type { Marker } from "../markers/marker";
 import { ApiClientError, fetchEnvelope } from "../api/fetch-envelope";
-import { panelUrl, searchOf, type PanelQueryInput } from "../panels/panel-url";
+import { apiserversUrl, markersUrl, panelUrl, searchOf, type PanelQueryInput } from "../panels/panel-url";
 
 export type { PanelQueryInput };
 
@@ -31,7 +31,7 @@ export function usePanel(input: PanelQueryInput, enabled = true) {
 export function useMarkers(startMs: number, endMs: number, snapshot?: string) {
   return useQuery({
     queryKey: queryKeys.markers(startMs, endMs, snapshot),
-    queryFn: ({ signal }) => fetchEnvelope<Marker[]>(`/api/markers?${searchOf({ from: startMs, to: endMs, snapshot })}`, signal),
+    queryFn: ({ signal }) => fetchEnvelope<Marker[]>(markersUrl(startMs, endMs, snapshot), signal),
     placeholderData: keepPreviousData,
   });
 }
@@ -40,7 +40,7 @@ export function useApiservers(startMs: number, endMs: number, enabled = true) {
   return useQuery({
     enabled,
     queryKey: queryKeys.apiservers(startMs, endMs),
-    queryFn: ({ signal }) => fetchEnvelope<ApiServerEntry[]>(`/api/apiservers?${searchOf({ from: startMs, to: endMs })}`, signal),
+    queryFn: ({ signal }) => fetchEnvelope<ApiServerEntry[]>(apiserversUrl(startMs, endMs), signal),
     placeholderData: keepPreviousData,
     staleTime: 5 * 60_000,
   });

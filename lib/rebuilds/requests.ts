@@ -2,7 +2,7 @@
  * The panel requests the Edge rebuilds page makes for one view state; the page and the snapshot
  * export both use this list. Sites are chosen in the browser: every panel answers for all sites.
  */
-import { panelUrl, type ChartWidths, type PanelQueryInput } from "../panels/panel-url";
+import { markersUrl, panelUrl, type ChartWidths, type PanelQueryInput } from "../panels/panel-url";
 import type { PanelCall } from "../panels/write-load-requests";
 import type { SnapshotInfo } from "../snapshot/schema";
 import { linkRange } from "../snapshot/view-range";
@@ -80,12 +80,13 @@ export function parseAtParam(at: string | null | undefined): number | undefined 
 }
 
 /**
- * The panel URLs an Edge rebuilds page sends for its link's parameters, with "now" at `nowMs`, when
+ * The URLs an Edge rebuilds page asks for with its link's parameters, with "now" at `nowMs`, when
  * its charts are `widths` wide (WIDTH_SLOTS: the templates the preload script fills in). None for a
  * range the page refuses.
  */
 export function rebuildPreloads(search: { from?: string; to?: string; at?: string }, widths: ChartWidths, nowMs: number, snapshot?: SnapshotInfo): string[] {
   const range = linkRange(search.from ?? REBUILDS_DEFAULT_FROM, search.to, nowMs, snapshot);
   if (!range) return [];
-  return everyCall(rebuildInputs(rebuildRequests({ ...range, atMs: parseAtParam(search.at) }), widths, snapshot?.id)).map(panelUrl);
+  const panels = everyCall(rebuildInputs(rebuildRequests({ ...range, atMs: parseAtParam(search.at) }), widths, snapshot?.id)).map(panelUrl);
+  return [...panels, markersUrl(range.startMs, range.endMs, snapshot?.id)];
 }

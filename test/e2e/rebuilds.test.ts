@@ -27,16 +27,16 @@ describe("Edge rebuilds on the replay in Chromium", () => {
     page.on("pageerror", (e) => errors.push(e.message));
     const asked: string[] = [];
     page.on("request", (r) => {
-      if (r.url().includes("/api/panels/")) asked.push(r.url().slice(h.app.url.length));
+      if (/\/api\/(panels|markers)/.test(r.url())) asked.push(r.url().slice(h.app.url.length));
     });
     await page.goto(`${h.app.url}/rebuilds`);
     await page.waitForURL((url) => url.searchParams.get("at") === String(h.replay.params.onsetMs));
     await waitForCharts(page);
     // The page's inline script preloaded every panel request (8 charts, 4 summaries) at the width the
-    // page measured, and the page took each preloaded answer: no URL was asked for twice.
+    // page measured, and the markers; the page took each preloaded answer: no URL was asked for twice.
     await page.waitForLoadState("networkidle");
     const preloads = await page.$$eval('link[rel="preload"][as="fetch"]', (links) => links.map((l) => (l as HTMLLinkElement).href.slice(location.origin.length)));
-    expect(preloads.length).toBe(12);
+    expect(preloads.length).toBe(13);
     expect(asked.sort()).toEqual(preloads.sort());
     await expect(page.textContent('[data-testid="rebuild-profile"]')).resolves.toMatch(/Envoy Gateway ≥ 1\.5/);
     expect(await page.$$eval('[data-testid="site-multiples"] [data-site]', (els) => els.map((e) => e.getAttribute("data-site")))).toEqual([...h.replay.params.sites].sort());

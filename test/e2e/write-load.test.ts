@@ -144,7 +144,7 @@ describe("Write load page in Chromium", () => {
       const page = await context.newPage();
       const asked: string[] = [];
       page.on("request", (r) => {
-        if (r.url().includes("/api/panels/")) asked.push(r.url().slice(app.url.length));
+        if (/\/api\/(panels|markers|apiservers)/.test(r.url())) asked.push(r.url().slice(app.url.length));
       });
       await page.goto(link);
       await waitForCharts(page, charts);
@@ -161,9 +161,9 @@ describe("Write load page in Chromium", () => {
 
     const wide = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
     const first = await visit(wide);
-    // Eight preloads at this page's width, and the page asked for exactly those, each once: had a URL
-    // differed by a byte, the page would have asked again and the preload would go unused.
-    expect(first.preloads.length).toBe(8);
+    // Eight panels, the markers and the API server list at this page's width, and the page asked for
+    // exactly those, each once: had a URL differed by a byte, it would have asked again.
+    expect(first.preloads.length).toBe(10);
     expect(first.asked).toEqual(first.preloads);
     expect(first.preloads.find((url) => url.startsWith("/api/panels/writes-by-resource?"))).toContain(`&width=${first.fullWidth}`);
 

@@ -184,7 +184,8 @@ describe("the preload script", () => {
     const calls = writeLoadRequests({ startMs: nowMs - 48 * 3_600_000, endMs: nowMs, apiserver: search.apiserver, resource: search.resource });
     for (const pageWidth of [640, 1023, 1384, 2000]) {
       const links = runScript(script, pageWidth);
-      const asked = Object.values(writeLoadInputs(calls, chartWidths(pageWidth))).flatMap((input) => (input ? [panelUrl(input)] : []));
+      const panels = Object.values(writeLoadInputs(calls, chartWidths(pageWidth))).flatMap((input) => (input ? [panelUrl(input)] : []));
+      const asked = [...panels, `/api/markers?from=${nowMs - 48 * 3_600_000}&to=${nowMs}`, `/api/apiservers?from=${nowMs - 48 * 3_600_000}&to=${nowMs}`];
       expect(links.map((l) => l.href)).toEqual(asked);
       for (const link of links) expect([link.rel, link.as, link.crossOrigin]).toEqual(["preload", "fetch", "anonymous"]);
     }
@@ -194,7 +195,7 @@ describe("the preload script", () => {
     const rebuildCalls = rebuildRequests({ startMs: nowMs - 48 * 3_600_000, endMs: nowMs, atMs: Number(at) });
     for (const pageWidth of [640, 1384]) {
       const inputs = rebuildInputs(rebuildCalls, chartWidths(pageWidth));
-      const asked = [...Object.values(inputs.charts), inputs.summary, inputs.summaryBefore, inputs.beforeAt!, inputs.afterAt!].map(panelUrl);
+      const asked = [...[...Object.values(inputs.charts), inputs.summary, inputs.summaryBefore, inputs.beforeAt!, inputs.afterAt!].map(panelUrl), `/api/markers?from=${nowMs - 48 * 3_600_000}&to=${nowMs}`];
       expect(runScript(rebuilds, pageWidth).map((l) => l.href)).toEqual(asked);
     }
     // Unmeasured (hidden) pages preload nothing; nor does a range the page refuses.
