@@ -3,6 +3,7 @@
  * handles all of them: data travels with its warnings and infos; errors carry a type and a message.
  */
 import { PromError } from "../prometheus/errors";
+import { sqliteCode } from "../store/errors";
 
 export type ApiSuccess<T> = { status: "success"; data: T; warnings: string[]; infos: string[] };
 export type ApiErrorBody = { status: "error"; errorType: string; error: string };
@@ -52,8 +53,8 @@ export function failureOf(error: unknown): { httpStatus: number; body: ApiErrorB
  * wait, a full disk): a status that says so, and that a sender such as the audit webhook retries.
  */
 function storeFailureOf(error: unknown): { httpStatus: number; errorType: string; message: string } | null {
-  const code = error instanceof Error ? (error as { code?: unknown }).code : undefined;
-  if (typeof code !== "string" || !code.startsWith("SQLITE_")) return null;
+  const code = sqliteCode(error);
+  if (code === undefined) return null;
   if (code.startsWith("SQLITE_FULL")) return { httpStatus: 507, errorType: "store_full", message: "the store's disk is full: free space, or shorten recorder.retentionDays" };
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return { httpStatus: 503, errorType: "store_busy", message: "the store is busy with another writer; try again" };
   return { httpStatus: 503, errorType: "store_unavailable", message: `the store cannot be used (${code}); see the server log` };

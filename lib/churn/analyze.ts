@@ -29,7 +29,7 @@ export interface Analysis {
 type Obj = { [key: string]: Json };
 
 function query(path: string, json: Json): Json[] {
-  return JSONPath({ path, json: json as object, eval: "safe", wrap: true }) as Json[];
+  return JSONPath({ path, json: json as object, eval: "safe", wrap: true, ignoreEvalErrors: true }) as Json[];
 }
 
 const PLAIN_PATH = /^\$(\.[A-Za-z_][A-Za-z0-9_-]*)+$/;
@@ -87,7 +87,7 @@ export function normalise(profile: Profile, obj: Json | undefined): Json | undef
   if (plain) return without(obj, keyTree(profile));
   const copy = structuredClone(obj);
   for (const path of profile.ignore) {
-    const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all" }) as { parent: Obj | Json[]; parentProperty: string | number }[];
+    const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all", ignoreEvalErrors: true }) as { parent: Obj | Json[]; parentProperty: string | number }[];
     // Deepest first, and list items from the end, so removals do not shift later pointers.
     for (const p of pointers.reverse()) {
       if (Array.isArray(p.parent)) p.parent.splice(Number(p.parentProperty), 1);
@@ -134,16 +134,20 @@ interface ManagedEntry {
 
 /** The manager whose managedFields entry this write touched and that owns the changed paths; "unknown" when none does. */
 export function attribute(before: Json | undefined, after: Json | undefined, changes: FieldChange[]): string {
-  const entries = (o: Json | undefined) => (((o as Obj | undefined)?.metadata as Obj | undefined)?.managedFields as ManagedEntry[] | undefined) ?? [];
+  // Whatever the object carries: a managedFields that is not a list of entries attributes nothing.
+  const entries = (o: Json | undefined): ManagedEntry[] => {
+    const fields = ((o as Obj | undefined)?.metadata as Obj | undefined)?.managedFields;
+    return Array.isArray(fields) ? fields.filter((e): e is Obj => typeof e === "object" && e !== null && !Array.isArray(e)).map((e) => e as ManagedEntry) : [];
+  };
   const previous = new Map(entries(before).map((e) => [`${e.manager}`, e.time]));
   const paths = changes.map((c) => c.path).filter((p) => p !== "");
   let best: { manager: string; touched: boolean; owned: number; time: string } | undefined;
   for (const entry of entries(after)) {
-    if (!entry.manager) continue;
+    if (typeof entry.manager !== "string" || entry.manager === "") continue;
     const owned = paths.filter((p) => ownsPath(entry.fieldsV1, p)).length;
     const touched = previous.get(entry.manager) !== entry.time;
     if (owned === 0 && !(touched && paths.length === 0)) continue;
-    const candidate = { manager: entry.manager, touched, owned, time: entry.time ?? "" };
+    const candidate = { manager: entry.manager, touched, owned, time: typeof entry.time === "string" ? entry.time : "" };
     const better =
       !best ||
       (candidate.touched && !best.touched) ||

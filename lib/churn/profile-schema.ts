@@ -1,7 +1,31 @@
 /** What a profile in the config file may say (see profiles.ts for what a profile means). */
+import { JSONPath } from "jsonpath-plus";
 import { z } from "zod";
 
-const jsonPath = z.string().min(2).max(500).regex(/^\$/, "expected a JSONPath starting with $");
+const jsonPath = z
+  .string()
+  .min(2)
+  .max(500)
+  .regex(/^\$/, "expected a JSONPath starting with $")
+  .refine(parses, { error: "not a JSONPath that jsonpath-plus can read (check brackets and quotes)" });
+
+/**
+ * Whether jsonpath-plus can evaluate the path: a syntax error would otherwise fail every write it
+ * reads. Filters are parsed only when they meet a value, so the path runs over an object shaped like
+ * it (a list wherever it filters or indexes); errors of evaluation on that stand-in are ignored.
+ */
+function parses(path: string): boolean {
+  try {
+    let standIn: unknown = {};
+    for (const segment of JSONPath.toPathArray(path).slice(1).reverse()) {
+      standIn = /^[?(*]|^\d+$|^\.\.$/.test(segment) ? [standIn] : { [segment]: standIn };
+    }
+    JSONPath({ path, json: standIn as object, eval: "safe", ignoreEvalErrors: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export const profileSchema = z
   .object({

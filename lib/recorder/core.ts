@@ -14,6 +14,25 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
+/** An object the recorder can key: a mapping whose metadata has a name (and a namespace, if any, as text). */
+export function namedObject(obj: unknown): obj is KubeObject {
+  if (typeof obj !== "object" || obj === null || Array.isArray(obj)) return false;
+  const meta = (obj as KubeObject).metadata;
+  return typeof meta === "object" && meta !== null && typeof meta.name === "string" && meta.name !== "" && (meta.namespace === undefined || typeof meta.namespace === "string");
+}
+
+/**
+ * Whether a watch event can be recorded: an object change (a named object with a resourceVersion),
+ * or a bookmark with its resourceVersion. Anything else (a null object, a nameless one, an unknown
+ * type, say from a proxy that mangles the stream) is skipped and counted, never stored as an object.
+ */
+export function readableEvent(type: string, obj: unknown): obj is KubeObject {
+  const version = (obj as KubeObject | null)?.metadata?.resourceVersion;
+  if (typeof obj !== "object" || obj === null || typeof version !== "string" || version === "") return false;
+  if (type === "BOOKMARK") return true;
+  return (type === "ADDED" || type === "MODIFIED" || type === "DELETED") && namedObject(obj);
+}
+
 /** The resource a set of profiles reads (several profiles may read one resource, e.g. Connector project-side and hub copies). */
 export function resourceKey(profile: Profile): string {
   return profile.group ? `${profile.resource}.${profile.group}` : profile.resource;

@@ -56,7 +56,7 @@ export function startRecorder(config: AppConfig, store: WriteStore, clusters: Re
       byResource.set(resourceKey(profile), [...(byResource.get(resourceKey(profile)) ?? []), profile]);
     }
     for (const [resource, profiles] of byResource) {
-      const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, lastEventMs: 0, state: "starting" };
+      const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
       const done = runWatcher({ kc: cluster.kc, store, cluster: cluster.name, profiles }, controller.signal, stats).then(() => {
         if (stats.state === "unserved") log(`recorder: ${cluster.name}: ${resource}: ${stats.error}; not recorded`);
       });
@@ -94,6 +94,7 @@ export function recorderMetrics(recorder: Recorder, store: WriteStore, nowMs = D
     .family("churnscope_recorder_versions_stored_total", "counter", "New object versions diffed, classified and stored.", per((s) => s.stored))
     .family("churnscope_recorder_relists_total", "counter", "Full lists (the first one, and each after 410 Gone).", per((s) => s.relists))
     .family("churnscope_recorder_reconnects_total", "counter", "Watches reopened after a disconnect or a server timeout.", per((s) => s.reconnects))
+    .family("churnscope_recorder_events_rejected_total", "counter", "Watch events skipped: not a recordable object change or bookmark.", per((s) => s.rejected))
     .family("churnscope_recorder_lag_seconds", "gauge", "Seconds since the last watch event or bookmark.", per((s) => (s.lastEventMs ? (nowMs - s.lastEventMs) / 1000 : -1)))
     .family("churnscope_recorder_watching", "gauge", "1 while the watch is open.", per((s) => (s.state === "watching" ? 1 : 0)))
     .family("churnscope_recorder_open_gaps", "gauge", "Periods the recorder could not observe that are still open.", [[{}, store.gaps(0, nowMs + 1).filter((g) => g.toMs === null).length]])

@@ -8,13 +8,16 @@ import { HttpMethod, RequestContext, Watch, type KubeConfig } from "@kubernetes/
 import { fetch } from "undici";
 import type { Profile } from "../churn/profiles";
 import type { WriteStore } from "../store/store";
-import { ProfileRecorder, resourceKey, type KubeObject } from "./core";
+import { sqliteCode } from "../store/errors";
+import { namedObject, ProfileRecorder, readableEvent, resourceKey, type KubeObject } from "./core";
 
 export interface WatcherStats {
   events: number;
   stored: number;
   relists: number;
   reconnects: number;
+  /** events that were not a recordable change or bookmark, and were skipped (see readableEvent) */
+  rejected: number;
   /** when the last event or bookmark arrived */
   lastEventMs: number;
   state: "starting" | "watching" | "backoff" | "stopped" | "unserved";
@@ -75,7 +78,9 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
     try {
       if (needList) {
         const listed = await list(kc, path, signal);
-        stats.stored += recorder.applyList(listed.items, listed.resourceVersion, now());
+        const items = listed.items.filter(namedObject);
+        stats.rejected += listed.items.length - items.length;
+        stats.stored += recorder.applyList(items, listed.resourceVersion, now());
         stats.relists++;
         needList = false;
       }
@@ -89,6 +94,13 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         // Events that arrive in one burst are stored in one transaction, at the end of the current tick.
         let pending: { type: string; obj: KubeObject; tsMs: number }[] = [];
         let failed = false;
+        // The store refused (one transaction: nothing of it was stored), and nothing after it may be
+        // stored: end this watch; the next resumes from the last version stored, so the server sends them again.
+        const fail = (error: unknown) => {
+          failed = true;
+          controller?.abort();
+          reject(new Error(`could not store watch events: ${(error as Error).message}`));
+        };
         const flush = () => {
           if (pending.length === 0 || failed) return;
           const batch = pending;
@@ -96,11 +108,18 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
           try {
             stats.stored += recorder.applyEvents(batch);
           } catch (error) {
-            // Nothing of the burst was stored (one transaction), and nothing after it may be: end this
-            // watch; the next one resumes from the last version stored, so the server sends them again.
-            failed = true;
-            controller?.abort();
-            reject(new Error(`could not store watch events: ${(error as Error).message}`));
+            if (sqliteCode(error) !== undefined) return fail(error);
+            // Not the store but an event it could not take: store the others, skip and count that one,
+            // rather than meet it again on every resume.
+            for (const event of batch) {
+              try {
+                stats.stored += recorder.applyEvents([event]);
+              } catch (eventError) {
+                if (sqliteCode(eventError) !== undefined) return fail(eventError);
+                stats.rejected++;
+                stats.error = `skipped a watch event: ${(eventError as Error).message}`;
+              }
+            }
           }
         };
         const onAbort = () => controller?.abort();
@@ -116,6 +135,10 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
                 flush();
                 controller?.abort();
                 reject(obj.code === 410 ? new Gone("watch: resourceVersion too old") : new Error(`watch error ${obj.code ?? ""}`));
+                return;
+              }
+              if (!readableEvent(type, obj)) {
+                stats.rejected++;
                 return;
               }
               pending.push({ type, obj, tsMs: now() });

@@ -10,8 +10,9 @@ import type { Socket } from "node:net";
 interface Event {
   rv: number;
   path: string;
-  type: "ADDED" | "MODIFIED" | "DELETED";
-  object: Record<string, unknown>;
+  /** ADDED, MODIFIED or DELETED, or anything emitRaw sends */
+  type: string;
+  object: unknown;
 }
 
 export class FakeApiServer {
@@ -83,6 +84,14 @@ export class FakeApiServer {
     const event = { rv, path, type, object: stored };
     this.events.push(event);
     for (const w of this.watchers) if (w.path === path) w.res.write(`${JSON.stringify({ type, object: stored })}\n`);
+    return rv;
+  }
+
+  /** Streams an event exactly as given (a null object, a nameless one, an unknown type), as a proxy that mangles the stream might; it is replayed like any other. */
+  emitRaw(path: string, type: string, object: unknown): number {
+    const rv = ++this.rv;
+    this.events.push({ rv, path, type, object });
+    for (const w of this.watchers) if (w.path === path) w.res.write(`${JSON.stringify({ type, object })}\n`);
     return rv;
   }
 

@@ -1,7 +1,8 @@
 /**
  * The watch recorder through @kubernetes/client-node against a wire-level test API server that
  * replays the generator's Connector histories, with faults injected: dropped connections, a server
- * restart, a store that refuses writes for a while, and a compacted history answered with 410 Gone. Every version the server emitted is
+ * restart, a store that refuses writes for a while, events no recorder can read, and a compacted
+ * history answered with 410 Gone. Every version the server emitted is
  * stored once (none duplicated); only versions the server itself compacted away while the recorder
  * was disconnected are missing, and that period is stored as a gap.
  */
@@ -14,6 +15,7 @@ import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { DEFAULT_REPLAY } from "@/lib/demo/params";
 import { generateReplay } from "@/lib/demo/replay";
 import type { ReplayWrite } from "@/lib/demo/types";
+import { resourceKey } from "@/lib/recorder/core";
 import { runWatcher, type WatcherStats } from "@/lib/recorder/watcher";
 import { WriteStore } from "@/lib/store/store";
 import { FakeApiServer } from "../helpers/fake-apiserver";
@@ -23,7 +25,7 @@ const profile = DEFAULT_PROFILES.find((p) => p.name === "connector-project")!;
 const server = new FakeApiServer(100);
 let store: WriteStore;
 const controller = new AbortController();
-const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, lastEventMs: 0, state: "starting" };
+const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
 let running: Promise<void>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -120,6 +122,19 @@ describe("the watch recorder against a test API server", () => {
     store.db.pragma("query_only = OFF");
     await until(() => storedVersions().length === i, "catching up once the store takes writes again");
 
+    // Events no recorder can read, as a proxy that mangles the stream might send them: skipped and
+    // counted, while the good ones around them are stored and the watch stays open.
+    const rejectedBefore = stats.rejected;
+    const reconnectsBeforeOdd = stats.reconnects;
+    await emitUntil(i + 5);
+    server.emitRaw(PATH, "MODIFIED", null);
+    server.emitRaw(PATH, "MODIFIED", { kind: "Connector", metadata: { namespace: "p" } });
+    server.emitRaw(PATH, "RESIZED", { kind: "Connector", metadata: { name: "x", namespace: "p" } });
+    await emitUntil(i + 5);
+    await until(() => storedVersions().length === i, "the good events around the odd ones");
+    expect(stats.rejected - rejectedBefore).toBe(3);
+    expect(stats.reconnects).toBe(reconnectsBeforeOdd);
+
     // Disconnected while the server compacts: the recorder's resume point is gone.
     const before410 = i;
     const relistsBefore = stats.relists;
@@ -158,11 +173,35 @@ describe("the watch recorder against a test API server", () => {
     expect(gaps.every((g) => g.toMs !== null)).toBe(true);
   }, 120_000);
 
+  it("skips and counts the events a profile cannot read, and keeps watching", async () => {
+    // A path that fails on every object (the configuration refuses one that does not parse; this
+    // one comes straight from code): the first list could not be read either, so this recorder
+    // resumes where the store says it was.
+    const unreadable = { ...profile, name: "unreadable", source: { path: "$" }, routed: { ready: { path: "$.status.conditions[?(@.type=='Ready'" } } };
+    const own = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
+    own.setMeta(`resume/milo/${resourceKey(profile)}`, String(server.resourceVersion));
+    const kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [{ name: "f", server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }], users: [{ name: "u" }], contexts: [{ name: "f", cluster: "f", user: "u" }], currentContext: "f" });
+    const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
+    const stop = new AbortController();
+    const watching = runWatcher({ kc, store: own, cluster: "milo", profiles: [unreadable], minBackoffMs: 50 }, stop.signal, s);
+    await until(() => s.state === "watching", "the watch");
+    const first = writes.find((w) => w.object !== null)!;
+    for (let k = 0; k < 5; k++) server.emit(PATH, "MODIFIED", { ...(first.object as Record<string, unknown>), metadata: { ...(first.object as { metadata: Record<string, unknown> }).metadata, generation: k } });
+    await until(() => s.rejected === 5, "five events skipped");
+    expect(s.stored).toBe(0);
+    expect(s.reconnects).toBe(0);
+    expect(s.error).toMatch(/skipped a watch event/);
+    stop.abort();
+    await watching;
+    own.close();
+  });
+
   it("reports a kind the server does not serve instead of failing", async () => {
     const unserved = { ...profile, name: "missing", resource: "gadgets", kind: "Gadget" };
     const kc = new KubeConfig();
     kc.loadFromOptions({ clusters: [{ name: "f", server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }], users: [{ name: "u" }], contexts: [{ name: "f", cluster: "f", user: "u" }], currentContext: "f" });
-    const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, lastEventMs: 0, state: "starting" };
+    const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
     await runWatcher({ kc, store, cluster: "milo", profiles: [unserved] }, new AbortController().signal, s);
     expect(s.state).toBe("unserved");
     expect(s.error).toMatch(/gadgets is not served/);

@@ -124,6 +124,18 @@ describe("profiles in the configuration", () => {
     const dir = dirWith({ "churnscope.yaml": "profiles:\n  - { name: x, group: g, version: v1, resource: xs, kind: X, routed: { a: { path: spec.a } } }\n" });
     expect(message(() => loadConfig({}, dir))).toMatch(/profiles\.0\.routed\.a\.path: expected a JSONPath starting with \$/);
   });
+
+  it("rejects a JSONPath that does not parse, which would fail every write it reads, and takes the shipped ones", () => {
+    for (const path of ["$.status.conditions[?(@.type=='Ready'", "$.status.conditions[?(@.type=='Ready)].status", "$.status[?(@.a ===)]"]) {
+      const dir = dirWith({ "churnscope.yaml": `profiles:\n  - { name: x, group: g, version: v1, resource: xs, kind: X, routed: { ready: { path: ${JSON.stringify(path)} } } }\n` });
+      expect(message(() => loadConfig({}, dir)), path).toMatch(/profiles\.0\.routed\.ready\.path: not a JSONPath that jsonpath-plus can read/);
+    }
+    const fine = ["$.status.conditions[?(@.type=='Ready')].status", "$.metadata.annotations['networking.datumapis.com/upstream-status']", "$..conditions[*].lastTransitionTime", "$.status.addresses[0].ip", "$.status[?(@.a.b.c == 'x')]"];
+    for (const path of fine) {
+      const dir = dirWith({ "churnscope.yaml": `profiles:\n  - { name: x, group: g, version: v1, resource: xs, kind: X, routed: { ready: { path: ${JSON.stringify(path)} } } }\n` });
+      expect(loadConfig({}, dir).profiles.find((p) => p.name === "x")?.routed.ready.path, path).toBe(path);
+    }
+  });
 });
 
 describe("the annotated example", () => {

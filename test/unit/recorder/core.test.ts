@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
-import { ProfileRecorder } from "@/lib/recorder/core";
+import { namedObject, ProfileRecorder, readableEvent } from "@/lib/recorder/core";
 import { WriteStore } from "@/lib/store/store";
 
 const lease = (name: string, rv: string, renewTime: string) => ({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace: "ns", resourceVersion: rv }, spec: { holderIdentity: name, renewTime } });
@@ -41,5 +41,54 @@ describe("ProfileRecorder", () => {
       { name: "d", rv: "8", class: "create", heartbeat: 0 },
       { name: "c", rv: "deleted@8", class: "delete", heartbeat: 0 },
     ]);
+  });
+});
+
+describe("odd objects from a cluster, or from a proxy that mangles the stream", () => {
+  it("reads only named object changes and bookmarks with a resourceVersion", () => {
+    const named = { metadata: { name: "a", namespace: "n", resourceVersion: "5" } };
+    expect(readableEvent("MODIFIED", named)).toBe(true);
+    expect(readableEvent("BOOKMARK", { metadata: { resourceVersion: "9" } })).toBe(true);
+    const unreadable: [string, unknown][] = [
+      ["MODIFIED", null],
+      ["ADDED", []],
+      ["MODIFIED", { metadata: { namespace: "n", resourceVersion: "5" } }],
+      ["MODIFIED", { metadata: { name: "", resourceVersion: "5" } }],
+      ["MODIFIED", { metadata: { name: 7, resourceVersion: "5" } }],
+      ["MODIFIED", { metadata: { name: "a", namespace: 3, resourceVersion: "5" } }],
+      ["MODIFIED", { metadata: { name: "a" } }],
+      ["BOOKMARK", { metadata: {} }],
+      ["SOMETHING", named],
+    ];
+    for (const [type, obj] of unreadable) expect(readableEvent(type, obj), `${type} ${JSON.stringify(obj)}`).toBe(false);
+    expect(namedObject({ metadata: { name: "a" } })).toBe(true);
+    expect(namedObject({ metadata: { name: "" } })).toBe(false);
+  });
+
+  it("stores each version of an object whatever shape its fields take, and still reads what consumers route on", () => {
+    const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-core-")), "s.sqlite"));
+    const recorder = new ProfileRecorder(store, "milo", DEFAULT_PROFILES.filter((p) => p.name === "connector-project"));
+    recorder.applyList([], "1", 1000);
+    const connector = (rv: number, extra: Record<string, unknown>, metadata: Record<string, unknown> = {}) => ({
+      apiVersion: "networking.datumapis.com/v1alpha1",
+      kind: "Connector",
+      metadata: { name: "c", namespace: "p", resourceVersion: String(rv), ...metadata },
+      ...extra,
+    });
+    const shapes = [
+      connector(2, {}, { managedFields: [null, 5] }),
+      connector(3, {}, { managedFields: "not a list" }),
+      connector(4, {}, { managedFields: [{ manager: 5, time: 3, fieldsV1: 5 }] }),
+      connector(5, { status: null }),
+      connector(6, { spec: "x", status: { conditions: "x" } }),
+      connector(7, { status: { conditions: [null, 5, "s", { type: "Ready", status: "True" }] } }),
+      connector(8, { status: [1, 2] }, { annotations: "x" }),
+    ];
+    shapes.forEach((obj, i) => expect(recorder.applyEvent("MODIFIED", obj, 2000 + i), `version ${obj.metadata.resourceVersion}`).toBe(true));
+    const stored = store.db.prepare("SELECT rv, writer, projection FROM writes ORDER BY id").all() as { rv: string; writer: string; projection: string }[];
+    expect(stored.map((w) => w.rv)).toEqual(["2", "3", "4", "5", "6", "7", "8"]);
+    expect(stored.every((w) => w.writer === "unknown")).toBe(true);
+    // A Ready condition among odd list items is still found.
+    expect(stored.map((w) => JSON.parse(w.projection).online)).toEqual(["false", "false", "false", "false", "false", "true", "false"]);
   });
 });
