@@ -42,6 +42,17 @@ interface Props {
 
 const FONT = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
 const Y_AXIS_WIDTH = 52;
+const RIGHT_PADDING = 18;
+
+let measuring: CanvasRenderingContext2D | null = null;
+
+/** How wide a label is drawn in the axis font, in CSS pixels. */
+function labelWidth(text: string): number {
+  measuring ??= document.createElement("canvas").getContext("2d");
+  if (!measuring) return text.length * 7;
+  measuring.font = FONT;
+  return measuring.measureText(text).width;
+}
 
 /** Where the plotting area lies in the chart, in CSS pixels, and the y scale drawn. */
 interface PlotBox {
@@ -93,16 +104,19 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
     const span = endMs - startMs;
     const [yMin, yMax] = yRange(drawn, thresholdKey ? thresholdKey.split(",").map(Number) : []);
     const axis = { stroke: colors.muted, font: FONT, ticks: { show: false }, grid: { stroke: colors.grid, width: 1 } };
+    // A time label is centred on its tick; one too close to the right edge to fit (often the range's
+    // end, which the page states anyway) is left out rather than cut.
+    const plotWidth = width - Y_AXIS_WIDTH - RIGHT_PADDING;
+    const fitsBeforeEdge = (tsMs: number) => ((endMs - tsMs) / span) * plotWidth + RIGHT_PADDING >= labelWidth(formatAxisTime(tsMs, span)) / 2;
     const options: uPlot.Options = {
       width,
       height,
-      // The right padding leaves room for the last time label, centred on the chart's edge.
-      padding: [6, 18, 0, 0],
+      padding: [6, RIGHT_PADDING, 0, 0],
       legend: { show: false },
       cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
       scales: { x: { time: false, range: [startMs, endMs] }, y: { range: [yMin, yMax] } },
       axes: [
-        { ...axis, grid: { show: false }, size: 24, splits: () => timeTicks(startMs, endMs, Math.max(2, Math.floor(width / 90))), values: (_u, ticks) => ticks.map((v) => formatAxisTime(v, span)) },
+        { ...axis, grid: { show: false }, size: 24, splits: () => timeTicks(startMs, endMs, Math.max(2, Math.floor(width / 90))).filter(fitsBeforeEdge), values: (_u, ticks) => ticks.map((v) => formatAxisTime(v, span)) },
         { ...axis, size: Y_AXIS_WIDTH, values: (_u, ticks) => ticks.map(formatTick) },
       ],
       series: [
