@@ -78,6 +78,10 @@ export function createPromClient(options: PromClientOptions): PromClient {
       }
       throw new PromError("unreachable", `Prometheus is unreachable: ${describeNetworkError(error)}`);
     }
+    if (response.status >= 300 && response.status < 400) {
+      // Not followed: a redirected POST loses its query. Where it leads is not said, as it names an address.
+      throw new PromError("bad_response", `Prometheus (or a proxy in front of it) answered with a redirect (HTTP ${response.status}): set prometheus.url to the address it redirects to`, response.status);
+    }
     return parseEnvelope<T>(response.status, response.text);
   }
 

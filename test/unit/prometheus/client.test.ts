@@ -124,6 +124,19 @@ describe("Prometheus client", () => {
     expect(error.failure).toBe("unreachable");
   });
 
+  it("reports a redirect instead of following it, without naming where it leads", async () => {
+    handler = (_req, _body, res) => {
+      res.statusCode = 301;
+      res.setHeader("Location", "https://internal-prometheus.example:9090/");
+      res.end("<html>Moved</html>");
+    };
+    const error = await failure(client().query("up", 1));
+    expect(error.failure).toBe("bad_response");
+    expect(error.httpStatus).toBe(301);
+    expect(error.message).toMatch(/redirect \(HTTP 301\): set prometheus\.url/);
+    expect(error.message).not.toContain("internal-prometheus");
+  });
+
   it("times out a Prometheus that does not answer", async () => {
     handler = () => {}; // never answers
     const error = await failure(client(300).query("up", 1));
