@@ -139,7 +139,7 @@ describe("Write load page in Chromium", () => {
     expect(script).toMatch(/"\/api\/panels\/writes-by-resource\?[^"]+&width=-1"/);
     expect(html).not.toContain('<link rel="preload" href="/api/panels/');
 
-    /** Opens the link; returns the panel URLs the page asked for and the preloads it holds, each sorted. */
+    /** Opens the link; returns the API URLs the page asked for and the preloads it holds, each sorted. */
     async function visit(context: BrowserContext) {
       const page = await context.newPage();
       const asked: string[] = [];
