@@ -330,11 +330,12 @@ export class WriteStore {
   /**
    * Keeps the rollups caught up while the store is open: a quarter hour at a time, each followed by a
    * pause twice as long as it took. A backlog (a store filled before anything rolled it up: 14 days of
-   * 10 M writes take about two minutes of steps) then catches up in minutes while requests wait at most
-   * one step, and other writers to the store get the lock two thirds of the time. With nothing pending
-   * it looks again after `idleMs`. Returns what stops it.
+   * 10 M writes take about two minutes of steps) then catches up in minutes, and other writers to the
+   * store get the lock two thirds of the time. With nothing pending it looks again after `idleMs`.
+   * `keepAlive` lets the timer hold the thread open (the dashboard's roll-up thread has nothing else to
+   * do). Returns what stops it.
    */
-  keepRolledUp(idleMs: number, onError: (error: Error) => void): () => void {
+  keepRolledUp(idleMs: number, onError: (error: Error) => void, keepAlive = false): () => void {
     let timer: NodeJS.Timeout | undefined;
     const step = () => {
       if (!this.db.open) return;
@@ -345,9 +346,11 @@ export class WriteStore {
       } catch (error) {
         onError(error as Error);
       }
-      timer = setTimeout(step, rolled > 0 ? Math.ceil(2 * (performance.now() - startMs)) : idleMs).unref();
+      timer = setTimeout(step, rolled > 0 ? Math.ceil(2 * (performance.now() - startMs)) : idleMs);
+      if (!keepAlive) timer.unref();
     };
-    timer = setTimeout(step, 0).unref();
+    timer = setTimeout(step, 0);
+    if (!keepAlive) timer.unref();
     return () => clearTimeout(timer);
   }
 

@@ -13,6 +13,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { configSchema } from "@/lib/config/schema";
 import { freePort, requireBinary, start, waitForHttp, type Running } from "../helpers/processes";
+import { fillLiveStore, LIVE_DAY0, liveDaysRolledUp } from "../helpers/live-store";
 import { ROOT } from "../helpers/root";
 
 type Doc = { kind: string; metadata: { name: string; namespace?: string }; [key: string]: unknown };
@@ -67,7 +68,7 @@ describe("the standalone build in the image", () => {
     await server?.stop();
   });
 
-  it("starts with node server.js, passes its probes, shows the replay and stores notes in SQLite", async () => {
+  it("starts with node server.js, passes its probes, shows the replay, stores notes in SQLite and rolls up a live store", async () => {
     rmSync(join(ROOT, distDir), { recursive: true, force: true });
     const build = spawnSync(process.execPath, [join(ROOT, "node_modules/next/dist/bin/next"), "build"], {
       cwd: ROOT,
@@ -82,6 +83,8 @@ describe("the standalone build in the image", () => {
 
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-standalone-"));
+    // A live store from before (a recorder's, say): the image's own roll-up thread must find and roll it.
+    fillLiveStore(dataDir, 2);
     server = start(process.execPath, ["server.js"], { cwd: app, env: { PATH: process.env.PATH, PORT: String(port), HOSTNAME: "127.0.0.1", CHURNSCOPE_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" } as unknown as NodeJS.ProcessEnv });
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/healthz`, server, 60_000);
@@ -100,5 +103,9 @@ describe("the standalone build in the image", () => {
     const objects = await (await fetch(`${url}/api/objects?snapshot=replay&from=1788912000000&to=1789279200000&kind=Connector`)).json();
     expect(objects.status, JSON.stringify(objects)).toBe("success");
     expect(objects.data.total).toBeGreaterThan(0);
+    expect((await fetch(`${url}/api/objects?from=${LIVE_DAY0}&to=${LIVE_DAY0 + 2 * 86_400_000}`)).status).toBe(200);
+    const deadline = Date.now() + 30_000;
+    while (liveDaysRolledUp(dataDir) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(liveDaysRolledUp(dataDir), server.output()).toBe(2);
   }, 240_000);
 });

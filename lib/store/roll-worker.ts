@@ -1,0 +1,10 @@
+/**
+ * The Objects rollups in a thread of their own: the dashboard starts this with the store's path, and
+ * it keeps the store rolled up on its own connection, so no request waits behind a step.
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { WriteStore } from "./store";
+
+const { path, idleMs } = workerData as { path: string; idleMs: number };
+const store = new WriteStore(path);
+store.keepRolledUp(idleMs, (error) => parentPort?.postMessage({ error: error.message }), true);
