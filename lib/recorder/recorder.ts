@@ -46,7 +46,11 @@ export interface Recorder {
   stats(): { cluster: string; resource: string; stats: WatcherStats }[];
 }
 
-export function startRecorder(config: AppConfig, store: WriteStore, clusters: RecordedCluster[], log: (line: string) => void = console.log): Recorder {
+/**
+ * `rollUp`: also keep the Objects rollups (96 quarter hours an hour), as `npm run recorder` does; the
+ * dashboard, recording in-process, has its own roll-up thread for that.
+ */
+export function startRecorder(config: AppConfig, store: WriteStore, clusters: RecordedCluster[], log: (line: string) => void = console.log, rollUp = true): Recorder {
   const controller = new AbortController();
   const watchers: { cluster: string; resource: string; stats: WatcherStats; done: Promise<void> }[] = [];
   for (const cluster of clusters) {
@@ -68,7 +72,7 @@ export function startRecorder(config: AppConfig, store: WriteStore, clusters: Re
   store.prune(Date.now() - retentionMs);
   const maintain = () => {
     store.prune(Date.now() - retentionMs);
-    void store.rollInTurns(96).catch((error: Error) => log(`recorder: objects rollups: ${error.message}`));
+    if (rollUp) void store.rollInTurns(96).catch((error: Error) => log(`recorder: objects rollups: ${error.message}`));
   };
   const first = setTimeout(maintain, 60_000);
   const timer = setInterval(maintain, 3_600_000);

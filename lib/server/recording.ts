@@ -13,7 +13,7 @@ export function ensureRecorder(ctx: ServerContext): Recorder | null {
   const holder = globalThis as Holder;
   if (holder[key] === undefined) {
     const clusters = clustersToRecord(ctx.config);
-    holder[key] = clusters.length === 0 ? null : startRecorder(ctx.config, liveStore(ctx), clusters, (line) => console.log(`churnscope: ${line}`));
+    holder[key] = clusters.length === 0 ? null : startRecorder(ctx.config, liveStore(ctx), clusters, (line) => console.log(`churnscope: ${line}`), false);
     if (holder[key]) console.log(`churnscope: recording ${clusters.map((c) => c.name).join(", ")}`);
   }
   return holder[key] ?? null;
