@@ -5,6 +5,7 @@
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
+import { flushSync } from "react-dom";
 import type { IngestAnswer } from "@/lib/audit/api";
 import type { ApiEnvelope } from "@/lib/api/envelope";
 import { formatBytes } from "@/lib/format/number";
@@ -27,7 +28,9 @@ export function AuditUpload() {
     if (!file) return;
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `/api/audit/uploads?${new URLSearchParams({ cluster })}`);
-    xhr.upload.onprogress = (e) => setState({ kind: "uploading", sent: e.loaded, total: e.lengthComputable ? e.total : file.size });
+    // Drawn at once: a fast upload's last progress and its end arrive together, and batched, the bar
+    // would jump from empty to "ingesting" without ever showing what was sent.
+    xhr.upload.onprogress = (e) => flushSync(() => setState({ kind: "uploading", sent: e.loaded, total: e.lengthComputable ? e.total : file.size }));
     xhr.upload.onload = () => setState({ kind: "ingesting" });
     xhr.onerror = () => setState({ kind: "failed", message: "the upload did not reach the server (network error)" });
     xhr.onload = () => {
