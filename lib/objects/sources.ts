@@ -16,7 +16,10 @@ import { WriteStore } from "../store/store";
 const STORE_FORMAT = "3";
 /** How often to look for quarter hours to roll up once all are. */
 const ROLL_IDLE_MS = 20_000;
-const open = new Map<string, WriteStore>();
+// One per process, not per copy of this module: Next loads it once for pages and again for route
+// handlers, and each copy opened its own connection and started its own roll-up.
+const key = Symbol.for("churnscope.stores");
+const open: Map<string, WriteStore> = ((globalThis as { [key]?: Map<string, WriteStore> })[key] ??= new Map());
 
 export function snapshotStore(ctx: ServerContext, id: string): WriteStore {
   const cached = open.get(id);
