@@ -14,8 +14,6 @@ import { importObjectWrites } from "../store/import-writes";
 import { WriteStore } from "../store/store";
 
 const STORE_FORMAT = "3";
-/** How often to look for quarter hours to roll up once all are. */
-const ROLL_IDLE_MS = 20_000;
 // One per process, not per copy of this module: Next loads it once for pages and again for route
 // handlers, and each copy opened its own connection and started its own roll-up.
 const key = Symbol.for("churnscope.stores");
@@ -58,7 +56,7 @@ export function liveStore(ctx: ServerContext): WriteStore {
   // The Objects ranking's rollups, whoever fills the store, in a thread with its own connection: a
   // step takes 35 ms warm and hundreds when the store's pages must first be read, and no request
   // should wait behind one. Turbopack bundles the thread's entry (`new URL(…)`).
-  const roller = new Worker(new URL("../store/roll-worker.ts", import.meta.url), { workerData: { path, idleMs: ROLL_IDLE_MS } });
+  const roller = new Worker(new URL("../store/roll-worker.ts", import.meta.url), { workerData: { path } });
   roller.on("message", (message: { error?: string }) => console.error(`objects rollups: ${message.error}`));
   // Rankings stay exact without rollups, only slower; the log says why.
   roller.on("error", (error) => console.error(`objects rollups: the thread stopped: ${error.message}`));

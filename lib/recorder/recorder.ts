@@ -47,8 +47,8 @@ export interface Recorder {
 }
 
 /**
- * `rollUp`: also keep the Objects rollups (96 quarter hours an hour), as `npm run recorder` does; the
- * dashboard, recording in-process, has its own roll-up thread for that.
+ * `rollUp`: also keep the Objects rollups, as `npm run recorder` does; the dashboard, recording
+ * in-process, has its own roll-up thread for that.
  */
 export function startRecorder(config: AppConfig, store: WriteStore, clusters: RecordedCluster[], log: (line: string) => void = console.log, rollUp = true): Recorder {
   const controller = new AbortController();
@@ -68,19 +68,15 @@ export function startRecorder(config: AppConfig, store: WriteStore, clusters: Re
     }
   }
   const retentionMs = config.recorder.retentionDays * 86_400_000;
-  // Retention at once; then hourly, with a day of rollups for the Objects ranking, a quarter hour per turn (first a minute in).
+  // Retention at once, then hourly.
   store.prune(Date.now() - retentionMs);
-  const maintain = () => {
-    store.prune(Date.now() - retentionMs);
-    if (rollUp) void store.rollInTurns(96).catch((error: Error) => log(`recorder: objects rollups: ${error.message}`));
-  };
-  const first = setTimeout(maintain, 60_000);
-  const timer = setInterval(maintain, 3_600_000);
-  first.unref();
+  const timer = setInterval(() => store.prune(Date.now() - retentionMs), 3_600_000);
   timer.unref();
+  // The Objects rollups as quarter hours fall due, the same way the dashboard's roll-up thread keeps them.
+  const stopRolling = rollUp ? store.keepRolledUp((error) => log(`recorder: objects rollups: ${error.message}`)) : () => {};
   return {
     async stop() {
-      clearTimeout(first);
+      stopRolling();
       clearInterval(timer);
       controller.abort();
       await Promise.all(watchers.map((w) => w.done));

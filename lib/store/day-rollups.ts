@@ -2,11 +2,11 @@
  * Per-object counts per UTC hour and day (writes by class), and per day the page's details (changed
  * paths, writers), so the Objects ranking over weeks reads a row per object and day instead of
  * every write, and a range that cuts days reads its edges by the hour. Quarter hours that are over
- * (today's too, a minute after they end) are rolled up in the background (`rollPending`), one at a
- * time (a whole day takes seconds on a large store, and the thread is held meanwhile); an hour counts
- * once its four quarters are in, and a day once all its hours are and it is over. A write stored into
- * a quarter hour already rolled up, such as from an audit log ingested late, drops that day's rollup. Ranges are (from, to], as everywhere in the store, and
- * so are hours and days: day k holds (k·24 h, (k+1)·24 h].
+ * (today's too, a minute after they end) are rolled up in the background (`rollPending`), one per
+ * transaction (a whole day takes seconds on a large store); an hour counts once its four quarters
+ * are in, and a day once all its hours are and it is over. A write stored into a quarter hour already
+ * rolled up, such as from an audit log ingested late, drops that day's rollup. Ranges are (from, to],
+ * as everywhere in the store, and so are hours and days: day k holds (k·24 h, (k+1)·24 h].
  */
 import type Database from "better-sqlite3";
 

@@ -5,6 +5,5 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { WriteStore } from "./store";
 
-const { path, idleMs } = workerData as { path: string; idleMs: number };
-const store = new WriteStore(path);
-store.keepRolledUp(idleMs, (error) => parentPort?.postMessage({ error: error.message }), true);
+const { path } = workerData as { path: string };
+new WriteStore(path).keepRolledUp((error) => parentPort?.postMessage({ error: error.message }), { keepAlive: true });

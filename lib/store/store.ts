@@ -123,6 +123,9 @@ export interface FieldRow {
 
 const SPARK_BUCKETS = 40;
 
+/** How often the background looks for quarter hours to roll up once all are. */
+const ROLL_IDLE_MS = 20_000;
+
 /** Per-object counts summed over signed parts; an object left with no writes (all subtracted) is not in the range. */
 function mergeCounts(parts: { rows: Record<string, number>[]; sign: 1 | -1 }[]): Record<string, number>[] {
   const byId = new Map<number, Record<string, number>>();
@@ -315,19 +318,6 @@ export class WriteStore {
   }
 
   /**
-   * The same in the background: a quarter hour per turn of the event loop (tens of milliseconds each
-   * on 10 M stored writes here), so requests and watch events get in between. Resolves with how many it rolled.
-   */
-  async rollInTurns(maxSlices: number): Promise<number> {
-    let rolled = 0;
-    while (rolled < maxSlices && this.db.open && this.rollPending(Date.now(), 1) === 1) {
-      rolled++;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    return rolled;
-  }
-
-  /**
    * Keeps the rollups caught up while the store is open: a quarter hour at a time, each followed by a
    * pause twice as long as it took. A backlog (a store filled before anything rolled it up: 14 days of
    * 10 M writes take about two minutes of steps) then catches up in minutes, and other writers to the
@@ -335,7 +325,7 @@ export class WriteStore {
    * `keepAlive` lets the timer hold the thread open (the dashboard's roll-up thread has nothing else to
    * do). Returns what stops it.
    */
-  keepRolledUp(idleMs: number, onError: (error: Error) => void, keepAlive = false): () => void {
+  keepRolledUp(onError: (error: Error) => void, { idleMs = ROLL_IDLE_MS, keepAlive = false } = {}): () => void {
     let timer: NodeJS.Timeout | undefined;
     const step = () => {
       if (!this.db.open) return;

@@ -44,7 +44,7 @@ async function main() {
 /** The dashboard's roll-up thread, bundled here because worker threads do not inherit tsx's loader. */
 function rollThread(path: string): Worker {
   const code = buildSync({ entryPoints: [join(ROOT, "lib", "store", "roll-worker.ts")], bundle: true, platform: "node", format: "cjs", target: "node20", external: ["better-sqlite3"], write: false, logLevel: "silent" }).outputFiles[0].text;
-  return new Worker(code, { eval: true, workerData: { path, idleMs: 60_000 } });
+  return new Worker(code, { eval: true, workerData: { path } });
 }
 
 function build(db: Database.Database) {

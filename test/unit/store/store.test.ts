@@ -224,14 +224,11 @@ describe("daily rollups in the Objects ranking", () => {
     };
   }
 
-  it("rolls up in the background a quarter hour per turn of the event loop, letting other work in between", async () => {
+  it("rolls up as many quarter hours as asked, the latest day first, and no more than are pending", () => {
     const store = build();
-    const other = otherWork();
-    expect(await store.rollInTurns(20)).toBe(20);
-    expect(other.stop()).toBeGreaterThanOrEqual(19);
+    expect(store.rollPending(Date.now(), 20)).toBe(20);
     expect(store.db.prepare("SELECT day, slices FROM rank_days_progress").all()).toEqual([{ day: D0 / DAY + 5, slices: 20 }]);
-    // Past what is pending it stops by itself.
-    expect(await store.rollInTurns(Infinity)).toBe(7 * 96 - 20);
+    expect(store.rollPending(Date.now())).toBe(7 * 96 - 20);
     check(store, D0, D0 + 6 * DAY);
   });
 
@@ -240,7 +237,7 @@ describe("daily rollups in the Objects ranking", () => {
     const other = otherWork();
     const errors: Error[] = [];
     const done = () => (store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n;
-    const stop = store.keepRolledUp(50, (error) => errors.push(error));
+    const stop = store.keepRolledUp((error) => errors.push(error), { idleMs: 50 });
     await vi.waitFor(() => expect(done()).toBe(7), { timeout: 30_000, interval: 20 });
     // Other work ran between the 672 steps, and the ranking is exact.
     expect(other.turns()).toBeGreaterThan(7 * 96);
