@@ -3,6 +3,7 @@ import { ApiFailure } from "../api/envelope";
 import type { PanelResult } from "../panels/run-panel";
 import { panelCallKey, type PanelCall } from "../panels/write-load-requests";
 import { formatRange } from "../format/time";
+import { splitResource } from "../panels/resource-name";
 import type { Snapshot, SnapshotInfo } from "./schema";
 
 const index = new WeakMap<Snapshot, Map<string, PanelResult>>();
@@ -13,7 +14,7 @@ export function snapshotPanel(snapshot: Snapshot, call: PanelCall): PanelResult 
     byKey = new Map(snapshot.panels.map((entry) => [panelCallKey(entry), entry.result as PanelResult]));
     index.set(snapshot, byKey);
   }
-  const hit = byKey.get(panelCallKey(call));
+  const hit = byKey.get(panelCallKey(call)) ?? byKey.get(panelCallKey({ ...call, resource: heldResource(snapshot, call) }));
   if (hit) return hit;
   const ranges = snapshot.ranges.map((r) => formatRange(r.startMs, r.endMs)).join("; ");
   const inRange = snapshot.ranges.some((r) => r.startMs === call.startMs && r.endMs === call.endMs);
@@ -30,6 +31,16 @@ export function snapshotPanel(snapshot: Snapshot, call: PanelCall): PanelResult 
         ? `this snapshot holds no ${call.panel} data for ${call.resource}${held.length ? `; it holds: ${held.join(", ")}` : ""}`
         : `this snapshot holds no ${call.panel} data for this selection`,
   );
+}
+
+/**
+ * A bare plural ("connectors") names the one resource of that plural the snapshot holds, as it matches any group
+ * when asked of Prometheus; undefined when none or several are held.
+ */
+function heldResource(snapshot: Snapshot, call: PanelCall): string | undefined {
+  if (!call.resource || call.resource.includes(".")) return undefined;
+  const held = (info(snapshot, "").resources[call.apiserver ?? ""] ?? []).filter((r) => splitResource(r)[0] === call.resource);
+  return held.length === 1 ? held[0] : undefined;
 }
 
 export function info(snapshot: Snapshot, id: string): SnapshotInfo {

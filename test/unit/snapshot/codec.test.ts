@@ -84,6 +84,9 @@ describe("answering from a snapshot", () => {
     const snapshot = sample();
     const call = { panel: "writes-by-verb", startMs: START, endMs: END, apiserver: "milo-apiserver", resource: "connectors.networking.datumapis.com" };
     expect(snapshotPanel(snapshot, call)).toEqual(snapshot.panels[0].result);
+    // A bare plural matches any group, as in a query to Prometheus; the snapshot holds one connectors resource.
+    expect(snapshotPanel(snapshot, { ...call, resource: "connectors" })).toEqual(snapshot.panels[0].result);
+    expect(() => snapshotPanel(snapshot, { ...call, resource: "connector" })).toThrow(/no writes-by-verb data for connector;/);
     const other = (() => {
       try {
         snapshotPanel(snapshot, { ...call, resource: "leases.coordination.k8s.io" });
