@@ -26,8 +26,9 @@ const nextConfig: NextConfig = {
         output: "standalone" as const,
         // Read at run time by path, so the tracer cannot see it: the embedded replay.
         outputFileTracingIncludes: { "/**": ["lib/demo/replay.snapshot.json.gz"] },
-        // Next's image optimizer (sharp, 19 MB of native code) serves next/image only, which no page uses.
-        outputFileTracingExcludes: { "/**": ["node_modules/sharp/**", "node_modules/@img/**"] },
+        // Next's image optimizer (sharp, 19 MB of native code) serves next/image only, which no page uses; the
+        // server's own trace is the one keyed "next-server".
+        outputFileTracingExcludes: { "next-server": ["**/node_modules/sharp/**/*", "**/node_modules/@img/**/*"] },
       }
     : {}),
 };
