@@ -2,9 +2,12 @@
  * Panel API against Prometheus itself, on a real Prometheus holding the write-load scenario:
  * (1) p50 of GET /api/panels/<id> (answer reuse off) vs the same query_range sent straight to
  *     Prometheus, alternating, for each chart of the Write load page; target ≤ 1.10×;
+ *     A second peer is the least any server between browser and Prometheus costs: a bare node:http
+ *     pass-through that pipes each request and answer unread, on kept-alive connections;
  * (2) 50 concurrent identical requests per panel → queries reaching Prometheus; target 1 per panel.
  * Run: npm run build && npx tsx test/bench/panels.ts
  */
+import { Agent, createServer, request, type Server } from "node:http";
 import { writeLoadRequests } from "@/lib/panels/write-load-requests";
 import { startApp, writeConfig } from "../helpers/app";
 import { startCountingProxy } from "../helpers/counting-proxy";
@@ -18,6 +21,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 40);
 
 async function main() {
   const prom = await startPrometheus(buildWriteLoadScenario());
+  const passThrough = await startPassThrough(prom.url);
   const proxy = await startCountingProxy(prom.url);
   const uncached = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\n  cacheSeconds: 0\n`) });
   const shared = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n`) });
@@ -31,17 +35,24 @@ async function main() {
       const first = await (await fetch(panelUrl(uncached.url, call))).json();
       const queries: { promql: string }[] = first.data.queries;
       const form = (promql: string) => new URLSearchParams({ query: promql, start: String(first.data.startMs / 1000), end: String(first.data.endMs / 1000), step: String(first.data.stepSeconds) });
-      const direct = () => Promise.all(queries.map((q) => fetch(`${prom.url}/api/v1/query_range`, { method: "POST", body: form(q.promql) }).then((r) => r.text())));
+      const direct = (base: string) => () => Promise.all(queries.map((q) => fetch(`${base}/api/v1/query_range`, { method: "POST", body: form(q.promql) }).then((r) => r.text())));
       const api: number[] = [];
       const peer: number[] = [];
+      const piped: number[] = [];
       for (let i = 0; i < ROUNDS; i++) {
-        // Alternating, so drift in machine load falls on both alike.
+        // Alternating, so drift in machine load falls on all alike.
         api.push((await timed(() => fetch(panelUrl(uncached.url, call)).then((r) => r.text()))).ms);
-        peer.push((await timed(direct)).ms);
+        peer.push((await timed(direct(prom.url))).ms);
+        piped.push((await timed(direct(passThrough.url))).ms);
       }
       const p50 = percentile(api, 50);
       const peerP50 = percentile(peer, 50);
-      report({ bench: "panel-api-vs-prometheus", panel: call.panel, rounds: ROUNDS, queries: queries.length, p50Ms: round(p50), p90Ms: round(percentile(api, 90)), peer: "Prometheus query_range, same PromQL and step", peerP50Ms: round(peerP50), ratio: round(p50 / peerP50), target: "≤ 1.10×" });
+      const pipedP50 = percentile(piped, 50);
+      report({
+        bench: "panel-api-vs-prometheus", panel: call.panel, rounds: ROUNDS, queries: queries.length, p50Ms: round(p50), p90Ms: round(percentile(api, 90)),
+        peer: "Prometheus query_range, same PromQL and step", peerP50Ms: round(peerP50), ratio: round(p50 / peerP50), target: "≤ 1.10×",
+        passThroughP50Ms: round(pipedP50), passThroughRatio: round(pipedP50 / peerP50), overPassThrough: round(p50 / pipedP50),
+      });
     }
 
     proxy.requests.length = 0;
@@ -55,8 +66,26 @@ async function main() {
     await shared.stop();
     await uncached.stop();
     await proxy.stop();
+    await new Promise((resolve) => passThrough.server.close(resolve));
     await prom.stop();
   }
+}
+
+/** Pipes each request to Prometheus and its answer back, unread: what any server in between costs at least. */
+async function startPassThrough(target: string): Promise<{ url: string; server: Server }> {
+  const upstream = new URL(target);
+  const agent = new Agent({ keepAlive: true });
+  const server = createServer((req, res) => {
+    const forward = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
+      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      answer.pipe(res);
+    });
+    forward.on("error", () => res.writeHead(502).end());
+    req.pipe(forward);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  return { url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`, server };
 }
 
 void main();
