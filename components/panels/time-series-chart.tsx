@@ -10,6 +10,7 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { formatNumber, formatTick, formatValue } from "@/lib/format/number";
 import { formatAxisTime, formatUtc, timeTicks } from "@/lib/format/time";
+import { LABEL_OFFSET, labelRows } from "@/lib/markers/label-rows";
 import type { Marker } from "@/lib/markers/marker";
 import type { Series } from "@/lib/prometheus/types";
 import { seriesName, stackColumns, toColumns } from "@/lib/panels/series-name";
@@ -40,17 +41,21 @@ interface Props {
   legend?: boolean;
 }
 
-const FONT = "11px system-ui, -apple-system, 'Segoe UI', sans-serif";
+const FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', sans-serif";
+const FONT = `11px ${FONT_FAMILY}`;
+const MARKER_FONT_PX = 10;
+/** Rows of marker labels at the top of the plot, before one must share a row. */
+const MARKER_ROWS = 4;
 const Y_AXIS_WIDTH = 52;
 const RIGHT_PADDING = 18;
 
 let measuring: CanvasRenderingContext2D | null = null;
 
-/** How wide a label is drawn in the axis font, in CSS pixels. */
-function labelWidth(text: string): number {
+/** How wide a label is drawn in the axis font (or another), in CSS pixels. */
+function labelWidth(text: string, font = FONT): number {
   measuring ??= document.createElement("canvas").getContext("2d");
   if (!measuring) return text.length * 7;
-  measuring.font = FONT;
+  measuring.font = font;
   return measuring.measureText(text).width;
 }
 
@@ -157,6 +162,13 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
   const xOf = (tsMs: number) => (box ? box.left + ((tsMs - startMs) / (endMs - startMs)) * box.width : 0);
   const yOf = (value: number) => (box ? box.top + (1 - (value - box.yMin) / (box.yMax - box.yMin)) * box.height : 0);
   const shownMarkers = markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
+  // Labels are outlined in the panel's colour so that they stay legible over the series drawn below them.
+  const halo = { stroke: colors.panel, strokeWidth: 3, strokeLinejoin: "round" as const, paintOrder: "stroke" };
+  const markerColor = (m: ChartMarker) => (m.kind === "onset" ? colors.accent : colors.muted);
+  const markerTitle = (m: ChartMarker) => `${formatUtc(m.timeMs)} · ${m.label}\n${m.detail}`;
+  // Labels near the right edge go left of their line.
+  const leftward = (x: number) => x > width * 0.7;
+  const markerRows = box ? labelRows(shownMarkers.map((m) => ({ x: xOf(m.timeMs), width: labelWidth(m.label, `${MARKER_FONT_PX}px ${FONT_FAMILY}`), leftward: leftward(xOf(m.timeMs)) })), MARKER_ROWS) : [];
 
   return (
     <div>
@@ -167,24 +179,28 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
             {thresholds.map((t) => (
               <g key={`y-${t.value}`}>
                 <line x1={box.left} x2={box.left + box.width} y1={yOf(t.value)} y2={yOf(t.value)} stroke={colors.muted} strokeDasharray="2 2" />
-                <text x={box.left + box.width - 3} y={yOf(t.value) - 3} textAnchor="end" fontSize={10} fill={colors.muted}>
+                <text x={box.left + box.width - 3} y={yOf(t.value) - 3} textAnchor="end" fontSize={10} fill={colors.muted} {...halo}>
                   {t.label}
                 </text>
               </g>
             ))}
-            {shownMarkers.map((m, i) => {
+            {shownMarkers.map((m) => {
               const x = xOf(m.timeMs);
-              // Labels near the right edge go left of their line; staggered rows keep close markers readable.
-              const leftward = x > width * 0.7;
-              const color = m.kind === "onset" ? colors.accent : colors.muted;
               return (
                 <g key={`${m.timeMs}-${m.label}`} data-marker={m.label} data-marker-kind={m.kind ?? "release"} className="pointer-events-auto">
-                  <title>{`${formatUtc(m.timeMs)} · ${m.label}\n${m.detail}`}</title>
-                  <line x1={x} x2={x} y1={box.top} y2={box.top + box.height} stroke={color} strokeDasharray={m.kind === "onset" ? "6 2" : "4 3"} />
-                  <text x={leftward ? x - 3 : x + 3} y={box.top + 10 + (i % 3) * 11} textAnchor={leftward ? "end" : "start"} fontSize={10} fill={color}>
-                    {m.label}
-                  </text>
+                  <title>{markerTitle(m)}</title>
+                  <line x1={x} x2={x} y1={box.top} y2={box.top + box.height} stroke={markerColor(m)} strokeDasharray={m.kind === "onset" ? "6 2" : "4 3"} />
                 </g>
+              );
+            })}
+            {/* After every line, so that no line crosses a label. */}
+            {shownMarkers.map((m, i) => {
+              const x = xOf(m.timeMs);
+              return (
+                <text key={`${m.timeMs}-${m.label}`} data-marker-label={m.label} x={leftward(x) ? x - LABEL_OFFSET : x + LABEL_OFFSET} y={box.top + 10 + markerRows[i] * 11} textAnchor={leftward(x) ? "end" : "start"} fontSize={MARKER_FONT_PX} fontFamily={FONT_FAMILY} fill={markerColor(m)} {...halo} className="pointer-events-auto">
+                  <title>{markerTitle(m)}</title>
+                  {m.label}
+                </text>
               );
             })}
           </svg>

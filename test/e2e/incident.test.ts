@@ -114,8 +114,10 @@ describe("markers and notes", () => {
     await page.fill('[data-testid="note-time"]', "2026-09-11T15:05:00Z");
     await page.fill('[data-testid="note-text"]', "paged the network team");
     await page.click('[data-testid="note-save"]');
-    await page.waitForSelector('[data-marker="paged the network team"][data-marker-kind="note"]');
+    // Its line (a group of no width, so "attached"), and its label drawn on every chart.
+    await page.waitForSelector('[data-marker="paged the network team"][data-marker-kind="note"]', { state: "attached" });
     expect(await page.locator('[data-marker="paged the network team"]').count()).toBe(CHARTS.length);
+    for (const id of CHARTS) await page.locator(`[data-panel="${id}"] [data-marker-label="paged the network team"]`).waitFor();
     await expect(page.locator('[data-panel="lease-renewals"] [data-marker="paged the network team"] title').textContent()).resolves.toMatch(/^2026-09-11 15:05:00Z · paged the network team\npaged the network team\n— carol, added /);
     await expect(page.textContent('[data-testid="notes-list"]')).resolves.toMatch(/paged the network team/);
     await page.screenshot({ path: join(ARTIFACTS, "notes.png") });
@@ -124,7 +126,7 @@ describe("markers and notes", () => {
     const other = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await other.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}`);
     await waitForCharts(other, ["writes-by-resource"]);
-    await other.waitForSelector('[data-panel="writes-by-resource"] [data-marker="paged the network team"]');
+    await other.waitForSelector('[data-panel="writes-by-resource"] [data-marker-label="paged the network team"]');
     await other.close();
     expect(errors).toEqual([]);
     await context.close();
