@@ -49,8 +49,8 @@ function parse(params: Record<string, string>, maxRangeMs: number) {
   return { p, filter };
 }
 
-function storeFor(ctx: ServerContext, snapshot: string | undefined) {
-  return snapshot !== undefined ? snapshotStore(ctx, snapshot) : liveStore(ctx);
+async function storeFor(ctx: ServerContext, snapshot: string | undefined) {
+  return snapshot !== undefined ? await snapshotStore(ctx, snapshot) : liveStore(ctx);
 }
 
 const NO_RECORDER =
@@ -67,16 +67,16 @@ function liveNotes(ctx: ServerContext, filter: ObjectFilter): { warnings: string
   return { warnings: gaps, infos: recording ? [] : [NO_RECORDER] };
 }
 
-export function listObjects(ctx: ServerContext, params: Record<string, string>): { data: ObjectsAnswer; warnings?: string[]; infos?: string[] } {
+export async function listObjects(ctx: ServerContext, params: Record<string, string>): Promise<{ data: ObjectsAnswer; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
-  const store = storeFor(ctx, p.snapshot);
+  const store = await storeFor(ctx, p.snapshot);
   const { total, rows } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize);
   return { data: { total, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() }, ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}) };
 }
 
-export function listFields(ctx: ServerContext, params: Record<string, string>): { data: { startMs: number; endMs: number; rows: FieldRow[] }; warnings?: string[]; infos?: string[] } {
+export async function listFields(ctx: ServerContext, params: Record<string, string>): Promise<{ data: { startMs: number; endMs: number; rows: FieldRow[] }; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
-  return { data: { startMs: filter.fromMs, endMs: filter.toMs, rows: storeFor(ctx, p.snapshot).fields(filter, 200) }, ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}) };
+  return { data: { startMs: filter.fromMs, endMs: filter.toMs, rows: (await storeFor(ctx, p.snapshot)).fields(filter, 200) }, ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}) };
 }
 
 /** One write as the API answers it (the class under its own name). */
@@ -88,13 +88,13 @@ export function keyFromSegments(segments: string[]): ObjectKey {
   return objectKeyFromSegments(segments.slice(0, -1));
 }
 
-export function objectWrites(
+export async function objectWrites(
   ctx: ServerContext,
   key: ObjectKey,
   params: Record<string, string>,
-): { data: { key: ObjectKey; startMs: number; endMs: number; initialProjection?: Record<string, string>; writes: ApiWrite[]; truncated: boolean }; warnings: string[]; infos: string[] } {
+): Promise<{ data: { key: ObjectKey; startMs: number; endMs: number; initialProjection?: Record<string, string>; writes: ApiWrite[]; truncated: boolean }; warnings: string[]; infos: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
-  const store = storeFor(ctx, p.snapshot);
+  const store = await storeFor(ctx, p.snapshot);
   const limit = 5_000;
   const writes = store.writesOf(key, filter.fromMs, filter.toMs, limit + 1);
   const initialProjection = store.projectionBefore(key, filter.fromMs);

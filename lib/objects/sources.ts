@@ -10,39 +10,65 @@ import { Worker } from "node:worker_threads";
 import { ApiFailure } from "../api/envelope";
 import type { ServerContext } from "../server/context";
 import { runningRecorder } from "../server/recording";
-import { importObjectWrites } from "../store/import-writes";
+import type { ImportJob } from "../store/import-worker";
 import { WriteStore } from "../store/store";
 
 const STORE_FORMAT = "3";
 // One per process, not per copy of this module: Next loads it once for pages and again for route
 // handlers, and each copy opened its own connection and started its own roll-up.
 const key = Symbol.for("churnscope.stores");
-const open: Map<string, WriteStore> = ((globalThis as { [key]?: Map<string, WriteStore> })[key] ??= new Map());
+const buildsKey = Symbol.for("churnscope.storeBuilds");
+const process_ = globalThis as { [key]?: Map<string, WriteStore>; [buildsKey]?: Map<string, Promise<WriteStore>> };
+const open: Map<string, WriteStore> = (process_[key] ??= new Map());
+/** Snapshot stores being opened or built: requests that arrive meanwhile wait for the same one. */
+const building: Map<string, Promise<WriteStore>> = (process_[buildsKey] ??= new Map());
 
-export function snapshotStore(ctx: ServerContext, id: string): WriteStore {
+export async function snapshotStore(ctx: ServerContext, id: string): Promise<WriteStore> {
   const cached = open.get(id);
   if (cached) return cached;
-  const snapshot = ctx.snapshots.get(id);
-  if (!snapshot.objectWrites) throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
+  if (!ctx.snapshots.get(id).objectWrites) throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
+  let pending = building.get(id);
+  if (!pending) {
+    pending = openOrBuild(ctx, id).finally(() => building.delete(id));
+    building.set(id, pending);
+  }
+  return pending;
+}
+
+async function openOrBuild(ctx: ServerContext, id: string): Promise<WriteStore> {
+  const bundle = ctx.snapshots.read(id);
   // Rebuilt when the bundle or the profiles change: classification depends on both.
-  const digest = createHash("sha256").update(ctx.snapshots.read(id)).update(STORE_FORMAT).update(JSON.stringify(ctx.config.profiles)).digest("hex").slice(0, 16);
+  const digest = createHash("sha256").update(bundle).update(STORE_FORMAT).update(JSON.stringify(ctx.config.profiles)).digest("hex").slice(0, 16);
   const dir = join(ctx.config.dataDir, "snapshots");
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${id}.sqlite`);
-  let store = existsSync(path) ? new WriteStore(path) : undefined;
-  if (store && store.getMeta("digest") !== digest) {
+  if (existsSync(path)) {
+    const store = new WriteStore(path);
+    if (store.getMeta("digest") === digest) {
+      open.set(id, store);
+      return store;
+    }
     store.close();
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
-    store = undefined;
   }
-  if (!store) {
-    store = new WriteStore(path);
-    const count = importObjectWrites(store, snapshot.objectWrites, ctx.config.profiles);
-    store.setMeta("digest", digest);
-    store.setMeta("writes", String(count));
-  }
+  await buildInThread({ path, bundle, maxBytes: ctx.snapshots.maxBytesOf(id), profiles: ctx.config.profiles, digest });
+  const store = new WriteStore(path);
   open.set(id, store);
   return store;
+}
+
+function buildInThread(job: ImportJob): Promise<void> {
+  return new Promise((resolve, reject) => {
+    // Turbopack bundles the thread's entry (`new URL(…)`), as for the roll-up thread below.
+    const builder = new Worker(new URL("../store/import-worker.ts", import.meta.url), { workerData: job });
+    builder.once("message", (outcome: { count?: number; error?: string; code?: unknown }) => {
+      if (outcome.error === undefined) return resolve();
+      // SQLite's code travels with the message, so a full disk still answers 507 store_full.
+      reject(Object.assign(new Error(`building the snapshot's object store: ${outcome.error}`), { code: outcome.code }));
+    });
+    builder.once("error", reject);
+    builder.once("exit", (code) => reject(new Error(`building the snapshot's object store: the thread exited (${code})`)));
+  });
 }
 
 /** The live store: what the watch recorder writes. */

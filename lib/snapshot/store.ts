@@ -38,12 +38,16 @@ export class SnapshotStore {
     return readFileSync(path);
   }
 
+  /** The most a bundle may hold: the replay is ours and larger than an upload may be; uploads were checked on the way in. */
+  maxBytesOf(id: string): number {
+    return id === REPLAY_ID ? Math.max(this.maxBytes, 64 << 20) : this.maxBytes;
+  }
+
   get(id: string): Snapshot {
     const hit = this.cache.get(id);
     if (hit) return hit;
     const bytes = this.read(id);
-    // The replay is ours and larger than an upload may be; uploads were checked on the way in.
-    const snapshot = decodeSnapshot(bytes, id === REPLAY_ID ? Math.max(this.maxBytes, 64 << 20) : this.maxBytes);
+    const snapshot = decodeSnapshot(bytes, this.maxBytesOf(id));
     this.cache.set(id, snapshot);
     if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value as string);
     return snapshot;

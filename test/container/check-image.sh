@@ -83,6 +83,7 @@ check "/readyz answers 200 with a writable data dir" 'curl -sf "localhost:$PORT/
 location=$(curl -s -o /dev/null -w '%{redirect_url}' "localhost:$PORT/")
 check "/ opens the embedded replay ($location)" '[[ "$location" == *snapshot=replay* ]]'
 check "the replay's panels answer" 'curl -sf "localhost:$PORT/api/panels/writes-by-resource?snapshot=replay&${location#*\?}" | grep -q "\"status\":\"success\""'
+check "the replay's objects answer (their store is built in the volume)" 'curl -sf "localhost:$PORT/api/objects?snapshot=replay&${location#*\?}" | grep -q "\"total\":[1-9]" && [ -f "$data/snapshots/replay.sqlite" ]'
 check "a note is stored in the volume" 'curl -sf -X POST -H "origin: http://localhost:$PORT" -H "content-type: application/json" -d "{\"timeMs\":1789000000000,\"text\":\"image check\"}" "localhost:$PORT/api/notes" > /dev/null && [ "$(stat -c %u "$data/notes.sqlite")" = "${uid%%:*}" ]'
 check "nothing was refused a write (EROFS, EACCES) on the read-only root" '! grep -qE "EROFS|EACCES|read-only file system" "$WORK/server.log"'
 
