@@ -10,6 +10,7 @@ import { Worker } from "node:worker_threads";
 import { ApiFailure } from "../api/envelope";
 import type { ServerContext } from "../server/context";
 import { runningRecorder } from "../server/recording";
+import { threadOutcome } from "../server/thread-outcome";
 import type { ImportJob } from "../store/import-worker";
 import { WriteStore } from "../store/store";
 
@@ -57,18 +58,12 @@ async function openOrBuild(ctx: ServerContext, id: string): Promise<WriteStore> 
   return store;
 }
 
-function buildInThread(job: ImportJob): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // Turbopack bundles the thread's entry (`new URL(…)`), as for the roll-up thread below.
-    const builder = new Worker(new URL("../store/import-worker.ts", import.meta.url), { workerData: job });
-    builder.once("message", (outcome: { count?: number; error?: string; code?: unknown }) => {
-      if (outcome.error === undefined) return resolve();
-      // SQLite's code travels with the message, so a full disk still answers 507 store_full.
-      reject(Object.assign(new Error(`building the snapshot's object store: ${outcome.error}`), { code: outcome.code }));
-    });
-    builder.once("error", reject);
-    builder.once("exit", (code) => reject(new Error(`building the snapshot's object store: the thread exited (${code})`)));
-  });
+async function buildInThread(job: ImportJob): Promise<void> {
+  // Turbopack bundles the thread's entry (`new URL(…)`), as for the roll-up thread below.
+  const builder = new Worker(new URL("../store/import-worker.ts", import.meta.url), { workerData: job });
+  const outcome = await threadOutcome<{ count?: number; error?: string; code?: unknown }>(builder, "building the snapshot's object store");
+  // SQLite's code travels with the message, so a full disk still answers 507 store_full.
+  if (outcome.error !== undefined) throw Object.assign(new Error(`building the snapshot's object store: ${outcome.error}`), { code: outcome.code });
 }
 
 /** The live store: what the watch recorder writes. */

@@ -2,6 +2,7 @@
  * Reading and writing snapshot bundles. Reading checks, in order: size, gzip, JSON, format,
  * version, schema, and internal consistency, and says which check failed.
  */
+import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { ApiFailure, badRequest } from "../api/envelope";
 import { formatBytes } from "../format/number";
@@ -11,6 +12,13 @@ export const tooLarge = (message: string) => new ApiFailure(413, "too_large", me
 
 export function encodeSnapshot(snapshot: Snapshot): Buffer {
   return gzipSync(Buffer.from(JSON.stringify(snapshot)), { level: 9 });
+}
+
+/** An upload as it is stored: checked, packed again (what the schema does not know left out), and named by a hash of that. */
+export function canonicalBundle(bytes: Buffer, maxBytes: number): { id: string; encoded: Buffer; snapshot: Snapshot } {
+  const snapshot = decodeSnapshot(bytes, maxBytes);
+  const encoded = encodeSnapshot(snapshot);
+  return { id: createHash("sha256").update(encoded).digest("hex").slice(0, 16), encoded, snapshot };
 }
 
 /** Accepts gzip or plain JSON. `maxBytes` bounds both the upload and what it unpacks to (×8). */

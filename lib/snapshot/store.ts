@@ -3,12 +3,14 @@
  * named by a hash of their content (so uploading the same file twice gives the same link).
  * Parsed bundles are kept in memory, a few at a time.
  */
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ApiFailure, badRequest } from "../api/envelope";
-import { decodeSnapshot, encodeSnapshot } from "./codec";
+import { Worker } from "node:worker_threads";
+import { threadOutcome } from "../server/thread-outcome";
+import { decodeSnapshot } from "./codec";
 import type { Snapshot } from "./schema";
+import type { UploadOutcome } from "./upload-worker";
 
 export const REPLAY_ID = "replay";
 export const REPLAY_BUNDLE_PATH = join("lib", "demo", "replay.snapshot.json.gz");
@@ -53,19 +55,25 @@ export class SnapshotStore {
     return snapshot;
   }
 
-  /** Validates an uploaded bundle and stores it re-encoded; returns its id. */
-  put(bytes: Buffer): { id: string; snapshot: Snapshot } {
-    const snapshot = decodeSnapshot(bytes, this.maxBytes);
-    const encoded = encodeSnapshot(snapshot);
-    const id = createHash("sha256").update(encoded).digest("hex").slice(0, 16);
+  /** Validates an uploaded bundle and stores it re-encoded (in a thread: see upload-worker.ts); returns its id. */
+  async put(bytes: Buffer): Promise<{ id: string; snapshot: Snapshot }> {
+    const { id, encoded, snapshot } = await checkInThread(bytes, this.maxBytes);
     mkdirSync(this.dir, { recursive: true });
     const path = this.pathOf(id);
     if (!existsSync(path)) {
       const temporary = `${path}.${process.pid}.tmp`;
-      writeFileSync(temporary, encoded);
+      writeFileSync(temporary, Buffer.from(encoded));
       renameSync(temporary, path);
     }
     this.cache.set(id, snapshot);
     return { id, snapshot };
   }
+}
+
+async function checkInThread(bytes: Buffer, maxBytes: number): Promise<{ id: string; encoded: Uint8Array; snapshot: Snapshot }> {
+  const checker = new Worker(new URL("./upload-worker.ts", import.meta.url), { workerData: { bytes, maxBytes } });
+  const outcome = await threadOutcome<UploadOutcome>(checker, "checking the upload");
+  if ("ok" in outcome) return outcome.ok;
+  if ("failure" in outcome) throw new ApiFailure(outcome.failure.httpStatus, outcome.failure.errorType, outcome.failure.message);
+  throw new Error(`checking the upload: ${outcome.error}`);
 }

@@ -1,13 +1,18 @@
 /**
  * The object-churn API on the replay: the replay's object writes go through the recorder's core into
  * SQLite, and the ranking, class counts, field churn and per-object writes equal the generator's own
- * account of what it wrote and why.
+ * account of what it wrote and why. The slow work behind them (building a snapshot's object store, checking an
+ * upload) runs in threads, so the dashboard keeps answering meanwhile.
  */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NAMED } from "@/lib/demo/params";
 import { generateReplay, type Replay } from "@/lib/demo/replay";
 import { fieldTruth, objectTruth } from "@/lib/demo/truth";
+import { REPLAY_BUNDLE_PATH } from "@/lib/snapshot/store";
 import { startApp, type TestApp } from "../helpers/app";
+import { ROOT } from "../helpers/root";
 
 let replay: Replay;
 let app: TestApp;
@@ -22,6 +27,18 @@ afterAll(async () => {
   await app?.stop();
 });
 
+/** How many health checks, sent one after another, the dashboard answers before `work` settles. */
+async function healthChecksWhile(work: Promise<unknown>): Promise<number> {
+  let settled = false;
+  void work.finally(() => (settled = true)).catch(() => undefined);
+  let answered = 0;
+  while (!settled) {
+    expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
+    if (!settled) answered++;
+  }
+  return answered;
+}
+
 async function get(path: string) {
   const res = await fetch(`${app.url}${path}`);
   const body = await res.json();
@@ -35,23 +52,44 @@ describe("object churn API on the replay", () => {
     // answers before any store is opened) and the bundle is unpacked (its info answers from it).
     expect((await get(`/api/objects?from=yesterday&snapshot=replay`)).status).toBe(400);
     expect((await get(`/api/snapshots/replay`)).status).toBe(200);
-    let settled = false;
     const objects = () => get(`/api/objects?${range}&pageSize=5`);
-    const first = objects().finally(() => (settled = true));
+    const first = objects();
     await new Promise((resolve) => setTimeout(resolve, 300));
     const second = objects();
-    // Health checks one after another until the build is done. Before, the build held the event loop: the one
-    // check sent meanwhile (a liveness probe) waited seconds for it, and came back with the objects.
-    let answered = 0;
-    while (!settled) {
-      expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
-      if (!settled) answered++;
-    }
-    expect(answered).toBeGreaterThanOrEqual(5);
+    // Before, the build held the event loop: the one check sent meanwhile (a liveness probe) waited seconds for it.
+    expect(await healthChecksWhile(first)).toBeGreaterThanOrEqual(5);
     const [a, b] = await Promise.all([first, second]);
     expect(a.status).toBe(200);
     expect(b.body).toEqual(a.body);
     expect(a.body.data.total).toBe(new Set(replay.sink.writes.map((w) => w.objectIndex)).size);
+  });
+
+  it("checks an uploaded snapshot off the request thread: the replay's own bundle, uploaded, holds what the replay holds", async () => {
+    const bundle = readFileSync(join(ROOT, REPLAY_BUNDLE_PATH));
+    // Sent as a stream, to know when its last byte has left: the checks below start once the server has it all.
+    let offset = 0;
+    let sent!: () => void;
+    const allSent = new Promise<void>((resolve) => (sent = resolve));
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (offset >= bundle.length) {
+          controller.close();
+          sent();
+          return;
+        }
+        controller.enqueue(bundle.subarray(offset, (offset += 65_536)));
+      },
+    });
+    const upload = fetch(`${app.url}/api/snapshots`, { method: "POST", body: stream, duplex: "half" } as RequestInit).then(async (res) => ({ status: res.status, body: await res.json() }));
+    await allSent;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    // Unpacking, checking and packing it again at gzip level 9 takes seconds; before, the checks waited for all of it.
+    expect(await healthChecksWhile(upload)).toBeGreaterThanOrEqual(5);
+    const { status, body } = await upload;
+    expect(status).toBe(200);
+    const replayInfo = (await get(`/api/snapshots/replay`)).body.data;
+    expect(body.data).toEqual({ ...replayInfo, id: body.data.id });
+    expect((await get(`/api/snapshots/${body.data.id}`)).body.data).toEqual(body.data);
   });
 
   it("ranks Connectors by writes with the generator's class counts, top fields and writers", async () => {

@@ -11,7 +11,7 @@ export async function POST(request: NextRequest) {
     const ctx = getServerContext();
     authorizeRequest(ctx.config.auth, request);
     const bytes = await readBodyLimited(request.body, ctx.snapshots.maxBytes);
-    const { id, snapshot } = ctx.snapshots.put(bytes);
+    const { id, snapshot } = await ctx.snapshots.put(bytes);
     return { data: info(snapshot, id) };
   });
 }
