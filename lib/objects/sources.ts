@@ -19,10 +19,10 @@ const STORE_FORMAT = "3";
 // handlers, and each copy opened its own connection and started its own roll-up.
 const key = Symbol.for("churnscope.stores");
 const buildsKey = Symbol.for("churnscope.storeBuilds");
-const process_ = globalThis as { [key]?: Map<string, WriteStore>; [buildsKey]?: Map<string, Promise<WriteStore>> };
-const open: Map<string, WriteStore> = (process_[key] ??= new Map());
+const perProcess = globalThis as { [key]?: Map<string, WriteStore>; [buildsKey]?: Map<string, Promise<WriteStore>> };
+const open: Map<string, WriteStore> = (perProcess[key] ??= new Map());
 /** Snapshot stores being opened or built: requests that arrive meanwhile wait for the same one. */
-const building: Map<string, Promise<WriteStore>> = (process_[buildsKey] ??= new Map());
+const building: Map<string, Promise<WriteStore>> = (perProcess[buildsKey] ??= new Map());
 
 export async function snapshotStore(ctx: ServerContext, id: string): Promise<WriteStore> {
   const cached = open.get(id);

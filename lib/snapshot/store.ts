@@ -5,8 +5,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ApiFailure, badRequest } from "../api/envelope";
 import { Worker } from "node:worker_threads";
+import { ApiFailure, badRequest } from "../api/envelope";
 import { threadOutcome } from "../server/thread-outcome";
 import { decodeSnapshot } from "./codec";
 import type { Snapshot } from "./schema";

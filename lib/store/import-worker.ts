@@ -21,7 +21,7 @@ export interface ImportJob {
 const job = workerData as ImportJob;
 const store = new WriteStore(job.path);
 try {
-  const objectWrites = decodeSnapshot(Buffer.from(job.bundle), job.maxBytes).objectWrites;
+  const objectWrites = decodeSnapshot(Buffer.from(job.bundle.buffer, job.bundle.byteOffset, job.bundle.byteLength), job.maxBytes).objectWrites;
   const count = objectWrites ? importObjectWrites(store, objectWrites, job.profiles) : 0;
   store.setMeta("writes", String(count));
   store.setMeta("digest", job.digest);
