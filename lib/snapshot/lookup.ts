@@ -14,7 +14,10 @@ export function snapshotPanel(snapshot: Snapshot, call: PanelCall): PanelResult 
     byKey = new Map(snapshot.panels.map((entry) => [panelCallKey(entry), entry.result as PanelResult]));
     index.set(snapshot, byKey);
   }
-  const hit = byKey.get(panelCallKey(call)) ?? byKey.get(panelCallKey({ ...call, resource: heldResource(snapshot, call) }));
+  const exact = byKey.get(panelCallKey(call));
+  if (exact) return exact;
+  const widened = heldResource(snapshot, call);
+  const hit = widened ? byKey.get(panelCallKey({ ...call, resource: widened })) : undefined;
   if (hit) return hit;
   const ranges = snapshot.ranges.map((r) => formatRange(r.startMs, r.endMs)).join("; ");
   const inRange = snapshot.ranges.some((r) => r.startMs === call.startMs && r.endMs === call.endMs);
