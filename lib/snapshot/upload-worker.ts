@@ -6,16 +6,20 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { ApiFailure } from "../api/envelope";
 import { canonicalBundle } from "./codec";
+import { info } from "./lookup";
+import type { SnapshotInfo } from "./schema";
 
 export type UploadOutcome =
-  | { ok: ReturnType<typeof canonicalBundle> }
+  | { ok: { id: string; encoded: Uint8Array; held: SnapshotInfo } }
   | { failure: { httpStatus: number; errorType: string; message: string } }
   | { error: string };
 
 const { bytes, maxBytes } = workerData as { bytes: Uint8Array; maxBytes: number };
 let outcome: UploadOutcome;
 try {
-  outcome = { ok: canonicalBundle(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxBytes) };
+  const { id, encoded, snapshot } = canonicalBundle(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxBytes);
+  // What the upload holds, not the parsed bundle: see SnapshotStore.put.
+  outcome = { ok: { id, encoded, held: info(snapshot, id) } };
 } catch (error) {
   outcome = ApiFailure.is(error)
     ? { failure: { httpStatus: error.httpStatus, errorType: error.errorType, message: error.message } }

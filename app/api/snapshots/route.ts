@@ -1,7 +1,6 @@
 import type { NextRequest } from "next/server";
 import { readBodyLimited } from "@/lib/api/read-body";
 import { respond } from "@/lib/api/respond";
-import { info } from "@/lib/snapshot/lookup";
 import { authorizeRequest } from "@/lib/server/access";
 import { getServerContext } from "@/lib/server/context";
 
@@ -11,7 +10,6 @@ export async function POST(request: NextRequest) {
     const ctx = getServerContext();
     authorizeRequest(ctx.config.auth, request);
     const bytes = await readBodyLimited(request.body, ctx.snapshots.maxBytes);
-    const { id, snapshot } = await ctx.snapshots.put(bytes);
-    return { data: info(snapshot, id) };
+    return { data: await ctx.snapshots.put(bytes) };
   });
 }
