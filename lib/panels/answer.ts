@@ -14,7 +14,7 @@ import { compareArgs, parseCompareArgs, runCompare } from "../compare/compare";
 import { findRebuildPanel, type RebuildPanelDef } from "../rebuilds/catalog";
 import { runRebuildPanel, type RebuildDeps } from "../rebuilds/run";
 import { runPanel, type PanelDeps, type PanelResult } from "./run-panel";
-import type { PanelCall } from "./write-load-requests";
+import { writeLoadRequests, type PanelCall } from "./write-load-requests";
 
 /** A panel of any page, told apart by what runs it. */
 type AnyPanel = { page: "write-load"; def: PanelDef } | { page: "rebuilds"; def: RebuildPanelDef } | { page: "compare" };
@@ -41,7 +41,12 @@ export async function answerPanel(ctx: ServerContext, id: string, params: Record
     const snapshot = ctx.snapshots.get(params.snapshot);
     const req = parsePanelParams(params, Date.now(), maxRangeMs, snapshot.apiservers.map((a) => a.job));
     if (panel.page === "write-load" && panel.def.needsResource && req.resource === undefined) throw badRequest(`panel ${id} shows one resource: add the parameter resource`);
-    return snapshotPanel(snapshot, { panel: id, startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource: params.resource || undefined });
+    // Keyed as the page asks (writeLoadRequests): a panel that does not show one resource is held without it, and a
+    // resource in the link is ignored there, as it is when Prometheus answers.
+    const call = { panel: id, startMs: req.startMs, endMs: req.endMs, apiserver: req.job };
+    const resource = params.resource || undefined;
+    const scoped = Object.values(writeLoadRequests({ ...call, resource })).some((c) => c?.panel === id && c.resource !== undefined);
+    return snapshotPanel(snapshot, { ...call, resource: scoped ? resource : undefined });
   }
   const req = parsePanelParams(params, Date.now(), maxRangeMs, configuredApiservers(ctx.config.apiservers).map((a) => a.job));
   if (!ctx.prometheus) throw notConfigured();
