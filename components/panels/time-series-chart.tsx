@@ -168,7 +168,12 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
   const markerTitle = (m: ChartMarker) => `${formatUtc(m.timeMs)} · ${m.label}\n${m.detail}`;
   // Labels near the right edge go left of their line.
   const leftward = (x: number) => x > width * 0.7;
-  const markerRows = box ? labelRows(shownMarkers.map((m) => ({ x: xOf(m.timeMs), width: labelWidth(m.label, `${MARKER_FONT_PX}px ${FONT_FAMILY}`), leftward: leftward(xOf(m.timeMs)) })), MARKER_ROWS) : [];
+  // Placed once per layout, not on every move of the cursor (which draws this component again).
+  const markerRows = useMemo(
+    () => (box ? labelRows(shownMarkers.map((m) => ({ x: xOf(m.timeMs), width: labelWidth(m.label, `${MARKER_FONT_PX}px ${FONT_FAMILY}`), leftward: leftward(xOf(m.timeMs)) })), MARKER_ROWS) : []),
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- xOf and leftward follow from box, width and the range
+    [box, width, startMs, endMs, markers],
+  );
 
   return (
     <div>

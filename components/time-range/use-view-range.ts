@@ -7,14 +7,12 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
-import { parseRangeParams, resolveRange } from "@/lib/time/range";
-import { snapshotRange } from "@/lib/snapshot/view-range";
+import { viewRange } from "@/lib/snapshot/view-range";
 
 export function useViewRange(initialNowMs: number, snapshot: SnapshotInfo | undefined, from: string, to: string, setRange: (from: string, to: string) => void) {
   const [nowMs, setNowMs] = useState(initialNowMs);
   const queryClient = useQueryClient();
-  const { range, errors } = parseRangeParams(from, to);
-  const { startMs, endMs } = snapshotRange(snapshot, resolveRange(range, nowMs));
+  const { range, errors, startMs, endMs } = viewRange(from, to, nowMs, snapshot);
   const relative = range.from.kind === "relative" || range.to.kind === "relative";
   return {
     startMs,

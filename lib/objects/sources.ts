@@ -11,7 +11,7 @@ import { ApiFailure } from "../api/envelope";
 import type { ServerContext } from "../server/context";
 import { runningRecorder } from "../server/recording";
 import { threadOutcome } from "../server/thread-outcome";
-import type { ImportJob } from "../store/import-worker";
+import type { ImportJob, ImportOutcome } from "../store/import-worker";
 import { WriteStore } from "../store/store";
 
 const STORE_FORMAT = "3";
@@ -61,9 +61,8 @@ async function openOrBuild(ctx: ServerContext, id: string): Promise<WriteStore> 
 async function buildInThread(job: ImportJob): Promise<void> {
   // Turbopack bundles the thread's entry (`new URL(…)`), as for the roll-up thread below.
   const builder = new Worker(new URL("../store/import-worker.ts", import.meta.url), { workerData: job });
-  const outcome = await threadOutcome<{ count?: number; error?: string; code?: unknown }>(builder, "building the snapshot's object store");
-  // SQLite's code travels with the message, so a full disk still answers 507 store_full.
-  if (outcome.error !== undefined) throw Object.assign(new Error(`building the snapshot's object store: ${outcome.error}`), { code: outcome.code });
+  const outcome = await threadOutcome<ImportOutcome>(builder, "building the snapshot's object store");
+  if ("error" in outcome) throw Object.assign(new Error(`building the snapshot's object store: ${outcome.error}`), { code: outcome.code });
 }
 
 /** The live store: what the watch recorder writes. */

@@ -8,12 +8,17 @@ export function snapshotRange(snapshot: SnapshotInfo | undefined, resolved: { st
   return snapshot.ranges.find((r) => r.startMs === resolved.startMs && r.endMs === resolved.endMs) ?? snapshot.ranges[0];
 }
 
+/** The range a page shows for its link's `from` and `to` with "now" at `nowMs`: the page and its preloads both resolve it here. */
+export function viewRange(from: string | undefined, to: string | undefined, nowMs: number, snapshot?: SnapshotInfo) {
+  const { range, errors } = parseRangeParams(from, to);
+  return { range, errors, ...snapshotRange(snapshot, resolveRange(range, nowMs)) };
+}
+
 /**
- * The range a page resolves from its link's `from` and `to` with "now" at `nowMs`; null when the page
- * shows an error for them instead (it then asks for its default range, which is not worth preloading).
+ * viewRange, or null when the page shows an error for the link instead (it then asks for its default
+ * range, which is not worth preloading).
  */
 export function linkRange(from: string | undefined, to: string | undefined, nowMs: number, snapshot?: SnapshotInfo): { startMs: number; endMs: number } | null {
-  const { range, errors } = parseRangeParams(from, to);
-  const resolved = snapshotRange(snapshot, resolveRange(range, nowMs));
-  return errors.length > 0 || resolved.startMs >= resolved.endMs ? null : resolved;
+  const { errors, startMs, endMs } = viewRange(from, to, nowMs, snapshot);
+  return errors.length > 0 || startMs >= endMs ? null : { startMs, endMs };
 }

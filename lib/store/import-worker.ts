@@ -18,6 +18,9 @@ export interface ImportJob {
   digest: string;
 }
 
+/** How many writes it stored, or why it could not (with SQLite's code, so a full disk still answers 507). */
+export type ImportOutcome = { count: number } | { error: string; code?: unknown };
+
 const job = workerData as ImportJob;
 const store = new WriteStore(job.path);
 try {
@@ -25,9 +28,9 @@ try {
   const count = objectWrites ? importObjectWrites(store, objectWrites, job.profiles) : 0;
   store.setMeta("writes", String(count));
   store.setMeta("digest", job.digest);
-  parentPort?.postMessage({ count });
+  parentPort?.postMessage({ count } satisfies ImportOutcome);
 } catch (error) {
-  parentPort?.postMessage({ error: error instanceof Error ? error.message : String(error), code: (error as { code?: unknown }).code });
+  parentPort?.postMessage({ error: error instanceof Error ? error.message : String(error), code: (error as { code?: unknown }).code } satisfies ImportOutcome);
 } finally {
   store.close();
 }
