@@ -1,18 +1,28 @@
 /** Debian's Chromium driven by playwright-core (no browser download), with the flags this sandbox needs. */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
 import { requireBinary } from "./processes";
 import { ROOT } from "./root";
 
 export const ARTIFACTS = join(ROOT, "test-results");
 
-export async function launchBrowser(): Promise<Browser> {
+const LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+
+function chromiumPath(): string {
   const executablePath = requireBinary("chromium", "install Debian's package: apt-get install -y chromium");
   mkdirSync(ARTIFACTS, { recursive: true });
-  return chromium.launch({
-    executablePath,
-    headless: true,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-  });
+  return executablePath;
+}
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: LAUNCH_ARGS });
+}
+
+/**
+ * A browser with a profile on disk, as someone's own browser is: its HTTP cache and the compiled
+ * code V8 keeps beside it persist between visits (a context from `launchBrowser` keeps neither).
+ */
+export async function launchProfile(userDataDir: string, options: BrowserContextOptions): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, { executablePath: chromiumPath(), headless: true, args: LAUNCH_ARGS, ...options });
 }
