@@ -1,4 +1,4 @@
-/** A JSON API answer's failure, warnings and infos, shown above the view that asked. */
+/** A JSON API answer's failure, warnings and infos, shown above the view that asked; and the wait for one. */
 import { Notices } from "@/components/panels/notices";
 
 export function ApiNotices({ error, answer }: { error: Error | null; answer?: { warnings: string[]; infos: string[] } }) {
@@ -11,5 +11,14 @@ export function ApiNotices({ error, answer }: { error: Error | null; answer?: { 
       )}
       {answer && <Notices warnings={answer.warnings} infos={answer.infos} />}
     </>
+  );
+}
+
+/** Said while a store answer loads, so an empty table is never mistaken for "nothing changed". */
+export function StoreLoading({ snapshot }: { snapshot: boolean }) {
+  return (
+    <p role="status" data-testid="store-loading" className="py-6 text-center text-sm text-[var(--muted)]">
+      {snapshot ? "Loading: the first visit to a snapshot builds its object store, which takes a few seconds…" : "Loading…"}
+    </p>
   );
 }

@@ -2,7 +2,7 @@
 /** Field churn (Q4): the changed paths of a kind ranked by changes across objects, split by writer. */
 import Link from "next/link";
 import { useQueryStates } from "nuqs";
-import { ApiNotices } from "./api-notices";
+import { ApiNotices, StoreLoading } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
@@ -76,6 +76,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
             ))}
           </tbody>
         </table>
+        {answer.isLoading && <StoreLoading snapshot={snapshot !== undefined} />}
         {answer.data && rows.length === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No field changes in this range.</p>}
       </section>
     </main>

@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { WRITE_CLASSES } from "@/lib/churn/analyze";
 import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
-import { ApiNotices } from "./api-notices";
+import { ApiNotices, StoreLoading } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
@@ -94,7 +94,6 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
           Objects ranked by writes in the range. <span style={{ color: CLASS_COLORS.routed }}>routed</span>: the write changed what the consumer acts on;{" "}
           <span style={{ color: CLASS_COLORS.unrouted }}>unrouted</span>: something changed, but not that; <span style={{ color: CLASS_COLORS["no-op"] }}>no-op</span>: the request changed nothing (audit logs
           only); unknown: an audit write logged without bodies. Wasted = (no-op + unrouted) ÷ writes.
-          {answer.isLoading ? " Loading (the first visit to a snapshot builds its object store, which takes a few seconds)…" : ""}
         </p>
         <table className="w-full text-sm tabular">
           <thead className="text-xs text-[var(--muted)]">
@@ -153,6 +152,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
             ))}
           </tbody>
         </table>
+        {answer.isLoading && <StoreLoading snapshot={snapshot !== undefined} />}
         {data && data.rows.length === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No object writes in this range.</p>}
         <div className="mt-2 flex items-center gap-2 text-xs">
           <button type="button" className="rounded border border-[var(--border)] px-2 py-0.5 disabled:opacity-40" disabled={url.page <= 1} onClick={() => void setUrl({ page: url.page - 1 })}>

@@ -6,7 +6,7 @@
 import Link from "next/link";
 import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
 import { useElementWidth } from "@/components/panels/use-element-width";
-import { ApiNotices } from "./api-notices";
+import { ApiNotices, StoreLoading } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
@@ -100,15 +100,19 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />
       <section data-testid="timeline" data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"} className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
-        <p className="mb-2 text-xs" data-testid="write-counts">
-          {writes.length} writes:{" "}
-          {[...byClass.entries()].map(([cls, n]) => (
-            <span key={cls} className="mr-2" style={{ color: CLASS_COLORS[cls] }}>
-              {n} {cls}
-            </span>
-          ))}
-          <span className="text-[var(--muted)]">· band: what the consumer routes on (green = online); ticks: writes by class; click the lanes for the nearest write's diff.</span>
-        </p>
+        {answer.isLoading ? (
+          <StoreLoading snapshot={snapshot !== undefined} />
+        ) : data && (
+          <p className="mb-2 text-xs" data-testid="write-counts">
+            {writes.length} writes:{" "}
+            {[...byClass.entries()].map(([cls, n]) => (
+              <span key={cls} className="mr-2" style={{ color: CLASS_COLORS[cls] }}>
+                {n} {cls}
+              </span>
+            ))}
+            <span className="text-[var(--muted)]">· band: what the consumer routes on (green = online); ticks: writes by class; click the lanes for the nearest write's diff.</span>
+          </p>
+        )}
         <div ref={ref} className="w-full">
           {width > 0 && (
             <svg width={width} height={height} className="text-xs" role="img" aria-label="object timeline">

@@ -4,6 +4,7 @@
  * naming the field and the writer; Field churn names the modelled churning fields and their writers.
  */
 import { join } from "node:path";
+import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { NAMED } from "@/lib/demo/params";
 import { fieldTruth } from "@/lib/demo/truth";
@@ -12,20 +13,48 @@ import { useReplayApp } from "../helpers/replay-app";
 
 const h = useReplayApp();
 
+/** Holds the page's answers from matching URLs (each fetched from the server at once) until released, to see what it shows meanwhile. */
+async function holdAnswers(page: Page, url: RegExp): Promise<() => void> {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(url, async (route) => {
+    const response = await route.fetch();
+    await released;
+    await route.fulfill({ response });
+  });
+  return release;
+}
+
+/** A view waiting for its store answer says so, rather than showing an empty table (which reads as "nothing changed"). */
+async function expectStoreLoading(page: Page, view: string): Promise<void> {
+  const note = page.locator(`[data-testid="${view}"][data-state="loading"] [data-testid="store-loading"]`);
+  await note.waitFor();
+  await expect(note.textContent()).resolves.toContain("the first visit to a snapshot builds its object store");
+  expect(await page.locator(`[data-testid="${view}"]`).textContent()).not.toMatch(/No (object writes|field changes)/);
+}
+
 describe("object churn views on the replay in Chromium", () => {
   it("ranks Connectors, opens bpb8q's timeline and shows a write's diff", async () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
+    const releaseRanking = await holdAnswers(page, /\/api\/objects\?/);
     await page.goto(`${h.app.url}/objects`);
     await page.waitForURL((url) => url.searchParams.get("snapshot") === "replay" && url.searchParams.get("kind") === "Connector");
+    await expectStoreLoading(page, "objects-table");
+    releaseRanking();
     await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object]', { timeout: 60_000 });
     const first = page.locator('[data-testid="objects-table"] tr[data-object]').first();
     await expect(first.getAttribute("data-object")).resolves.toBe(`milo/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`);
     await expect(first.locator('[data-cell="fields"]').textContent()).resolves.toContain("status.conditions[type=Ready].message");
     await page.screenshot({ path: join(ARTIFACTS, "objects.png"), fullPage: true });
 
+    const releaseWrites = await holdAnswers(page, /\/api\/objects\/.*\/writes\?/);
     await first.locator("a").first().click();
+    await expectStoreLoading(page, "timeline");
+    // Never "0 writes" while they load.
+    expect(await page.locator('[data-testid="write-counts"]').count()).toBe(0);
+    releaseWrites();
     await page.waitForURL((url) => url.pathname === `/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`);
     await page.waitForSelector('[data-testid="timeline"][data-state="ready"] rect[data-write]');
     const index = h.replay.sink.objects.findIndex((o) => o.cluster === "milo" && o.kind === "Connector" && o.name === NAMED.flipsThenFlaps);
@@ -49,7 +78,10 @@ describe("object churn views on the replay in Chromium", () => {
   it("names the churning fields and their writers", async () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
     const { startMs, endMs } = h.replay.params;
+    const release = await holdAnswers(page, /\/api\/fields\?/);
     await page.goto(`${h.app.url}/fields?snapshot=replay&from=${startMs}&to=${endMs}&cluster=milo&group=networking.datumapis.com&kind=Connector`);
+    await expectStoreLoading(page, "fields-table");
+    release();
     await page.waitForSelector('[data-testid="fields-table"][data-state="ready"] tr[data-field]', { timeout: 60_000 });
     const truth = fieldTruth(h.replay).filter((f) => f.cluster === "milo" && f.kind === "Connector");
     const shown = await page.$$eval("tr[data-field]", (rows) => rows.slice(0, 2).map((r) => [r.getAttribute("data-field"), [...r.querySelectorAll("[data-writer]")].map((w) => w.getAttribute("data-writer"))]));
