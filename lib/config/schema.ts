@@ -144,9 +144,10 @@ export const configSchema = z
       .object({
         maxRangeDays: z.number().positive().max(3650).default(400),
         maxSnapshotMiB: z.number().positive().max(1024).default(32),
+        maxSnapshotCheckMiB: z.number().int().min(64).max(65536).default(1024),
       })
       .strict()
-      .default({ maxRangeDays: 400, maxSnapshotMiB: 32 }),
+      .default({ maxRangeDays: 400, maxSnapshotMiB: 32, maxSnapshotCheckMiB: 1024 }),
   })
   .strict();
 

@@ -38,7 +38,7 @@ export function getServerContext(): ServerContext {
 }
 
 export function buildContext(config: AppConfig): ServerContext {
-  const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes);
+  const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes, { checkHeapMiB: config.limits.snapshotCheckMiB });
   let noteStore: NoteStore | undefined;
   const notes = () => (noteStore ??= new NoteStore(join(config.dataDir, "notes.sqlite")));
   if (!config.prometheus) return { config, snapshots, notes, prometheus: null };

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure, badRequest } from "../api/envelope";
 import { threadOutcome } from "../server/thread-outcome";
-import { decodeBundle } from "./codec";
+import { decodeBundle, tooLarge } from "./codec";
 import type { Snapshot, SnapshotInfo } from "./schema";
 import type { UploadOutcome } from "./upload-worker";
 
@@ -17,21 +17,37 @@ export const REPLAY_BUNDLE_PATH = join("lib", "demo", "replay.snapshot.json.gz")
 const ID = /^(replay|[0-9a-f]{16})$/;
 /**
  * Unpacked JSON kept parsed in memory, all snapshots together (the newest is always kept). Parsed, a
- * bundle takes about six times its JSON: the replay's 46 MB hold about 260 MB of the 1 GiB the
+ * bundle takes about six times its JSON: the replay's 46 MB hold about 260 MB of the 2 GiB the
  * Kubernetes base allows the pod.
  */
 const CACHE_BYTES = 64 << 20;
+/** The heap an upload's check may use (limits.maxSnapshotCheckMiB): the replay's needs between 256 and 384 MiB. */
+const CHECK_HEAP_MIB = 1024;
+
+export interface SnapshotStoreOptions {
+  /** past this heap, the upload's check stops and the upload is refused (413) rather than the process running out of memory */
+  checkHeapMiB?: number;
+  replayPath?: string;
+  cacheBytes?: number;
+}
 
 export class SnapshotStore {
   /** Oldest first. */
   private readonly cache = new Map<string, { snapshot: Snapshot; unpackedBytes: number }>();
 
+  private readonly replayPath: string;
+  private readonly cacheBytes: number;
+  private readonly checkHeapMiB: number;
+
   constructor(
     private readonly dir: string,
     readonly maxBytes: number,
-    private readonly replayPath = REPLAY_BUNDLE_PATH,
-    private readonly cacheBytes = CACHE_BYTES,
-  ) {}
+    options: SnapshotStoreOptions = {},
+  ) {
+    this.replayPath = options.replayPath ?? REPLAY_BUNDLE_PATH;
+    this.cacheBytes = options.cacheBytes ?? CACHE_BYTES;
+    this.checkHeapMiB = options.checkHeapMiB ?? CHECK_HEAP_MIB;
+  }
 
   private pathOf(id: string): string {
     return id === REPLAY_ID ? this.replayPath : join(this.dir, `${id}.json.gz`);
@@ -72,7 +88,7 @@ export class SnapshotStore {
    * an upload takes at its peak.
    */
   async put(bytes: Buffer): Promise<SnapshotInfo> {
-    const { id, encoded, held } = await checkInThread(bytes, this.maxBytes);
+    const { id, encoded, held } = await checkInThread(bytes, this.maxBytes, this.checkHeapMiB);
     mkdirSync(this.dir, { recursive: true });
     const path = this.pathOf(id);
     if (!existsSync(path)) {
@@ -84,9 +100,28 @@ export class SnapshotStore {
   }
 }
 
-async function checkInThread(bytes: Buffer, maxBytes: number): Promise<{ id: string; encoded: Uint8Array; held: SnapshotInfo }> {
-  const checker = new Worker(new URL("./upload-worker.ts", import.meta.url), { workerData: { bytes, maxBytes } });
-  const outcome = await threadOutcome<UploadOutcome>(checker, "checking the upload");
+/** How long a check may run: generous for a bundle of ordinary shape (the replay's 2.7 MB take about 3 s). */
+const checkDeadlineMs = (packedBytes: number) => 10_000 + (4_000 * packedBytes) / 1_048_576;
+
+async function checkInThread(bytes: Buffer, maxBytes: number, heapMiB: number): Promise<{ id: string; encoded: Uint8Array; held: SnapshotInfo }> {
+  // Bounded in memory and time, because what a bundle costs to parse depends on its shape more than its size:
+  // 60 KB packed of empty arrays unpack to 60 MiB that take 1.6 GB and 11 s to parse. Past a bound the thread
+  // stops, not the process.
+  const checker = new Worker(new URL("./upload-worker.ts", import.meta.url), { workerData: { bytes, maxBytes }, resourceLimits: { maxOldGenerationSizeMb: heapMiB } });
+  const deadlineMs = checkDeadlineMs(bytes.length);
+  let late = false;
+  const timer = setTimeout(() => {
+    late = true;
+    void checker.terminate();
+  }, deadlineMs);
+  const outcome = await threadOutcome<UploadOutcome>(checker, "checking the upload")
+    .catch((error: unknown) => {
+      const shape = "it holds more, or smaller, pieces than a snapshot of its size should";
+      if (late) throw tooLarge(`checking this snapshot took longer than ${Math.round(deadlineMs / 1000)} s: ${shape}`);
+      if ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY") throw tooLarge(`checking this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB): ${shape}`);
+      throw error;
+    })
+    .finally(() => clearTimeout(timer));
   if ("ok" in outcome) return outcome.ok;
   if ("failure" in outcome) throw new ApiFailure(outcome.failure.httpStatus, outcome.failure.errorType, outcome.failure.message);
   throw new Error(`checking the upload: ${outcome.error}`);

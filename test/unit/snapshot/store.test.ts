@@ -25,7 +25,7 @@ function storeOfThree(): { store: SnapshotStore; ids: string[] } {
   const bundles = ids.map((id) => bundle(`snapshot ${id}`));
   ids.forEach((id, i) => writeFileSync(join(dir, `${id}.json.gz`), bundles[i]));
   const unpacked = gunzipSync(bundles[0]).length;
-  return { store: new SnapshotStore(dir, 1 << 20, undefined, 2 * unpacked + 10), ids };
+  return { store: new SnapshotStore(dir, 1 << 20, { cacheBytes: 2 * unpacked + 10 }), ids };
 }
 
 describe("the parsed snapshots kept in memory", () => {
@@ -46,7 +46,7 @@ describe("the parsed snapshots kept in memory", () => {
     const dir = join(mkdtempSync(join(tmpdir(), "churnscope-snapshots-")), "snapshots");
     mkdirSync(dir);
     writeFileSync(join(dir, "dddddddddddddddd.json.gz"), bundle("large"));
-    const store = new SnapshotStore(dir, 1 << 20, undefined, 1);
+    const store = new SnapshotStore(dir, 1 << 20, { cacheBytes: 1 });
     const first = store.get("dddddddddddddddd");
     expect(store.get("dddddddddddddddd")).toBe(first);
   });
