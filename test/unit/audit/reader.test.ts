@@ -58,13 +58,13 @@ describe("readFileLines", () => {
     expect(reader.problems.at(-1)?.message).toMatch(/^reading stopped: /);
   });
 
-  it("drops a line longer than 64 MiB as malformed and reads on after it", async () => {
+  it("drops a line longer than 16 MiB as malformed and reads on after it", async () => {
     const path = join(dir, "long.log");
     writeFileSync(path, `{"x":"${"a".repeat(MAX_LINE_BYTES + 3 * 1_048_576)}"}\n${lines[0]}\n`);
     const { requests, reader } = await read(path);
     expect(requests.map((r) => r.user)).toEqual([users[0]]);
     expect(reader.counts).toMatchObject({ lines: 2, malformed: 1 });
-    expect(reader.problems).toEqual([{ source: "test", line: 1, message: "a line longer than 64 MiB" }]);
+    expect(reader.problems).toEqual([{ source: "test", line: 1, message: "a line longer than 16 MiB" }]);
   });
 
   it("reads Windows line ends and blank lines", async () => {
