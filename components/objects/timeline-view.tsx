@@ -114,7 +114,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
           </p>
         )}
         <div ref={ref} className="w-full">
-          {width > 0 && (
+          {width > 0 && data && (
             <svg width={width} height={height} className="text-xs" role="img" aria-label="object timeline">
               <text x={0} y={16} fill="var(--fg)" fontSize={11}>
                 routed projection

@@ -52,8 +52,9 @@ describe("object churn views on the replay in Chromium", () => {
     const releaseWrites = await holdAnswers(page, /\/api\/objects\/.*\/writes\?/);
     await first.locator("a").first().click();
     await expectStoreLoading(page, "timeline");
-    // Never "0 writes" while they load.
+    // Never "0 writes", nor an "unknown" projection band, while they load.
     expect(await page.locator('[data-testid="write-counts"]').count()).toBe(0);
+    expect(await page.locator('[data-testid="timeline"] svg').count()).toBe(0);
     releaseWrites();
     await page.waitForURL((url) => url.pathname === `/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`);
     await page.waitForSelector('[data-testid="timeline"][data-state="ready"] rect[data-write]');
