@@ -159,7 +159,8 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
             ← previous
           </button>
           <span data-testid="page-status">
-            page {url.page} of {pages} · {data ? formatNumber(data.total, true) : "…"} objects
+            page {url.page}
+            {data ? ` of ${pages} · ${formatNumber(data.total, true)} objects` : ""}
           </span>
           <button type="button" className="rounded border border-[var(--border)] px-2 py-0.5 disabled:opacity-40" disabled={url.page >= pages} onClick={() => void setUrl({ page: url.page + 1 })}>
             next →

@@ -42,8 +42,12 @@ describe("object churn views on the replay in Chromium", () => {
     await page.goto(`${h.app.url}/objects`);
     await page.waitForURL((url) => url.searchParams.get("snapshot") === "replay" && url.searchParams.get("kind") === "Connector");
     await expectStoreLoading(page, "objects-table");
+    // No page count before there is an answer to count.
+    await expect(page.textContent('[data-testid="page-status"]')).resolves.toBe("page 1");
     releaseRanking();
     await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object]', { timeout: 60_000 });
+    const connectors = new Set(h.replay.sink.writes.map((w) => w.objectIndex).filter((i) => h.replay.sink.objects[i].kind === "Connector")).size;
+    await expect(page.textContent('[data-testid="page-status"]')).resolves.toBe(`page 1 of ${Math.ceil(connectors / 50)} · ${connectors.toLocaleString("en-US")} objects`);
     const first = page.locator('[data-testid="objects-table"] tr[data-object]').first();
     await expect(first.getAttribute("data-object")).resolves.toBe(`milo/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`);
     await expect(first.locator('[data-cell="fields"]').textContent()).resolves.toContain("status.conditions[type=Ready].message");
