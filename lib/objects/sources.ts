@@ -9,20 +9,17 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure } from "../api/envelope";
 import type { ServerContext } from "../server/context";
+import { perProcess } from "../server/per-process";
 import { runningRecorder } from "../server/recording";
 import { threadOutcome } from "../server/thread-outcome";
 import type { ImportJob, ImportOutcome } from "../store/import-worker";
 import { WriteStore } from "../store/store";
 
 const STORE_FORMAT = "3";
-// One per process, not per copy of this module: Next loads it once for pages and again for route
-// handlers, and each copy opened its own connection and started its own roll-up.
-const key = Symbol.for("churnscope.stores");
-const buildsKey = Symbol.for("churnscope.storeBuilds");
-const perProcess = globalThis as { [key]?: Map<string, WriteStore>; [buildsKey]?: Map<string, Promise<WriteStore>> };
-const open: Map<string, WriteStore> = (perProcess[key] ??= new Map());
+// Per process: each copy of this module opened its own connection and started its own roll-up.
+const open = perProcess("stores", () => new Map<string, WriteStore>());
 /** Snapshot stores being opened or built: requests that arrive meanwhile wait for the same one. */
-const building: Map<string, Promise<WriteStore>> = (perProcess[buildsKey] ??= new Map());
+const building = perProcess("storeBuilds", () => new Map<string, Promise<WriteStore>>());
 
 export async function snapshotStore(ctx: ServerContext, id: string): Promise<WriteStore> {
   const cached = open.get(id);

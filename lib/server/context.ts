@@ -11,6 +11,7 @@ import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
 import { NoteStore } from "../markers/notes";
 import { detectRebuildProfile, type DetectedProfile } from "../rebuilds/detect";
+import { perProcess } from "./per-process";
 
 export interface ServerContext {
   config: AppConfig;
@@ -28,13 +29,8 @@ export interface ServerContext {
 
 const PROBE_TTL_MS = 5 * 60_000;
 
-const globalKey = Symbol.for("churnscope.serverContext");
-type Holder = { [globalKey]?: ServerContext };
-
 export function getServerContext(): ServerContext {
-  const holder = globalThis as Holder;
-  holder[globalKey] ??= buildContext(loadConfig());
-  return holder[globalKey];
+  return perProcess("serverContext", () => buildContext(loadConfig()));
 }
 
 export function buildContext(config: AppConfig): ServerContext {

@@ -5,20 +5,21 @@
 import { liveStore } from "../objects/sources";
 import { clustersToRecord, startRecorder, type Recorder } from "../recorder/recorder";
 import type { ServerContext } from "./context";
+import { perProcess } from "./per-process";
 
-const key = Symbol.for("churnscope.recorder");
-type Holder = { [key]?: Recorder | null };
+/** The process's recorder: unset until first asked for, null when there is nothing to record. */
+const slot = () => perProcess<{ recorder?: Recorder | null }>("recorder", () => ({}));
 
 export function ensureRecorder(ctx: ServerContext): Recorder | null {
-  const holder = globalThis as Holder;
-  if (holder[key] === undefined) {
+  const held = slot();
+  if (held.recorder === undefined) {
     const clusters = clustersToRecord(ctx.config);
-    holder[key] = clusters.length === 0 ? null : startRecorder(ctx.config, liveStore(ctx), clusters, (line) => console.log(`churnscope: ${line}`), false);
-    if (holder[key]) console.log(`churnscope: recording ${clusters.map((c) => c.name).join(", ")}`);
+    held.recorder = clusters.length === 0 ? null : startRecorder(ctx.config, liveStore(ctx), clusters, (line) => console.log(`churnscope: ${line}`), false);
+    if (held.recorder) console.log(`churnscope: recording ${clusters.map((c) => c.name).join(", ")}`);
   }
-  return holder[key] ?? null;
+  return held.recorder;
 }
 
 export function runningRecorder(): Recorder | null {
-  return (globalThis as Holder)[key] ?? null;
+  return slot().recorder ?? null;
 }
