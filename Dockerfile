@@ -18,7 +18,7 @@ RUN npx next build
 FROM node:20-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1 PORT=3000 HOSTNAME=0.0.0.0 CHURNSCOPE_DATA_DIR=/data
-# The server, the node_modules it traced (better-sqlite3's native module included) and the embedded replay.
+# The server (serve.cjs and Next's), the node_modules it traced (better-sqlite3's native module included) and the embedded replay.
 COPY --from=build /src/.next/standalone ./
 COPY --from=build /src/.next/static ./.next/static
 RUN mkdir -p /data && chown node:node /data
@@ -26,4 +26,5 @@ USER node
 VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "server.js"]
+# serve.cjs: Next, with panel answers sent before Next's routing (see the file).
+CMD ["node", "serve.cjs"]

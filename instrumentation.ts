@@ -1,8 +1,13 @@
-/** Next.js calls register() once when the server starts: begin recording if there is a cluster to record. */
+/**
+ * Next.js calls register() once when the server starts: hand serve.cjs the panel answerer, and begin
+ * recording if there is a cluster to record.
+ */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getServerContext } = await import("./lib/server/context");
   const { ensureRecorder } = await import("./lib/server/recording");
+  const { panelFastPath, registerFastPath } = await import("./lib/server/panel-fast-path");
+  registerFastPath(panelFastPath(getServerContext));
   try {
     ensureRecorder(getServerContext());
   } catch (error) {

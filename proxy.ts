@@ -3,7 +3,7 @@
  * Content-Security-Policy with a nonce that Next puts on its own scripts.
  */
 import { NextResponse, type NextRequest } from "next/server";
-import { authorize, contentSecurityPolicy, USER_HEADER } from "./lib/server/access";
+import { authorize, contentSecurityPolicy, newNonce, USER_HEADER } from "./lib/server/access";
 import { getServerContext } from "./lib/server/context";
 
 export function proxy(request: NextRequest) {
@@ -16,12 +16,13 @@ export function proxy(request: NextRequest) {
     if (path !== "/healthz" && path !== "/readyz") return Response.json({ status: "error", errorType: "not_ready", error: "the configuration is not valid; see the server log" }, { status: 503 });
     return NextResponse.next();
   }
+  const nonce = newNonce();
+  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
   const access = authorize(auth, path, request.headers);
   if (!access.ok) {
-    return Response.json({ status: "error", errorType: "unauthorized", error: access.message }, { status: 401, headers: access.challenge ? { "WWW-Authenticate": access.challenge } : {} });
+    const headers = { "Content-Security-Policy": csp, "Cache-Control": "no-store", ...(access.challenge ? { "WWW-Authenticate": access.challenge } : {}) };
+    return Response.json({ status: "error", errorType: "unauthorized", error: access.message }, { status: 401, headers });
   }
-  const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
-  const csp = contentSecurityPolicy(nonce, process.env.NODE_ENV === "development");
   const headers = new Headers(request.headers);
   headers.delete(USER_HEADER);
   if (access.user) headers.set(USER_HEADER, access.user);

@@ -1,13 +1,23 @@
-/** Turns a handler's result or failure into one JSON envelope response (web-standard Response). */
-import { failureOf, success } from "./envelope";
+/** Turns a handler's result or failure into one JSON envelope response. */
+import { failureOf, success, type ApiEnvelope } from "./envelope";
 
-export async function respond<T>(work: () => Promise<{ data: T; warnings?: string[]; infos?: string[] }>): Promise<Response> {
+type Work<T> = () => Promise<{ data: T; warnings?: string[]; infos?: string[] }>;
+
+/** The envelope and HTTP status for a handler's outcome; an unexpected failure is logged here (a request the client abandoned is not one). */
+export async function envelopeOf<T>(work: Work<T>): Promise<{ httpStatus: number; body: ApiEnvelope<T> }> {
   try {
     const result = await work();
-    return Response.json(success(result.data, result.warnings, result.infos), { headers: { "Cache-Control": "no-store" } });
+    return { httpStatus: 200, body: success(result.data, result.warnings, result.infos) };
   } catch (error) {
     const { httpStatus, body } = failureOf(error);
-    if (httpStatus >= 500 && (body.errorType === "internal" || body.errorType.startsWith("store_"))) console.error("churnscope: unexpected error", error);
-    return Response.json(body, { status: httpStatus, headers: { "Cache-Control": "no-store" } });
+    const abandoned = error instanceof Error && error.name === "AbortError";
+    if (httpStatus >= 500 && !abandoned && (body.errorType === "internal" || body.errorType.startsWith("store_"))) console.error("churnscope: unexpected error", error);
+    return { httpStatus, body };
   }
+}
+
+/** For route handlers: the envelope as a web-standard Response. */
+export async function respond<T>(work: Work<T>): Promise<Response> {
+  const { httpStatus, body } = await envelopeOf(work);
+  return Response.json(body, { status: httpStatus, headers: { "Cache-Control": "no-store" } });
 }

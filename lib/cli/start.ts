@@ -1,7 +1,7 @@
 /**
  * `npm start`: validate the configuration first, so a bad value stops startup with a message that
- * names the key, then run `next start` on the configured port. Signals are passed on, so stopping
- * this process stops the server too.
+ * names the key, then run serve.cjs (Next, with panel answers sent before Next's routing) on the
+ * configured port. Signals are passed on, so stopping this process stops the server too.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
@@ -38,6 +38,6 @@ if (!existsSync(".next/BUILD_ID")) {
 
 const { port, host } = config.server;
 console.log(`churnscope: configuration from ${config.source}; ${describe(config)}; listening on http://${host}:${port}`);
-const child = spawn(process.execPath, [nextBin, "start", "--port", String(port), "--hostname", host], { stdio: "inherit", env: process.env });
+const child = spawn(process.execPath, ["serve.cjs"], { stdio: "inherit", env: { ...process.env, PORT: String(port), HOSTNAME: host } });
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

@@ -19,7 +19,10 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 /** Equal secrets, compared in the same time whatever they are. */
 export const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
 
-export function authorize(auth: AppConfig["auth"], path: string, headers: Headers): Access {
+/** What `authorize` reads of a request's headers: web `Headers`, or a view of node:http's (panel-fast-path.ts). */
+export type HeaderReader = Pick<Headers, "get">;
+
+export function authorize(auth: AppConfig["auth"], path: string, headers: HeaderReader): Access {
   const userFromProxy = auth.userHeader ? headers.get(auth.userHeader)?.trim().slice(0, 200) || undefined : undefined;
   if (!auth.bearerToken && !auth.basic) return { ok: true, user: userFromProxy };
   if (OPEN_PATHS.has(path)) return { ok: true };
@@ -50,6 +53,9 @@ export function authorizeRequest(auth: AppConfig["auth"], request: Request): { u
   if (!access.ok) throw new ApiFailure(401, "unauthorized", access.message);
   return { user: access.user };
 }
+
+/** A fresh nonce for one response's Content-Security-Policy. */
+export const newNonce = () => Buffer.from(crypto.randomUUID()).toString("base64");
 
 /** The Content-Security-Policy for one response: scripts only from here or with this response's nonce. */
 export function contentSecurityPolicy(nonce: string, development: boolean): string {

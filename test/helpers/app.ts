@@ -1,6 +1,6 @@
 /**
- * Starts the dashboard exactly as `npm start` does (config validation, then `next start`) on a
- * free loopback port. Needs a production build: `npm test` runs `next build` first.
+ * Starts the dashboard exactly as `npm start` does (config validation, then serve.cjs) on a free
+ * loopback port. Needs a production build: `npm test` runs `next build` first.
  */
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,19 +23,29 @@ export function writeConfig(yaml: string): string {
   return path;
 }
 
-export function startCommand(env: Record<string, string | undefined>): Running {
+function testEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const cleanEnv: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   // The outer environment must not leak into a test's configuration.
   for (const key of ["PROMETHEUS_URL", "CHURNSCOPE_CONFIG", "CHURNSCOPE_DATA_DIR", "PORT", "KUBECONFIG", "KUBERNETES_SERVICE_HOST"]) delete cleanEnv[key];
   for (const [key, value] of Object.entries(env)) if (value !== undefined) cleanEnv[key] = value;
   cleanEnv.CHURNSCOPE_DATA_DIR ??= mkdtempSync(join(tmpdir(), "churnscope-data-"));
-  return start(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "start.ts")], { cwd: ROOT, env: cleanEnv });
+  return cleanEnv;
 }
 
-export async function startApp(env: Record<string, string | undefined>): Promise<TestApp> {
+export function startCommand(env: Record<string, string | undefined>): Running {
+  return start(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "start.ts")], { cwd: ROOT, env: testEnv(env) });
+}
+
+/** Next's own server (`next start`) without serve.cjs in front: only to compare the two. */
+export function nextStartCommand(env: Record<string, string | undefined>): Running {
+  const next = join(ROOT, "node_modules", "next", "dist", "bin", "next");
+  return start(process.execPath, [next, "start", "--port", env.PORT ?? "3000", "--hostname", "127.0.0.1"], { cwd: ROOT, env: testEnv(env) });
+}
+
+export async function startApp(env: Record<string, string | undefined>, launch: (env: Record<string, string | undefined>) => Running = startCommand): Promise<TestApp> {
   if (!existsSync(join(ROOT, ".next", "BUILD_ID"))) throw new Error("no production build: run `npm run build` first (`npm test` does)");
   const port = await freePort();
-  const running = startCommand({ ...env, PORT: String(port) });
+  const running = launch({ ...env, PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(`${url}/healthz`, running, 60_000);
@@ -44,4 +54,9 @@ export async function startApp(env: Record<string, string | undefined>): Promise
     throw error;
   }
   return { url, running, stop: () => running.stop() };
+}
+
+/** Whether serve.cjs answered before Next's routing (lib/server/panel-fast-path.ts): only it sends Server-Timing. */
+export function answeredBeforeNext(response: Response): boolean {
+  return /^panel;dur=\d+(\.\d)?$/.test(response.headers.get("server-timing") ?? "");
 }

@@ -1,17 +1,19 @@
 /**
  * Deploying Churnscope: the kustomize base renders (kubectl kustomize) into least-privilege
  * manifests that match the shipped profiles, and the standalone build the Dockerfile packages
- * starts with `node server.js`, answers its probes, shows the embedded replay, and opens SQLite.
+ * starts with `node serve.cjs`, answers its probes, answers panels before Next's routing, shows the
+ * embedded replay, and opens SQLite.
  * (No container engine runs on the test machines, so the image itself is not built here.)
  */
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { configSchema } from "@/lib/config/schema";
+import { answeredBeforeNext } from "../helpers/app";
 import { freePort, requireBinary, start, waitForHttp, type Running } from "../helpers/processes";
 import { fillLiveStore, LIVE_DAY0, liveDaysRolledUp } from "../helpers/live-store";
 import { ROOT } from "../helpers/root";
@@ -68,7 +70,7 @@ describe("the standalone build in the image", () => {
     await server?.stop();
   });
 
-  it("starts with node server.js, passes its probes, shows the replay, stores notes in SQLite and rolls up a live store", async () => {
+  it("starts with node serve.cjs, passes its probes, answers panels before Next, shows the replay, stores notes in SQLite and rolls up a live store", async () => {
     rmSync(join(ROOT, distDir), { recursive: true, force: true });
     const build = spawnSync(process.execPath, [join(ROOT, "node_modules/next/dist/bin/next"), "build"], {
       cwd: ROOT,
@@ -79,13 +81,18 @@ describe("the standalone build in the image", () => {
     // What the Dockerfile copies: the standalone server, and the static assets beside it.
     const app = join(ROOT, distDir, "standalone");
     cpSync(join(ROOT, distDir, "static"), join(app, distDir, "static"), { recursive: true });
-    expect(readFileSync(join(ROOT, "Dockerfile"), "utf8")).toMatch(/COPY --from=build \/src\/\.next\/standalone \.\/\nCOPY --from=build \/src\/\.next\/static \.\/\.next\/static/);
+    const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
+    expect(dockerfile).toMatch(/COPY --from=build \/src\/\.next\/standalone \.\/\nCOPY --from=build \/src\/\.next\/static \.\/\.next\/static/);
+    expect(dockerfile).toMatch(/^CMD \["node", "serve\.cjs"\]$/m);
+    // The build put it there (outputFileTracingIncludes); the Dockerfile copies nothing else.
+    expect(existsSync(join(app, "serve.cjs"))).toBe(true);
 
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-standalone-"));
     // A live store from before (a recorder's, say): the image's own roll-up thread must find and roll it.
     fillLiveStore(dataDir, 2);
-    server = start(process.execPath, ["server.js"], { cwd: app, env: { PATH: process.env.PATH, PORT: String(port), HOSTNAME: "127.0.0.1", CHURNSCOPE_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1" } as unknown as NodeJS.ProcessEnv });
+    const env = { PATH: process.env.PATH, PORT: String(port), HOSTNAME: "127.0.0.1", CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1" };
+    server = start(process.execPath, ["serve.cjs"], { cwd: app, env: env as unknown as NodeJS.ProcessEnv });
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/healthz`, server, 60_000);
     const ready = await fetch(`${url}/readyz`);
@@ -96,7 +103,9 @@ describe("the standalone build in the image", () => {
     expect(page.status).toBe(200);
     const css = /href="(\/_next\/static\/[^"]+\.css)"/.exec(await page.text())?.[1];
     expect(css && (await fetch(`${url}${css}`)).status).toBe(200);
-    const panel = await (await fetch(`${url}/api/panels/lease-renewals?snapshot=replay&from=1788912000000&to=1789279200000`)).json();
+    const panelResponse = await fetch(`${url}/api/panels/lease-renewals?snapshot=replay&from=1788912000000&to=1789279200000`);
+    expect(answeredBeforeNext(panelResponse)).toBe(true);
+    const panel = await panelResponse.json();
     expect(panel.status).toBe("success");
     const note = await fetch(`${url}/api/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ timeMs: 1789130000000, text: "from the image" }) });
     expect(note.status).toBe(200);
