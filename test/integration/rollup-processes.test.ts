@@ -60,7 +60,8 @@ describe("processes sharing one store", () => {
   it("two rolling up at once roll each quarter hour once, and the ranking equals the writes", async () => {
     const { path, truth } = buildStore();
     const nowMs = D0 + (DAYS + 1) * DAY;
-    const rolled = await Promise.all([inAnotherProcess("roll-store.ts", [path, nowMs]), inAnotherProcess("roll-store.ts", [path, nowMs])]);
+    const barrier = mkdtempSync(join(tmpdir(), "churnscope-roll-barrier-"));
+    const rolled = await Promise.all([inAnotherProcess("roll-store.ts", [path, nowMs, barrier, 2]), inAnotherProcess("roll-store.ts", [path, nowMs, barrier, 2])]);
     // Both took part, and between them rolled each quarter hour once.
     expect(rolled.every((n) => n > 0), `rolled ${rolled.join(" and ")}`).toBe(true);
     expect(rolled[0] + rolled[1]).toBe(DAYS * 96);
