@@ -32,7 +32,17 @@ app.prepare().then(
     const handle = app.getRequestHandler();
     server.on("request", (req, res) => {
       const fastPath = globalThis[FAST_PATH_KEY];
-      if (!(typeof fastPath === "function" && fastPath(req, res))) void handle(req, res);
+      if (typeof fastPath === "function" && fastPath(req, res)) return;
+      // As Next's own server does: a failure it did not answer is a logged 500, not an unhandled rejection.
+      handle(req, res).catch((error) => {
+        console.error(`churnscope: failed to handle a request for ${req.url}`, error);
+        if (!res.headersSent) res.statusCode = 500;
+        res.end();
+      });
+    });
+    server.on("error", (error) => {
+      console.error(`churnscope: the server cannot listen on ${hostname}:${port}: ${error.message}`);
+      process.exit(1);
     });
     server.listen(port, hostname, () => console.log(`churnscope: ready on http://${hostname}:${port}`));
   },

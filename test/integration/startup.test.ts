@@ -1,5 +1,6 @@
 /** `npm start` as an operator meets it: a bad configuration stops it with a message; no configuration opens the replay. */
 import { once } from "node:events";
+import { createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { startApp, startCommand, writeConfig } from "../helpers/app";
 
@@ -25,6 +26,19 @@ describe("startup", () => {
     const { code, output } = await exitOf({ PORT: "http" });
     expect(code).toBe(1);
     expect(output).toMatch(/PORT \(server\.port\)/);
+  });
+
+  it("stops with a message when its port is taken", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (taken.address() as AddressInfo).port;
+      const { code, output } = await exitOf({ PORT: String(port), CHURNSCOPE_CONFIG: writeConfig("server:\n  host: 127.0.0.1\n") });
+      expect(code).toBe(1);
+      expect(output).toContain(`churnscope: the server cannot listen on 127.0.0.1:${port}: listen EADDRINUSE`);
+    } finally {
+      taken.close();
+    }
   });
 
   it("with nothing configured opens the replay at an explicit link, and the live API says Prometheus is not configured", async () => {
