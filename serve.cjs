@@ -5,7 +5,8 @@
  * Prometheus takes to answer most panels. Everything else is Next's, as under `next start`.
  *
  * Plain JavaScript, so the standalone image runs it without a build step. It serves the app in its
- * working directory; PORT and HOSTNAME are read as Next's standalone server.js reads them.
+ * working directory; PORT, HOSTNAME and KEEP_ALIVE_TIMEOUT are read as Next's standalone server.js
+ * reads them.
  */
 const { createServer } = require("node:http");
 const { existsSync, readFileSync } = require("node:fs");
@@ -15,6 +16,8 @@ process.env.NODE_ENV = "production";
 const dir = process.cwd();
 const port = Number.parseInt(process.env.PORT ?? "", 10) || 3000;
 const hostname = process.env.HOSTNAME || "0.0.0.0";
+// Milliseconds an idle kept-alive connection stays open; behind a proxy that keeps its connections longer, set it above the proxy's.
+const keepAliveTimeout = Number.parseInt(process.env.KEEP_ALIVE_TIMEOUT ?? "", 10);
 
 // The standalone output has no next.config.ts: like Next's server.js, use the copy the build wrote.
 if (!process.env.__NEXT_PRIVATE_STANDALONE_CONFIG && !existsSync(join(dir, "next.config.ts"))) {
@@ -25,6 +28,7 @@ if (!process.env.__NEXT_PRIVATE_STANDALONE_CONFIG && !existsSync(join(dir, "next
 const next = require("next");
 const FAST_PATH_KEY = Symbol.for("churnscope.fastPath");
 const server = createServer();
+if (Number.isFinite(keepAliveTimeout) && keepAliveTimeout >= 0) server.keepAliveTimeout = keepAliveTimeout;
 const app = next({ dev: false, dir, hostname, port, httpServer: server });
 
 app.prepare().then(

@@ -41,6 +41,16 @@ describe("startup", () => {
     }
   });
 
+  it("keeps idle connections open for KEEP_ALIVE_TIMEOUT, as Next's standalone server did", async () => {
+    const app = await startApp({ KEEP_ALIVE_TIMEOUT: "65000" });
+    try {
+      const res = await fetch(`${app.url}/healthz`);
+      expect(res.headers.get("keep-alive")).toBe("timeout=65");
+    } finally {
+      await app.stop();
+    }
+  });
+
   it("with nothing configured opens the replay at an explicit link, and the live API says Prometheus is not configured", async () => {
     const app = await startApp({});
     try {
