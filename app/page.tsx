@@ -14,7 +14,7 @@ export default async function WriteLoadPage({ searchParams }: { searchParams: Pr
   await connection();
   const ctx = getServerContext();
   const search = await searchParams;
-  const shown = pageSnapshot(ctx, search, "/", {
+  const shown = await pageSnapshot(ctx, search, "/", {
     apiserver: (s) => s.initialView?.apiserver,
     resource: (s) => s.initialView?.resource,
   });

@@ -10,7 +10,7 @@ import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 export default async function ComparePage({ searchParams }: { searchParams: Promise<Search> }) {
   await connection();
   const ctx = getServerContext();
-  const shown = pageSnapshot(ctx, await searchParams, "/compare", {
+  const shown = await pageSnapshot(ctx, await searchParams, "/compare", {
     a: (s) => s.comparisons[0]?.a,
     b: (s) => s.comparisons[0]?.b,
     window: (s) => s.comparisons[0]?.window,

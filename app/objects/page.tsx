@@ -10,7 +10,7 @@ import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 export default async function ObjectsPage({ searchParams }: { searchParams: Promise<Search> }) {
   await connection();
   const ctx = getServerContext();
-  const shown = pageSnapshot(ctx, await searchParams, "/objects", {
+  const shown = await pageSnapshot(ctx, await searchParams, "/objects", {
     // The replay opens on Connectors; another snapshot on everything it holds.
     kind: (s) => (s.source === "replay" ? "Connector" : undefined),
     group: (s) => (s.source === "replay" ? "networking.datumapis.com" : undefined),

@@ -12,7 +12,7 @@ export default async function RebuildsPage({ searchParams }: { searchParams: Pro
   await connection();
   const ctx = getServerContext();
   const search = await searchParams;
-  const shown = pageSnapshot(ctx, search, "/rebuilds", {
+  const shown = await pageSnapshot(ctx, search, "/rebuilds", {
     site: (s) => s.initialView?.site,
     at: (s) => (s.initialView?.atMs === undefined ? undefined : String(s.initialView.atMs)),
   });

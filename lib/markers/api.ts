@@ -13,7 +13,7 @@ const MAX_NOTE_BODY_BYTES = 16 * 1024;
 export async function answerMarkers(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<{ data: Marker[]; warnings: string[] }> {
   const { startMs, endMs } = rangeParams(params.from || "now-6h", params.to || "now", Date.now(), ctx.config.limits.maxRangeMs);
   if (params.snapshot !== undefined) {
-    const held = ctx.snapshots.get(params.snapshot).markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
+    const held = (await ctx.snapshots.open(params.snapshot)).markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
     return { data: held, warnings: [] };
   }
   const { markers, warnings } = await collectMarkers(ctx, { startMs, endMs }, signal);

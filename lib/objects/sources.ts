@@ -24,7 +24,7 @@ const building = perProcess("storeBuilds", () => new Map<string, Promise<WriteSt
 export async function snapshotStore(ctx: ServerContext, id: string): Promise<WriteStore> {
   const cached = open.get(id);
   if (cached) return cached;
-  if (!ctx.snapshots.get(id).objectWrites) throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
+  if ((await ctx.snapshots.open(id)).objectWriteCount === null) throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
   let pending = building.get(id);
   if (!pending) {
     pending = openOrBuild(ctx, id).finally(() => building.delete(id));

@@ -38,7 +38,7 @@ export async function answerPanel(ctx: ServerContext, id: string, params: Record
   const maxRangeMs = ctx.config.limits.maxRangeMs;
   if (panel.page === "compare") return answerCompare(ctx, params, signal);
   if (params.snapshot !== undefined) {
-    const snapshot = ctx.snapshots.get(params.snapshot);
+    const snapshot = await ctx.snapshots.open(params.snapshot);
     const req = parsePanelParams(params, Date.now(), maxRangeMs, snapshot.apiservers.map((a) => a.job));
     if (panel.page === "write-load" && panel.def.needsResource && req.resource === undefined) throw badRequest(`panel ${id} shows one resource: add the parameter resource`);
     // Keyed as the page asks (writeLoadRequests): a panel that does not show one resource is held without it, and a
@@ -57,7 +57,7 @@ export async function answerPanel(ctx: ServerContext, id: string, params: Record
 async function answerCompare(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<PanelResult> {
   const { startMs, endMs } = rangeParams(params.from || "now-6h", params.to || "now", Date.now(), ctx.config.limits.maxRangeMs);
   const args = parseCompareArgs(params);
-  if (params.snapshot !== undefined) return snapshotPanel(ctx.snapshots.get(params.snapshot), { panel: "compare", startMs, endMs, args: compareArgs(args) });
+  if (params.snapshot !== undefined) return snapshotPanel(await ctx.snapshots.open(params.snapshot), { panel: "compare", startMs, endMs, args: compareArgs(args) });
   if (!ctx.prometheus) throw notConfigured();
   return runCompare(ctx.prometheus.client, { startMs, endMs, ...args }, signal);
 }

@@ -23,20 +23,20 @@ export type PageSnapshot =
   | { kind: "error"; replay: boolean; message: string };
 
 /** `selection` lists the URL parameters the page keeps besides from/to, and how to fill them from the snapshot's initial view. */
-export function pageSnapshot(
+export async function pageSnapshot(
   ctx: ServerContext,
   search: Search,
   path: string,
   selection: Record<string, (s: SnapshotInfo) => string | undefined>,
   /** the page's live source has data even without Prometheus (object views: a recorder or ingested audit logs) */
   liveData = false,
-): PageSnapshot {
+): Promise<PageSnapshot> {
   const requested = typeof search.snapshot === "string" ? search.snapshot : undefined;
   const id = requested ?? (ctx.config.prometheus || liveData ? undefined : REPLAY_ID);
   if (id === undefined) return { kind: "live" };
   let snapshot: SnapshotInfo;
   try {
-    snapshot = info(ctx.snapshots.get(id), id);
+    snapshot = info(await ctx.snapshots.open(id), id);
   } catch (error) {
     return { kind: "error", replay: requested === undefined, message: failureOf(error).body.error };
   }

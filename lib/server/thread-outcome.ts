@@ -1,4 +1,5 @@
 import type { Worker } from "node:worker_threads";
+import { ApiFailure } from "../api/envelope";
 
 /**
  * The one message a worker thread posts with its outcome; rejected when the thread fails or ends
@@ -11,4 +12,25 @@ export function threadOutcome<T>(thread: Worker, what: string): Promise<T> {
     thread.once("error", reject);
     thread.once("exit", (code) => reject(new Error(`${what}: the thread exited (${code}) without an answer`)));
   });
+}
+
+/** What a thread posts for work that may fail as the API answers (an ApiFailure) or unexpectedly. */
+export type WorkOutcome<T> = { ok: T } | { failure: { httpStatus: number; errorType: string; message: string } } | { error: string };
+
+/** In the thread: the work's result, or its failure in a form that crosses to the caller. */
+export function outcomeOf<T>(work: () => T): WorkOutcome<T> {
+  try {
+    return { ok: work() };
+  } catch (error) {
+    return ApiFailure.is(error)
+      ? { failure: { httpStatus: error.httpStatus, errorType: error.errorType, message: error.message } }
+      : { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** In the caller: the result, or the thread's failure thrown again (an ApiFailure keeps its status). */
+export function resultOf<T>(outcome: WorkOutcome<T>, what: string): T {
+  if ("ok" in outcome) return outcome.ok;
+  if ("failure" in outcome) throw new ApiFailure(outcome.failure.httpStatus, outcome.failure.errorType, outcome.failure.message);
+  throw new Error(`${what}: ${outcome.error}`);
 }

@@ -6,9 +6,31 @@ import { formatRange } from "../format/time";
 import { splitResource } from "../panels/resource-name";
 import type { Snapshot, SnapshotInfo } from "./schema";
 
-const index = new WeakMap<Snapshot, Map<string, PanelResult>>();
+/**
+ * What the server keeps of an open snapshot: all but its object writes, which are most of a bundle (35 of the
+ * replay's 43 MB) and are read only by the Objects views, from a store built from the bundle itself
+ * (objects/sources.ts). `objectWriteCount` is null when the snapshot holds none (taken where no recorder ran).
+ */
+export type HeldSnapshot = Omit<Snapshot, "objectWrites"> & { objectWriteCount: number | null };
 
-export function snapshotPanel(snapshot: Snapshot, call: PanelCall): PanelResult {
+export function heldPart({ objectWrites, ...rest }: Snapshot): HeldSnapshot {
+  return { ...rest, objectWriteCount: objectWrites ? objectWrites.writes.length : null };
+}
+
+/** An opened snapshot: its held part, and about how many bytes that is as JSON (for the store's memory budget). */
+export interface OpenedSnapshot {
+  snapshot: HeldSnapshot;
+  heldBytes: number;
+}
+
+export function opened(snapshot: Snapshot): OpenedSnapshot {
+  const held = heldPart(snapshot);
+  return { snapshot: held, heldBytes: JSON.stringify(held).length };
+}
+
+const index = new WeakMap<HeldSnapshot, Map<string, PanelResult>>();
+
+export function snapshotPanel(snapshot: HeldSnapshot, call: PanelCall): PanelResult {
   let byKey = index.get(snapshot);
   if (!byKey) {
     byKey = new Map(snapshot.panels.map((entry) => [panelCallKey(entry), entry.result as PanelResult]));
@@ -40,13 +62,13 @@ export function snapshotPanel(snapshot: Snapshot, call: PanelCall): PanelResult 
  * A bare plural ("connectors") names the one resource of that plural the snapshot holds, as it matches any group
  * when asked of Prometheus; undefined when none or several are held.
  */
-function heldResource(snapshot: Snapshot, call: PanelCall): string | undefined {
+function heldResource(snapshot: HeldSnapshot, call: PanelCall): string | undefined {
   if (!call.resource || call.resource.includes(".")) return undefined;
   const held = (info(snapshot, "").resources[call.apiserver ?? ""] ?? []).filter((r) => splitResource(r)[0] === call.resource);
   return held.length === 1 ? held[0] : undefined;
 }
 
-export function info(snapshot: Snapshot, id: string): SnapshotInfo {
+export function info(snapshot: HeldSnapshot, id: string): SnapshotInfo {
   const resources: Record<string, Set<string>> = {};
   for (const entry of snapshot.panels) {
     if (entry.panel !== "writes-by-verb" || !entry.resource) continue;
@@ -66,12 +88,12 @@ export function info(snapshot: Snapshot, id: string): SnapshotInfo {
     resources: Object.fromEntries(Object.entries(resources).map(([k, v]) => [k, [...v].sort()])),
     markers: snapshot.markers,
     comparisons: heldComparisons(snapshot),
-    objectWriteCount: snapshot.objectWrites?.writes.length ?? 0,
+    objectWriteCount: snapshot.objectWriteCount ?? 0,
   };
 }
 
 /** The comparisons a snapshot answers (each for its ranges), for the compare view's picks and messages. */
-function heldComparisons(snapshot: Snapshot): { a: string; b: string; window: string }[] {
+function heldComparisons(snapshot: HeldSnapshot): { a: string; b: string; window: string }[] {
   const out = new Map<string, { a: string; b: string; window: string }>();
   for (const entry of snapshot.panels) {
     const { a, b, window } = entry.args ?? {};

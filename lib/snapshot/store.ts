@@ -1,39 +1,49 @@
 /**
  * Where snapshots live: the committed replay under a fixed id, and uploads under the data dir,
  * named by a hash of their content (so uploading the same file twice gives the same link).
- * Parsed bundles are kept in memory, a few at a time.
+ * Opened bundles are decoded in a thread and their held part kept in memory, a few at a time.
  */
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure, badRequest } from "../api/envelope";
-import { threadOutcome } from "../server/thread-outcome";
+import { resultOf, threadOutcome, type WorkOutcome } from "../server/thread-outcome";
 import { decodeBundle, tooLarge } from "./codec";
-import type { Snapshot, SnapshotInfo } from "./schema";
+import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
+import type { SnapshotInfo } from "./schema";
 import type { UploadOutcome } from "./upload-worker";
 
 export const REPLAY_ID = "replay";
 export const REPLAY_BUNDLE_PATH = join("lib", "demo", "replay.snapshot.json.gz");
 const ID = /^(replay|[0-9a-f]{16})$/;
 /**
- * Unpacked JSON kept parsed in memory, all snapshots together (the newest is always kept). Parsed, a
- * bundle takes about six times its JSON: the replay's 46 MB hold about 260 MB of the 2 GiB the
- * Kubernetes base allows the pod.
+ * The held parts of open snapshots kept parsed in memory, counted as JSON, all snapshots together (the
+ * newest is always kept). Parsed, JSON takes about six times its size; the replay's held part is 7 MB.
  */
 const CACHE_BYTES = 64 << 20;
-/** The heap an upload's check may use (limits.maxSnapshotCheckMiB): the replay's needs between 256 and 384 MiB. */
+/** The heap an upload's check or a snapshot's opening may use (limits.maxSnapshotCheckMiB): the replay's check needs between 256 and 384 MiB. */
 const CHECK_HEAP_MIB = 1024;
 
 export interface SnapshotStoreOptions {
-  /** past this heap, the upload's check stops and the upload is refused (413) rather than the process running out of memory */
+  /** past this heap, an upload's check or a snapshot's opening stops with 413, rather than the process running out of memory */
   checkHeapMiB?: number;
   replayPath?: string;
   cacheBytes?: number;
+  /** how a bundle is opened: in a thread (the server), or `openHere` where no thread entry is bundled (tests, tools) */
+  open?: SnapshotOpener;
 }
+
+export type SnapshotOpener = (bytes: Buffer, maxBytes: number, heapMiB: number) => Promise<OpenedSnapshot>;
+
+/** On the calling thread: for tests and tools that run outside Next, which alone bundles a thread's TypeScript entry. */
+export const openHere: SnapshotOpener = async (bytes, maxBytes) => opened(decodeBundle(bytes, maxBytes).snapshot);
 
 export class SnapshotStore {
   /** Oldest first. */
-  private readonly cache = new Map<string, { snapshot: Snapshot; unpackedBytes: number }>();
+  private readonly cache = new Map<string, OpenedSnapshot>();
+  /** Snapshots being opened: requests that arrive meanwhile wait for the same one. */
+  private readonly opening = new Map<string, Promise<HeldSnapshot>>();
+  private readonly openBundle: SnapshotOpener;
 
   private readonly replayPath: string;
   private readonly cacheBytes: number;
@@ -47,6 +57,7 @@ export class SnapshotStore {
     this.replayPath = options.replayPath ?? REPLAY_BUNDLE_PATH;
     this.cacheBytes = options.cacheBytes ?? CACHE_BYTES;
     this.checkHeapMiB = options.checkHeapMiB ?? CHECK_HEAP_MIB;
+    this.openBundle = options.open ?? openInThread;
   }
 
   private pathOf(id: string): string {
@@ -68,18 +79,28 @@ export class SnapshotStore {
     return id === REPLAY_ID ? Math.max(this.maxBytes, 64 << 20) : this.maxBytes;
   }
 
-  get(id: string): Snapshot {
+  /** What the server keeps of a snapshot (all but its object writes), opened on first use. */
+  async open(id: string): Promise<HeldSnapshot> {
     const hit = this.cache.get(id);
     if (hit) return hit.snapshot;
-    const decoded = decodeBundle(this.read(id), this.maxBytesOf(id));
-    this.cache.set(id, decoded);
-    let held = [...this.cache.values()].reduce((sum, entry) => sum + entry.unpackedBytes, 0);
+    let pending = this.opening.get(id);
+    if (!pending) {
+      pending = this.openAndKeep(id).finally(() => this.opening.delete(id));
+      this.opening.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async openAndKeep(id: string): Promise<HeldSnapshot> {
+    const bundle = await this.openBundle(this.read(id), this.maxBytesOf(id), this.checkHeapMiB);
+    this.cache.set(id, bundle);
+    let held = [...this.cache.values()].reduce((sum, entry) => sum + entry.heldBytes, 0);
     for (const [oldId, entry] of this.cache) {
       if (held <= this.cacheBytes || oldId === id) break;
       this.cache.delete(oldId);
-      held -= entry.unpackedBytes;
+      held -= entry.heldBytes;
     }
-    return decoded.snapshot;
+    return bundle.snapshot;
   }
 
   /**
@@ -122,7 +143,16 @@ async function checkInThread(bytes: Buffer, maxBytes: number, heapMiB: number): 
       throw error;
     })
     .finally(() => clearTimeout(timer));
-  if ("ok" in outcome) return outcome.ok;
-  if ("failure" in outcome) throw new ApiFailure(outcome.failure.httpStatus, outcome.failure.errorType, outcome.failure.message);
-  throw new Error(`checking the upload: ${outcome.error}`);
+  return resultOf(outcome, "checking the upload");
+}
+
+/** In a thread bounded in memory as an upload's check is (it passed one, unless it is the replay, which is ours). */
+async function openInThread(bytes: Buffer, maxBytes: number, heapMiB: number): Promise<OpenedSnapshot> {
+  // Turbopack bundles the thread's entry (`new URL(…)`).
+  const opener = new Worker(new URL("./open-worker.ts", import.meta.url), { workerData: { bytes, maxBytes }, resourceLimits: { maxOldGenerationSizeMb: heapMiB } });
+  const outcome = await threadOutcome<WorkOutcome<OpenedSnapshot>>(opener, "opening the snapshot").catch((error: unknown) => {
+    if ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY") throw tooLarge(`opening this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
+    throw error;
+  });
+  return resultOf(outcome, "opening the snapshot");
 }

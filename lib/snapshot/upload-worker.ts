@@ -4,25 +4,17 @@
  * may be ten times that; no other request should wait behind it.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { ApiFailure } from "../api/envelope";
+import { outcomeOf, type WorkOutcome } from "../server/thread-outcome";
 import { canonicalBundle } from "./codec";
-import { info } from "./lookup";
+import { heldPart, info } from "./lookup";
 import type { SnapshotInfo } from "./schema";
 
-export type UploadOutcome =
-  | { ok: { id: string; encoded: Uint8Array; held: SnapshotInfo } }
-  | { failure: { httpStatus: number; errorType: string; message: string } }
-  | { error: string };
+export type UploadOutcome = WorkOutcome<{ id: string; encoded: Uint8Array; held: SnapshotInfo }>;
 
 const { bytes, maxBytes } = workerData as { bytes: Uint8Array; maxBytes: number };
-let outcome: UploadOutcome;
-try {
+const outcome: UploadOutcome = outcomeOf(() => {
   const { id, encoded, snapshot } = canonicalBundle(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxBytes);
   // What the upload holds, not the parsed bundle: see SnapshotStore.put.
-  outcome = { ok: { id, encoded, held: info(snapshot, id) } };
-} catch (error) {
-  outcome = ApiFailure.is(error)
-    ? { failure: { httpStatus: error.httpStatus, errorType: error.errorType, message: error.message } }
-    : { error: error instanceof Error ? error.message : String(error) };
-}
+  return { id, encoded, held: info(heldPart(snapshot), id) };
+});
 parentPort?.postMessage(outcome);

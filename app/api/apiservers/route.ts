@@ -9,7 +9,7 @@ export async function GET(request: NextRequest) {
   return respond(async () => {
     const { config, prometheus, snapshots } = getServerContext();
     const params = Object.fromEntries(request.nextUrl.searchParams);
-    if (params.snapshot !== undefined) return { data: snapshots.get(params.snapshot).apiservers };
+    if (params.snapshot !== undefined) return { data: (await snapshots.open(params.snapshot)).apiservers };
     const { startMs, endMs } = parsePanelParams(params, Date.now(), config.limits.maxRangeMs, []);
     if (!prometheus) throw notConfigured();
     const bounds = { startSeconds: Math.floor(startMs / 1000), endSeconds: Math.ceil(endMs / 1000) };

@@ -1,6 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
-import { threadOutcome } from "@/lib/server/thread-outcome";
+import { ApiFailure, badRequest } from "@/lib/api/envelope";
+import { outcomeOf, resultOf, threadOutcome } from "@/lib/server/thread-outcome";
 
 const thread = (code: string) => new Worker(code, { eval: true });
 
@@ -15,5 +16,28 @@ describe("a worker thread's outcome", () => {
 
   it("fails, naming the work, when the thread ends without a message", async () => {
     await expect(threadOutcome(thread(`process.exit(3)`), "building the store")).rejects.toThrow("building the store: the thread exited (3) without an answer");
+  });
+});
+
+describe("work done in a thread, as the caller gets it", () => {
+  it("is the result, or an API failure with its status, or an unexpected error naming the work", () => {
+    expect(resultOf(outcomeOf(() => 42), "counting")).toBe(42);
+    const failure = outcomeOf(() => {
+      throw badRequest("the snapshot is not JSON");
+    });
+    // What crosses between threads is plain data: a structured clone keeps it whole.
+    const thrown = (() => {
+      try {
+        resultOf(structuredClone(failure), "opening the snapshot");
+      } catch (error) {
+        return error;
+      }
+    })();
+    expect(ApiFailure.is(thrown)).toBe(true);
+    expect(thrown).toMatchObject({ httpStatus: 400, errorType: "bad_data", message: "the snapshot is not JSON" });
+    const unexpected = outcomeOf(() => {
+      throw new TypeError("cannot read properties of undefined");
+    });
+    expect(() => resultOf(structuredClone(unexpected), "opening the snapshot")).toThrow("opening the snapshot: cannot read properties of undefined");
   });
 });

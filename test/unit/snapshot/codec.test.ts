@@ -2,7 +2,7 @@ import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
 import { decodeSnapshot, encodeSnapshot } from "@/lib/snapshot/codec";
-import { snapshotPanel, info } from "@/lib/snapshot/lookup";
+import { heldPart, snapshotPanel, info } from "@/lib/snapshot/lookup";
 import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/schema";
 
 const START = Date.parse("2026-09-11T12:00:00Z");
@@ -81,7 +81,7 @@ describe("snapshot bundles", () => {
 
 describe("answering from a snapshot", () => {
   it("answers exactly the stored request and names what it holds otherwise", () => {
-    const snapshot = sample();
+    const snapshot = heldPart(sample());
     const call = { panel: "writes-by-verb", startMs: START, endMs: END, apiserver: "milo-apiserver", resource: "connectors.networking.datumapis.com" };
     expect(snapshotPanel(snapshot, call)).toEqual(snapshot.panels[0].result);
     // A bare plural matches any group, as in a query to Prometheus; the snapshot holds one connectors resource.

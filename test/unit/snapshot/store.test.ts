@@ -1,53 +1,94 @@
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { encodeSnapshot } from "@/lib/snapshot/codec";
+import { opened, type OpenedSnapshot } from "@/lib/snapshot/lookup";
 import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/schema";
-import { SnapshotStore } from "@/lib/snapshot/store";
+import { openHere, SnapshotStore, type SnapshotOpener } from "@/lib/snapshot/store";
 
 const START = Date.parse("2026-09-11T12:00:00Z");
 
-function bundle(title: string): Buffer {
-  const snapshot: Snapshot = {
+function sample(title: string): Snapshot {
+  return {
     format: SNAPSHOT_FORMAT, version: 1, title, takenAtMs: START + 1, source: "prometheus", views: ["write-load"],
-    ranges: [{ startMs: START, endMs: START + 1 }], apiservers: [], panels: [], markers: [], objectWrites: { objects: [], writes: [] },
+    ranges: [{ startMs: START, endMs: START + 1 }], apiservers: [], panels: [], markers: [],
+    objectWrites: {
+      objects: [{ cluster: "c", apiVersion: "networking.datumapis.com/v1alpha1", kind: "Connector", namespace: "ns", name: "a", initial: {} }],
+      writes: [{ t: START, o: 0, verb: "update", sub: "status", by: "agent", cls: "unrouted", changes: [] }],
+    },
   };
-  return encodeSnapshot(snapshot);
 }
 
-/** Three stored bundles, and a store that keeps about two of them parsed. */
-function storeOfThree(): { store: SnapshotStore; ids: string[] } {
+function storedDir(snapshots: Record<string, Snapshot>): string {
   const dir = join(mkdtempSync(join(tmpdir(), "churnscope-snapshots-")), "snapshots");
   mkdirSync(dir);
-  const ids = ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc"];
-  const bundles = ids.map((id) => bundle(`snapshot ${id}`));
-  ids.forEach((id, i) => writeFileSync(join(dir, `${id}.json.gz`), bundles[i]));
-  const unpacked = gunzipSync(bundles[0]).length;
-  return { store: new SnapshotStore(dir, 1 << 20, { cacheBytes: 2 * unpacked + 10 }), ids };
+  for (const [id, snapshot] of Object.entries(snapshots)) writeFileSync(join(dir, `${id}.json.gz`), encodeSnapshot(snapshot));
+  return dir;
 }
 
-describe("the parsed snapshots kept in memory", () => {
-  it("are kept up to a budget of unpacked bytes, the oldest let go first, so a few large bundles cannot fill the pod", () => {
+/** Three stored bundles, and a store that keeps about two of them opened. */
+function storeOfThree(): { store: SnapshotStore; ids: string[] } {
+  const ids = ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc"];
+  const dir = storedDir(Object.fromEntries(ids.map((id) => [id, sample(`snapshot ${id}`)])));
+  const heldBytes = opened(sample(`snapshot ${ids[0]}`)).heldBytes;
+  return { store: new SnapshotStore(dir, 1 << 20, { cacheBytes: 2 * heldBytes + 10, open: openHere }), ids };
+}
+
+describe("the opened snapshots kept in memory", () => {
+  it("are kept up to a budget of bytes, the oldest let go first, so a few large bundles cannot fill the pod", async () => {
     const { store, ids } = storeOfThree();
-    const [a, b, c] = ids.map((id) => store.get(id));
+    const a = await store.open(ids[0]);
+    const b = await store.open(ids[1]);
+    const c = await store.open(ids[2]);
     expect(a.title).toBe(`snapshot ${ids[0]}`);
-    // b and c fit the budget together and are answered without parsing again: the very same objects.
-    expect(store.get(ids[2])).toBe(c);
-    expect(store.get(ids[1])).toBe(b);
-    // a was let go when c came in: parsed again from its file, equal but not the same object.
-    const again = store.get(ids[0]);
+    // b and c fit the budget together and are answered without opening again: the very same objects.
+    expect(await store.open(ids[2])).toBe(c);
+    expect(await store.open(ids[1])).toBe(b);
+    // a was let go when c came in: opened again from its file, equal but not the same object.
+    const again = await store.open(ids[0]);
     expect(again).toEqual(a);
     expect(again).not.toBe(a);
   });
 
-  it("always keep the newest, even when it alone is over the budget", () => {
-    const dir = join(mkdtempSync(join(tmpdir(), "churnscope-snapshots-")), "snapshots");
-    mkdirSync(dir);
-    writeFileSync(join(dir, "dddddddddddddddd.json.gz"), bundle("large"));
-    const store = new SnapshotStore(dir, 1 << 20, { cacheBytes: 1 });
-    const first = store.get("dddddddddddddddd");
-    expect(store.get("dddddddddddddddd")).toBe(first);
+  it("always keep the newest, even when it alone is over the budget", async () => {
+    const store = new SnapshotStore(storedDir({ dddddddddddddddd: sample("large") }), 1 << 20, { cacheBytes: 1, open: openHere });
+    const first = await store.open("dddddddddddddddd");
+    expect(await store.open("dddddddddddddddd")).toBe(first);
+  });
+
+  it("hold all but the object writes, and their count (null when the snapshot has none)", async () => {
+    const none = { ...sample("no recorder"), objectWrites: null };
+    const store = new SnapshotStore(storedDir({ aaaaaaaaaaaaaaaa: sample("recorded"), bbbbbbbbbbbbbbbb: none }), 1 << 20, { open: openHere });
+    const recorded = await store.open("aaaaaaaaaaaaaaaa");
+    expect(recorded).not.toHaveProperty("objectWrites");
+    expect(recorded.objectWriteCount).toBe(1);
+    expect((await store.open("bbbbbbbbbbbbbbbb")).objectWriteCount).toBeNull();
+  });
+
+  it("are opened once for all who ask while it is being opened, and a failure is not kept", async () => {
+    let opens = 0;
+    let fail = true;
+    const counting: SnapshotOpener = async (bytes, maxBytes, heapMiB): Promise<OpenedSnapshot> => {
+      opens++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      if (fail) throw new Error("the thread ran out of memory");
+      return openHere(bytes, maxBytes, heapMiB);
+    };
+    const store = new SnapshotStore(storedDir({ aaaaaaaaaaaaaaaa: sample("shared") }), 1 << 20, { open: counting });
+    const failed = await Promise.allSettled([store.open("aaaaaaaaaaaaaaaa"), store.open("aaaaaaaaaaaaaaaa")]);
+    expect(failed.map((r) => r.status)).toEqual(["rejected", "rejected"]);
+    expect(opens).toBe(1);
+    fail = false;
+    const [x, y, z] = await Promise.all([store.open("aaaaaaaaaaaaaaaa"), store.open("aaaaaaaaaaaaaaaa"), store.open("aaaaaaaaaaaaaaaa")]);
+    expect(opens).toBe(2);
+    expect(y).toBe(x);
+    expect(z).toBe(x);
+  });
+
+  it("answer an unknown or malformed id as the API should", async () => {
+    const store = new SnapshotStore(storedDir({}), 1 << 20, { open: openHere });
+    await expect(store.open("0123456789abcdef")).rejects.toMatchObject({ httpStatus: 404, errorType: "not_found" });
+    await expect(store.open("../etc/passwd")).rejects.toMatchObject({ httpStatus: 400 });
   });
 });

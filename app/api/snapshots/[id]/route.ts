@@ -5,5 +5,5 @@ import { getServerContext } from "@/lib/server/context";
 
 export async function GET(_request: NextRequest, ctx: { params: Promise<{ id: string }> }) {
   const { id } = await ctx.params;
-  return respond(async () => ({ data: info(getServerContext().snapshots.get(id), id) }));
+  return respond(async () => ({ data: info(await getServerContext().snapshots.open(id), id) }));
 }
