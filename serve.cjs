@@ -27,6 +27,19 @@ if (!process.env.__NEXT_PRIVATE_STANDALONE_CONFIG && !existsSync(join(dir, "next
 
 const next = require("next");
 const FAST_PATH_KEY = Symbol.for("churnscope.fastPath");
+
+/** Whether the registered fast path took the request; if it fails before answering, Next answers instead. */
+function answeredBeforeNext(req, res) {
+  const fastPath = globalThis[FAST_PATH_KEY];
+  if (typeof fastPath !== "function") return false;
+  try {
+    return fastPath(req, res);
+  } catch (error) {
+    console.error(`churnscope: the panel fast path failed on ${req.url}; Next answers it`, error);
+    return false;
+  }
+}
+
 const server = createServer();
 if (Number.isFinite(keepAliveTimeout) && keepAliveTimeout >= 0) server.keepAliveTimeout = keepAliveTimeout;
 const app = next({ dev: false, dir, hostname, port, httpServer: server });
@@ -35,8 +48,7 @@ app.prepare().then(
   () => {
     const handle = app.getRequestHandler();
     server.on("request", (req, res) => {
-      const fastPath = globalThis[FAST_PATH_KEY];
-      if (typeof fastPath === "function" && fastPath(req, res)) return;
+      if (answeredBeforeNext(req, res)) return;
       // As Next's own server does: a failure it did not answer is a logged 500, not an unhandled rejection.
       handle(req, res).catch((error) => {
         console.error(`churnscope: failed to handle a request for ${req.url}`, error);
