@@ -9,10 +9,11 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure } from "../api/envelope";
 import type { ServerContext } from "../server/context";
+import { joinInFlight } from "../server/in-flight";
 import { perProcess } from "../server/per-process";
 import { runningRecorder } from "../server/recording";
-import { threadOutcome } from "../server/thread-outcome";
-import type { ImportJob, ImportOutcome } from "../store/import-worker";
+import { threadResult } from "../server/thread-outcome";
+import type { ImportedCount, ImportJob } from "../store/import-worker";
 import { WriteStore } from "../store/store";
 
 const STORE_FORMAT = "3";
@@ -25,12 +26,7 @@ export async function snapshotStore(ctx: ServerContext, id: string): Promise<Wri
   const cached = open.get(id);
   if (cached) return cached;
   if ((await ctx.snapshots.open(id)).objectWriteCount === null) throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
-  let pending = building.get(id);
-  if (!pending) {
-    pending = openOrBuild(ctx, id).finally(() => building.delete(id));
-    building.set(id, pending);
-  }
-  return pending;
+  return joinInFlight(building, id, () => openOrBuild(ctx, id));
 }
 
 async function openOrBuild(ctx: ServerContext, id: string): Promise<WriteStore> {
@@ -58,8 +54,7 @@ async function openOrBuild(ctx: ServerContext, id: string): Promise<WriteStore> 
 async function buildInThread(job: ImportJob): Promise<void> {
   // Turbopack bundles the thread's entry (`new URL(…)`), as for the roll-up thread below.
   const builder = new Worker(new URL("../store/import-worker.ts", import.meta.url), { workerData: job });
-  const outcome = await threadOutcome<ImportOutcome>(builder, "building the snapshot's object store");
-  if ("error" in outcome) throw Object.assign(new Error(`building the snapshot's object store: ${outcome.error}`), { code: outcome.code });
+  await threadResult<ImportedCount>(builder, "building the snapshot's object store");
 }
 
 /** The live store: what the watch recorder writes. */

@@ -23,11 +23,6 @@ export function canonicalBundle(bytes: Buffer, maxBytes: number): { id: string; 
 
 /** Accepts gzip or plain JSON. `maxBytes` bounds both the upload and what it unpacks to (×8). */
 export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
-  return decodeBundle(bytes, maxBytes).snapshot;
-}
-
-/** decodeSnapshot, with the size of the JSON it unpacked to (what holding it in memory costs, roughly ×6). */
-export function decodeBundle(bytes: Buffer, maxBytes: number): { snapshot: Snapshot; unpackedBytes: number } {
   if (bytes.length > maxBytes) throw tooLarge(`the snapshot is ${formatBytes(bytes.length)}; at most ${formatBytes(maxBytes)} is accepted`);
   let text: string;
   if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
@@ -66,5 +61,5 @@ export function decodeBundle(bytes: Buffer, maxBytes: number): { snapshot: Snaps
   if (badWrite >= 0) throw badRequest(`the snapshot is inconsistent: objectWrites.writes.${badWrite} names object ${snapshot.objectWrites?.writes[badWrite].o}, but there are ${objects}`);
   const badRange = snapshot.ranges.findIndex((r) => r.endMs <= r.startMs);
   if (badRange >= 0) throw badRequest(`the snapshot is inconsistent: ranges.${badRange} ends before it starts`);
-  return { snapshot, unpackedBytes: text.length };
+  return snapshot;
 }

@@ -5,9 +5,9 @@
  * eighth of that.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { outcomeOf } from "../server/thread-outcome";
-import { decodeBundle } from "./codec";
+import { bufferOf, outcomeOf } from "../server/thread-outcome";
+import { decodeSnapshot } from "./codec";
 import { opened } from "./lookup";
 
 const { bytes, maxBytes } = workerData as { bytes: Uint8Array; maxBytes: number };
-parentPort?.postMessage(outcomeOf(() => opened(decodeBundle(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxBytes).snapshot)));
+parentPort?.postMessage(outcomeOf(() => opened(decodeSnapshot(bufferOf(bytes), maxBytes))));

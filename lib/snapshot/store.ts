@@ -7,11 +7,12 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure, badRequest } from "../api/envelope";
-import { resultOf, threadOutcome, type WorkOutcome } from "../server/thread-outcome";
-import { decodeBundle, tooLarge } from "./codec";
+import { joinInFlight } from "../server/in-flight";
+import { threadResult } from "../server/thread-outcome";
+import { decodeSnapshot, tooLarge } from "./codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
 import type { SnapshotInfo } from "./schema";
-import type { UploadOutcome } from "./upload-worker";
+import type { CheckedUpload } from "./upload-worker";
 
 export const REPLAY_ID = "replay";
 export const REPLAY_BUNDLE_PATH = join("lib", "demo", "replay.snapshot.json.gz");
@@ -36,7 +37,7 @@ export interface SnapshotStoreOptions {
 export type SnapshotOpener = (bytes: Buffer, maxBytes: number, heapMiB: number) => Promise<OpenedSnapshot>;
 
 /** On the calling thread: for tests and tools that run outside Next, which alone bundles a thread's TypeScript entry. */
-export const openHere: SnapshotOpener = async (bytes, maxBytes) => opened(decodeBundle(bytes, maxBytes).snapshot);
+export const openHere: SnapshotOpener = async (bytes, maxBytes) => opened(decodeSnapshot(bytes, maxBytes));
 
 export class SnapshotStore {
   /** Oldest first. */
@@ -83,12 +84,7 @@ export class SnapshotStore {
   async open(id: string): Promise<HeldSnapshot> {
     const hit = this.cache.get(id);
     if (hit) return hit.snapshot;
-    let pending = this.opening.get(id);
-    if (!pending) {
-      pending = this.openAndKeep(id).finally(() => this.opening.delete(id));
-      this.opening.set(id, pending);
-    }
-    return pending;
+    return joinInFlight(this.opening, id, () => this.openAndKeep(id));
   }
 
   private async openAndKeep(id: string): Promise<HeldSnapshot> {
@@ -124,7 +120,7 @@ export class SnapshotStore {
 /** How long a check may run: generous for a bundle of ordinary shape (the replay's 2.7 MB take about 3 s). */
 const checkDeadlineMs = (packedBytes: number) => 10_000 + (4_000 * packedBytes) / 1_048_576;
 
-async function checkInThread(bytes: Buffer, maxBytes: number, heapMiB: number): Promise<{ id: string; encoded: Uint8Array; held: SnapshotInfo }> {
+async function checkInThread(bytes: Buffer, maxBytes: number, heapMiB: number): Promise<CheckedUpload> {
   // Bounded in memory and time, because what a bundle costs to parse depends on its shape more than its size:
   // 60 KB packed of empty arrays unpack to 60 MiB that take 1.6 GB and 11 s to parse. Past a bound the thread
   // stops, not the process.
@@ -135,24 +131,25 @@ async function checkInThread(bytes: Buffer, maxBytes: number, heapMiB: number): 
     late = true;
     void checker.terminate();
   }, deadlineMs);
-  const outcome = await threadOutcome<UploadOutcome>(checker, "checking the upload")
+  const shape = "it holds more, or smaller, pieces than a snapshot of its size should";
+  return threadResult<CheckedUpload>(checker, "checking the upload")
     .catch((error: unknown) => {
-      const shape = "it holds more, or smaller, pieces than a snapshot of its size should";
       if (late) throw tooLarge(`checking this snapshot took longer than ${Math.round(deadlineMs / 1000)} s: ${shape}`);
-      if ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY") throw tooLarge(`checking this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB): ${shape}`);
-      throw error;
+      throw outOfMemory(error, `checking this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB): ${shape}`);
     })
     .finally(() => clearTimeout(timer));
-  return resultOf(outcome, "checking the upload");
 }
 
 /** In a thread bounded in memory as an upload's check is (it passed one, unless it is the replay, which is ours). */
 async function openInThread(bytes: Buffer, maxBytes: number, heapMiB: number): Promise<OpenedSnapshot> {
   // Turbopack bundles the thread's entry (`new URL(…)`).
   const opener = new Worker(new URL("./open-worker.ts", import.meta.url), { workerData: { bytes, maxBytes }, resourceLimits: { maxOldGenerationSizeMb: heapMiB } });
-  const outcome = await threadOutcome<WorkOutcome<OpenedSnapshot>>(opener, "opening the snapshot").catch((error: unknown) => {
-    if ((error as { code?: unknown }).code === "ERR_WORKER_OUT_OF_MEMORY") throw tooLarge(`opening this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
-    throw error;
+  return threadResult<OpenedSnapshot>(opener, "opening the snapshot").catch((error: unknown) => {
+    throw outOfMemory(error, `opening this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
   });
-  return resultOf(outcome, "opening the snapshot");
+}
+
+/** A thread stopped at its heap bound is a 413 that says which bound; any other failure stays as it was. */
+function outOfMemory(error: unknown, message: string): unknown {
+  return (error as { code?: unknown } | null)?.code === "ERR_WORKER_OUT_OF_MEMORY" ? tooLarge(message) : error;
 }

@@ -4,16 +4,17 @@
  * may be ten times that; no other request should wait behind it.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { outcomeOf, type WorkOutcome } from "../server/thread-outcome";
+import { bufferOf, outcomeOf, type WorkOutcome } from "../server/thread-outcome";
 import { canonicalBundle } from "./codec";
 import { heldPart, info } from "./lookup";
 import type { SnapshotInfo } from "./schema";
 
-export type UploadOutcome = WorkOutcome<{ id: string; encoded: Uint8Array; held: SnapshotInfo }>;
+/** What the thread answers: the upload's id, its bundle packed again, and what it holds. */
+export type CheckedUpload = { id: string; encoded: Uint8Array; held: SnapshotInfo };
 
 const { bytes, maxBytes } = workerData as { bytes: Uint8Array; maxBytes: number };
-const outcome: UploadOutcome = outcomeOf(() => {
-  const { id, encoded, snapshot } = canonicalBundle(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), maxBytes);
+const outcome: WorkOutcome<CheckedUpload> = outcomeOf(() => {
+  const { id, encoded, snapshot } = canonicalBundle(bufferOf(bytes), maxBytes);
   // What the upload holds, not the parsed bundle: see SnapshotStore.put.
   return { id, encoded, held: info(heldPart(snapshot), id) };
 });

@@ -6,6 +6,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { Profile } from "../churn/profiles";
+import { bufferOf, outcomeOf, type WorkOutcome } from "../server/thread-outcome";
 import { decodeSnapshot } from "../snapshot/codec";
 import { importObjectWrites } from "./import-writes";
 import { WriteStore } from "./store";
@@ -18,19 +19,20 @@ export interface ImportJob {
   digest: string;
 }
 
-/** How many writes it stored, or why it could not (with SQLite's code, so a full disk still answers 507). */
-export type ImportOutcome = { count: number } | { error: string; code?: unknown };
+/** What the thread answers: how many writes it stored. */
+export type ImportedCount = number;
 
 const job = workerData as ImportJob;
 const store = new WriteStore(job.path);
 try {
-  const objectWrites = decodeSnapshot(Buffer.from(job.bundle.buffer, job.bundle.byteOffset, job.bundle.byteLength), job.maxBytes).objectWrites;
-  const count = objectWrites ? importObjectWrites(store, objectWrites, job.profiles) : 0;
-  store.setMeta("writes", String(count));
-  store.setMeta("digest", job.digest);
-  parentPort?.postMessage({ count } satisfies ImportOutcome);
-} catch (error) {
-  parentPort?.postMessage({ error: error instanceof Error ? error.message : String(error), code: (error as { code?: unknown }).code } satisfies ImportOutcome);
+  const outcome: WorkOutcome<ImportedCount> = outcomeOf(() => {
+    const objectWrites = decodeSnapshot(bufferOf(job.bundle), job.maxBytes).objectWrites;
+    const count = objectWrites ? importObjectWrites(store, objectWrites, job.profiles) : 0;
+    store.setMeta("writes", String(count));
+    store.setMeta("digest", job.digest);
+    return count;
+  });
+  parentPort?.postMessage(outcome);
 } finally {
   store.close();
 }

@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { ApiFailure, badRequest } from "@/lib/api/envelope";
-import { outcomeOf, resultOf, threadOutcome } from "@/lib/server/thread-outcome";
+import { outcomeOf, resultOf, threadOutcome, threadResult } from "@/lib/server/thread-outcome";
 
 const thread = (code: string) => new Worker(code, { eval: true });
 
@@ -39,5 +39,15 @@ describe("work done in a thread, as the caller gets it", () => {
       throw new TypeError("cannot read properties of undefined");
     });
     expect(() => resultOf(structuredClone(unexpected), "opening the snapshot")).toThrow("opening the snapshot: cannot read properties of undefined");
+  });
+
+  it("keeps an unexpected error's code, so a full disk in a thread still answers as one", async () => {
+    const full = outcomeOf(() => {
+      throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
+    });
+    expect(() => resultOf(structuredClone(full), "building the store")).toThrow(expect.objectContaining({ code: "SQLITE_FULL", message: "building the store: database or disk is full" }));
+    const posting = (message: unknown) => thread(`require("node:worker_threads").parentPort.postMessage(${JSON.stringify(message)})`);
+    await expect(threadResult(posting({ ok: 7 }), "counting")).resolves.toBe(7);
+    await expect(threadResult(posting({ failure: { httpStatus: 413, errorType: "too_large", message: "too big" } }), "checking")).rejects.toMatchObject({ httpStatus: 413, errorType: "too_large" });
   });
 });
