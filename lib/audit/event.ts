@@ -79,11 +79,17 @@ export type LineOutcome =
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
+/**
+ * An audit Event: audit.k8s.io's own type fields, or, where a tool re-serialised it without them (webhook
+ * receivers, `jq -S`, log shippers keep `kind` and drop `apiVersion`, or drop both), its shape: an auditID,
+ * a stage and a verb, and the request it describes (requestURI or objectRef).
+ */
 function isAuditEvent(v: unknown): boolean {
   if (!isObject(v)) return false;
-  if (typeof v.apiVersion === "string" && v.apiVersion.startsWith("audit.k8s.io/")) return v.kind === undefined || v.kind === "Event";
-  // Some shippers drop the type fields; the three below are what make an audit event one.
-  return v.kind === undefined && typeof v.auditID === "string" && typeof v.stage === "string" && typeof v.verb === "string";
+  if (v.kind !== undefined && v.kind !== "Event") return false;
+  if (typeof v.apiVersion === "string" && v.apiVersion.startsWith("audit.k8s.io/")) return true;
+  if (v.apiVersion !== undefined) return false;
+  return typeof v.auditID === "string" && typeof v.stage === "string" && typeof v.verb === "string" && (typeof v.requestURI === "string" || isObject(v.objectRef));
 }
 
 /**
@@ -104,7 +110,8 @@ export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
   }
   if (!isObject(value)) return null;
   if (isAuditEvent(value)) return [value as AuditEvent];
-  if (value.kind === "EventList" && Array.isArray(value.items)) return value.items.filter(isAuditEvent) as AuditEvent[];
+  // A batch re-serialised without its type fields is a list whose items are events.
+  if (Array.isArray(value.items) && (value.kind === "EventList" || (value.kind === undefined && value.items.some(isAuditEvent)))) return value.items.filter(isAuditEvent) as AuditEvent[];
   for (const inner of [isObject(value.properties) ? value.properties.log : undefined, value.log, value.message]) {
     if (inner === undefined) continue;
     const events = eventsOf(inner, depth + 1);

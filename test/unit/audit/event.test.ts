@@ -68,6 +68,31 @@ describe("readLine and toRequest", () => {
     expect(eventsOf(list)?.map((e) => e.auditID)).toEqual(["b1", "b2"]);
   });
 
+  it("reads events a tool re-serialised without apiVersion, or without both type fields, keys sorted", () => {
+    const event = auditEvent({ ...base, auditID: "sorted" }) as unknown as Record<string, unknown>;
+    const sorted = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+    const { apiVersion: _apiVersion, ...withKind } = event;
+    const { kind: _kind, ...bare } = withKind;
+    for (const shape of [sorted(withKind), sorted(bare), withKind]) expect(request(JSON.stringify(shape)).key).toBe("sorted/ResponseComplete");
+    // A batch without its type fields, as a receiver re-posted it.
+    expect(eventsOf({ metadata: {}, items: [sorted(withKind), sorted(bare)] })?.length).toBe(2);
+    expect(eventsOf({ kind: "EventList", items: [withKind] })?.length).toBe(1);
+  });
+
+  it("keeps counting as foreign what only looks like an event", () => {
+    const event = auditEvent({ ...base }) as unknown as Record<string, unknown>;
+    expect(readLine('{"kind":0}')).toEqual({ kind: "foreign" });
+    // A core/v1 Event (kind Event, apiVersion v1) is not an audit event, whatever else it carries.
+    expect(readLine(JSON.stringify({ ...event, apiVersion: "v1" }))).toEqual({ kind: "foreign" });
+    expect(readLine(JSON.stringify({ kind: "Event", apiVersion: "v1", metadata: { name: "x" }, reason: "Pulled" }))).toEqual({ kind: "foreign" });
+    // Without the request it describes (no requestURI, no objectRef), the three fields alone are not enough.
+    const { requestURI: _uri, objectRef: _ref, apiVersion: _v, ...headless } = event;
+    expect(readLine(JSON.stringify(headless))).toEqual({ kind: "foreign" });
+    // A GKE Cloud Logging entry: audit data in another schema.
+    expect(readLine(JSON.stringify({ protoPayload: { "@type": "type.googleapis.com/google.cloud.audit.AuditLog", methodName: "io.k8s.core.v1.pods.create" }, logName: "projects/p/logs/cloudaudit.googleapis.com%2Factivity" }))).toEqual({ kind: "foreign" });
+    expect(eventsOf({ items: [{ kind: "Pod" }] })).toBeNull();
+  });
+
   it("tells blank, foreign and malformed lines apart", () => {
     expect(readLine("   ")).toEqual({ kind: "blank" });
     expect(readLine('{"level":"info","msg":"started"}')).toEqual({ kind: "foreign" });
