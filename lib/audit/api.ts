@@ -47,8 +47,10 @@ function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, by
 /** An ingester into the live store, which keeps `recorder.retentionDays` of writes whether or not a recorder runs. */
 function newIngester(ctx: ServerContext, cluster: string): AuditIngester {
   const store = liveStore(ctx);
-  store.pruneIfDue(ctx.config.recorder.retentionDays * 86_400_000);
-  return new AuditIngester(store, cluster, ctx.config.profiles);
+  const pruned = store.pruneIfDue(ctx.config.recorder.retentionDays * 86_400_000);
+  const ingester = new AuditIngester(store, cluster, ctx.config.profiles);
+  ingester.pruned = pruned;
+  return ingester;
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { resourceKey } from "../recorder/core";
 import type { AuditStore } from "../store/audit-store";
-import type { ObjectKey, WriteRequest, WriteStore } from "../store/store";
+import type { ObjectKey, PruneCounts, WriteRequest, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest } from "./event";
 import { AuditReader, type IngestProblem, type ReadCounts } from "./reader";
 
@@ -45,6 +45,26 @@ const RECENT_BYTES = 64 * 1024 * 1024;
 
 type Obj = { [key: string]: Json };
 
+/** A version of an object as an audit log showed it: what the next write to it is compared with. */
+interface KnownVersion {
+  resourceVersion: string;
+  version: Version;
+  /** when, and by which request (auditID/stage), it was written */
+  tsMs: number;
+  requestKey: string | null;
+  bytes: number;
+}
+
+/**
+ * What memory holds of one object's version chain: the newest version known (the store keeps it too),
+ * and, while a log older than that is read, the last version that log showed (its writes are compared
+ * with their own predecessors, never with a later version of the object).
+ */
+interface Chain {
+  newest?: KnownVersion;
+  older?: KnownVersion;
+}
+
 /** One write's class against the last audited version, and what to remember once it is stored. */
 interface ClassifiedWrite {
   key: ObjectKey;
@@ -69,10 +89,13 @@ export class AuditIngester {
   private readonly byResource = new Map<string, Profile[]>();
   private pending: { request: AuditRequest; bytes: number }[] = [];
   private pendingBytes = 0;
-  private readonly recent = new Map<number, { resourceVersion: string; version: Version; bytes: number }>();
+  private readonly recent = new Map<number, Chain>();
   private recentBytes = 0;
-  private readonly unsaved = new Map<number, { key: ObjectKey; resourceVersion: string; obj: Json }>();
+  /** the newest version of each object this batch wrote, saved at its end */
+  private readonly unsaved = new Map<number, { key: ObjectKey; known: KnownVersion }>();
   private watched = false;
+  /** what the retention pass before this run dropped, for the summary */
+  pruned: PruneCounts | null = null;
   /** the earliest request stored, for the retention warning */
   private oldestMs = Infinity;
 
@@ -125,7 +148,7 @@ export class AuditIngester {
         // Only a store the watch recorder writes to can hold the same write twice.
         this.watched = this.audit.hasWatchedObjects();
         for (const { request, bytes } of batch) this.store1(request, bytes);
-        for (const { key, resourceVersion, obj } of this.unsaved.values()) this.audit.setLatest(key, resourceVersion, JSON.stringify(obj));
+        for (const { key, known } of this.unsaved.values()) this.audit.setLatest(key, known.resourceVersion, JSON.stringify(known.version.obj), known.tsMs, known.requestKey ?? "");
       });
     } catch (error) {
       this.recent.clear();
@@ -140,31 +163,56 @@ export class AuditIngester {
     return this.byResource.get(request.group ? `${request.resource}.${request.group}` : request.resource);
   }
 
-  private previous(id: number, key: ObjectKey, profiles: Profile[]): { resourceVersion: string; version: Version } | undefined {
+  /** The object's chain: from memory, else its newest audited version from the store. */
+  private chainOf(id: number, key: ObjectKey, profiles: Profile[]): Chain {
     const hit = this.recent.get(id);
     if (hit) return hit;
     const row = this.audit.latest(key);
-    if (!row) return undefined;
+    if (!row) return {};
     const obj = JSON.parse(row.body) as Json;
-    return { resourceVersion: row.resourceVersion, version: prepare(this.profileFor(profiles, key, labelsOf(obj)), obj) };
+    // A version stored before its time was kept is taken as the oldest, as it was before times were kept.
+    const newest = { resourceVersion: row.resourceVersion, version: prepare(this.profileFor(profiles, key, labelsOf(obj)), obj), tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length };
+    this.keep(id, { newest });
+    return { newest };
+  }
+
+  /**
+   * The version a write follows: the newest known one written no later than it by another request (a
+   * request read again is not compared with the version it made itself), if memory or the store has it.
+   */
+  private previous(id: number, key: ObjectKey, profiles: Profile[], request: AuditRequest): KnownVersion | undefined {
+    const { newest, older } = this.chainOf(id, key, profiles);
+    const precedes = (v: KnownVersion | undefined) => v !== undefined && v.tsMs <= request.tsMs && v.requestKey !== request.key;
+    if (precedes(newest)) return newest;
+    if (precedes(older)) return older;
+    return undefined;
   }
 
   private profileFor(profiles: Profile[], key: ObjectKey, labels: Record<string, string> | undefined): Profile {
     return profileFor(profiles, key.group, key.kind, key.cluster, labels) ?? profiles[0];
   }
 
-  private remember(id: number, key: ObjectKey, resourceVersion: string, version: Version, bytes: number) {
-    const old = this.recent.get(id);
-    if (old) this.recentBytes -= old.bytes;
+  private keep(id: number, chain: Chain) {
+    const bytesOf = (c: Chain | undefined) => (c?.newest?.bytes ?? 0) + (c?.older?.bytes ?? 0);
+    this.recentBytes -= bytesOf(this.recent.get(id));
     this.recent.delete(id);
-    this.recent.set(id, { resourceVersion, version, bytes });
-    this.recentBytes += bytes;
+    this.recent.set(id, chain);
+    this.recentBytes += bytesOf(chain);
     while (this.recentBytes > RECENT_BYTES && this.recent.size > 1) {
-      const [oldest, entry] = this.recent.entries().next().value as [number, { bytes: number }];
+      const [oldest, entry] = this.recent.entries().next().value as [number, Chain];
       this.recent.delete(oldest);
-      this.recentBytes -= entry.bytes;
+      this.recentBytes -= bytesOf(entry);
     }
-    this.unsaved.set(id, { key, resourceVersion, obj: version.obj });
+  }
+
+  /** A stored write's version joins the chain: as the newest, or as the last one an older log showed. */
+  private remember(id: number, key: ObjectKey, known: KnownVersion) {
+    // classify() has just read the chain into memory (or found none).
+    const newest = this.recent.get(id)?.newest;
+    if (newest === undefined || newest.tsMs <= known.tsMs) {
+      this.keep(id, { newest: known });
+      this.unsaved.set(id, { key, known });
+    } else this.keep(id, { newest, older: known });
   }
 
   /**
@@ -174,7 +222,7 @@ export class AuditIngester {
   private classify(request: AuditRequest, profiles: Profile[]): ClassifiedWrite {
     const key: ObjectKey = { cluster: this.cluster, group: request.group, kind: profiles[0].kind, namespace: request.namespace, name: request.name };
     const id = this.store.idOf(key);
-    const before = this.previous(id, key, profiles);
+    const before = this.previous(id, key, profiles, request);
     const response = request.response;
     const resourceVersion = response?.resourceVersion;
     const profile = this.profileFor(profiles, key, response ? response.labels : labelsOf(before?.version.obj));
@@ -215,7 +263,7 @@ export class AuditIngester {
       return;
     }
     const { key, id, resourceVersion, analysis } = write;
-    if (write.next) this.remember(id, key, write.next.resourceVersion, write.next.version, bytes);
+    if (write.next) this.remember(id, key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes });
     if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
     const details: WriteRequest = { verb: request.verb, subresource: request.subresource, userAgent: request.userAgent, code: request.code, latencyMs: request.latencyMs };
     if (this.watched && (cls === "routed" || cls === "unrouted" || cls === "create") && resourceVersion !== undefined && this.audit.enrichWatchedWrite(key, resourceVersion, request.tsMs, request.user, details)) {
@@ -254,6 +302,9 @@ export class AuditIngester {
       `${n(c.requests)} write requests stored (${n(c.objectWrites)} object writes: ${n(c.noop)} no-op, ${n(c.unknown)} not classifiable; ${n(c.matchedWatch)} matched watched writes; ${n(c.failed)} failed; ${n(c.unprofiled)} to unprofiled kinds)`,
       `from ${n(c.lines)} lines and ${n(c.events)} events: ${n(c.notWrites)} reads or watches and ${n(c.notCompleted)} not completed skipped; ${n(c.duplicates)} already stored; ${n(c.foreign)} foreign, ${n(c.blank)} blank, ${n(c.malformed)} malformed, ${n(c.invalid)} invalid`,
     ];
+    if (this.pruned && this.pruned.requests + this.pruned.writes > 0) {
+      lines.push(`retention: pruned ${n(this.pruned.requests)} requests and ${n(this.pruned.writes)} object writes older than ${new Date(this.pruned.beforeMs).toISOString()} (recorder.retentionDays)`);
+    }
     for (const p of this.problems) lines.push(`  ${p.source}${p.line ? `:${p.line}` : ""}: ${p.message}`);
     return lines.join("\n");
   }

@@ -50,8 +50,9 @@ async function main() {
   mkdirSync(config.dataDir, { recursive: true });
   const storePath = join(config.dataDir, "churnscope.sqlite");
   const store = new WriteStore(storePath);
-  store.pruneIfDue(config.recorder.retentionDays * 86_400_000);
+  const pruned = store.pruneIfDue(config.recorder.retentionDays * 86_400_000);
   const ingester = new AuditIngester(store, args.cluster, config.profiles);
+  ingester.pruned = pruned;
   const totalBytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
   const startedMs = Date.now();
   let doneBytes = 0;

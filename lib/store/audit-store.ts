@@ -24,14 +24,24 @@ export class AuditStore {
     );
   }
 
-  /** The last version of an object the audit log showed. */
-  latest(key: ObjectKey): { resourceVersion: string; body: string } | undefined {
-    const row = this.statement("SELECT rv, body FROM audit_latest WHERE object_id = ?").get(this.writes.idOf(key)) as { rv: string; body: string } | undefined;
-    return row ? { resourceVersion: row.rv, body: row.body } : undefined;
+  /**
+   * The newest version of an object the audit logs showed, when it was written and by which request
+   * (null: not known, in a store from before they were kept).
+   */
+  latest(key: ObjectKey): { resourceVersion: string; body: string; tsMs: number | null; requestKey: string | null } | undefined {
+    const row = this.statement("SELECT rv, body, ts_ms, request_key FROM audit_latest WHERE object_id = ?").get(this.writes.idOf(key)) as
+      | { rv: string; body: string; ts_ms: number | null; request_key: string | null }
+      | undefined;
+    return row ? { resourceVersion: row.rv, body: row.body, tsMs: row.ts_ms, requestKey: row.request_key } : undefined;
   }
 
-  setLatest(key: ObjectKey, resourceVersion: string, body: string): void {
-    this.statement("INSERT INTO audit_latest (object_id, rv, body) VALUES (?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body").run(this.writes.idOf(key), resourceVersion, body);
+  /** Keeps a version as the newest unless a newer one is stored (an older log read after a newer one). */
+  setLatest(key: ObjectKey, resourceVersion: string, body: string, tsMs: number, requestKey: string): void {
+    this.statement(
+      `INSERT INTO audit_latest (object_id, rv, body, ts_ms, request_key) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body, ts_ms = excluded.ts_ms, request_key = excluded.request_key
+       WHERE audit_latest.ts_ms IS NULL OR audit_latest.ts_ms <= excluded.ts_ms`,
+    ).run(this.writes.idOf(key), resourceVersion, body, tsMs, requestKey);
   }
 
   /**

@@ -71,8 +71,17 @@ CREATE TABLE IF NOT EXISTS audit_requests (
   noop INTEGER
 );
 CREATE INDEX IF NOT EXISTS audit_requests_ts ON audit_requests (ts_ms, cluster);
-CREATE TABLE IF NOT EXISTS audit_latest (object_id INTEGER PRIMARY KEY, rv TEXT NOT NULL, body TEXT NOT NULL);
+-- ts_ms and request_key: when and by which request that version was written, so that neither an older log
+-- nor the same request read again is compared with it.
+CREATE TABLE IF NOT EXISTS audit_latest (object_id INTEGER PRIMARY KEY, rv TEXT NOT NULL, body TEXT NOT NULL, ts_ms INTEGER, request_key TEXT);
 `;
+
+/** What one retention pass dropped: audit requests and object writes older than `beforeMs`. */
+export interface PruneCounts {
+  beforeMs: number;
+  requests: number;
+  writes: number;
+}
 
 export interface ObjectHistory {
   key: ObjectKey;
@@ -155,10 +164,12 @@ export class WriteStore {
     this.db.pragma("wal_autocheckpoint = 16384");
     this.db.exec(SCHEMA);
     // Stores made before bodies (and audit requests) were kept gain the columns; their older rows stay without.
-    for (const [table, column, type] of [["writes", "body", "TEXT"], ["first_seen", "body", "TEXT"], ["writes", "verb", "TEXT"], ["writes", "subresource", "TEXT"], ["writes", "user_agent", "TEXT"], ["writes", "code", "INTEGER"], ["writes", "latency_ms", "REAL"]]) {
+    for (const [table, column, type] of [["writes", "body", "TEXT"], ["first_seen", "body", "TEXT"], ["writes", "verb", "TEXT"], ["writes", "subresource", "TEXT"], ["writes", "user_agent", "TEXT"], ["writes", "code", "INTEGER"], ["writes", "latency_ms", "REAL"], ["audit_latest", "ts_ms", "INTEGER"], ["audit_latest", "request_key", "TEXT"]]) {
       const columns = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
       if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
     }
+    // A last audited version stored before its time was: the time of its object's last audited write, where one is kept.
+    this.db.exec("UPDATE audit_latest SET ts_ms = (SELECT MAX(w.ts_ms) FROM writes w WHERE w.object_id = audit_latest.object_id AND w.source = 'audit') WHERE ts_ms IS NULL");
     this.objectId = this.db.prepare("SELECT id FROM objects WHERE cluster = ? AND grp = ? AND kind = ? AND namespace = ? AND name = ?");
     this.insertObject = this.db.prepare("INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?)");
     this.insertWrite = this.db.prepare(
@@ -225,7 +236,8 @@ export class WriteStore {
   /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */
   recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json): void {
     this
-      .statement("INSERT INTO first_seen (object_id, ts_ms, projection, body) VALUES (?, ?, ?, ?) ON CONFLICT (object_id) DO NOTHING")
+      // An older log read later moves it back: it is where the object's known history starts.
+      .statement("INSERT INTO first_seen (object_id, ts_ms, projection, body) VALUES (?, ?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET ts_ms = excluded.ts_ms, projection = excluded.projection, body = excluded.body WHERE excluded.ts_ms < first_seen.ts_ms")
       .run(this.idOf(key), tsMs, JSON.stringify(projection), body === undefined ? null : JSON.stringify(body));
   }
 
@@ -298,12 +310,12 @@ export class WriteStore {
   }
 
   /** Drops writes (and audit requests) older than `beforeMs` (retention); objects and their last versions stay. */
-  prune(beforeMs: number): number {
+  prune(beforeMs: number): PruneCounts {
     return this.batch(() => {
       this.db.prepare("DELETE FROM field_changes WHERE ts_ms < ?").run(beforeMs);
-      this.db.prepare("DELETE FROM audit_requests WHERE ts_ms < ?").run(beforeMs);
+      const requests = this.db.prepare("DELETE FROM audit_requests WHERE ts_ms < ?").run(beforeMs).changes;
       this.rollups.pruned(beforeMs);
-      return this.db.prepare("DELETE FROM writes WHERE ts_ms < ?").run(beforeMs).changes;
+      return { beforeMs, requests, writes: this.db.prepare("DELETE FROM writes WHERE ts_ms < ?").run(beforeMs).changes };
     });
   }
 
@@ -346,11 +358,11 @@ export class WriteStore {
 
   private prunedAtMs = 0;
 
-  /** Retention where no recorder runs (audit logs only): at most once an hour per process. */
-  pruneIfDue(retentionMs: number, nowMs = Date.now()): void {
-    if (nowMs - this.prunedAtMs < 3_600_000) return;
+  /** Retention where no recorder runs (audit logs only): at most once an hour per process; null when not due. */
+  pruneIfDue(retentionMs: number, nowMs = Date.now()): PruneCounts | null {
+    if (nowMs - this.prunedAtMs < 3_600_000) return null;
     this.prunedAtMs = nowMs;
-    this.prune(nowMs - retentionMs);
+    return this.prune(nowMs - retentionMs);
   }
 
   sizeBytes(): number {

@@ -128,6 +128,79 @@ describe("retention", () => {
   });
 });
 
+describe("re-ingesting after retention", () => {
+  const days = 86_400_000;
+  /** Every object write as the Objects views read it, in order: the figure a prune and re-ingest must not change. */
+  const writes = (store: WriteStore) => store.db.prepare("SELECT o.name, w.ts_ms, w.class, w.verb, w.rv, w.changes FROM writes w JOIN objects o ON o.id = w.object_id ORDER BY w.ts_ms, o.name").all();
+  const requests = (store: WriteStore) => store.db.prepare("SELECT request_key, noop FROM audit_requests ORDER BY request_key").all();
+  /** One `npm run ingest`: a new ingester on the same store, as a new process has. */
+  const run = (store: WriteStore, lines: string[]) => {
+    const ingester = new AuditIngester(store, "prod", DEFAULT_PROFILES);
+    lines.forEach((line, i) => ingester.line(line, i + 1, "old.log"));
+    ingester.flush();
+    return ingester;
+  };
+
+  it("reproduces the first ingest's writes and classes after any prune, in any order of prunes and runs", () => {
+    const truth = seed003(START, 30);
+    const { store } = setup();
+    run(store, truth.lines);
+    const first = writes(store);
+    const firstRequests = requests(store);
+    // The log holds real changes (unrouted, routed) among the no-ops: a version chain compared with a later copy would call them no-ops.
+    expect(new Set(first.map((w) => (w as { class: string }).class))).toEqual(new Set(["unknown", "no-op", "unrouted", "routed"]));
+    const midMs = START + 15 * 60_000;
+    for (const beforeMs of [START + days, midMs, START + days, midMs, START + 7 * 60_000]) {
+      store.prune(beforeMs);
+      expect(writes(store).length).toBeLessThan(first.length);
+      run(store, truth.lines);
+      expect(writes(store)).toEqual(first);
+      expect(requests(store)).toEqual(firstRequests);
+    }
+    // Read twice without a prune between: all duplicates, nothing changes.
+    const again = run(store, truth.lines);
+    expect(again.counts.duplicates).toBe(firstRequests.length);
+    expect(writes(store)).toEqual(first);
+  });
+
+  it("compares an older log's writes with their own predecessors when a newer log was read first", () => {
+    const truth = seed003(START, 30);
+    // The second half of the requests in one log, the first half in another (each request is two lines, so the halves split between requests).
+    const cut = truth.lines.length / 2 + ((truth.lines.length / 2) % 2);
+    const older = truth.lines.slice(0, cut);
+    const newer = truth.lines.slice(cut);
+    const inOrder = setup().store;
+    run(inOrder, older);
+    run(inOrder, newer);
+    const reversed = setup().store;
+    run(reversed, newer);
+    run(reversed, older);
+    const byWrite = (store: WriteStore) => new Map((writes(store) as { name: string; ts_ms: number; class: string }[]).map((w) => [`${w.name}@${w.ts_ms}`, w.class]));
+    const expected = byWrite(inOrder);
+    const got = byWrite(reversed);
+    expect([...got.keys()].sort()).toEqual([...expected.keys()].sort());
+    // Only each object's first write in the newer log differs: read first, it had nothing to compare with.
+    const differing = [...expected].filter(([k, cls]) => got.get(k) !== cls);
+    expect(differing.length).toBeLessThanOrEqual(truth.routes.length);
+    for (const [k] of differing) expect(got.get(k)).toBe("unknown");
+    // And the newest version stays the newest: a write after both logs is compared with the last one.
+    const last = (inOrder.db.prepare("SELECT rv, ts_ms FROM audit_latest ORDER BY object_id").all() as { rv: string; ts_ms: number }[]);
+    expect(reversed.db.prepare("SELECT rv, ts_ms FROM audit_latest ORDER BY object_id").all()).toEqual(last);
+  });
+
+  it("a run that prunes says how many requests and writes it dropped", () => {
+    const { store, feed, ingester } = setup();
+    feed(seed003(START, 2, 1).lines);
+    const stored = { requests: ingester.counts.requests, writes: ingester.counts.objectWrites };
+    const pruned = store.pruneIfDue(14 * days, START + 20 * days);
+    expect(pruned).toEqual({ beforeMs: START + 6 * days, ...stored });
+    expect(store.pruneIfDue(14 * days, START + 20 * days + 1000)).toBeNull(); // not due again within the hour
+    const next = new AuditIngester(store, "prod", DEFAULT_PROFILES);
+    next.pruned = pruned;
+    expect(next.summary()).toContain(`pruned ${stored.requests} requests and ${stored.writes} object writes older than ${new Date(START + 6 * days).toISOString()}`);
+  });
+});
+
 describe("periodicNoop", () => {
   const at = (seconds: number[]) => seconds.map((s) => ({ tsMs: s * 1000, writer: "w" }));
   it("flags a timer, tolerating jitter and a missed beat", () => {
