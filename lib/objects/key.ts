@@ -11,12 +11,29 @@ export function objectPath(key: ObjectKey): string {
   return [key.cluster, key.group || "core", key.kind, key.namespace || "_", key.name].map(encodeURIComponent).join("/");
 }
 
-/** The key from five path segments (Next hands them over already decoded). */
+/**
+ * A path segment's value, decoded once if it still holds %-escapes. Next hands a route handler its
+ * segments decoded but a page some of them still encoded; a valid segment never holds a `%` itself
+ * (Kubernetes names, namespaces and groups cannot, nor can cluster names), so one decode is exact.
+ */
+function segmentValue(label: string, raw: string): string {
+  let value = raw;
+  if (raw.includes("%")) {
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      throw badRequest(`path segment ${label}: a malformed %-escape`);
+    }
+  }
+  if (value.length === 0 || value.length > 253) throw badRequest(`path segment ${label}: expected 1–253 characters`);
+  if (value.includes("/") || value.includes("%")) throw badRequest(`path segment ${label}: a name cannot contain / or %`);
+  return value;
+}
+
+/** The key from five path segments, decoded or not. */
 export function objectKeyFromSegments(segments: string[]): ObjectKey {
   if (segments.length !== 5) throw badRequest(`an object is ${OBJECT_PATH_HELP}; this path has ${segments.length} parts`);
-  const [cluster, group, kind, namespace, name] = segments;
-  for (const [label, value] of [["cluster", cluster], ["group", group], ["kind", kind], ["namespace", namespace], ["name", name]]) {
-    if (value.length === 0 || value.length > 253) throw badRequest(`path segment ${label}: expected 1–253 characters`);
-  }
+  const labels = ["cluster", "group", "kind", "namespace", "name"] as const;
+  const [cluster, group, kind, namespace, name] = segments.map((raw, i) => segmentValue(labels[i], raw));
   return { cluster, group: group === "core" ? "" : group, kind, namespace: namespace === "_" ? "" : namespace, name };
 }
