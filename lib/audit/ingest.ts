@@ -16,6 +16,7 @@ import { resourceKey } from "../recorder/core";
 import type { AuditStore } from "../store/audit-store";
 import type { ObjectKey, PruneCounts, WriteRequest, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest } from "./event";
+import { clusterScope } from "../churn/scope";
 import { AuditReader, type IngestProblem, type ReadCounts } from "./reader";
 
 export type { IngestProblem } from "./reader";
@@ -87,6 +88,7 @@ export class AuditIngester {
   private readonly stored: StoreCounts = { duplicates: 0, requests: 0, failed: 0, unprofiled: 0, objectWrites: 0, noop: 0, unknown: 0, matchedWatch: 0 };
   private readonly audit: AuditStore;
   private readonly byResource = new Map<string, Profile[]>();
+  private readonly isClusterScoped: (group: string, resource: string) => boolean;
   private pending: { request: AuditRequest; bytes: number }[] = [];
   private pendingBytes = 0;
   private readonly recent = new Map<number, Chain>();
@@ -105,6 +107,7 @@ export class AuditIngester {
     profiles: Profile[],
   ) {
     this.audit = store.audit();
+    this.isClusterScoped = clusterScope(profiles);
     for (const profile of profiles) {
       const key = resourceKey(profile);
       this.byResource.set(key, [...(this.byResource.get(key) ?? []), profile]);
@@ -129,6 +132,8 @@ export class AuditIngester {
 
   /** A completed write request, stored with the next batch. */
   push(request: AuditRequest, bytes: number): void {
+    // One object, one key: a cluster-scoped object has no namespace, whatever the event's objectRef says.
+    if (request.namespace !== "" && this.isClusterScoped(request.group, request.resource)) request = { ...request, namespace: "" };
     this.pending.push({ request, bytes });
     this.pendingBytes += bytes;
     if (this.pending.length >= BATCH_REQUESTS || this.pendingBytes >= BATCH_BYTES) this.flush();

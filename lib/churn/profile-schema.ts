@@ -34,6 +34,8 @@ export const profileSchema = z
     version: z.string().min(1),
     resource: z.string().min(1),
     kind: z.string().min(1),
+    /** Cluster: its objects have no namespace (built-in kinds are known; say it for a cluster-scoped custom resource) */
+    scope: z.enum(["Namespaced", "Cluster"]).optional(),
     /** clusters to watch it on; empty = every cluster */
     clusters: z.array(z.string()).default([]),
     /** where the routed projection reads from: JSON in this annotation, else `path` (as the consumer does) */

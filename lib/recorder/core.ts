@@ -7,6 +7,7 @@
 import { analyzeVersions, prepare, project, type Version } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
+import { clusterScope } from "../churn/scope";
 import type { ObjectKey, WriteStore } from "../store/store";
 
 export interface KubeObject {
@@ -43,6 +44,8 @@ const RECENT_OBJECTS = 5_000;
 
 export class ProfileRecorder {
   private readonly sample: Profile;
+  /** the server sends cluster-scoped objects without a namespace; this keeps them so should one carry it */
+  private readonly clusterScoped: boolean;
 
   /** `profiles` all read the same resource; each object is read with the one that fits it (profileFor). */
   constructor(
@@ -51,10 +54,11 @@ export class ProfileRecorder {
     private readonly profiles: Profile[],
   ) {
     this.sample = profiles[0];
+    this.clusterScoped = clusterScope(profiles)(this.sample.group, this.sample.resource);
   }
 
   private key(obj: KubeObject): ObjectKey {
-    return { cluster: this.cluster, group: this.sample.group, kind: this.sample.kind, namespace: obj.metadata?.namespace ?? "", name: obj.metadata?.name ?? "" };
+    return { cluster: this.cluster, group: this.sample.group, kind: this.sample.kind, namespace: this.clusterScoped ? "" : (obj.metadata?.namespace ?? ""), name: obj.metadata?.name ?? "" };
   }
 
   private profileOf(obj: KubeObject | undefined): Profile {

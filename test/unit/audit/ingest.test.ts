@@ -114,6 +114,39 @@ describe("AuditIngester", () => {
   });
 });
 
+describe("cluster-scoped objects", () => {
+  const namespaceProfile = { ...DEFAULT_PROFILES.find((p) => p.name === "httproute")!, name: "namespace", group: "", version: "v1", resource: "namespaces", kind: "Namespace", source: { path: "$.metadata" }, routed: { labels: { path: "$.labels" } } };
+  const siteProfile = { ...namespaceProfile, name: "site", group: "net.example.io", resource: "sites", kind: "Site", scope: "Cluster" as const };
+
+  it("keys a Namespace, a ClusterRole and a cluster-scoped custom resource without a namespace, whatever objectRef says", () => {
+    const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-scope-")), "s.sqlite"));
+    const ingester = new AuditIngester(store, "prod", [...DEFAULT_PROFILES, namespaceProfile, siteProfile]);
+    const ns = (rv: number, labels: Record<string, string>) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name: "openshift-ovn-kubernetes", resourceVersion: String(rv), labels } });
+    const lines = [
+      // The API server names the namespace itself in objectRef.namespace for some verbs and not for others.
+      ...requestLines({ verb: "create", resource: "namespaces", name: "openshift-ovn-kubernetes", receivedMs: START, responseObject: ns(1, { a: "1" }) }),
+      ...requestLines({ verb: "update", resource: "namespaces", namespace: "openshift-ovn-kubernetes", name: "openshift-ovn-kubernetes", receivedMs: START + 1000, responseObject: ns(2, { a: "2" }) }),
+      ...requestLines({ verb: "patch", resource: "namespaces", namespace: "openshift-ovn-kubernetes", name: "openshift-ovn-kubernetes", receivedMs: START + 2000, responseObject: ns(2, { a: "2" }) }),
+      ...requestLines({ verb: "update", resource: "clusterroles", group: "rbac.authorization.k8s.io", namespace: "kube-system", name: "system:controller:x", receivedMs: START + 3000 }),
+      ...requestLines({ verb: "patch", resource: "sites", group: "net.example.io", namespace: "stray", name: "site-1", receivedMs: START + 4000, responseObject: { kind: "Site", metadata: { name: "site-1", resourceVersion: "5" } } }),
+    ];
+    lines.forEach((line, i) => ingester.line(line, i + 1, "scope.log"));
+    ingester.flush();
+    expect(store.db.prepare("SELECT kind, namespace, name FROM objects ORDER BY kind").all()).toEqual([
+      { kind: "Namespace", namespace: "", name: "openshift-ovn-kubernetes" },
+      { kind: "Site", namespace: "", name: "site-1" },
+    ]);
+    // One object, so its writes compare with each other: the update changed a label, the patch changed nothing.
+    expect(store.db.prepare("SELECT w.class FROM writes w JOIN objects o ON o.id = w.object_id WHERE o.kind = 'Namespace' ORDER BY w.ts_ms").all()).toEqual([{ class: "create" }, { class: "routed" }, { class: "no-op" }]);
+    // The Clients view's requests are keyed the same way.
+    expect(store.db.prepare("SELECT DISTINCT resource, namespace FROM audit_requests ORDER BY resource").all()).toEqual([
+      { resource: "clusterroles", namespace: "" },
+      { resource: "namespaces", namespace: "" },
+      { resource: "sites", namespace: "" },
+    ]);
+  });
+});
+
 describe("retention", () => {
   it("warns when stored requests are older than the store keeps, and prunes audit requests with the writes", () => {
     const { ingester, feed, store } = setup();
