@@ -105,7 +105,7 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     Infinity,
   );
   const clients = all<Omit<ClientRow, "verbs">>(
-    `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, SUM(noop = 1) AS noop
+    `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, TOTAL(noop = 1) AS noop
      FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
   ).map((c) => ({ ...c, verbs: (verbs.get(c.client) ?? []).map((v) => ({ verb: v.client, writes: v.writes })) }));
   const total = clients.reduce((sum, c) => sum + c.writes, 0);
@@ -119,11 +119,11 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
   // Aliases differ from column names: SQLite groups by a column before an alias of the same name.
   const resourceName = `${QUALIFIED} || CASE WHEN subresource = '' THEN '' ELSE '/' || subresource END`;
   const resources = all<{ label: string; writes: number; noop: number }>(
-    `SELECT ${resourceName} AS label, COUNT(*) AS writes, SUM(noop = 1) AS noop FROM audit_requests WHERE ${w} GROUP BY label ORDER BY writes DESC, label LIMIT ${TOP_ROWS}`,
+    `SELECT ${resourceName} AS label, COUNT(*) AS writes, TOTAL(noop = 1) AS noop FROM audit_requests WHERE ${w} GROUP BY label ORDER BY writes DESC, label LIMIT ${TOP_ROWS}`,
   ).map(({ label, ...r }) => ({ resource: label, ...r }));
   const resourceTop = topBy(all<{ k: string; client: string; n: number }>(`SELECT ${resourceName} AS k, ${CLIENT} AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`));
   const objects = all<{ qualified: string; namespace: string; name: string; writes: number; noop: number }>(
-    `SELECT ${QUALIFIED} AS qualified, namespace, name, COUNT(*) AS writes, SUM(noop = 1) AS noop
+    `SELECT ${QUALIFIED} AS qualified, namespace, name, COUNT(*) AS writes, TOTAL(noop = 1) AS noop
      FROM audit_requests WHERE ${w} AND name != '' GROUP BY qualified, namespace, name ORDER BY writes DESC, qualified, namespace, name LIMIT ${TOP_ROWS}`,
   ).map(({ qualified, ...o }) => ({ resource: qualified, ...o }));
   const objectKey = (o: { resource: string; namespace: string; name: string }) => `${o.resource}\u0000${o.namespace}\u0000${o.name}`;

@@ -185,6 +185,9 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
     promql: `sum(rate(${writes(vars, [m("code", "=~", "2..")])}[${w(vars)}]))`,
   };
   const operations = m("operation", "=~", "create|update|delete");
+  const counter = vars.labelSets.etcdCounter ?? "etcd_requests_total";
+  // Before 1.28 the request-duration histogram's count is the only counter of etcd requests.
+  const counterInfos = counter === "etcd_requests_total" ? [] : ["etcd_requests_total is not exposed by this API server (Kubernetes ≤ 1.27); effective writes count etcd_request_duration_seconds_count."];
   switch (vars.labelSets.etcd) {
     case "group-resource":
       return {
@@ -192,10 +195,10 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
           api,
           {
             name: "effective writes (etcd)",
-            promql: `sum(rate(${selector("etcd_requests_total", [m("job", "=", vars.job), m("resource", "=", vars.resource), m("group", "=", vars.group), operations])}[${w(vars)}]))`,
+            promql: `sum(rate(${selector(counter, [m("job", "=", vars.job), m("resource", "=", vars.resource), m("group", "=", vars.group), operations])}[${w(vars)}]))`,
           },
         ],
-        infos: [],
+        infos: counterInfos,
       };
     case "type": {
       // Kubernetes ≤ 1.33 labels etcd requests with type="<resource>.<group>" (just "<resource>" for the core group).
@@ -209,10 +212,10 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
           api,
           {
             name: "effective writes (etcd)",
-            promql: `sum(rate(${selector("etcd_requests_total", [m("job", "=", vars.job), type, operations])}[${w(vars)}]))`,
+            promql: `sum(rate(${selector(counter, [m("job", "=", vars.job), type, operations])}[${w(vars)}]))`,
           },
         ],
-        infos: [],
+        infos: counterInfos,
       };
     }
     case "none":
@@ -227,12 +230,12 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
               promql: `max(sum by (instance) (rate(${selector("apiserver_watch_cache_events_received_total", [m("job", "=", vars.job), m("resource", "=", vars.resource), resourceLabel])}[${w(vars)}])))`,
             },
           ],
-          infos: ["etcd_requests_total is not scraped here; effective writes come from watch-cache events (one replica)."],
+          infos: ["No etcd request counter (etcd_requests_total, etcd_request_duration_seconds_count) is scraped here; effective writes come from watch-cache events (one replica)."],
         };
       }
       return {
         queries: [api],
-        infos: ["Neither etcd_requests_total nor apiserver_watch_cache_events_received_total is scraped for this API server, so effective writes cannot be shown."],
+        infos: ["None of etcd_requests_total, etcd_request_duration_seconds_count and apiserver_watch_cache_events_received_total is scraped for this API server, so effective writes cannot be shown."],
       };
   }
 }

@@ -5,9 +5,16 @@
 import type { PromClient, TimeBounds } from "../prometheus/client";
 import { selector } from "../prometheus/promql";
 
+export type EtcdCounter = "etcd_requests_total" | "etcd_request_duration_seconds_count";
+
 export interface LabelSets {
   /** ≥ 1.34: group+resource; ≤ 1.33: type="<resource>.<group>"; none: not scraped. */
   etcd: "group-resource" | "type" | "none";
+  /**
+   * The counter of etcd requests: etcd_requests_total from 1.28, before that only the request-duration
+   * histogram's count (same labels); absent means etcd_requests_total.
+   */
+  etcdCounter?: EtcdCounter;
   /** ≥ 1.34: group+resource; ≤ 1.33: resource only. */
   watchCache: "group-resource" | "resource" | "none";
   /** ≥ 1.34: resource; ≤ 1.33: kind. */
@@ -26,12 +33,15 @@ export async function probeLabelSets(
   bounds: TimeBounds,
   signal?: AbortSignal,
 ): Promise<LabelSets> {
-  const [etcd, cache, watch] = await Promise.all([
+  const [requests, durations, cache, watch] = await Promise.all([
     firstSeriesLabels(client, "etcd_requests_total", job, bounds, signal),
+    firstSeriesLabels(client, "etcd_request_duration_seconds_count", job, bounds, signal),
     firstSeriesLabels(client, "apiserver_watch_cache_events_received_total", job, bounds, signal),
     firstSeriesLabels(client, "apiserver_watch_events_total", job, bounds, signal),
   ]);
+  const etcd = requests ?? durations;
   return {
+    etcdCounter: requests || !durations ? "etcd_requests_total" : "etcd_request_duration_seconds_count",
     etcd: !etcd ? "none" : "resource" in etcd ? "group-resource" : "type" in etcd ? "type" : "none",
     watchCache: !cache ? "none" : "group" in cache ? "group-resource" : "resource",
     watchEvents: !watch ? "none" : "kind" in watch && !("resource" in watch) ? "kind" : "resource",

@@ -11,6 +11,8 @@ export const PROJECT_JOB = "milo-apiserver";
 export const HUB_JOB = "karmada-system/karmada-apiserver";
 /** An API server on Kubernetes ≤ 1.33: etcd metrics labelled type="<resource>.<group>", watch events by kind. */
 export const LEGACY_JOB = "legacy-apiserver";
+/** An API server on Kubernetes ≤ 1.27: no etcd_requests_total, only etcd_request_duration_seconds_count{operation,type}. */
+export const OLD_JOB = "apiserver-1-26";
 export const GRID = {
   startSeconds: Date.parse("2026-09-11T06:00:00Z") / 1000,
   endSeconds: Date.parse("2026-09-11T18:00:00Z") / 1000,
@@ -79,7 +81,7 @@ function requestLabels(job: string, instance: string, r: ResourceSpec, verb: str
   return labels;
 }
 
-type LabelStyle = "1.34" | "1.33";
+type LabelStyle = "1.34" | "1.33" | "1.26";
 
 function kindOf(resource: string): string {
   const singular = resource.replace(/s$/, "");
@@ -112,7 +114,7 @@ function specsFor(job: string, instances: string[], resources: ResourceSpec[], s
         specs.push({ name: "apiserver_request_total", labels: requestLabels(job, instance, r, verb, undefined, "200"), increment: (_t, rng) => countWithMean(perScrape(0.5, instances.length), rng) });
       }
       specs.push({
-        name: "etcd_requests_total",
+        name: style === "1.26" ? "etcd_request_duration_seconds_count" : "etcd_requests_total",
         labels:
           style === "1.34"
             ? { job, instance, operation: "update", group: r.group, resource: r.resource }
@@ -139,6 +141,7 @@ export function buildWriteLoadScenario(seed = 20260911): CounterSeries[] {
       ...specsFor(PROJECT_JOB, PROJECT_INSTANCES, PROJECT_RESOURCES),
       ...specsFor(HUB_JOB, HUB_INSTANCES, HUB_RESOURCES),
       ...specsFor(LEGACY_JOB, ["10.2.0.1:6443"], LEGACY_RESOURCES, "1.33"),
+      ...specsFor(OLD_JOB, ["10.3.0.1:6443"], LEGACY_RESOURCES, "1.26"),
     ],
     GRID,
     rng,

@@ -15,7 +15,7 @@ import { OTHER_LABEL } from "@/lib/panels/top-n";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
-import { buildWriteLoadScenario, HUB_JOB, LEGACY_JOB, PROJECT_JOB, truthByKey, truthTotal, writesOf } from "../helpers/write-load-scenario";
+import { buildWriteLoadScenario, HUB_JOB, LEGACY_JOB, OLD_JOB, PROJECT_JOB, truthByKey, truthTotal, writesOf } from "../helpers/write-load-scenario";
 
 const FROM = "2026-09-11T12:00:00Z";
 const TO = "2026-09-11T16:00:00Z";
@@ -30,7 +30,7 @@ beforeAll(async () => {
   series = buildWriteLoadScenario();
   prom = await startPrometheus(series);
   const config = writeConfig(
-    [`prometheus:`, `  url: ${prom.url}`, `  scrapeIntervalSeconds: 15`, `apiservers:`, `  project: [${PROJECT_JOB}, ${LEGACY_JOB}]`, `  hub: [${JSON.stringify(HUB_JOB)}]`].join("\n"),
+    [`prometheus:`, `  url: ${prom.url}`, `  scrapeIntervalSeconds: 15`, `apiservers:`, `  project: [${PROJECT_JOB}, ${LEGACY_JOB}, ${OLD_JOB}]`, `  hub: [${JSON.stringify(HUB_JOB)}]`].join("\n"),
   );
   app = await startApp({ CHURNSCOPE_CONFIG: config });
 });
@@ -146,12 +146,24 @@ describe("JSON API against a real Prometheus", () => {
     expect(body.infos[0]).toMatch(/labels watch events by kind/);
   });
 
+  it("counts effective writes on Kubernetes ≤ 1.27 from etcd_request_duration_seconds_count, exactly, and says so", async () => {
+    const params = { from: FROM, to: TO, apiserver: OLD_JOB, resource: "connectors.networking.datumapis.com", step: "600" };
+    const effective = await panel("effective-writes", params);
+    expect(effective.queries[1].promql).toMatch(/^sum\(rate\(etcd_request_duration_seconds_count\{job="apiserver-1-26", type="connectors.networking.datumapis.com"/);
+    const { body } = await api("/api/panels/effective-writes", params);
+    expect(body.status === "success" && body.infos.join(" ")).toMatch(/Kubernetes ≤ 1.27.*etcd_request_duration_seconds_count/);
+    const etcdFilter = (l: Record<string, string>, name: string) => name === "etcd_request_duration_seconds_count" && l.job === OLD_JOB && l.type === "connectors.networking.datumapis.com";
+    expect(effective.series[1].points.length).toBeGreaterThan(20);
+    for (const [tsMs, value] of effective.series[1].points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
+  });
+
   it("lists the configured API servers with their roles", async () => {
     const res = await fetch(`${app.url}/api/apiservers?from=${FROM}&to=${TO}`);
     const body = (await res.json()) as ApiEnvelope<{ job: string; role: string }[]>;
     expect(body.status === "success" && body.data).toEqual([
       { job: PROJECT_JOB, role: "project" },
       { job: LEGACY_JOB, role: "project" },
+      { job: OLD_JOB, role: "project" },
       { job: HUB_JOB, role: "hub" },
     ]);
   });

@@ -46,6 +46,9 @@ describe("panel catalog", () => {
     expect(findPanel("effective-writes")!.queries(old).queries[1].promql).toContain('type="connectors.networking.datumapis.com"');
     const anyGroup = vars({ resource: "connectors", labelSets: { etcd: "type", watchCache: "resource", watchEvents: "kind" } });
     expect(findPanel("effective-writes")!.queries(anyGroup).queries[1].promql).toContain('type=~"connectors(\\\\..+)?"');
+    const before128 = findPanel("effective-writes")!.queries(vars({ resource: "connectors", group: "networking.datumapis.com", labelSets: { etcd: "type", etcdCounter: "etcd_request_duration_seconds_count", watchCache: "resource", watchEvents: "kind" } }));
+    expect(before128.queries[1].promql).toMatch(/^sum\(rate\(etcd_request_duration_seconds_count\{job="milo-apiserver", type="connectors.networking.datumapis.com", operation=~"create\|update\|delete"\}/);
+    expect(before128.infos[0]).toMatch(/≤ 1.27/);
     const cacheOnly = findPanel("effective-writes")!.queries(vars({ labelSets: { etcd: "none", watchCache: "resource", watchEvents: "resource" } }));
     expect(cacheOnly.queries[1].promql).toMatch(/^max\(sum by \(instance\) \(rate\(apiserver_watch_cache_events_received_total/);
     expect(cacheOnly.infos[0]).toMatch(/watch-cache/);
