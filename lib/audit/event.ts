@@ -94,8 +94,9 @@ function isAuditEvent(v: unknown): boolean {
 
 /**
  * The audit events in a parsed JSON value: an Event, an EventList (a webhook batch), or either one
- * inside a log envelope (`properties.log` as Azure writes it, `log` or `message` as container log
- * shippers write it), as a JSON object or as an escaped JSON string. null: not audit data.
+ * inside a log envelope (`properties.log` as Azure writes it, alone or in an Event Hub message's
+ * `records`; `log` or `message` as container log shippers write it), as a JSON object or as an
+ * escaped JSON string. null: not audit data.
  */
 export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
   if (depth > 3) return null;
@@ -112,6 +113,11 @@ export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
   if (isAuditEvent(value)) return [value as AuditEvent];
   // A batch re-serialised without its type fields is a list whose items are events.
   if (Array.isArray(value.items) && (value.kind === "EventList" || (value.kind === undefined && value.items.some(isAuditEvent)))) return value.items.filter(isAuditEvent) as AuditEvent[];
+  // Azure's Event Hub messages batch their diagnostic records: {"records": [{"category": "kube-audit", "properties": {"log": …}}]}.
+  if (Array.isArray(value.records)) {
+    const found = value.records.map((record) => eventsOf(record, depth + 1)).filter((events) => events !== null);
+    return found.length > 0 ? found.flat() : null;
+  }
   for (const inner of [isObject(value.properties) ? value.properties.log : undefined, value.log, value.message]) {
     if (inner === undefined) continue;
     const events = eventsOf(inner, depth + 1);

@@ -63,6 +63,20 @@ describe("readLine and toRequest", () => {
     }
   });
 
+  it("reads an Azure Event Hub message: diagnostic records, each with its event in properties.log, beside records that are not audit events", () => {
+    const a = auditEvent({ ...base, auditID: "hub-1" });
+    const b = auditEvent({ ...base, auditID: "hub-2" });
+    const message = {
+      records: [
+        { category: "kube-audit", operationName: "Microsoft.ContainerService/managedClusters/diagnosticLogs/Read", properties: { log: `${JSON.stringify(a)}\n`, stream: "stdout", pod: "kube-apiserver-0" } },
+        { category: "kube-apiserver", properties: { log: "I0109 21:24:54.475483       1 clusterstate.go:300] not an event" } },
+        { category: "kube-audit-admin", properties: { log: JSON.stringify(b) } },
+      ],
+    };
+    expect(eventsOf(message)?.map((e) => e.auditID)).toEqual(["hub-1", "hub-2"]);
+    expect(eventsOf({ records: [{ properties: { log: "plain text" } }] })).toBeNull();
+  });
+
   it("reads an EventList batch as the webhook posts it", () => {
     const list = { kind: "EventList", apiVersion: "audit.k8s.io/v1", items: [auditEvent({ ...base, auditID: "b1" }), auditEvent({ ...base, auditID: "b2", stage: "RequestReceived" })] };
     expect(eventsOf(list)?.map((e) => e.auditID)).toEqual(["b1", "b2"]);
