@@ -24,10 +24,11 @@ export interface PrometheusConfig {
   /** Includes Authorization when credentials are configured. Server-side only. */
   headers: Record<string, string>;
   timeoutMs: number;
+  maxAnswerBytes: number;
   partialResponse: boolean;
   gzip: boolean;
   scrapeIntervalSeconds: number;
-  sharing: { cacheMs: number; maxConcurrent: number; maxQueued: number };
+  sharing: { cacheMs: number; maxConcurrent: number; maxQueued: number; timeoutMs: number };
 }
 
 export interface AppConfig {
@@ -153,10 +154,11 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
       url: p.url,
       headers,
       timeoutMs: p.timeoutSeconds * 1000,
+      maxAnswerBytes: Math.round(p.maxAnswerMiB * 1024 * 1024),
       partialResponse: p.partialResponse,
       gzip: p.gzip,
       scrapeIntervalSeconds: p.scrapeIntervalSeconds,
-      sharing: { cacheMs: p.cacheSeconds * 1000, maxConcurrent: p.maxConcurrentQueries, maxQueued: p.maxQueuedQueries },
+      sharing: { cacheMs: p.cacheSeconds * 1000, maxConcurrent: p.maxConcurrentQueries, maxQueued: p.maxQueuedQueries, timeoutMs: p.timeoutSeconds * 1000 },
     };
   }
   return {

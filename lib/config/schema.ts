@@ -28,6 +28,11 @@ export const prometheusSchema = z
     /** queries sent to Prometheus at once; more wait, and past maxQueuedQueries a panel shows "busy" */
     maxConcurrentQueries: z.number().int().min(1).max(256).default(8),
     maxQueuedQueries: z.number().int().min(0).max(10_000).default(64),
+    /**
+     * The largest answer read from Prometheus, decoded; past it the panel fails with 502. The default fits the
+     * largest panel: 10,000 points × 100 series (the most a panel passes on) at about 45 bytes a point, with room.
+     */
+    maxAnswerMiB: z.number().positive().max(1024).default(64),
     /** how long an answer is reused for the same query (identical queries in flight always share one call) */
     cacheSeconds: z.number().min(0).max(3600).default(10),
   })

@@ -3,6 +3,7 @@
  * validate the same parameters, so a link behaves the same whichever source answers it.
  */
 import { badRequest, notFound } from "../api/envelope";
+import { PromError } from "../prometheus/errors";
 import { notConfigured } from "../api/not-configured";
 import type { ServerContext } from "../server/context";
 import { snapshotPanel } from "../snapshot/lookup";
@@ -50,7 +51,23 @@ export async function answerPanel(ctx: ServerContext, id: string, params: Record
   }
   const req = parsePanelParams(params, Date.now(), maxRangeMs, configuredApiservers(ctx.config.apiservers).map((a) => a.job));
   if (!ctx.prometheus) throw notConfigured();
-  return runAny(panel, ctx.prometheus, rebuildDeps(ctx.config, ctx.prometheus), req, undefined, signal);
+  const prometheus = ctx.prometheus;
+  return withinDeadline(ctx, signal, (s) => runAny(panel, prometheus, rebuildDeps(ctx.config, prometheus), req, undefined, s));
+}
+
+/**
+ * Runs a panel's calls to Prometheus within prometheus.timeoutSeconds of its request's arrival, however
+ * long they wait for a query slot or one another; the browser going away still cancels it.
+ */
+async function withinDeadline<T>(ctx: ServerContext, signal: AbortSignal | undefined, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const timeoutMs = ctx.config.prometheus?.timeoutMs ?? 30_000;
+  const deadline = AbortSignal.timeout(timeoutMs);
+  try {
+    return await run(signal ? AbortSignal.any([signal, deadline]) : deadline);
+  } catch (error) {
+    if (deadline.aborted && !signal?.aborted) throw new PromError("timeout", `Prometheus did not answer within ${timeoutMs / 1000} s`);
+    throw error;
+  }
 }
 
 /** The compare view's request: a range and two typed counters, from a snapshot or Prometheus. */
@@ -59,7 +76,8 @@ async function answerCompare(ctx: ServerContext, params: Record<string, string>,
   const args = parseCompareArgs(params);
   if (params.snapshot !== undefined) return snapshotPanel(await ctx.snapshots.open(params.snapshot), { panel: "compare", startMs, endMs, args: compareArgs(args) });
   if (!ctx.prometheus) throw notConfigured();
-  return runCompare(ctx.prometheus.client, { startMs, endMs, ...args }, signal);
+  const client = ctx.prometheus.client;
+  return withinDeadline(ctx, signal, (s) => runCompare(client, { startMs, endMs, ...args }, s));
 }
 
 export function rebuildDeps(config: ServerContext["config"], prometheus: NonNullable<ServerContext["prometheus"]>): RebuildDeps {

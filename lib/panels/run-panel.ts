@@ -119,7 +119,8 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
     labelSets,
   });
   const answer = await executeQueries(deps.client, panel.mode, plan, req, queries, signal);
-  const series = panel.topN !== undefined ? topNWithOther(answer.series, panel.topN) : answer.series;
+  const limited = limitSeries(panel.topN !== undefined ? topNWithOther(answer.series, panel.topN) : answer.series);
+  const series = limited.series;
   return {
     data: {
       panel: panel.id,
@@ -131,8 +132,24 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
       series,
       ...(panel.estimate ? { estimate: panel.estimate } : {}),
     },
-    warnings: unique(answer.warnings),
+    warnings: unique([...limited.warnings, ...answer.warnings]),
     infos: unique([...infos, ...answer.infos]),
+  };
+}
+
+/**
+ * The most series a panel passes on (Grafana and Prometheus's UI cap what they draw too): past it, the
+ * ones with the largest totals, in their order, and a warning that says how many were left out.
+ */
+export const MAX_PANEL_SERIES = 100;
+
+export function limitSeries(series: Series[], max = MAX_PANEL_SERIES): { series: Series[]; warnings: string[] } {
+  if (series.length <= max) return { series, warnings: [] };
+  const total = (s: Series) => s.points.reduce((sum, [, v]) => sum + (v !== null && Number.isFinite(v) ? Math.abs(v) : 0), 0);
+  const kept = new Set(series.map((s, i) => ({ i, t: total(s) })).sort((a, b) => b.t - a.t || a.i - b.i).slice(0, max).map((e) => e.i));
+  return {
+    series: series.filter((_, i) => kept.has(i)),
+    warnings: [`Showing the ${max} series with the largest values of ${series.length}: narrow the selection to see the rest.`],
   };
 }
 

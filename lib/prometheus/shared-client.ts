@@ -3,15 +3,20 @@
  * query once. This wraps a PromClient so identical requests in flight share one upstream call,
  * answers are reused for a few seconds (callers align ranges to the step, so the same view asks the
  * same question), failures are never reused, and at most `maxConcurrent` calls run at once with at
- * most `maxQueued` waiting; past that a request fails fast as "busy" instead of piling up.
+ * most `maxQueued` waiting; past that a request fails fast as "busy" instead of piling up. Each call's
+ * deadline (`timeoutMs`) runs from when it was asked for, waiting included, and a call past it gives
+ * its slot back whatever became of it, so no answer can hold the pool.
  */
 import { ApiFailure } from "../api/envelope";
 import type { PromClient } from "./client";
+import { PromError } from "./errors";
 
 export interface SharingOptions {
   cacheMs: number;
   maxConcurrent: number;
   maxQueued: number;
+  /** a call's whole time, from being asked for to its answer */
+  timeoutMs: number;
 }
 
 export interface SharingStats {
@@ -27,19 +32,42 @@ export interface SharingStats {
 
 const MAX_ENTRIES = 2_000;
 
-export type SharedClient = PromClient & { stats: SharingStats; active: () => number; queued: () => number };
+export type SharedClient = PromClient & {
+  stats: SharingStats;
+  active: () => number;
+  queued: () => number;
+  /** how long the oldest call holding a slot has held it (0: none); past its deadline and some, the pool is stuck */
+  oldestActiveMs: () => number;
+};
 
 export function sharedClient(inner: PromClient, options: SharingOptions, clock: () => number = Date.now): SharedClient {
   const stats: SharingStats = { upstream: 0, coalesced: 0, cached: 0, busy: 0 };
   const entries = new Map<string, { promise: Promise<unknown>; settledAtMs?: number }>();
   const waiting: (() => void)[] = [];
+  /** when each call holding a slot started */
+  const running = new Set<{ startedMs: number }>();
   let active = 0;
+  const seconds = `${options.timeoutMs / 1000} s`;
 
-  const release = () => {
-    active--;
-    waiting.shift()?.();
-  };
-  async function limited<T>(work: () => Promise<T>): Promise<T> {
+  /** Waits for a slot until the deadline; past it, leaves the queue as a timeout. */
+  function slot(deadline: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const take = () => {
+        deadline.removeEventListener("abort", expire);
+        resolve();
+      };
+      const expire = () => {
+        const at = waiting.indexOf(take);
+        if (at >= 0) waiting.splice(at, 1);
+        reject(new PromError("timeout", `no Prometheus query slot came free within ${seconds} (prometheus.timeoutSeconds; ${options.maxConcurrent} run at once, prometheus.maxConcurrentQueries)`));
+      };
+      waiting.push(take);
+      deadline.addEventListener("abort", expire, { once: true });
+    });
+  }
+
+  async function limited<T>(work: (deadline: AbortSignal) => Promise<T>): Promise<T> {
+    const deadline = AbortSignal.timeout(options.timeoutMs);
     if (active >= options.maxConcurrent) {
       if (waiting.length >= options.maxQueued) {
         stats.busy++;
@@ -49,11 +77,27 @@ export function sharedClient(inner: PromClient, options: SharingOptions, clock: 
           `Prometheus is busy: ${active} queries are running and ${waiting.length} are waiting (prometheus.maxConcurrentQueries). Try again in a moment.`,
         );
       }
-      await new Promise<void>((resolve) => waiting.push(resolve));
+      await slot(deadline);
     }
     active++;
+    const holder = { startedMs: clock() };
+    running.add(holder);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      active--;
+      running.delete(holder);
+      waiting.shift()?.();
+    };
+    const overdue = new Promise<never>((_, reject) => {
+      deadline.addEventListener("abort", () => {
+        release();
+        reject(new PromError("timeout", `Prometheus did not answer within ${seconds}`));
+      }, { once: true });
+    });
     try {
-      return await work();
+      return await Promise.race([work(deadline), overdue]);
     } finally {
       release();
     }
@@ -65,7 +109,7 @@ export function sharedClient(inner: PromClient, options: SharingOptions, clock: 
     }
   }
 
-  function shared<T>(key: string, call: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  function shared<T>(key: string, call: (deadline: AbortSignal) => Promise<T>, signal?: AbortSignal): Promise<T> {
     const nowMs = clock();
     const hit = entries.get(key);
     if (hit && (hit.settledAtMs === undefined || nowMs - hit.settledAtMs < options.cacheMs)) {
@@ -94,12 +138,17 @@ export function sharedClient(inner: PromClient, options: SharingOptions, clock: 
     stats,
     active: () => active,
     queued: () => waiting.length,
-    query: (expr, time, signal) => shared(key("query", expr, time), () => inner.query(expr, time), signal),
-    queryRange: (expr, range, signal) => shared(key("range", expr, range.startSeconds, range.endSeconds, range.stepSeconds), () => inner.queryRange(expr, range), signal),
-    series: (match, bounds, signal) => shared(key("series", match, bounds), () => inner.series(match, bounds), signal),
-    labels: (match, bounds, signal) => shared(key("labels", match, bounds), () => inner.labels(match, bounds), signal),
-    labelValues: (label, match, bounds, signal) => shared(key("values", label, match, bounds), () => inner.labelValues(label, match, bounds), signal),
-    metadata: (metric, signal) => shared(key("metadata", metric), () => inner.metadata(metric), signal),
+    oldestActiveMs: () => {
+      let oldest = Infinity;
+      for (const holder of running) oldest = Math.min(oldest, holder.startedMs);
+      return oldest === Infinity ? 0 : clock() - oldest;
+    },
+    query: (expr, time, signal) => shared(key("query", expr, time), (d) => inner.query(expr, time, d), signal),
+    queryRange: (expr, range, signal) => shared(key("range", expr, range.startSeconds, range.endSeconds, range.stepSeconds), (d) => inner.queryRange(expr, range, d), signal),
+    series: (match, bounds, signal) => shared(key("series", match, bounds), (d) => inner.series(match, bounds, d), signal),
+    labels: (match, bounds, signal) => shared(key("labels", match, bounds), (d) => inner.labels(match, bounds, d), signal),
+    labelValues: (label, match, bounds, signal) => shared(key("values", label, match, bounds), (d) => inner.labelValues(label, match, bounds, d), signal),
+    metadata: (metric, signal) => shared(key("metadata", metric), (d) => inner.metadata(metric, d), signal),
   };
 }
 

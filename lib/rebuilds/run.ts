@@ -2,7 +2,7 @@
 import type { PromClient } from "../prometheus/client";
 import type { Series } from "../prometheus/types";
 import type { PanelRequest } from "../panels/params";
-import { executeQueries, panelTimes, planPanel, unique, type PanelResult } from "../panels/run-panel";
+import { executeQueries, limitSeries, panelTimes, planPanel, unique, type PanelResult } from "../panels/run-panel";
 import { REBUILD_PROFILES } from "./profiles";
 import { countSelector, type DetectedProfile } from "./detect";
 import type { RebuildPanelDef, RebuildVars } from "./catalog";
@@ -56,16 +56,17 @@ export async function runRebuildPanel(deps: RebuildDeps, panel: RebuildPanelDef,
   const answer = queries.length > 0 ? await executeQueries(deps.client, panel.mode, plan, req, queries, signal) : { series: [], warnings: [], infos: [] };
   const thresholds = panel.thresholds?.(vars) ?? [];
   const capped = panel.capped ? capWarnings(answer.series, detected.buckets.at(-1), deps.siteLabel) : [];
+  const limited = limitSeries(answer.series);
   return {
     data: {
       ...base,
       query: queries[0]?.promql ?? "",
       queries,
-      series: answer.series,
+      series: limited.series,
       profile: { id: detected.profile.id, title: detected.profile.title, reason: detected.reason },
       ...(thresholds.length ? { thresholds } : {}),
     },
-    warnings: unique([...capped, ...answer.warnings]),
+    warnings: unique([...limited.warnings, ...capped, ...answer.warnings]),
     infos: unique([...infos, ...answer.infos]),
   };
 }

@@ -11,7 +11,7 @@ import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
 import { NoteStore } from "../markers/notes";
 import { detectRebuildProfile, type DetectedProfile } from "../rebuilds/detect";
-import { perProcess } from "./per-process";
+import { existing, perProcess } from "./per-process";
 
 export interface ServerContext {
   config: AppConfig;
@@ -32,6 +32,24 @@ const PROBE_TTL_MS = 5 * 60_000;
 export function getServerContext(): ServerContext {
   return perProcess("serverContext", () => buildContext(loadConfig()));
 }
+
+/**
+ * Liveness: whether the process can still make progress. Every Prometheus call gives its slot back at
+ * its deadline, so a slot held well past it means the query pool is stuck (as an answer that never
+ * ended once made it) and every panel would hang: restarting is the cure. A slow or failing
+ * Prometheus is not that; it shows on the panels.
+ */
+export function liveness(): { live: boolean; reason?: string } {
+  const ctx = existing<ServerContext>("serverContext");
+  if (!ctx?.prometheus || !ctx.config.prometheus) return { live: true };
+  const heldMs = ctx.prometheus.client.oldestActiveMs();
+  const limitMs = ctx.config.prometheus.timeoutMs + STUCK_GRACE_MS;
+  if (heldMs <= limitMs) return { live: true };
+  return { live: false, reason: `a Prometheus query slot has been held for ${Math.round(heldMs / 1000)} s, past its ${ctx.config.prometheus.timeoutMs / 1000} s deadline` };
+}
+
+/** How long past its deadline a call may hold its slot (a busy event loop) before the pool counts as stuck. */
+const STUCK_GRACE_MS = 30_000;
 
 export function buildContext(config: AppConfig): ServerContext {
   const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes, { checkHeapMiB: config.limits.snapshotCheckMiB });
@@ -57,7 +75,11 @@ export function buildContext(config: AppConfig): ServerContext {
     if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return hit.value;
     const value = detectRebuildProfile(client, bounds, config.rebuilds.profile, signal);
     detections.set(key, { atMs: Date.now(), value });
-    value.catch(() => detections.delete(key));
+    // Only a profile found is kept: an absence is asked again, so a failing Prometheus shows as an error, never as "no metrics".
+    value.then(
+      (found) => found === null && detections.delete(key),
+      () => detections.delete(key),
+    );
     return value;
   };
   return { config, snapshots, notes, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };

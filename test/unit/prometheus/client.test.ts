@@ -137,6 +137,53 @@ describe("Prometheus client", () => {
     expect(error.message).not.toContain("internal-prometheus");
   });
 
+  it("drops an answer past maxAnswerBytes as it arrives, plain or gzipped, and says so", async () => {
+    const MiB = 1024 * 1024;
+    const small = createPromClient({ url: base, headers: {}, timeoutMs: 5000, maxAnswerBytes: MiB });
+    // A valid matrix that keeps coming: 8 MiB streamed in 64 KiB chunks, with no length announced.
+    handler = (_req, _body, res) => {
+      res.write('{"status":"success","data":{"resultType":"matrix","result":[');
+      const chunk = `${'{"metric":{"a":"b"},"values":[[1,"1"]]},'.repeat(1600)}`;
+      let sent = 0;
+      const more = () => {
+        if (res.destroyed) return;
+        if (sent > 8 * MiB) return res.end('{"metric":{},"values":[]}]}}');
+        sent += chunk.length;
+        res.write(chunk, () => setImmediate(more));
+      };
+      more();
+    };
+    const streamed = await failure(small.queryRange("up", { startSeconds: 60, endSeconds: 120, stepSeconds: 15 }));
+    expect(streamed.failure).toBe("too_large");
+    expect(streamed.message).toMatch(/more than 1 MiB \(prometheus\.maxAnswerMiB\)/);
+    // 20 MiB of zeros gzip to about 20 KB: the bound counts what it unpacks to.
+    handler = (_req, _body, res) => {
+      res.setHeader("Content-Encoding", "gzip");
+      res.end(gzipSync(`{"status":"success","data":{"resultType":"vector","result":[],"pad":"${"0".repeat(20 * MiB)}"}}`));
+    };
+    expect((await failure(small.query("up", 1))).failure).toBe("too_large");
+    // Announced too large: refused before reading.
+    handler = (_req, _body, res) => {
+      res.setHeader("Content-Length", String(2 * MiB));
+      res.write("{");
+    };
+    expect((await failure(small.query("up", 1))).failure).toBe("too_large");
+    // The same client answers the next call normally.
+    handler = (_req, _body, res) => res.end(JSON.stringify({ status: "success", data: { resultType: "vector", result: [] } }));
+    await expect(small.query("up", 1)).resolves.toMatchObject({ data: { resultType: "vector", result: [] } });
+  });
+
+  it("reports success answers whose data has the wrong shape as the upstream's fault", async () => {
+    for (const data of [null, {}, { resultType: "matrix", result: null }, { resultType: "matrix", result: [{ metric: {}, values: "x" }] }, { resultType: "vector", result: [{ metric: { a: 1 } }] }, { resultType: "nonsense", result: [] }]) {
+      handler = (_req, _body, res) => res.end(JSON.stringify({ status: "success", data }));
+      const error = await failure(client().queryRange("up", { startSeconds: 60, endSeconds: 120, stepSeconds: 15 }));
+      expect([JSON.stringify(data), error.failure]).toEqual([JSON.stringify(data), "bad_response"]);
+    }
+    handler = (_req, _body, res) => res.end(JSON.stringify({ status: "success", data: [1, 2] }));
+    expect((await failure(client().series(["up"]))).failure).toBe("bad_response");
+    expect((await failure(client().labelValues("job", []))).failure).toBe("bad_response");
+  });
+
   it("times out a Prometheus that does not answer", async () => {
     handler = () => {}; // never answers
     const error = await failure(client(300).query("up", 1));

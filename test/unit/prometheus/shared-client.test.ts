@@ -21,7 +21,7 @@ describe("shared Prometheus client", () => {
   it("sends identical requests in flight once, reuses the answer briefly, then asks again", async () => {
     let now = 0;
     const { inner, calls } = gatedClient();
-    const client = sharedClient(inner, { cacheMs: 10_000, maxConcurrent: 8, maxQueued: 8 }, () => now);
+    const client = sharedClient(inner, { cacheMs: 10_000, maxConcurrent: 8, maxQueued: 8, timeoutMs: 30_000 }, () => now);
     const pending = Array.from({ length: 50 }, () => client.queryRange("up", range));
     const other = client.queryRange("up", { ...range, endSeconds: 7200 });
     await tick();
@@ -44,7 +44,7 @@ describe("shared Prometheus client", () => {
 
   it("never reuses a failure: the next request asks again", async () => {
     const { inner, calls } = gatedClient();
-    const client = sharedClient(inner, { cacheMs: 10_000, maxConcurrent: 8, maxQueued: 8 });
+    const client = sharedClient(inner, { cacheMs: 10_000, maxConcurrent: 8, maxQueued: 8, timeoutMs: 30_000 });
     const first = client.query("x", 1);
     await tick();
     calls[0].release(false);
@@ -58,7 +58,7 @@ describe("shared Prometheus client", () => {
 
   it("runs at most maxConcurrent calls, queues maxQueued, and refuses the rest as busy", async () => {
     const { inner, calls } = gatedClient();
-    const client = sharedClient(inner, { cacheMs: 0, maxConcurrent: 2, maxQueued: 1 });
+    const client = sharedClient(inner, { cacheMs: 0, maxConcurrent: 2, maxQueued: 1, timeoutMs: 30_000 });
     const a = client.query("a", 1);
     const b = client.query("b", 1);
     const c = client.query("c", 1);
@@ -77,9 +77,31 @@ describe("shared Prometheus client", () => {
     expect(client.active()).toBe(0);
   });
 
+  it("counts time in the queue toward the deadline, and a call that never answers gives its slot back at its deadline", async () => {
+    const { inner, calls } = gatedClient();
+    const client = sharedClient(inner, { cacheMs: 0, maxConcurrent: 1, maxQueued: 4, timeoutMs: 300 });
+    const startedMs = Date.now();
+    const hung = client.query("hung", 1); // never released: an answer that never ends
+    const queued = client.query("queued", 1);
+    await tick();
+    expect([client.active(), client.queued()]).toEqual([1, 1]);
+    expect(client.oldestActiveMs()).toBeLessThan(300);
+    await expect(hung).rejects.toMatchObject({ name: "PromError", failure: "timeout" });
+    // The second times out at its own deadline from when it was asked for (about 300 ms), not 300 ms after it got a slot.
+    await expect(queued).rejects.toMatchObject({ name: "PromError", failure: "timeout" });
+    expect(Date.now() - startedMs).toBeLessThan(500);
+    expect([client.active(), client.queued(), client.oldestActiveMs()]).toEqual([0, 0, 0]);
+    // The pool is usable again.
+    const next = client.query("next", 1);
+    await tick();
+    calls.at(-1)!.release(true);
+    await expect(next).resolves.toMatchObject({ warnings: ["next"] });
+    expect([calls[0].expr, calls.at(-1)!.expr]).toEqual(["hung", "next"]);
+  });
+
   it("lets one caller give up without cancelling the call the others share", async () => {
     const { inner, calls } = gatedClient();
-    const client = sharedClient(inner, { cacheMs: 1000, maxConcurrent: 8, maxQueued: 8 });
+    const client = sharedClient(inner, { cacheMs: 1000, maxConcurrent: 8, maxQueued: 8, timeoutMs: 30_000 });
     const controller = new AbortController();
     const leaving = client.query("q", 1, controller.signal);
     const staying = client.query("q", 1);
