@@ -9,6 +9,13 @@ export async function register() {
   const { panelFastPath, registerFastPath } = await import("./lib/server/panel-fast-path");
   registerFastPath(panelFastPath(getServerContext));
   try {
+    const { removeLeftUploads } = await import("./lib/audit/api");
+    const removed = removeLeftUploads(getServerContext().config.dataDir);
+    if (removed > 0) console.log(`churnscope: removed ${removed} audit upload${removed === 1 ? "" : "s"} a stop left half-written`);
+  } catch (error) {
+    console.error(`churnscope: could not look for half-written uploads: ${(error as Error).message}`);
+  }
+  try {
     ensureRecorder(getServerContext());
   } catch (error) {
     console.error(`churnscope: the recorder did not start: ${(error as Error).message}`);

@@ -68,13 +68,20 @@ app.prepare().then(
   },
 );
 
-// As under `next start`: stop taking connections, let requests in flight finish, then close Next.
+// As under `next start`: stop taking connections, let requests in flight finish, then close Next. A request that
+// does not finish within SHUTDOWN_GRACE_MS (a snapshot check, a slow panel) does not keep the process from stopping.
 const EXIT_CODES = { SIGINT: 130, SIGTERM: 143 };
+const shutdownGraceMs = Number.parseInt(process.env.SHUTDOWN_GRACE_MS ?? "", 10) || 10_000;
 let closing = false;
 for (const [signal, code] of Object.entries(EXIT_CODES)) {
   process.on(signal, () => {
     if (closing) return;
     closing = true;
+    setTimeout(() => {
+      console.error(`churnscope: requests still running ${shutdownGraceMs / 1000} s after ${signal}; stopping anyway`);
+      process.exit(code);
+    }, shutdownGraceMs).unref();
     server.close(() => void app.close().finally(() => process.exit(code)));
+    server.closeIdleConnections?.();
   });
 }

@@ -1,22 +1,35 @@
 "use client";
-/** "Open snapshot…": uploads a bundle (streamed, size-limited by the server) and opens it. */
+/**
+ * "Open snapshot…": uploads a bundle (streamed, size-limited by the server) and opens it. While the
+ * server is checking other uploads it says so, and tries again when the server asks it to.
+ */
 import { useRef, useState } from "react";
-import { fetchEnvelope } from "@/lib/api/fetch-envelope";
+import { ApiClientError, fetchEnvelope } from "@/lib/api/fetch-envelope";
 import type { SnapshotInfo } from "@/lib/snapshot/schema";
+
+/** Tries while the server is busy checking other uploads, then gives up and says so. */
+const MAX_TRIES = 12;
 
 export function OpenSnapshot() {
   const input = useRef<HTMLInputElement>(null);
-  const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
+  const [state, setState] = useState<{ busy: boolean; queued?: string; error?: string }>({ busy: false });
 
   const upload = async (file: File) => {
     setState({ busy: true });
-    try {
-      const info = await fetchEnvelope<SnapshotInfo>("/api/snapshots", undefined, { method: "POST", body: file, headers: { "Content-Type": "application/octet-stream" } });
-      // Opens on the page it was taken on.
-      const page = { "write-load": "/", rebuilds: "/rebuilds", compare: "/compare", objects: "/objects" }[info.data.views[0]] ?? "/";
-      window.location.assign(`${page}?snapshot=${info.data.id}`);
-    } catch (error) {
-      setState({ busy: false, error: error instanceof Error ? error.message : String(error) });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const info = await fetchEnvelope<SnapshotInfo>("/api/snapshots", undefined, { method: "POST", body: file, headers: { "Content-Type": "application/octet-stream" } });
+        // Opens on the page it was taken on.
+        const page = { "write-load": "/", rebuilds: "/rebuilds", compare: "/compare", objects: "/objects" }[info.data.views[0]] ?? "/";
+        window.location.assign(`${page}?snapshot=${info.data.id}`);
+        return;
+      } catch (error) {
+        const busy = error instanceof ApiClientError && error.errorType === "busy" && attempt < MAX_TRIES;
+        if (!busy) return setState({ busy: false, error: error instanceof Error ? error.message : String(error) });
+        const seconds = error.retryAfterSeconds ?? 10;
+        setState({ busy: true, queued: `Queued: ${error.message.replace(/; try again in \d+ s$/, "")}. Trying again in ${seconds} s (try ${attempt + 1} of ${MAX_TRIES}).` });
+        await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      }
     }
   };
 
@@ -37,6 +50,11 @@ export function OpenSnapshot() {
           e.target.value = "";
         }}
       />
+      {state.queued && !state.error && (
+        <span role="status" data-testid="snapshot-queued" className="rounded bg-[var(--bg)] px-2 py-1 text-xs text-[var(--muted)]">
+          {state.queued}
+        </span>
+      )}
       {state.error && (
         <span role="alert" data-testid="snapshot-error" className="rounded bg-[var(--err-bg)] px-2 py-1 text-xs text-[var(--err-fg)]">
           Not opened: {state.error}

@@ -9,6 +9,8 @@ export class ApiClientError extends Error {
     message: string,
     readonly httpStatus?: number,
     readonly errorType?: string,
+    /** when a busy server asked to be tried again (Retry-After) */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = "ApiClientError";
@@ -30,7 +32,10 @@ export async function fetchEnvelope<T>(url: string, signal?: AbortSignal, init: 
   } catch {
     throw new ApiClientError(`The server answered HTTP ${response.status} with a body that is not JSON.`, response.status);
   }
-  if (body.status === "error") throw new ApiClientError(body.error, response.status, body.errorType);
+  if (body.status === "error") {
+    const retryAfter = Number(response.headers.get("retry-after") ?? Number.NaN);
+    throw new ApiClientError(body.error, response.status, body.errorType, Number.isFinite(retryAfter) ? retryAfter : undefined);
+  }
   if (body.status !== "success") throw new ApiClientError(`Unexpected reply (HTTP ${response.status}).`, response.status);
   return body;
 }

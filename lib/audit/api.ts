@@ -4,7 +4,8 @@
  * through the same ingester as `npm run ingest`, into the live store.
  */
 import { randomUUID } from "node:crypto";
-import { createWriteStream, mkdirSync, rmSync } from "node:fs";
+import { once } from "node:events";
+import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ApiFailure, badRequest } from "../api/envelope";
 import { readBodyLimited, readLimited } from "../api/read-body";
@@ -86,7 +87,8 @@ async function streamToFile(body: ReadableStream<Uint8Array> | null, path: strin
   let total: number;
   try {
     total = await readLimited(body, maxBytes, "audit.maxUploadMiB; use npm run ingest for larger logs", async (chunk) => {
-      if (!out.write(chunk)) await new Promise<void>((resolve, reject) => out.once("drain", resolve).once("error", reject));
+      // events.once takes its listeners off again, whichever event comes.
+      if (!out.write(chunk)) await once(out, "drain");
     });
     await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
   } catch (error) {
@@ -99,6 +101,22 @@ async function streamToFile(body: ReadableStream<Uint8Array> | null, path: strin
     throw badRequest("the upload is empty");
   }
   return total;
+}
+
+/**
+ * Uploads a crash left half-written (each is read and removed within the request that wrote it): removed
+ * at start. Only files older than this process, so an upload that began meanwhile keeps its file.
+ */
+export function removeLeftUploads(dataDir: string, startedAtMs = Date.now() - process.uptime() * 1000): number {
+  const dir = join(dataDir, "uploads");
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((name) => name.endsWith(".upload") && statSync(join(dir, name)).mtimeMs < startedAtMs);
+  } catch {
+    return 0;
+  }
+  for (const name of names) rmSync(join(dir, name), { force: true });
+  return names.length;
 }
 
 /** POST /api/audit/uploads?cluster=NAME with the log (plain or .gz) as the body. */

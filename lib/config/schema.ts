@@ -150,9 +150,12 @@ export const configSchema = z
         maxRangeDays: z.number().positive().max(3650).default(400),
         maxSnapshotMiB: z.number().positive().max(1024).default(32),
         maxSnapshotCheckMiB: z.number().int().min(64).max(65536).default(1024),
+        /** uploads checked at once (each may take up to maxSnapshotCheckMiB); more wait, and past maxQueuedSnapshotChecks are told to retry */
+        maxConcurrentSnapshotChecks: z.number().int().min(1).max(16).default(1),
+        maxQueuedSnapshotChecks: z.number().int().min(0).max(100).default(4),
       })
       .strict()
-      .default({ maxRangeDays: 400, maxSnapshotMiB: 32, maxSnapshotCheckMiB: 1024 }),
+      .default({ maxRangeDays: 400, maxSnapshotMiB: 32, maxSnapshotCheckMiB: 1024, maxConcurrentSnapshotChecks: 1, maxQueuedSnapshotChecks: 4 }),
   })
   .strict();
 

@@ -65,7 +65,8 @@ async function withinDeadline<T>(ctx: ServerContext, signal: AbortSignal | undef
   try {
     return await run(signal ? AbortSignal.any([signal, deadline]) : deadline);
   } catch (error) {
-    if (deadline.aborted && !signal?.aborted) throw new PromError("timeout", `Prometheus did not answer within ${timeoutMs / 1000} s`);
+    const timedOut = (deadline.aborted && !signal?.aborted) || (error instanceof Error && error.name === "TimeoutError");
+    if (timedOut) throw new PromError("timeout", `Prometheus did not answer within ${timeoutMs / 1000} s`);
     throw error;
   }
 }

@@ -57,6 +57,8 @@ export function parsePanelParams(
   if (p.step !== undefined) {
     const ms = /^\d+(\.\d+)?$/.test(p.step) ? Number(p.step) * 1000 : parseDurationMs(p.step);
     if (ms === null || ms < 1000) throw badRequest("parameter step: expected a duration of at least 1s, such as 30s or 5m, or seconds");
+    // A step longer than the range has nothing to show; Prometheus would refuse the rate windows it makes.
+    if (ms > endMs - startMs) throw badRequest(`parameter step: at most the range (${Math.round((endMs - startMs) / 1000)} s)`);
     requestedStepSeconds = ms / 1000;
   }
   const [resource, group] = splitResource(p.resource);

@@ -153,7 +153,7 @@ export function sharedClient(inner: PromClient, options: SharingOptions, clock: 
 }
 
 /** The shared answer, or this caller's abort if it comes first. */
-function forCaller<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
+export function forCaller<T>(promise: Promise<T>, signal?: AbortSignal): Promise<T> {
   if (!signal) return promise;
   if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {

@@ -1,7 +1,8 @@
 /**
  * Who may use Churnscope, decided before any page or API runs (proxy.ts). By default an auth proxy
  * in front decides, and Churnscope trusts `auth.userHeader` for the user's name. With `auth.bearerToken`
- * or `auth.basicAuth` set, Churnscope checks credentials itself: either one admits a request. The
+ * or `auth.basicAuth` set, Churnscope checks credentials itself: either one admits a request, and the
+ * user is who the credentials name (a token holder could send any header, so it is not read then). The
  * probes stay open so the kubelet can reach them. Comparisons take the same time whatever the input.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
@@ -28,7 +29,7 @@ export function authorize(auth: AppConfig["auth"], path: string, headers: Header
   if (OPEN_PATHS.has(path)) return { ok: true };
   const header = headers.get("authorization") ?? "";
   const [scheme, credentials = ""] = header.split(/\s+/, 2);
-  if (auth.bearerToken && scheme?.toLowerCase() === "bearer" && sameSecret(credentials, auth.bearerToken)) return { ok: true, user: userFromProxy ?? "bearer token" };
+  if (auth.bearerToken && scheme?.toLowerCase() === "bearer" && sameSecret(credentials, auth.bearerToken)) return { ok: true, user: "bearer token" };
   if (auth.basic && scheme?.toLowerCase() === "basic") {
     const decoded = Buffer.from(credentials, "base64").toString("utf8");
     const colon = decoded.indexOf(":");

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import { loadConfig, type AppConfig } from "../config/load";
 import { createPromClient } from "../prometheus/client";
-import { sharedClient, type SharedClient } from "../prometheus/shared-client";
+import { forCaller, sharedClient, type SharedClient } from "../prometheus/shared-client";
 import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
 import { NoteStore } from "../markers/notes";
@@ -52,7 +52,7 @@ export function liveness(): { live: boolean; reason?: string } {
 const STUCK_GRACE_MS = 30_000;
 
 export function buildContext(config: AppConfig): ServerContext {
-  const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes, { checkHeapMiB: config.limits.snapshotCheckMiB });
+  const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes, { checkHeapMiB: config.limits.snapshotCheckMiB, concurrentChecks: config.limits.concurrentSnapshotChecks, queuedChecks: config.limits.queuedSnapshotChecks });
   let noteStore: NoteStore | undefined;
   const notes = () => (noteStore ??= new NoteStore(join(config.dataDir, "notes.sqlite")));
   if (!config.prometheus) return { config, snapshots, notes, prometheus: null };
@@ -61,26 +61,27 @@ export function buildContext(config: AppConfig): ServerContext {
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) => {
     const key = job ?? "\u0000all";
     const hit = cache.get(key);
-    if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return hit.value;
-    const value = probeLabelSets(client, job, bounds, signal);
+    if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return forCaller(hit.value, signal);
+    // Shared by every caller, so no caller's abort or deadline is part of it; each waits with its own.
+    const value = probeLabelSets(client, job, bounds);
     cache.set(key, { atMs: Date.now(), value });
     value.catch(() => cache.delete(key)); // never cache a failure
-    return value;
+    return forCaller(value, signal);
   };
   // Which rebuild metrics exist rarely changes; ask again per hour of range and every few minutes.
   const detections = new Map<string, { atMs: number; value: Promise<DetectedProfile | null> }>();
   const detectRebuilds: NonNullable<ServerContext["prometheus"]>["detectRebuilds"] = (bounds, signal) => {
     const key = `${Math.floor(bounds.startSeconds / 3600)}-${Math.ceil(bounds.endSeconds / 3600)}`;
     const hit = detections.get(key);
-    if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return hit.value;
-    const value = detectRebuildProfile(client, bounds, config.rebuilds.profile, signal);
+    if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return forCaller(hit.value, signal);
+    const value = detectRebuildProfile(client, bounds, config.rebuilds.profile);
     detections.set(key, { atMs: Date.now(), value });
     // Only a profile found is kept: an absence is asked again, so a failing Prometheus shows as an error, never as "no metrics".
     value.then(
       (found) => found === null && detections.delete(key),
       () => detections.delete(key),
     );
-    return value;
+    return forCaller(value, signal);
   };
   return { config, snapshots, notes, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
 }

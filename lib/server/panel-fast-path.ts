@@ -33,12 +33,44 @@ const COMPRESS_IN_THREAD_FROM_BYTES = 64 * 1024;
 const GZIP = { level: 1 };
 const gzipAsync = promisify(gzip);
 
+/** Methods no route takes: Next answered TRACE with a bare 500. */
+const REFUSED_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
+
+/**
+ * What no route can take, answered here for every path with the envelope and the security headers:
+ * Next's router answered a malformed %-escape in any dynamic segment (and TRACE) with a bare 500.
+ */
+function refusal(method: string | undefined, path: string): ApiFailure | null {
+  if (method && REFUSED_METHODS.has(method.toUpperCase())) return new ApiFailure(405, "method_not_allowed", `${method} is not served here`);
+  for (const segment of path.split("/")) {
+    if (!segment.includes("%")) continue;
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      return badRequest("the path is not valid percent-encoding");
+    }
+  }
+  return null;
+}
+
+function sendFailure(res: ServerResponse, failure: ApiFailure, extra: Record<string, string> = {}): void {
+  const { httpStatus, body } = failureOf(failure);
+  const payload = JSON.stringify(body);
+  res.writeHead(httpStatus, { ...SECURITY_HEADERS, "Content-Security-Policy": contentSecurityPolicy(newNonce(), false), "Content-Type": "application/json", "Cache-Control": "no-store", "Content-Length": String(Buffer.byteLength(payload)), ...extra });
+  res.end(payload);
+}
+
 export function panelFastPath(context: () => ServerContext): FastPath {
   return (req, res) => {
-    if (req.method !== "GET" && req.method !== "HEAD") return false;
     const url = req.url ?? "";
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const refused = refusal(req.method, path);
+    if (refused) {
+      sendFailure(res, refused, refused.httpStatus === 405 ? { Allow: "GET, HEAD, POST, PUT, DELETE" } : {});
+      return true;
+    }
+    if (req.method !== "GET" && req.method !== "HEAD") return false;
     const match = PANEL_PATH.exec(path);
     if (!match) return false;
     let ctx: ServerContext;
@@ -60,7 +92,7 @@ async function answer(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
     const access = authorize(ctx.config.auth, path, headersOf(req));
     const aborted = new AbortController();
     res.once("close", () => res.writableFinished || aborted.abort());
-    const { httpStatus, body } = await envelopeOf(() => {
+    const { httpStatus, body, headers: extra } = await envelopeOf(() => {
       if (!access.ok) throw new ApiFailure(access.status, "unauthorized", access.message);
       return answerPanel(ctx, panelId(encodedId), params, aborted.signal);
     });
@@ -70,6 +102,7 @@ async function answer(ctx: ServerContext, req: IncomingMessage, res: ServerRespo
       "Content-Type": "application/json",
       "Cache-Control": "no-store",
       ...(!access.ok && access.challenge ? { "WWW-Authenticate": access.challenge } : {}),
+      ...extra,
     };
     let payload: Buffer = Buffer.from(JSON.stringify(body));
     if (payload.length >= COMPRESS_FROM_BYTES) {

@@ -1,7 +1,8 @@
 /**
  * What /readyz checks: the configuration loads, the data directory takes writes, and with no
  * Prometheus configured the embedded replay is there to show. Prometheus itself is not checked:
- * a pod taken out of service while Prometheus is down could not tell anyone that it is.
+ * a pod taken out of service while Prometheus is down could not tell anyone that it is. Anyone may
+ * ask, so the answer says ok or failed and nothing else (no paths); why is in the server log.
  */
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -16,10 +17,11 @@ export function readiness(): { ready: boolean; checks: Record<string, string> } 
       checks[name] = run();
     } catch (error) {
       ready = false;
-      checks[name] = `failed: ${(error as Error).message}`;
+      checks[name] = "failed";
+      console.error(`churnscope: readiness check ${name} failed: ${(error as Error).message}`);
     }
   };
-  check("config", () => `ok (${getServerContext().config.source})`);
+  check("config", () => (getServerContext(), "ok"));
   if (!ready) return { ready, checks };
   const ctx = getServerContext();
   check("dataDir", () => {

@@ -21,6 +21,34 @@ export function canonicalBundle(bytes: Buffer, maxBytes: number): { id: string; 
   return { id: createHash("sha256").update(encoded).digest("hex").slice(0, 16), encoded, snapshot };
 }
 
+/**
+ * What a bundle may hold before it is parsed: JSON.parse of tens of millions of empty arrays takes
+ * gigabytes and minutes and cannot be stopped, however few bytes they pack to. The replay holds one
+ * array or object per 70 bytes (666,621 in 46 MB): a bundle may hold 6 times as many as the replay in
+ * all, and 4 times as dense.
+ */
+export const MAX_CONTAINERS = 4_000_000;
+const MIN_BYTES_PER_CONTAINER = 16;
+
+/** Counts the arrays and objects outside strings in one pass, and refuses a bundle that holds too many. */
+export function checkShape(text: string): void {
+  let containers = 0;
+  let inString = false;
+  let escaped = false;
+  const allowed = Math.min(MAX_CONTAINERS, Math.max(10_000, Math.floor(text.length / MIN_BYTES_PER_CONTAINER)));
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (c === 0x5c) escaped = true;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if ((c === 0x7b || c === 0x5b) && ++containers > allowed) {
+      throw tooLarge(`the snapshot holds more than ${allowed.toLocaleString("en-US")} arrays and objects in ${formatBytes(text.length)}: more, or smaller, pieces than a snapshot of its size holds`);
+    }
+  }
+}
+
 /** Accepts gzip or plain JSON. `maxBytes` bounds both the upload and what it unpacks to (×8). */
 export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
   if (bytes.length > maxBytes) throw tooLarge(`the snapshot is ${formatBytes(bytes.length)}; at most ${formatBytes(maxBytes)} is accepted`);
@@ -36,6 +64,7 @@ export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
   } else {
     text = bytes.toString("utf8");
   }
+  checkShape(text);
   let raw: unknown;
   try {
     raw = JSON.parse(text);

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure, badRequest } from "../api/envelope";
+import { Gate } from "../server/gate";
 import { joinInFlight } from "../server/in-flight";
 import { threadResult } from "../server/thread-outcome";
 import { decodeSnapshot, tooLarge } from "./codec";
@@ -30,6 +31,9 @@ export interface SnapshotStoreOptions {
   checkHeapMiB?: number;
   replayPath?: string;
   cacheBytes?: number;
+  /** uploads checked at once, and waiting beyond those; past both, 503 busy */
+  concurrentChecks?: number;
+  queuedChecks?: number;
   /** how a bundle is opened: in a thread (the server), or `openHere` where no thread entry is bundled (tests, tools) */
   open?: SnapshotOpener;
 }
@@ -49,6 +53,7 @@ export class SnapshotStore {
   private readonly replayPath: string;
   private readonly cacheBytes: number;
   private readonly checkHeapMiB: number;
+  private readonly checks: Gate;
 
   constructor(
     private readonly dir: string,
@@ -59,6 +64,7 @@ export class SnapshotStore {
     this.cacheBytes = options.cacheBytes ?? CACHE_BYTES;
     this.checkHeapMiB = options.checkHeapMiB ?? CHECK_HEAP_MIB;
     this.openBundle = options.open ?? openInThread;
+    this.checks = new Gate(options.concurrentChecks ?? 1, options.queuedChecks ?? 4, "checking other snapshot uploads", 10);
   }
 
   private pathOf(id: string): string {
@@ -105,7 +111,7 @@ export class SnapshotStore {
    * an upload takes at its peak.
    */
   async put(bytes: Buffer): Promise<SnapshotInfo> {
-    const { id, encoded, held } = await checkInThread(bytes, this.maxBytes, this.checkHeapMiB);
+    const { id, encoded, held } = await this.checks.run(() => checkInThread(bytes, this.maxBytes, this.checkHeapMiB));
     mkdirSync(this.dir, { recursive: true });
     const path = this.pathOf(id);
     if (!existsSync(path)) {

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync, statSync, writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
@@ -20,22 +20,24 @@ const TO = Date.parse("2026-09-11T16:00:00Z");
 
 let prom: TestPrometheus;
 let app: TestApp;
+let configPath = "";
 const basic = `Basic ${Buffer.from(`sre:${SECRETS.basicPassword}`).toString("base64")}`;
 
 beforeAll(async () => {
   prom = await startPrometheus(buildWriteLoadScenario());
   const bearerFile = join(mkdtempSync(join(tmpdir(), "churnscope-secret-")), "token");
   writeFileSync(bearerFile, `${SECRETS.bearer}\n`);
-  app = await startApp({
-    PROM_TOKEN: SECRETS.prometheusToken,
-    BASIC_PASSWORD: SECRETS.basicPassword,
-    AUDIT_TOKEN: SECRETS.webhook,
-    CHURNSCOPE_CONFIG: writeConfig(
+  configPath = writeConfig(
       `prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\n  bearerToken: { env: PROM_TOKEN }\n  headers: { X-Scope-OrgID: ${SECRETS.orgHeader} }\n` +
         `apiservers:\n  project: [${PROJECT_JOB}]\n` +
         `auth:\n  basicAuth: { username: sre, password: { env: BASIC_PASSWORD } }\n  bearerToken: { file: ${bearerFile} }\n` +
         `audit:\n  webhookToken: { env: AUDIT_TOKEN }\n`,
-    ),
+    );
+  app = await startApp({
+    PROM_TOKEN: SECRETS.prometheusToken,
+    BASIC_PASSWORD: SECRETS.basicPassword,
+    AUDIT_TOKEN: SECRETS.webhook,
+    CHURNSCOPE_CONFIG: configPath,
   });
 }, 120_000);
 afterAll(async () => {
@@ -106,7 +108,8 @@ describe("built-in access control", () => {
 
 describe("secrets stay on the server", () => {
   it("appear in no response, header or browser bundle; nor does Prometheus's address", async () => {
-    const needles = [...Object.values(SECRETS), new URL(prom.url).host];
+    // No answer names a file on the server: not the configuration's path (readyz said it), nor the token file's.
+    const needles = [...Object.values(SECRETS), new URL(prom.url).host, configPath, dirname(configPath)];
     const seen: { where: string; text: string }[] = [];
     const paths = [
       `/?from=${FROM}&to=${TO}&apiserver=${PROJECT_JOB}`,

@@ -3,24 +3,67 @@
  * (limits.maxSnapshotCheckMiB, and a time allowance by size) while the process stays up and keeps
  * what it stored: 8 KB of packed empty objects unpack to 8 MiB that take about 180 MB to parse.
  */
-import { mkdtempSync, readdirSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeSnapshot } from "@/lib/snapshot/codec";
 import { SNAPSHOT_FORMAT } from "@/lib/snapshot/schema";
+import { REPLAY_BUNDLE_PATH } from "@/lib/snapshot/store";
+import { ROOT } from "../helpers/root";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 
 let app: TestApp;
+/** With the default limits, as a deployment runs. */
+let defaults: TestApp;
 let dataDir: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), "churnscope-data-"));
   app = await startApp({ CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("limits:\n  maxSnapshotMiB: 1\n  maxSnapshotCheckMiB: 64\n") });
+  defaults = await startApp({ CHURNSCOPE_DATA_DIR: mkdtempSync(join(tmpdir(), "churnscope-data-")) });
 }, 120_000);
 afterAll(async () => {
   await app?.stop();
+  await defaults?.stop();
+});
+
+/** Resident memory of an app's whole process group, in MiB. */
+function rssMiB(target: TestApp): number {
+  const out = execFileSync("ps", ["-o", "rss=", "-g", String(target.running.child.pid)], { encoding: "utf8" });
+  return out.split("\n").filter(Boolean).reduce((sum, kb) => sum + Number(kb), 0) / 1024;
+}
+
+describe("with the default limits", () => {
+  it("refuses 130 KB that unpack to 44 million empty arrays before parsing them, in seconds, within memory", async () => {
+    // As reported: {"format":…,"panels":[[],[],…]} took the checking thread to 3.1 GB in JSON.parse, and never answered.
+    const arrays = 44_000_000;
+    const text = Buffer.concat([Buffer.from(`{"format":"${SNAPSHOT_FORMAT}","version":1,"panels":[`), Buffer.alloc(arrays * 3 - 1, "[],"), Buffer.from("]}")]);
+    const bomb = gzipSync(text, { level: 9 });
+    expect(bomb.length).toBeLessThan(300 * 1024);
+    const startedMs = Date.now();
+    const res = await fetch(`${defaults.url}/api/snapshots`, { method: "POST", body: new Uint8Array(bomb) });
+    const body = await res.json();
+    expect(res.status, JSON.stringify(body)).toBe(413);
+    expect(body.error).toMatch(/holds more than 4,000,000 arrays and objects/);
+    expect(Date.now() - startedMs).toBeLessThan(20_000);
+    expect(rssMiB(defaults)).toBeLessThan(1024);
+    expect((await fetch(`${defaults.url}/healthz`)).status).toBe(200);
+  }, 60_000);
+
+  it("checks one upload at a time, queues four, and tells the rest to retry (503 busy, Retry-After); the queued ones succeed", async () => {
+    const replay = readFileSync(join(ROOT, REPLAY_BUNDLE_PATH));
+    const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${defaults.url}/api/snapshots`, { method: "POST", body: new Uint8Array(replay) })));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 503, 503, 503]);
+    for (const res of answers.filter((r) => r.status === 503)) {
+      expect(res.headers.get("retry-after")).toBe("10");
+      expect((await res.json()).error).toMatch(/busy with checking other snapshot uploads: 1 running and 4 waiting/);
+    }
+    expect(rssMiB(defaults)).toBeLessThan(1536);
+  }, 120_000);
 });
 
 describe("checking an upload is bounded", () => {
@@ -41,7 +84,7 @@ describe("checking an upload is bounded", () => {
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(413);
     expect(body.errorType).toBe("too_large");
-    expect(body.error).toMatch(/needs more than 64 MiB of memory \(limits\.maxSnapshotCheckMiB\)|took longer than \d+ s/);
+    expect(body.error).toMatch(/needs more than 64 MiB of memory \(limits\.maxSnapshotCheckMiB\)|took longer than \d+ s|holds more than [\d,]+ arrays and objects/);
 
     expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
     const again = await fetch(`${app.url}/api/snapshots/${info.id}`);

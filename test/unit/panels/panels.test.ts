@@ -97,6 +97,7 @@ describe("panel parameters", () => {
     rejects({ resource: 'connectors"} or vector(1)' }, /parameter resource/);
     rejects({ resource: "Connectors" }, /parameter resource/);
     rejects({ step: "0s" }, /parameter step/);
+    rejects({ step: "9999999999" }, /parameter step: at most the range/);
     rejects({ width: "1e9" }, /parameter width/);
     rejects({ apiserver: "evil" }, /not a configured API server/, ["milo-apiserver"]);
   });

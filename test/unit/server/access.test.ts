@@ -20,6 +20,10 @@ describe("authorize", () => {
     }
     expect(authorize(auth, "/", h({}))).toEqual({ ok: false, status: 401, challenge: 'Basic realm="Churnscope", charset="UTF-8"', message: "sign in: send basic auth or a bearer token" });
     expect(authorize({ bearerToken: "t0k" }, "/", h({}))).toMatchObject({ challenge: 'Bearer realm="Churnscope"' });
+    // With credentials checked here, the proxy header names nobody: a token holder could send any name in it.
+    const both = { ...auth, userHeader: "X-Forwarded-User" };
+    expect(authorize(both, "/", h({ authorization: "Bearer t0k", "x-forwarded-user": "mallory" }))).toEqual({ ok: true, user: "bearer token" });
+    expect(authorize(both, "/", h({ authorization: basic("sre", "p:w"), "x-forwarded-user": "mallory" }))).toEqual({ ok: true, user: "sre" });
   });
 });
 
