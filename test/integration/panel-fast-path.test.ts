@@ -24,7 +24,7 @@ afterAll(async () => {
   await Promise.all([ours?.stop(), nextOnly?.stop()]);
 });
 
-const SAME_HEADERS = ["content-type", "cache-control", "x-content-type-options", "x-frame-options", "referrer-policy", "permissions-policy", "www-authenticate"];
+const SAME_HEADERS = ["content-type", "cache-control", "etag", "x-content-type-options", "x-frame-options", "referrer-policy", "permissions-policy", "www-authenticate"];
 
 async function both(path: string, init: RequestInit = {}) {
   const [a, b] = await Promise.all([fetch(`${ours.url}${path}`, init), fetch(`${nextOnly.url}${path}`, init)]);
@@ -68,6 +68,25 @@ describe("panel answers before Next", () => {
     expect(zipped.body.length).toBeLessThan(plain.body.length / 4);
     expect(gunzipSync(zipped.body).toString()).toBe(plain.body.toString());
     expect(Number(zipped.headers["content-length"])).toBe(zipped.body.length);
+  });
+
+  it("tags a success with an ETag the browser may revalidate, answers 304 to it, and never tags a failure", async () => {
+    const path = `/api/panels/writes-by-resource?snapshot=replay&${RANGE}`;
+    for (const app of [ours, nextOnly]) {
+      const first = await fetch(`${app.url}${path}`, { headers: { authorization: basic } });
+      const etag = first.headers.get("etag");
+      expect(etag).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      expect(first.headers.get("cache-control")).toBe("private, no-cache");
+      const again = await fetch(`${app.url}${path}`, { headers: { authorization: basic, "if-none-match": etag! } });
+      expect(again.status).toBe(304);
+      expect(await again.text()).toBe("");
+      // Another answer, another tag; credentials are still checked before anything is sent.
+      const other = await fetch(`${app.url}/api/panels/lease-renewals?snapshot=replay&${RANGE}`, { headers: { authorization: basic, "if-none-match": etag! } });
+      expect(other.status).toBe(200);
+      expect((await fetch(`${app.url}${path}`, { headers: { "if-none-match": etag! } })).status).toBe(401);
+      const failed = await fetch(`${app.url}/api/panels/writes-by-resource?snapshot=replay&from=yesterday`, { headers: { authorization: basic } });
+      expect([failed.status, failed.headers.get("etag"), failed.headers.get("cache-control")]).toEqual([400, null, "no-store"]);
+    }
   });
 
   it("answers HEAD with the headers alone", async () => {
