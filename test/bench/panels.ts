@@ -7,12 +7,12 @@
  * (2) 50 concurrent identical requests per panel → queries reaching Prometheus; target 1 per panel.
  * Run: npm run build && npx tsx test/bench/panels.ts
  */
-import { Agent, createServer, request, type Server } from "node:http";
 import { writeLoadRequests } from "@/lib/panels/write-load-requests";
 import { startApp, writeConfig } from "../helpers/app";
 import { startCountingProxy } from "../helpers/counting-proxy";
 import { startPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, PROJECT_JOB } from "../helpers/write-load-scenario";
+import { startPassThrough } from "./pass-through";
 import { percentile, report, round, timed } from "./report";
 
 const FROM_MS = Date.parse("2026-09-11T06:00:00Z");
@@ -69,23 +69,6 @@ async function main() {
     await new Promise((resolve) => passThrough.server.close(resolve));
     await prom.stop();
   }
-}
-
-/** Pipes each request to Prometheus and its answer back, unread: what any server in between costs at least. */
-async function startPassThrough(target: string): Promise<{ url: string; server: Server }> {
-  const upstream = new URL(target);
-  const agent = new Agent({ keepAlive: true });
-  const server = createServer((req, res) => {
-    const forward = request({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method, headers: req.headers, agent }, (answer) => {
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
-      answer.pipe(res);
-    });
-    forward.on("error", () => res.writeHead(502).end());
-    req.pipe(forward);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  return { url: `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`, server };
 }
 
 void main();

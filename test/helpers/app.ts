@@ -2,6 +2,7 @@
  * Starts the dashboard exactly as `npm start` does (config validation, then serve.cjs) on a free
  * loopback port. Needs a production build: `npm test` runs `next build` first.
  */
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -54,6 +55,12 @@ export async function startApp(env: Record<string, string | undefined>, launch: 
     throw error;
   }
   return { url, running, stop: () => running.stop() };
+}
+
+/** Resident memory of an app's whole process group (the start script, the server, its threads), in MiB. */
+export function rssMiB(app: TestApp): number {
+  const out = execFileSync("ps", ["-o", "rss=", "-g", String(app.running.child.pid)], { encoding: "utf8" });
+  return out.split("\n").filter(Boolean).reduce((sum, kb) => sum + Number(kb), 0) / 1024;
 }
 
 /** Whether serve.cjs answered before Next's routing (lib/server/panel-fast-path.ts): only it sends Server-Timing. */

@@ -3,7 +3,6 @@
  * (limits.maxSnapshotCheckMiB, and a time allowance by size) while the process stays up and keeps
  * what it stored: 8 KB of packed empty objects unpack to 8 MiB that take about 180 MB to parse.
  */
-import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,7 +12,7 @@ import { encodeSnapshot } from "@/lib/snapshot/codec";
 import { SNAPSHOT_FORMAT } from "@/lib/snapshot/schema";
 import { REPLAY_BUNDLE_PATH } from "@/lib/snapshot/store";
 import { ROOT } from "../helpers/root";
-import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { rssMiB, startApp, writeConfig, type TestApp } from "../helpers/app";
 
 let app: TestApp;
 /** With the default limits, as a deployment runs. */
@@ -30,11 +29,6 @@ afterAll(async () => {
   await defaults?.stop();
 });
 
-/** Resident memory of an app's whole process group, in MiB. */
-function rssMiB(target: TestApp): number {
-  const out = execFileSync("ps", ["-o", "rss=", "-g", String(target.running.child.pid)], { encoding: "utf8" });
-  return out.split("\n").filter(Boolean).reduce((sum, kb) => sum + Number(kb), 0) / 1024;
-}
 
 describe("with the default limits", () => {
   it("refuses 130 KB that unpack to 44 million empty arrays before parsing them, in seconds, within memory", async () => {

@@ -4,9 +4,8 @@
  * one cut off midway, or a redirect. Each is a clear 502/504 on the panel (never a 500), every query
  * slot comes back, liveness stays green, memory stays bounded, and the next healthy answer is served.
  */
-import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { rssMiB, startApp, writeConfig, type TestApp } from "../helpers/app";
 import { startCountingProxy, type CountingProxy, type Fault } from "../helpers/counting-proxy";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, PROJECT_JOB } from "../helpers/write-load-scenario";
@@ -42,12 +41,6 @@ async function metric(name: string): Promise<number> {
   return Number(line?.split(" ").at(-1));
 }
 
-/** Resident memory of the dashboard's whole process group, in MiB. */
-function rssMiB(): number {
-  const pgid = app.running.child.pid!;
-  const out = execFileSync("ps", ["-o", "rss=", "-g", String(pgid)], { encoding: "utf8" });
-  return out.split("\n").filter(Boolean).reduce((sum, kb) => sum + Number(kb), 0) / 1024;
-}
 
 const FAULTS: [Fault, number[], RegExp][] = [
   [{ kind: "error-json" }, [502], /Prometheus execution error \(HTTP 422\)/],
@@ -86,7 +79,7 @@ describe("upstream faults", () => {
       }
       expect(active).toBe(0);
       expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
-      expect(rssMiB()).toBeLessThan(RSS_BOUND_MIB);
+      expect(rssMiB(app)).toBeLessThan(RSS_BOUND_MIB);
       const healthy = await get("/api/panels/writes-by-resource");
       expect(healthy.status).toBe(200);
     }, 60_000);

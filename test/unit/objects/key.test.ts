@@ -2,19 +2,9 @@
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
 import { objectKeyFromSegments, objectPath } from "@/lib/objects/key";
+import { createRng } from "@/lib/scenario/rng";
 import type { ObjectKey } from "@/lib/store/store";
 
-/** A small seeded generator (mulberry32), so a failure names the same keys on every run. */
-function random(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // What Kubernetes allows in a path-segment name (RBAC's system:* among them): anything but "/" and "%".
 const NAME_CHARS = [..."abcz09-.:_~!$&'()*+,;=@ ?#[]\"<>^`{|}", "ü", "ß", "名", "前", "🙂", "\u00a0"];
@@ -26,7 +16,8 @@ function pick(next: () => number, chars: string[], min: number, max: number): st
 }
 
 function keys(count: number): ObjectKey[] {
-  const next = random(19);
+  // Seeded, so a failure names the same keys on every run.
+  const next = createRng(19);
   return Array.from({ length: count }, (_, i) => ({
     cluster: `c${pick(next, DNS_CHARS, 0, 12)}`,
     group: i % 5 === 0 ? "" : `${pick(next, DNS_CHARS, 1, 8)}.example.io`,
