@@ -99,7 +99,7 @@ describe("panel answers before Next", () => {
   it("answers a malformed escape in the panel id with a 400 that says so (Next's answer was a bare 500)", async () => {
     const res = await fetch(`${ours.url}/api/panels/%E0%A4%A?${RANGE}`, { headers: { authorization: basic } });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ status: "error", errorType: "bad_data", error: "the panel id in the path is not valid percent-encoding" });
+    expect(await res.json()).toEqual({ status: "error", errorType: "bad_data", error: "the path is not valid percent-encoding" });
   });
 
   it("leaves every other request to Next, which still checks access on it", async () => {
