@@ -10,6 +10,7 @@ import { ApiFailure, badRequest, failureOf } from "../api/envelope";
 import { envelopeOf } from "../api/respond";
 import { answerPanel } from "../panels/answer";
 import { authorize, contentSecurityPolicy, newNonce, type HeaderReader } from "./access";
+import { apiMethods } from "./api-routes";
 import { AnswerCache, cacheHeaders, encodeAnswer, gzippedOf, notModified, type EncodedAnswer } from "./answer-cache";
 import type { ServerContext } from "./context";
 import { SECURITY_HEADERS } from "./security-headers";
@@ -35,15 +36,20 @@ const REFUSED_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
  * What no route can take, answered here for every path with the envelope and the security headers:
  * Next's router answered a malformed %-escape in any dynamic segment (and TRACE) with a bare 500.
  */
-function refusal(method: string | undefined, path: string): ApiFailure | null {
-  if (method && REFUSED_METHODS.has(method.toUpperCase())) return new ApiFailure(405, "method_not_allowed", `${method} is not served here`);
+function refusal(method: string | undefined, path: string): { failure: ApiFailure; allow?: string } | null {
+  const verb = (method ?? "GET").toUpperCase();
+  if (REFUSED_METHODS.has(verb)) return { failure: new ApiFailure(405, "method_not_allowed", `${verb} is not served here`) };
   for (const segment of path.split("/")) {
     if (!segment.includes("%")) continue;
     try {
       decodeURIComponent(segment);
     } catch {
-      return badRequest("the path is not valid percent-encoding");
+      return { failure: badRequest("the path is not valid percent-encoding") };
     }
+  }
+  const methods = apiMethods(path);
+  if (methods && verb !== "OPTIONS" && !methods.includes(verb)) {
+    return { failure: new ApiFailure(405, "method_not_allowed", `${path.split("/").slice(0, 3).join("/")}… takes ${methods.filter((m) => m !== "HEAD").join(", ")}, not ${verb}`), allow: methods.join(", ") };
   }
   return null;
 }
@@ -62,7 +68,7 @@ export function panelFastPath(context: () => ServerContext): FastPath {
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     const refused = refusal(req.method, path);
     if (refused) {
-      sendFailure(res, refused, refused.httpStatus === 405 ? { Allow: "GET, HEAD, POST, PUT, DELETE" } : {});
+      sendFailure(res, refused.failure, refused.allow ? { Allow: refused.allow } : {});
       return true;
     }
     if (req.method !== "GET" && req.method !== "HEAD") return false;
