@@ -46,6 +46,10 @@ export interface PromClient {
 
 export function createPromClient(options: PromClientOptions): PromClient {
   const base = options.url.replace(/\/+$/, "");
+  const maxAnswerBytes = options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+  // Answers being read or parsed, all calls together: each may take several times its size while it is parsed,
+  // so two of the largest at once is the most memory answers may take (an export asks for a dozen panels at once).
+  const held: AnswerBudget = { bytes: 0, maxBytes: IN_FLIGHT_ANSWERS * maxAnswerBytes };
 
   function commonParams(): [string, string][] {
     return options.partialResponse === false ? [["partial_response", "false"]] : [];
@@ -72,9 +76,9 @@ export function createPromClient(options: PromClientOptions): PromClient {
     const headers: Record<string, string> = { Accept: "application/json", ...(options.gzip ? { "Accept-Encoding": "gzip" } : {}), ...options.headers };
     if (method === "POST") headers["Content-Type"] = "application/x-www-form-urlencoded";
 
-    let response: { status: number; text: string };
+    let response: { status: number; text: string; bytes: number };
     try {
-      response = await exchange(url, method, headers, method === "POST" ? body : undefined, combined, options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
+      response = await exchange(url, method, headers, method === "POST" ? body : undefined, combined, maxAnswerBytes, held);
     } catch (error) {
       if (PromError.is(error)) throw error;
       // A deadline the caller set (from when its request arrived) is a timeout too, not an abandoned request.
@@ -88,8 +92,12 @@ export function createPromClient(options: PromClientOptions): PromClient {
       // Not followed: a redirected POST loses its query. Where it leads is not said, as it names an address.
       throw new PromError("bad_response", `Prometheus (or a proxy in front of it) answered with a redirect (HTTP ${response.status}): set prometheus.url to the address it redirects to`, response.status);
     }
-    const result = parseEnvelope<unknown>(response.status, response.text);
-    return { ...result, data: shape(result.data) };
+    try {
+      const result = parseEnvelope<unknown>(response.status, response.text);
+      return { ...result, data: shape(result.data) };
+    } finally {
+      held.bytes -= response.bytes;
+    }
   }
 
   return {
@@ -133,6 +141,14 @@ export function createPromClient(options: PromClientOptions): PromClient {
 }
 
 const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** How many of the largest answers may be held at once, all calls together. */
+const IN_FLIGHT_ANSWERS = 2;
+
+/** The bytes of answers being read or parsed now, and the most they may be. */
+interface AnswerBudget {
+  bytes: number;
+  maxBytes: number;
+}
 
 const isTimeout = (reason: unknown) => reason instanceof Error && reason.name === "TimeoutError";
 
@@ -144,41 +160,56 @@ const decoders: Record<string, () => NodeJS.ReadWriteStream> = { gzip: createGun
  * large answer, its web streams and default gzip costing a third more time on loopback (a
  * 1,000-point, 13-series answer: 9.3 ms of CPU and 45 ms against 4.3 ms and 32 ms).
  */
-function exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal, maxBytes: number): Promise<{ status: number; text: string }> {
+function exchange(url: URL, method: string, headers: Record<string, string>, body: string | undefined, signal: AbortSignal, maxBytes: number, held: AnswerBudget): Promise<{ status: number; text: string; bytes: number }> {
   return new Promise((resolve, reject) => {
     const secure = url.protocol === "https:";
     const sent = body === undefined ? headers : { ...headers, "Content-Length": String(Buffer.byteLength(body)) };
+    let bytes = 0;
+    let settled = false;
+    /** Gives back what this answer held of the budget (unless it passed to the caller with the answer), and fails. */
+    const fail = (error: unknown) => {
+      if (settled) return;
+      settled = true;
+      held.bytes -= bytes;
+      reject(error);
+    };
     const request = (secure ? https : http).request(url, { method, headers: sent, agent: secure ? agents.https : agents.http, signal }, (response) => {
       const decode = decoders[String(response.headers["content-encoding"] ?? "").toLowerCase()];
       const stream = decode ? response.pipe(decode()) : response;
       const chunks: Buffer[] = [];
-      let bytes = 0;
       // Counted as it arrives (decoded, so a small gzip cannot unpack past it): an answer past the bound is dropped, never held.
-      const tooLarge = () => {
+      const tooLarge = (message: string) => {
         request.destroy();
-        reject(new PromError("too_large", `Prometheus answered with more than ${Math.round(maxBytes / 1048576)} MiB (prometheus.maxAnswerMiB): narrow the range or the selection`));
+        fail(new PromError("too_large", message));
       };
       const declared = Number(response.headers["content-length"] ?? 0);
-      if (!decode && declared > maxBytes) return tooLarge();
+      const tooLargeAlone = () => tooLarge(`Prometheus answered with more than ${Math.round(maxBytes / 1048576)} MiB (prometheus.maxAnswerMiB): narrow the range or the selection`);
+      if (!decode && declared > maxBytes) return tooLargeAlone();
       stream.on("data", (chunk: Buffer) => {
+        if (settled) return;
         bytes += chunk.length;
-        if (bytes > maxBytes) return tooLarge();
+        held.bytes += chunk.length;
+        if (bytes > maxBytes) return tooLargeAlone();
+        if (held.bytes > held.maxBytes) return tooLarge(`Prometheus's answers being read hold more than ${Math.round(held.maxBytes / 1048576)} MiB together (twice prometheus.maxAnswerMiB): narrow the range, or open fewer panels at once`);
         chunks.push(chunk);
       });
       stream.on("end", () => {
+        if (settled) return;
         try {
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") });
+          const text = Buffer.concat(chunks).toString("utf8");
+          settled = true;
+          resolve({ status: response.statusCode ?? 0, text, bytes });
         } catch (error) {
-          reject(error);
+          fail(error);
         }
       });
-      stream.on("error", reject);
+      stream.on("error", fail);
       // A connection cut mid-answer (or an abort then) ends the response without "end".
       response.on("close", () => {
-        if (!response.complete) reject(new Error("the connection closed before the answer was complete"));
+        if (!response.complete) fail(new Error("the connection closed before the answer was complete"));
       });
     });
-    request.on("error", reject);
+    request.on("error", fail);
     request.end(body);
   });
 }

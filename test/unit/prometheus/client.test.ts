@@ -173,6 +173,22 @@ describe("Prometheus client", () => {
     await expect(small.query("up", 1)).resolves.toMatchObject({ data: { resultType: "vector", result: [] } });
   });
 
+  it("holds at most two of the largest answers at once, all calls together, and gives their bytes back", async () => {
+    const MiB = 1024 * 1024;
+    const small = createPromClient({ url: base, headers: {}, timeoutMs: 5000, maxAnswerBytes: MiB });
+    // Each answer is 0.9 MiB, 0.7 of it sent at once and the rest after a pause: three at once hold 2.1 MiB while being read.
+    handler = (_req, _body, res) => {
+      res.write(`{"status":"success","data":{"resultType":"vector","result":[],"pad":"${"x".repeat(Math.floor(0.7 * MiB))}`);
+      setTimeout(() => res.end(`${"x".repeat(Math.floor(0.2 * MiB))}"}}`), 300);
+    };
+    const outcomes = await Promise.allSettled([0, 1, 2].map(() => small.query("up", 1)));
+    const failures = outcomes.filter((o) => o.status === "rejected").map((o) => (o as PromiseRejectedResult).reason as PromError);
+    expect(failures.length).toBeGreaterThanOrEqual(1);
+    for (const f of failures) expect([f.failure, f.message]).toEqual(["too_large", expect.stringContaining("hold more than 2 MiB together")]);
+    // Whatever failed gave its bytes back: one at a time, each answer fits.
+    for (let i = 0; i < 3; i++) await expect(small.query("up", 1)).resolves.toMatchObject({ data: { resultType: "vector" } });
+  });
+
   it("reports success answers whose data has the wrong shape as the upstream's fault", async () => {
     for (const data of [null, {}, { resultType: "matrix", result: null }, { resultType: "matrix", result: [{ metric: {}, values: "x" }] }, { resultType: "vector", result: [{ metric: { a: 1 } }] }, { resultType: "nonsense", result: [] }]) {
       handler = (_req, _body, res) => res.end(JSON.stringify({ status: "success", data }));
