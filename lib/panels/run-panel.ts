@@ -2,7 +2,7 @@
 import type { PromClient } from "../prometheus/client";
 import { toSeries } from "../prometheus/to-series";
 import type { Series } from "../prometheus/types";
-import { alignToStep, chooseStepSeconds, rateWindowSeconds } from "../time/step";
+import { alignToStep, chooseStepSeconds, PROMETHEUS_MAX_POINTS, rateWindowSeconds } from "../time/step";
 import { badRequest } from "../api/envelope";
 import type { NamedQuery, PanelDef, Unit } from "./catalog";
 import type { PanelRequest } from "./params";
@@ -142,15 +142,23 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
  * ones with the largest totals, in their order, and a warning that says how many were left out.
  */
 export const MAX_PANEL_SERIES = 100;
+/** The most points a series may have: what Prometheus itself answers at most (a proxy or another server may send more). */
+export const MAX_SERIES_POINTS = PROMETHEUS_MAX_POINTS;
 
 export function limitSeries(series: Series[], max = MAX_PANEL_SERIES): { series: Series[]; warnings: string[] } {
-  if (series.length <= max) return { series, warnings: [] };
-  const total = (s: Series) => s.points.reduce((sum, [, v]) => sum + (v !== null && Number.isFinite(v) ? Math.abs(v) : 0), 0);
-  const kept = new Set(series.map((s, i) => ({ i, t: total(s) })).sort((a, b) => b.t - a.t || a.i - b.i).slice(0, max).map((e) => e.i));
-  return {
-    series: series.filter((_, i) => kept.has(i)),
-    warnings: [`Showing the ${max} series with the largest values of ${series.length}: narrow the selection to see the rest.`],
-  };
+  const warnings: string[] = [];
+  let kept = series;
+  if (series.length > max) {
+    const total = (s: Series) => s.points.reduce((sum, [, v]) => sum + (v !== null && Number.isFinite(v) ? Math.abs(v) : 0), 0);
+    const largest = new Set(series.map((s, i) => ({ i, t: total(s) })).sort((a, b) => b.t - a.t || a.i - b.i).slice(0, max).map((e) => e.i));
+    kept = series.filter((_, i) => largest.has(i));
+    warnings.push(`Showing the ${max} series with the largest values of ${series.length}: narrow the selection to see the rest.`);
+  }
+  if (kept.some((s) => s.points.length > MAX_SERIES_POINTS)) {
+    kept = kept.map((s) => (s.points.length > MAX_SERIES_POINTS ? { ...s, points: s.points.slice(0, MAX_SERIES_POINTS) } : s));
+    warnings.push(`Prometheus answered more than ${MAX_SERIES_POINTS.toLocaleString("en-US")} points for a series; the first ${MAX_SERIES_POINTS.toLocaleString("en-US")} are shown.`);
+  }
+  return { series: kept, warnings };
 }
 
 export function unique(values: string[]): string[] {

@@ -85,6 +85,10 @@ describe("upstream faults", () => {
       expect(rssMiB(app)).toBeLessThan(RSS_BOUND_MIB);
       const healthy = await get("/api/panels/writes-by-resource");
       expect(healthy.status).toBe(200);
+      // The scenario has no rebuild metrics: healthy, the rebuild panel says so; under the next fault it must fail, not
+      // repeat this absence from a cache.
+      const rebuilds = await (await get("/api/panels/rebuild-rate")).json();
+      expect([rebuilds.status, rebuilds.infos?.[0]]).toEqual(["success", expect.stringMatching(/^No rebuild metrics in this range/)]);
     }, 60_000);
   }
 });

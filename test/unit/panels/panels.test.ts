@@ -7,6 +7,7 @@ import { preloadScript } from "@/lib/panels/preload-script";
 import { rebuildInputs, rebuildPreloads, rebuildRequests } from "@/lib/rebuilds/requests";
 import { writeLoadInputs, writeLoadPreloads, writeLoadRequests } from "@/lib/panels/write-load-requests";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
+import { limitSeries, MAX_PANEL_SERIES, MAX_SERIES_POINTS } from "@/lib/panels/run-panel";
 import { OTHER_LABEL, topNWithOther } from "@/lib/panels/top-n";
 import { joinTotals, sortTotals } from "@/lib/panels/totals";
 import { seriesName, stackColumns, toColumns } from "@/lib/panels/series-name";
@@ -114,6 +115,25 @@ describe("top 10 + other", () => {
   });
   it("returns everything sorted when there are few series", () => {
     expect(topNWithOther([s("a", [1]), s("b", [2])], 10).map((x) => x.labels.resource)).toEqual(["b", "a"]);
+  });
+});
+
+describe("what a panel passes on", () => {
+  const s = (name: string, value: number, points = 3) => ({ labels: { site: name }, points: Array.from({ length: points }, (_, i) => [i * 1000, value] as [number, number]) });
+  it("keeps the 100 series with the largest values, in their order, and says how many were left out", () => {
+    const input = Array.from({ length: 150 }, (_, i) => s(`s${i}`, i % 2 ? 1000 + i : i));
+    const { series, warnings } = limitSeries(input);
+    expect(series).toHaveLength(MAX_PANEL_SERIES);
+    // The odd ones (1000+) and the 25 largest even ones; order as Prometheus gave them.
+    const expected = input.filter((x, i) => i % 2 === 1 || i >= 100).map((x) => x.labels.site);
+    expect(series.map((x) => x.labels.site)).toEqual(expected);
+    expect(warnings).toEqual(["Showing the 100 series with the largest values of 150: narrow the selection to see the rest."]);
+    expect(limitSeries(input.slice(0, 10))).toEqual({ series: input.slice(0, 10), warnings: [] });
+  });
+  it("cuts a series with more points than Prometheus ever answers, and says so", () => {
+    const { series, warnings } = limitSeries([s("long", 1, MAX_SERIES_POINTS + 5), s("short", 2)]);
+    expect(series.map((x) => x.points.length)).toEqual([MAX_SERIES_POINTS, 3]);
+    expect(warnings[0]).toMatch(/more than 11,000 points for a series/);
   });
 });
 
