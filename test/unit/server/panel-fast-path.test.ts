@@ -48,13 +48,17 @@ async function serve(context: () => ServerContext): Promise<string> {
 const context = (env: Record<string, string> = {}) => buildContext(loadConfig({ CHURNSCOPE_DATA_DIR: mkdtempSync(join(tmpdir(), "fast-path-")), ...env }));
 
 describe("panelFastPath", () => {
-  it("takes GET and HEAD of /api/panels/<id> only", async () => {
+  it("answers GET and HEAD of /api/panels/<id>, refuses methods no API route takes, and leaves the rest to Next", async () => {
     const ctx = context();
     const url = await serve(() => ctx);
     for (const path of ["/api/panels", "/api/panels/", "/api/panels/a/b", "/api/panelsx/a", "/api/markers", "//api/panels/a"]) {
       expect((await fetch(`${url}${path}`)).status, path).toBe(418);
     }
-    expect((await fetch(`${url}/api/panels/writes-by-verb`, { method: "POST" })).status).toBe(418);
+    // A method the route does not take: a 405 envelope that says which it takes.
+    const posted = await fetch(`${url}/api/panels/writes-by-verb`, { method: "POST" });
+    expect([posted.status, posted.headers.get("allow"), (await posted.json()).errorType]).toEqual([405, "GET, HEAD", "method_not_allowed"]);
+    // A method the route takes is Next's.
+    expect((await fetch(`${url}/api/notes`, { method: "POST" })).status).toBe(418);
     const taken = await fetch(`${url}/api/panels/writes-by-verb?from=now-1h`);
     expect(taken.status).not.toBe(418);
     expect((await taken.json()).status).toBe("error");
