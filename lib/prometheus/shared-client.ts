@@ -8,6 +8,7 @@
  * its slot back whatever became of it, so no answer can hold the pool.
  */
 import { ApiFailure } from "../api/envelope";
+import { Gate } from "../api/gate";
 import type { PromClient } from "./client";
 import { PromError } from "./errors";
 
@@ -43,64 +44,20 @@ export type SharedClient = PromClient & {
 export function sharedClient(inner: PromClient, options: SharingOptions, clock: () => number = Date.now): SharedClient {
   const stats: SharingStats = { upstream: 0, coalesced: 0, cached: 0, busy: 0 };
   const entries = new Map<string, { promise: Promise<unknown>; settledAtMs?: number }>();
-  const waiting: (() => void)[] = [];
-  /** when each call holding a slot started */
-  const running = new Set<{ startedMs: number }>();
-  let active = 0;
   const seconds = `${options.timeoutMs / 1000} s`;
+  const gate = new Gate(options.maxConcurrent, options.maxQueued, (running, waiting) => {
+    stats.busy++;
+    return new ApiFailure(503, "busy", `Prometheus is busy: ${running} queries are running and ${waiting} are waiting (prometheus.maxConcurrentQueries). Try again in a moment.`);
+  }, clock);
 
-  /** Waits for a slot until the deadline; past it, leaves the queue as a timeout. */
-  function slot(deadline: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const take = () => {
-        deadline.removeEventListener("abort", expire);
-        resolve();
-      };
-      const expire = () => {
-        const at = waiting.indexOf(take);
-        if (at >= 0) waiting.splice(at, 1);
-        reject(new PromError("timeout", `no Prometheus query slot came free within ${seconds} (prometheus.timeoutSeconds; ${options.maxConcurrent} run at once, prometheus.maxConcurrentQueries)`));
-      };
-      waiting.push(take);
-      deadline.addEventListener("abort", expire, { once: true });
+  /** One upstream call, within its deadline from when it was asked for, waiting for a slot included. */
+  function limited<T>(work: (deadline: AbortSignal) => Promise<T>): Promise<T> {
+    const signal = AbortSignal.timeout(options.timeoutMs);
+    return gate.run(() => work(signal), {
+      signal,
+      waited: () => new PromError("timeout", `no Prometheus query slot came free within ${seconds} (prometheus.timeoutSeconds; ${options.maxConcurrent} run at once, prometheus.maxConcurrentQueries)`),
+      overran: () => new PromError("timeout", `Prometheus did not answer within ${seconds}`),
     });
-  }
-
-  async function limited<T>(work: (deadline: AbortSignal) => Promise<T>): Promise<T> {
-    const deadline = AbortSignal.timeout(options.timeoutMs);
-    if (active >= options.maxConcurrent) {
-      if (waiting.length >= options.maxQueued) {
-        stats.busy++;
-        throw new ApiFailure(
-          503,
-          "busy",
-          `Prometheus is busy: ${active} queries are running and ${waiting.length} are waiting (prometheus.maxConcurrentQueries). Try again in a moment.`,
-        );
-      }
-      await slot(deadline);
-    }
-    active++;
-    const holder = { startedMs: clock() };
-    running.add(holder);
-    let released = false;
-    const release = () => {
-      if (released) return;
-      released = true;
-      active--;
-      running.delete(holder);
-      waiting.shift()?.();
-    };
-    const overdue = new Promise<never>((_, reject) => {
-      deadline.addEventListener("abort", () => {
-        release();
-        reject(new PromError("timeout", `Prometheus did not answer within ${seconds}`));
-      }, { once: true });
-    });
-    try {
-      return await Promise.race([work(deadline), overdue]);
-    } finally {
-      release();
-    }
   }
 
   function sweep(nowMs: number) {
@@ -136,13 +93,9 @@ export function sharedClient(inner: PromClient, options: SharingOptions, clock: 
   const key = (...parts: unknown[]) => JSON.stringify(parts);
   return {
     stats,
-    active: () => active,
-    queued: () => waiting.length,
-    oldestActiveMs: () => {
-      let oldest = Infinity;
-      for (const holder of running) oldest = Math.min(oldest, holder.startedMs);
-      return oldest === Infinity ? 0 : clock() - oldest;
-    },
+    active: () => gate.active,
+    queued: () => gate.queued,
+    oldestActiveMs: () => gate.oldestRunningMs(),
     query: (expr, time, signal) => shared(key("query", expr, time), (d) => inner.query(expr, time, d), signal),
     queryRange: (expr, range, signal) => shared(key("range", expr, range.startSeconds, range.endSeconds, range.stepSeconds), (d) => inner.queryRange(expr, range, d), signal),
     series: (match, bounds, signal) => shared(key("series", match, bounds), (d) => inner.series(match, bounds, d), signal),

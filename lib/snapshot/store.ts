@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure, badRequest } from "../api/envelope";
-import { Gate } from "../server/gate";
+import { BusyFailure, Gate } from "../api/gate";
 import { joinInFlight } from "../server/in-flight";
 import { threadResult } from "../server/thread-outcome";
 import { decodeSnapshot, tooLarge } from "./codec";
@@ -64,7 +64,7 @@ export class SnapshotStore {
     this.cacheBytes = options.cacheBytes ?? CACHE_BYTES;
     this.checkHeapMiB = options.checkHeapMiB ?? CHECK_HEAP_MIB;
     this.openBundle = options.open ?? openInThread;
-    this.checks = new Gate(options.concurrentChecks ?? 1, options.queuedChecks ?? 4, "checking other snapshot uploads", 10);
+    this.checks = new Gate(options.concurrentChecks ?? 1, options.queuedChecks ?? 4, (running, waiting) => new BusyFailure(`the server is busy with checking other snapshot uploads: ${running} running and ${waiting} waiting; try again in ${CHECK_RETRY_SECONDS} s`, CHECK_RETRY_SECONDS));
   }
 
   private pathOf(id: string): string {
@@ -122,6 +122,9 @@ export class SnapshotStore {
     return held;
   }
 }
+
+/** When an upload refused for the queue of checks is told to come back: about two checks of the replay's size. */
+const CHECK_RETRY_SECONDS = 10;
 
 /** How long a check may run: generous for a bundle of ordinary shape (the replay's 2.7 MB take about 3 s). */
 const checkDeadlineMs = (packedBytes: number) => 10_000 + (4_000 * packedBytes) / 1_048_576;
