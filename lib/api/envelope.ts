@@ -43,10 +43,6 @@ export function failureOf(error: unknown): { httpStatus: number; body: ApiErrorB
     const errorType = error.failure === "upstream" ? `prometheus_${error.errorType ?? "error"}` : error.failure;
     return { httpStatus, body: { status: "error", errorType, error: error.message } };
   }
-  // A request's own deadline (AbortSignal.timeout) passing while it waited on an answer.
-  if (error instanceof Error && error.name === "TimeoutError") {
-    return { httpStatus: 504, body: { status: "error", errorType: "timeout", error: "the answer took longer than prometheus.timeoutSeconds from when the request arrived" } };
-  }
   const storeFailure = storeFailureOf(error);
   if (storeFailure) return { httpStatus: storeFailure.httpStatus, body: { status: "error", errorType: storeFailure.errorType, error: storeFailure.message } };
   return { httpStatus: 500, body: { status: "error", errorType: "internal", error: "internal error; see the server log" } };

@@ -51,37 +51,37 @@ export function liveness(): { live: boolean; reason?: string } {
 /** How long past its deadline a call may hold its slot (a busy event loop) before the pool counts as stuck. */
 const STUCK_GRACE_MS = 30_000;
 
+/**
+ * Answers about what Prometheus holds, kept for PROBE_TTL_MS when `keep` says so (a failure never is).
+ * One lookup serves every caller, so no caller's abort or deadline is part of it; each waits with its own.
+ */
+function kept<T>(keep: (value: T) => boolean): (key: string, ask: () => Promise<T>, signal?: AbortSignal) => Promise<T> {
+  const entries = new Map<string, { atMs: number; value: Promise<T> }>();
+  return (key, ask, signal) => {
+    const hit = entries.get(key);
+    if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return forCaller(hit.value, signal);
+    const value = ask();
+    entries.set(key, { atMs: Date.now(), value });
+    value.then(
+      (found) => keep(found) || entries.delete(key),
+      () => entries.delete(key),
+    );
+    return forCaller(value, signal);
+  };
+}
+
 export function buildContext(config: AppConfig): ServerContext {
   const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes, { checkHeapMiB: config.limits.snapshotCheckMiB, concurrentChecks: config.limits.concurrentSnapshotChecks, queuedChecks: config.limits.queuedSnapshotChecks });
   let noteStore: NoteStore | undefined;
   const notes = () => (noteStore ??= new NoteStore(join(config.dataDir, "notes.sqlite")));
   if (!config.prometheus) return { config, snapshots, notes, prometheus: null };
   const client = sharedClient(createPromClient(config.prometheus), config.prometheus.sharing);
-  const cache = new Map<string, { atMs: number; value: Promise<LabelSets> }>();
-  const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) => {
-    const key = job ?? "\u0000all";
-    const hit = cache.get(key);
-    if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return forCaller(hit.value, signal);
-    // Shared by every caller, so no caller's abort or deadline is part of it; each waits with its own.
-    const value = probeLabelSets(client, job, bounds);
-    cache.set(key, { atMs: Date.now(), value });
-    value.catch(() => cache.delete(key)); // never cache a failure
-    return forCaller(value, signal);
-  };
-  // Which rebuild metrics exist rarely changes; ask again per hour of range and every few minutes.
-  const detections = new Map<string, { atMs: number; value: Promise<DetectedProfile | null> }>();
-  const detectRebuilds: NonNullable<ServerContext["prometheus"]>["detectRebuilds"] = (bounds, signal) => {
-    const key = `${Math.floor(bounds.startSeconds / 3600)}-${Math.ceil(bounds.endSeconds / 3600)}`;
-    const hit = detections.get(key);
-    if (hit && Date.now() - hit.atMs < PROBE_TTL_MS) return forCaller(hit.value, signal);
-    const value = detectRebuildProfile(client, bounds, config.rebuilds.profile);
-    detections.set(key, { atMs: Date.now(), value });
-    // Only a profile found is kept: an absence is asked again, so a failing Prometheus shows as an error, never as "no metrics".
-    value.then(
-      (found) => found === null && detections.delete(key),
-      () => detections.delete(key),
-    );
-    return forCaller(value, signal);
-  };
+  const labelSets = kept<LabelSets>(() => true);
+  const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) => labelSets(job ?? "\u0000all", () => probeLabelSets(client, job, bounds), signal);
+  // Which rebuild metrics exist rarely changes; ask again per hour of range and every few minutes. Only a profile found is
+  // kept: an absence is asked again, so a failing Prometheus shows as an error, never as "no metrics".
+  const detections = kept<DetectedProfile | null>((found) => found !== null);
+  const detectRebuilds: NonNullable<ServerContext["prometheus"]>["detectRebuilds"] = (bounds, signal) =>
+    detections(`${Math.floor(bounds.startSeconds / 3600)}-${Math.ceil(bounds.endSeconds / 3600)}`, () => detectRebuildProfile(client, bounds, config.rebuilds.profile), signal);
   return { config, snapshots, notes, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
 }

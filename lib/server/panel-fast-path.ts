@@ -54,10 +54,14 @@ function refusal(method: string | undefined, path: string): { failure: ApiFailur
   return null;
 }
 
-function sendFailure(res: ServerResponse, failure: ApiFailure, extra: Record<string, string> = {}): void {
-  const { httpStatus, body } = failureOf(failure);
+/** What every answer sent from here carries, as proxy.ts and next.config.ts give Next's. */
+const jsonHeaders = (): Record<string, string> => ({ ...SECURITY_HEADERS, "Content-Security-Policy": contentSecurityPolicy(newNonce(), false), "Content-Type": "application/json" });
+
+/** A failure's envelope, never kept by the browser. */
+function sendFailure(res: ServerResponse, error: unknown, extra: Record<string, string> = {}): void {
+  const { httpStatus, body } = failureOf(error);
   const payload = JSON.stringify(body);
-  res.writeHead(httpStatus, { ...SECURITY_HEADERS, "Content-Security-Policy": contentSecurityPolicy(newNonce(), false), "Content-Type": "application/json", "Cache-Control": "no-store", "Content-Length": String(Buffer.byteLength(payload)), ...extra });
+  if (!res.headersSent) res.writeHead(httpStatus, { ...jsonHeaders(), "Cache-Control": "no-store", "Content-Length": String(Buffer.byteLength(payload)), ...extra });
   res.end(payload);
 }
 
@@ -114,27 +118,23 @@ async function answer(ctx: ServerContext, cache: AnswerCache, req: IncomingMessa
       cache.set(req.url ?? path, encoded);
     }
     const headers: Record<string, string> = {
-      ...SECURITY_HEADERS,
-      "Content-Security-Policy": contentSecurityPolicy(newNonce(), false),
-      "Content-Type": "application/json",
+      ...jsonHeaders(),
       ...cacheHeaders(encoded),
       ...(!access.ok && access.challenge ? { "WWW-Authenticate": access.challenge } : {}),
       ...extra,
     };
-    let payload = encoded.plain;
-    if (payload.length >= COMPRESS_FROM_BYTES) {
-      headers.Vary = "Accept-Encoding";
-      if (acceptsGzip(req.headers["accept-encoding"])) {
-        payload = gzippedOf(encoded);
-        headers["Content-Encoding"] = "gzip";
-      }
-    }
+    const compressible = encoded.plain.length >= COMPRESS_FROM_BYTES;
+    if (compressible) headers.Vary = "Accept-Encoding";
     if (notModified(req.headers["if-none-match"], encoded)) {
-      delete headers["Content-Encoding"];
       if (res.destroyed) return;
       res.writeHead(304, headers);
       res.end();
       return;
+    }
+    let payload = encoded.plain;
+    if (compressible && acceptsGzip(req.headers["accept-encoding"])) {
+      payload = gzippedOf(encoded);
+      headers["Content-Encoding"] = "gzip";
     }
     headers["Content-Length"] = String(payload.length);
     // Shown in the browser's network panel: how much of a slow panel was this server's (Prometheus's wait included).
@@ -145,9 +145,7 @@ async function answer(ctx: ServerContext, cache: AnswerCache, req: IncomingMessa
   } catch (error) {
     // Nothing above is expected to throw; if it does, the request still gets an answer and the process stays up.
     console.error("churnscope: unexpected error answering a panel", error);
-    const { httpStatus, body } = failureOf(error);
-    if (!res.headersSent) res.writeHead(httpStatus, { ...SECURITY_HEADERS, "Content-Type": "application/json", "Cache-Control": "no-store" });
-    res.end(JSON.stringify(body));
+    sendFailure(res, error);
   }
 }
 
