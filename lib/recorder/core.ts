@@ -75,6 +75,19 @@ export class ProfileRecorder {
   }
 
   /**
+   * Until when this resource was last known to be observed (the last list, event batch, or clean
+   * stop): where a period the recorder could not observe starts, even when it ran in an earlier process.
+   */
+  observedUntilMs(): number | undefined {
+    const value = Number(this.store.getMeta(`observed/${this.cluster}/${resourceKey(this.sample)}`));
+    return Number.isFinite(value) && value > 0 ? value : undefined;
+  }
+
+  markObserved(tsMs: number): void {
+    this.store.setMeta(`observed/${this.cluster}/${resourceKey(this.sample)}`, String(tsMs));
+  }
+
+  /**
    * The last version of each recently written object, already normalised and projected, so an event
    * costs one normalisation instead of two and no re-read of the stored body. The store stays the
    * truth: a miss reads it, and this recorder is the only writer of its objects' last versions.
@@ -156,6 +169,7 @@ export class ProfileRecorder {
       }
       this.saveLatest();
       this.store.setMeta(this.resumeKey(), listVersion);
+      this.markObserved(tsMs);
       return stored;
     });
   }
@@ -182,6 +196,7 @@ export class ProfileRecorder {
       }
       this.saveLatest();
       if (resume !== undefined) this.store.setMeta(this.resumeKey(), resume);
+      if (events.length > 0) this.markObserved(events.at(-1)!.tsMs);
       return stored;
     });
   }

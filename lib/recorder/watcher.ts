@@ -63,6 +63,8 @@ export interface WatcherOptions {
   now?: () => number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
+  /** list through a streaming watch where the server offers it (default), else page through a list */
+  streamingLists?: boolean;
 }
 
 /** Records until `signal` aborts. Resolves when stopped. */
@@ -74,9 +76,13 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
   const name = resourceKey(profiles[0]);
   let backoffMs = options.minBackoffMs ?? 1000;
   let needList = recorder.resumeVersion() === undefined;
+  // A streaming list (a watch that first sends every object) is served from the watch cache; servers
+  // without it (WatchList off, before 1.27) refuse the parameter, and then a paged list is used.
+  let streamingLists = options.streamingLists ?? true;
   while (!signal.aborted) {
+    const streaming = needList && streamingLists;
     try {
-      if (needList) {
+      if (needList && !streaming) {
         const listed = await list(kc, path, signal);
         const items = listed.items.filter(namedObject);
         stats.rejected += listed.items.length - items.length;
@@ -84,8 +90,10 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         stats.relists++;
         needList = false;
       }
-      store.closeGap(cluster, name, now());
-      stats.state = "watching";
+      if (!streaming) {
+        store.closeGap(cluster, name, now());
+        stats.state = "watching";
+      }
       await new Promise<void>((resolve, reject) => {
         const watch = new Watch(kc);
         // client-node aborts a watch after 30 s without data; bookmarks arrive about once a minute, so allow more.
@@ -93,6 +101,8 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         let controller: AbortController | undefined;
         // Events that arrive in one burst are stored in one transaction, at the end of the current tick.
         let pending: { type: string; obj: KubeObject; tsMs: number }[] = [];
+        // A streaming list's objects, until the bookmark that ends them
+        let initial: KubeObject[] | undefined = streaming ? [] : undefined;
         let failed = false;
         // The store refused (one transaction: nothing of it was stored), and nothing after it may be
         // stored: end this watch; the next resumes from the last version stored, so the server sends them again.
@@ -124,10 +134,11 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         };
         const onAbort = () => controller?.abort();
         signal.addEventListener("abort", onAbort, { once: true });
+        const params = streaming ? { allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" } : { allowWatchBookmarks: true, resourceVersion: recorder.resumeVersion() };
         watch
           .watch(
             path,
-            { allowWatchBookmarks: true, resourceVersion: recorder.resumeVersion() },
+            params,
             (type, obj: KubeObject & { code?: number }) => {
               stats.events++;
               stats.lastEventMs = now();
@@ -139,6 +150,22 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
               }
               if (!readableEvent(type, obj)) {
                 stats.rejected++;
+                return;
+              }
+              if (initial) {
+                if (type === "ADDED") initial.push(obj);
+                else if (type === "BOOKMARK" && (obj.metadata as { annotations?: Record<string, string> }).annotations?.["k8s.io/initial-events-end"] === "true") {
+                  try {
+                    stats.stored += recorder.applyList(initial, obj.metadata!.resourceVersion!, now());
+                  } catch (error) {
+                    return fail(error);
+                  }
+                  initial = undefined;
+                  stats.relists++;
+                  needList = false;
+                  store.closeGap(cluster, name, now());
+                  stats.state = "watching";
+                }
                 return;
               }
               pending.push({ type, obj, tsMs: now() });
@@ -160,13 +187,20 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
       if (!signal.aborted) stats.reconnects++;
     } catch (error) {
       if (signal.aborted) break;
-      if ((error as { unserved?: boolean }).unserved) {
+      const status = (error as { statusCode?: number }).statusCode;
+      if (streaming && (status === 400 || status === 422)) {
+        streamingLists = false;
+        continue;
+      }
+      if ((error as { unserved?: boolean }).unserved || (streaming && status === 404)) {
         stats.state = "unserved";
-        stats.error = (error as Error).message;
+        stats.error = status === 404 ? `${path} is not served (CRD not installed?)` : (error as Error).message;
         return;
       }
       try {
-        store.openGap(cluster, name, now(), error instanceof Gone ? "410 Gone: relisting" : `disconnected: ${(error as Error).message}`);
+        // A resume point that is gone means versions may be lost since the recorder last observed, not since now.
+        const fromMs = error instanceof Gone ? Math.min(now(), recorder.observedUntilMs() ?? now()) : now();
+        store.openGap(cluster, name, fromMs, error instanceof Gone ? "410 Gone: relisting" : `disconnected: ${(error as Error).message}`);
       } catch {
         // The store refuses writes (full, locked): the next round tries again, from the last version stored.
       }
@@ -180,6 +214,11 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
       await new Promise((r) => setTimeout(r, backoffMs));
       backoffMs = Math.min(backoffMs * 2, options.maxBackoffMs ?? 30_000);
     }
+  }
+  try {
+    if (stats.state === "watching") recorder.markObserved(now());
+  } catch {
+    // The store refuses writes: the next start counts from the last event stored instead.
   }
   stats.state = "stopped";
 }

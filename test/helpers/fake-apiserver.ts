@@ -1,6 +1,6 @@
 /**
  * A wire-level stand-in for kube-apiserver, for recorder tests only (never shipped): list and
- * watch for resources, watch events as chunked JSON lines, bookmarks, 410 Gone for a compacted
+ * watch for resources, streaming lists (or their refusal), watch events as chunked JSON lines, bookmarks, 410 Gone for a compacted
  * resourceVersion (as an ERROR event, like the real server), and injected faults: dropped
  * connections and a restart on the same port. The recorder talks to it through client-node.
  */
@@ -28,7 +28,11 @@ export class FakeApiServer {
   /** every list and watch request, for assertions */
   readonly requests: string[] = [];
 
-  constructor(private readonly bookmarkEveryMs = 200) {}
+  /** `streamingLists`: answer sendInitialEvents watches as the real server does; off, refuse them with 422 as a server with WatchList off does */
+  constructor(
+    private readonly bookmarkEveryMs = 200,
+    private readonly streamingLists = true,
+  ) {}
 
   async start(port = 0): Promise<void> {
     this.server = createServer((req, res) => this.handle(req, res));
@@ -48,10 +52,16 @@ export class FakeApiServer {
     this.server = null;
   }
 
-  /** A restart: every connection goes, and the server comes back on the same port with the same data. */
+  /**
+   * A restart: every connection goes, and the server comes back on the same port with the same data.
+   * Like kube-apiserver, which writes its own objects as it starts and whose watch cache starts again
+   * at the current version, it answers a watch from any version seen before with 410 Gone.
+   */
   async restart(downMs = 300): Promise<void> {
     const port = this.port;
     await this.stop();
+    this.rv++;
+    this.compact();
     await new Promise((r) => setTimeout(r, downMs));
     await this.start(port);
   }
@@ -110,6 +120,20 @@ export class FakeApiServer {
     if (url.searchParams.get("watch") !== "true") {
       res.writeHead(200, { "Content-Type": "application/json" });
       res.end(JSON.stringify({ kind: "List", apiVersion: "v1", metadata: { resourceVersion: String(this.rv) }, items: [...(objects?.values() ?? [])] }));
+      return;
+    }
+    if (url.searchParams.get("sendInitialEvents") === "true") {
+      if (!this.streamingLists) {
+        res.writeHead(422, { "Content-Type": "application/json" }).end(JSON.stringify({ kind: "Status", code: 422, reason: "Invalid", message: "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled" }));
+        return;
+      }
+      // A streaming list: every current object as ADDED, then a bookmark that ends them, then live events.
+      res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
+      for (const object of objects?.values() ?? []) res.write(`${JSON.stringify({ type: "ADDED", object })}\n`);
+      res.write(`${JSON.stringify({ type: "BOOKMARK", object: { kind: "Bookmark", metadata: { resourceVersion: String(this.rv), annotations: { "k8s.io/initial-events-end": "true" } } } })}\n`);
+      const watcher = { path: url.pathname, res };
+      this.watchers.add(watcher);
+      res.on("close", () => this.watchers.delete(watcher));
       return;
     }
     const from = Number(url.searchParams.get("resourceVersion") ?? "0");

@@ -42,6 +42,22 @@ describe("ProfileRecorder", () => {
       { name: "c", rv: "deleted@8", class: "delete", heartbeat: 0 },
     ]);
   });
+
+  it("remembers, across processes, until when it observed: where a gap starts when its resume point is gone", () => {
+    const { store, recorder } = setup();
+    expect(recorder.observedUntilMs()).toBeUndefined();
+    recorder.applyList([lease("a", "1", "t1")], "1", 1000);
+    expect(recorder.observedUntilMs()).toBe(1000);
+    recorder.applyEvents([
+      { type: "MODIFIED", obj: lease("a", "2", "t2"), tsMs: 2000 },
+      { type: "BOOKMARK", obj: { metadata: { resourceVersion: "5" } }, tsMs: 2500 },
+    ]);
+    expect(recorder.observedUntilMs()).toBe(2500);
+    recorder.markObserved(3000); // a clean stop
+    const next = new ProfileRecorder(store, "c1", DEFAULT_PROFILES.filter((p) => p.name === "lease"));
+    expect(next.observedUntilMs()).toBe(3000);
+    expect(new ProfileRecorder(store, "c2", DEFAULT_PROFILES.filter((p) => p.name === "lease")).observedUntilMs()).toBeUndefined();
+  });
 });
 
 describe("odd objects from a cluster, or from a proxy that mangles the stream", () => {

@@ -1,0 +1,50 @@
+/**
+ * The API server's own audit log, read independently of Churnscope's ingester: every completed write
+ * (ResponseComplete, 2xx) with the resourceVersion the server answered, who sent it and when.
+ */
+import { readFileSync } from "node:fs";
+
+export interface ServerWrite {
+  auditID: string;
+  verb: string;
+  group: string;
+  resource: string;
+  subresource: string;
+  namespace: string;
+  name: string;
+  code: number;
+  user: string;
+  userAgent: string;
+  /** metadata.resourceVersion of the response object ("" when the response held none) */
+  resourceVersion: string;
+  stageMs: number;
+}
+
+const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+
+export function serverWrites(auditLogPath: string): ServerWrite[] {
+  const out: ServerWrite[] = [];
+  for (const line of readFileSync(auditLogPath, "utf8").split("\n")) {
+    if (line.trim() === "") continue;
+    const e = JSON.parse(line);
+    if (e.stage !== "ResponseComplete" || !WRITE_VERBS.has(e.verb)) continue;
+    const code = e.responseStatus?.code ?? 0;
+    if (code < 200 || code > 299) continue;
+    const ref = e.objectRef ?? {};
+    out.push({
+      auditID: e.auditID,
+      verb: e.verb,
+      group: ref.apiGroup ?? "",
+      resource: ref.resource ?? "",
+      subresource: ref.subresource ?? "",
+      namespace: ref.namespace ?? "",
+      name: ref.name ?? e.responseObject?.metadata?.name ?? "",
+      code,
+      user: e.user?.username ?? "",
+      userAgent: e.userAgent ?? "",
+      resourceVersion: e.responseObject?.metadata?.resourceVersion ?? "",
+      stageMs: Date.parse(e.stageTimestamp),
+    });
+  }
+  return out;
+}
