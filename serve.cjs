@@ -6,9 +6,10 @@
  *
  * Plain JavaScript, so the standalone image runs it without a build step. It serves the app in its
  * working directory; PORT, HOSTNAME and KEEP_ALIVE_TIMEOUT are read as Next's standalone server.js
- * reads them.
+ * reads them. With TLS_PORT, TLS_CERT_FILE and TLS_KEY_FILE it also serves the same app over https.
  */
 const { createServer } = require("node:http");
+const https = require("node:https");
 const { existsSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");
 
@@ -41,13 +42,25 @@ function answeredBeforeNext(req, res) {
 }
 
 const server = createServer();
-if (Number.isFinite(keepAliveTimeout) && keepAliveTimeout >= 0) server.keepAliveTimeout = keepAliveTimeout;
+const listeners = [{ server, port, scheme: "http" }];
+const tlsPort = Number.parseInt(process.env.TLS_PORT ?? "", 10);
+if (tlsPort) {
+  let credentials;
+  try {
+    credentials = { cert: readFileSync(process.env.TLS_CERT_FILE ?? ""), key: readFileSync(process.env.TLS_KEY_FILE ?? "") };
+  } catch (error) {
+    console.error(`churnscope: cannot read server.tls certFile or keyFile: ${error.message}`);
+    process.exit(1);
+  }
+  listeners.push({ server: https.createServer(credentials), port: tlsPort, scheme: "https" });
+}
+for (const l of listeners) if (Number.isFinite(keepAliveTimeout) && keepAliveTimeout >= 0) l.server.keepAliveTimeout = keepAliveTimeout;
 const app = next({ dev: false, dir, hostname, port, httpServer: server });
 
 app.prepare().then(
   () => {
     const handle = app.getRequestHandler();
-    server.on("request", (req, res) => {
+    const onRequest = (req, res) => {
       if (answeredBeforeNext(req, res)) return;
       // As Next's own server does: a failure it did not answer is a logged 500, not an unhandled rejection.
       handle(req, res).catch((error) => {
@@ -55,12 +68,15 @@ app.prepare().then(
         if (!res.headersSent) res.statusCode = 500;
         res.end();
       });
-    });
-    server.on("error", (error) => {
-      console.error(`churnscope: the server cannot listen on ${hostname}:${port}: ${error.message}`);
-      process.exit(1);
-    });
-    server.listen(port, hostname, () => console.log(`churnscope: ready on http://${hostname}:${port}`));
+    };
+    for (const l of listeners) {
+      l.server.on("request", onRequest);
+      l.server.on("error", (error) => {
+        console.error(`churnscope: the server cannot listen on ${hostname}:${l.port}: ${error.message}`);
+        process.exit(1);
+      });
+      l.server.listen(l.port, hostname, () => console.log(`churnscope: ready on ${l.scheme}://${hostname}:${l.port}`));
+    }
   },
   (error) => {
     console.error("churnscope: the server did not start", error);
@@ -81,7 +97,10 @@ for (const [signal, code] of Object.entries(EXIT_CODES)) {
       console.error(`churnscope: requests still running ${shutdownGraceMs / 1000} s after ${signal}; stopping anyway`);
       process.exit(code);
     }, shutdownGraceMs).unref();
-    server.close(() => void app.close().finally(() => process.exit(code)));
-    server.closeIdleConnections?.();
+    let open = listeners.length;
+    for (const l of listeners) {
+      l.server.close(() => --open === 0 && void app.close().finally(() => process.exit(code)));
+      l.server.closeIdleConnections?.();
+    }
   });
 }

@@ -54,6 +54,8 @@ function newIngester(ctx: ServerContext, cluster: string): AuditIngester {
   return ingester;
 }
 
+let lastTokenlessWarningMs = 0;
+
 /**
  * POST /api/audit/webhook/NAME (or ?cluster=NAME) with `Authorization: Bearer <audit.webhookToken>`
  * and an EventList body. The path form is what a webhook kubeconfig's `server` can carry.
@@ -62,6 +64,15 @@ export async function receiveWebhook(ctx: ServerContext, request: Request, clust
   const token = ctx.config.audit.webhookToken;
   if (!token) throw new ApiFailure(404, "not_found", "the audit webhook is off: set audit.webhookToken in the configuration");
   const [scheme, credentials = ""] = (request.headers.get("authorization") ?? "").split(/\s+/, 2);
+  if (!request.headers.has("authorization")) {
+    // What a real kube-apiserver does when its webhook kubeconfig names an http:// server: it sends no token.
+    // Said in the log once a minute at most (the API server retries every batch).
+    if (Date.now() - lastTokenlessWarningMs > 60_000) {
+      lastTokenlessWarningMs = Date.now();
+      console.error("churnscope: an audit webhook request came without a token; kube-apiserver sends its webhook token only over https (server.tls, or a TLS proxy in front)");
+    }
+    throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>; kube-apiserver sends it only to an https:// server (see server.tls)");
+  }
   if (scheme?.toLowerCase() !== "bearer" || !sameSecret(credentials, token)) throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>");
   const cluster = clusterParam(new URL(request.url).searchParams, clusterFromPath);
   const startedMs = Date.now();

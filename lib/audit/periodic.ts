@@ -17,19 +17,31 @@ const TOLERANCE = 0.2;
 /** the share of gaps that must fit */
 const FITTING = 0.8;
 
-/** `writes` are one object's no-op writes, oldest first. */
+/**
+ * `writes` are one object's no-op writes, oldest first. A timer belongs to one writer, so each writer's
+ * no-ops are read apart (another writer's no-ops in between do not hide it); the writer with the most
+ * periodic no-ops is named.
+ */
 export function periodicNoop(writes: { tsMs: number; writer: string }[]): PeriodicPattern | null {
-  if (writes.length < MIN_PERIODIC_WRITES) return null;
+  const byWriter = new Map<string, { tsMs: number; writer: string }[]>();
+  for (const w of writes) byWriter.set(w.writer, [...(byWriter.get(w.writer) ?? []), w]);
+  let best: PeriodicPattern | null = null;
+  for (const [writer, own] of [...byWriter].sort(([a], [b]) => a.localeCompare(b))) {
+    const found = timer(own.map((w) => w.tsMs));
+    if (found && (!best || found.writes > best.writes)) best = { ...found, writer };
+  }
+  return best;
+}
+
+function timer(times: number[]): Omit<PeriodicPattern, "writer"> | null {
+  if (times.length < MIN_PERIODIC_WRITES) return null;
   const gaps: number[] = [];
-  for (let i = 1; i < writes.length; i++) gaps.push(writes[i].tsMs - writes[i - 1].tsMs);
+  for (let i = 1; i < times.length; i++) gaps.push(times[i] - times[i - 1]);
   const sorted = [...gaps].sort((a, b) => a - b);
   const median = sorted[Math.floor(sorted.length / 2)];
   if (median < 1_000) return null; // bursts, not a timer
   const slack = Math.max(1_000, median * TOLERANCE);
   const fitting = gaps.filter((g) => Math.abs(g - median) <= slack).length;
   if (fitting / gaps.length < FITTING) return null;
-  const byWriter = new Map<string, number>();
-  for (const w of writes) byWriter.set(w.writer, (byWriter.get(w.writer) ?? 0) + 1);
-  const writer = [...byWriter.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0][0];
-  return { everySeconds: Math.round(median / 100) / 10, writes: writes.length, writer };
+  return { everySeconds: Math.round(median / 100) / 10, writes: times.length };
 }

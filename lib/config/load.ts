@@ -48,7 +48,7 @@ export interface AppConfig {
   audit: { webhookToken?: string; maxUploadBytes: number; maxWebhookBytes: number };
   /** the shipped profiles with the configured ones merged in by name */
   profiles: Profile[];
-  server: { port: number; host: string };
+  server: { port: number; host: string; tls?: { port: number; certFile: string; keyFile: string } };
   dataDir: string;
   /** snapshotCheckMiB: the heap a thread checking an uploaded snapshot may use */
   limits: { maxRangeMs: number; maxSnapshotBytes: number; snapshotCheckMiB: number; concurrentSnapshotChecks: number; queuedSnapshotChecks: number };

@@ -141,6 +141,11 @@ export const configSchema = z
       .object({
         port: z.number().int().min(1).max(65535).default(3000),
         host: z.string().min(1).default("0.0.0.0"),
+        /**
+         * A second listener, over TLS, on the same host: kube-apiserver sends its audit webhook token only
+         * over https, so the webhook needs it (or a TLS proxy in front). PEM files, read at start.
+         */
+        tls: z.object({ port: z.number().int().min(1).max(65535), certFile: z.string().min(1), keyFile: z.string().min(1) }).strict().optional(),
       })
       .strict()
       .default({ port: 3000, host: "0.0.0.0" }),

@@ -69,6 +69,18 @@ function by(vars: PanelVars, labels: string[]): string {
 
 const w = (vars: PanelVars) => promDuration(vars.windowSeconds);
 
+/**
+ * A counter's exact rise over a range: its last value in the range minus its last value in the range
+ * before (0 for a series born in the range, as Kubernetes counters appear at their first count).
+ * increase() extrapolates to the range's edges, so on real scrapes it is never a whole count; it is
+ * used only for series that reset in the range, where a difference would be wrong.
+ */
+function exactIncrease(series: string, range: string): string {
+  const last = `last_over_time(${series}[${range}])`;
+  // A fall between the two (a restart just before the range) leaves only what was counted since: the last value.
+  return `((${last} - last_over_time(${series}[${range}] offset ${range})) >= 0 or ${last} * 1) unless resets(${series}[${range}]) > 0 or increase(${series}[${range}])`;
+}
+
 export const PANELS: readonly PanelDef[] = [
   {
     id: "writes-by-resource",
@@ -100,19 +112,14 @@ export const PANELS: readonly PanelDef[] = [
   {
     id: "write-totals",
     title: "Write totals",
-    description: "Writes over the whole range (increase), by resource, verb and subresource.",
+    description:
+      "Writes over the whole range, by resource, verb and subresource: each counter's rise from its last scrape before the range to its last scrape in it, " +
+      "exactly as the API servers counted. Where a counter restarted within the range (an API server restart), Prometheus's increase() over the range, which extrapolates to its edges.",
     unit: "writes",
     mode: "total",
     chart: "table",
     needsResource: false,
-    queries: (vars) => ({
-      queries: [
-        {
-          promql: `sum${by(vars, ["group", "resource", "verb", "subresource"])} (increase(${writes(vars)}[${promDuration(vars.rangeSeconds)}]))`,
-        },
-      ],
-      infos: [],
-    }),
+    queries: (vars) => ({ queries: [{ promql: `sum${by(vars, ["group", "resource", "verb", "subresource"])} (${exactIncrease(writes(vars), promDuration(vars.rangeSeconds))})` }], infos: [] }),
   },
   {
     id: "write-errors",

@@ -45,7 +45,8 @@ export function nextStartCommand(env: Record<string, string | undefined>): Runni
 
 export async function startApp(env: Record<string, string | undefined>, launch: (env: Record<string, string | undefined>) => Running = startCommand): Promise<TestApp> {
   if (!existsSync(join(ROOT, ".next", "BUILD_ID"))) throw new Error("no production build: run `npm run build` first (`npm test` does)");
-  const port = await freePort();
+  // A port chosen beforehand (PORT) lets a test point an API server's audit webhook at the app before it starts.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const running = launch({ ...env, PORT: String(port) });
   const url = `http://127.0.0.1:${port}`;
   try {

@@ -1,6 +1,6 @@
 /**
  * The API server's own audit log, read independently of Churnscope's ingester: every completed write
- * (ResponseComplete, 2xx) with the resourceVersion the server answered, who sent it and when.
+ * (ResponseComplete; 2xx unless asked) with the resourceVersion the server answered, who sent it and when.
  */
 import { readFileSync } from "node:fs";
 
@@ -22,14 +22,15 @@ export interface ServerWrite {
 
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 
-export function serverWrites(auditLogPath: string): ServerWrite[] {
+/** `includeFailed`: also the writes the server refused (4xx, 5xx). */
+export function serverWrites(auditLogPath: string, { includeFailed = false } = {}): ServerWrite[] {
   const out: ServerWrite[] = [];
   for (const line of readFileSync(auditLogPath, "utf8").split("\n")) {
     if (line.trim() === "") continue;
     const e = JSON.parse(line);
     if (e.stage !== "ResponseComplete" || !WRITE_VERBS.has(e.verb)) continue;
     const code = e.responseStatus?.code ?? 0;
-    if (code < 200 || code > 299) continue;
+    if (!includeFailed && (code < 200 || code > 299)) continue;
     const ref = e.objectRef ?? {};
     out.push({
       auditID: e.auditID,

@@ -24,6 +24,14 @@ export function kubeBinaries(): { apiserver: string; etcd: string; httprouteCrd:
   return found;
 }
 
+/** A self-signed certificate for 127.0.0.1 (its own CA), as PEM files in `dir`. */
+export function selfSignedCert(dir: string): { certFile: string; keyFile: string } {
+  const certFile = join(dir, "tls.crt");
+  const keyFile = join(dir, "tls.key");
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyFile, "-out", certFile, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  return { certFile, keyFile };
+}
+
 /** A user of the token file, in system:masters: each controller writes as its own user. */
 export interface ControlPlaneUser {
   name: string;
@@ -31,8 +39,11 @@ export interface ControlPlaneUser {
 }
 
 export interface ControlPlaneOptions {
-  /** Churnscope's webhook URL (…/api/audit/webhook/<cluster>) and its token; none: the log file only */
-  webhook?: { url: string; token: string };
+  /**
+   * Churnscope's webhook URL (…/api/audit/webhook/<cluster>), its token, and the certificate it serves
+   * https with: the API server sends the token only over https. None: the log file only.
+   */
+  webhook?: { url: string; token: string; caFile?: string };
   /** extra users besides the admin */
   users?: ControlPlaneUser[];
   /** e.g. "WatchList=false" */
@@ -107,7 +118,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       JSON.stringify({
         apiVersion: "v1",
         kind: "Config",
-        clusters: [{ name: "churnscope", cluster: { server: options.webhook.url } }],
+        clusters: [{ name: "churnscope", cluster: { server: options.webhook.url, ...(options.webhook.caFile ? { "certificate-authority": options.webhook.caFile } : {}) } }],
         users: [{ name: "kube-apiserver", user: { token: options.webhook.token } }],
         contexts: [{ name: "churnscope", context: { cluster: "churnscope", user: "kube-apiserver" } }],
         "current-context": "churnscope",

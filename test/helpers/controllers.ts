@@ -239,13 +239,18 @@ export async function periodicStatusPatches(cp: ControlPlane, ledger: LedgerEntr
 /**
  * A controller that updates every HTTPRoute each round with nothing changed (the server answers the
  * same resourceVersion), then its fixed version (another user agent) that compares first and writes
- * once, for the one route whose labels really need a change.
+ * once, for the one route whose labels really need a change. Resolves to when the fix rolled out.
  */
-export async function unchangedWritesThenFix(cp: ControlPlane, ledger: LedgerEntry[], { rounds = 3 } = {}): Promise<void> {
+export async function unchangedWritesThenFix(cp: ControlPlane, ledger: LedgerEntry[], { rounds = 3, pauseMs = 0 } = {}): Promise<number> {
+  const pause = () => new Promise((r) => setTimeout(r, pauseMs));
   const before = new Controller(cp, ACTORS.labelerBefore, ledger);
   for (let round = 0; round < rounds; round++) {
     for (const name of routeNames) await before.update("HTTPRoute", await before.get("HTTPRoute", ROUTE_NAMESPACE, name), "no-op");
+    await pause();
   }
+  // The fix rolls out: from here on the controller's new version runs.
+  const fixedAtMs = Date.now();
+  await pause();
   const after = new Controller(cp, ACTORS.labelerAfter, ledger);
   for (let round = 0; round < rounds; round++) {
     for (const name of routeNames) {
@@ -254,7 +259,9 @@ export async function unchangedWritesThenFix(cp: ControlPlane, ledger: LedgerEnt
       if (JSON.stringify(want) === JSON.stringify(current.metadata.labels)) continue;
       await after.update("HTTPRoute", { ...current, metadata: { ...current.metadata, labels: want } }, "unrouted");
     }
+    await pause();
   }
+  return fixedAtMs;
 }
 
 /** Deletes one Connector of each side, so deletes are recorded too. */

@@ -244,4 +244,9 @@ describe("periodicNoop", () => {
     expect(periodicNoop(at([0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6]))).toBeNull();
     expect(periodicNoop(at([0, 10, 20, 30, 40]))).toBeNull();
   });
+  it("finds one writer's timer among another writer's no-ops", () => {
+    const timerWrites = at([0, 10, 20, 30, 40, 50, 60]).map((w) => ({ ...w, writer: "policy-controller" }));
+    const burst = [61, 61.4, 61.8, 62.2].map((s) => ({ tsMs: s * 1000, writer: "labeler" }));
+    expect(periodicNoop([...timerWrites, ...burst])).toEqual({ everySeconds: 10, writes: 7, writer: "policy-controller" });
+  });
 });

@@ -1,0 +1,201 @@
+/**
+ * Audit ingest, the audit webhook, Clients and Write load against a real kube-apiserver: the
+ * controllers reproduce the three write-ups while the API server writes its audit log file, posts the
+ * same events to Churnscope's webhook (over https: the API server sends its token only over TLS), and a
+ * real Prometheus scrapes its /metrics every second.
+ * Ground truth is the server's own record: its audit log read by a small reader of its own, its
+ * counters read straight from /metrics, and the controllers' ledger of what each write meant to do.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { serverWrites } from "../helpers/audit-truth";
+import { selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
+import { ACTORS, connectorChurn, CONTROLLER_USERS, createNamespaces, periodicStatusPatches, PROJECT_NAMESPACE, ROUTE_NAMESPACE, routeNames, unchangedWritesThenFix, type LedgerEntry } from "../helpers/controllers";
+import { freePort } from "../helpers/processes";
+import { startScrapingPrometheus, type TestPrometheus } from "../helpers/prometheus";
+import { ROOT } from "../helpers/root";
+
+const TOKEN = "kube-audit-webhook-token";
+const JOB = "kube-apiserver";
+const CLUSTER = "kind-dev";
+const OURS = new Set(["connectors", "httproutes"]);
+const VERB: Record<string, string> = { create: "POST", update: "PUT", patch: "PATCH", delete: "DELETE" };
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const iso = (ms: number) => new Date(ms).toISOString();
+
+let app: TestApp;
+let fromLog: TestApp;
+let cp: ControlPlane;
+let prom: TestPrometheus;
+const ledger: LedgerEntry[] = [];
+const t: Record<"before" | "quiet" | "fixedAt" | "fixStart" | "end", number> = { before: 0, quiet: 0, fixedAt: 0, fixStart: 0, end: 0 };
+let countersAtQuiet: Map<string, number>;
+let countersAtEnd: Map<string, number>;
+
+/** apiserver_request_total for the controllers' resources, straight from the API server, summed per resource, verb and subresource. */
+async function serverCounters(): Promise<Map<string, number>> {
+  const { body } = await cp.get("/metrics");
+  const out = new Map<string, number>();
+  for (const line of body.split("\n")) {
+    if (!line.startsWith("apiserver_request_total{")) continue;
+    const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+    if (!OURS.has(labels.resource) || !Object.values(VERB).includes(labels.verb)) continue;
+    const key = `${labels.resource}.${labels.group} ${labels.verb} ${labels.subresource ?? ""}`;
+    out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
+  }
+  return out;
+}
+
+async function json(base: string, path: string) {
+  const res = await fetch(`${base}${path}`);
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body.data;
+}
+
+beforeAll(async () => {
+  const [appPort, tlsPort, promPort] = [await freePort(), await freePort(), await freePort()];
+  const tls = selfSignedCert(mkdtempSync(join(tmpdir(), "churnscope-tls-")));
+  const config = writeConfig(
+    [
+      `server:`,
+      `  tls: { port: ${tlsPort}, certFile: ${tls.certFile}, keyFile: ${tls.keyFile} }`,
+      `prometheus:`,
+      `  url: http://127.0.0.1:${promPort}`,
+      `  scrapeIntervalSeconds: 1`,
+      `  cacheSeconds: 0`,
+      `apiservers:`,
+      `  project: [${JOB}]`,
+      `audit:`,
+      `  webhookToken: { env: AUDIT_TOKEN }`,
+    ].join("\n"),
+  );
+  app = await startApp({ CHURNSCOPE_CONFIG: config, AUDIT_TOKEN: TOKEN, PORT: String(appPort) });
+  t.before = Date.now();
+  cp = await startControlPlane({ users: CONTROLLER_USERS, webhook: { url: `https://127.0.0.1:${tlsPort}/api/audit/webhook/${CLUSTER}`, token: TOKEN, caFile: tls.certFile } });
+  prom = await startScrapingPrometheus({ job: JOB, url: cp.url, token: cp.adminToken }, { port: promPort });
+  const uids = await createNamespaces(cp.kubeConfig(), [PROJECT_NAMESPACE, ROUTE_NAMESPACE]);
+  const hubNamespace = `ns-${uids[PROJECT_NAMESPACE]}`;
+  await createNamespaces(cp.kubeConfig(), [hubNamespace]);
+
+  await connectorChurn(cp, ledger, { hubNamespace, ticks: 6 });
+  // A quiet moment: the counters stand still, so a range starting here has an exact baseline.
+  await sleep(2500);
+  countersAtQuiet = await serverCounters();
+  t.quiet = Date.now();
+  await sleep(2500);
+  await periodicStatusPatches(cp, ledger, { rounds: 8, pauseMs: 1500 });
+  await sleep(1500);
+  t.fixStart = Date.now();
+  t.fixedAt = await unchangedWritesThenFix(cp, ledger, { rounds: 3, pauseMs: 400 });
+  await sleep(2500);
+  countersAtEnd = await serverCounters();
+  t.end = Date.now();
+  await sleep(2500); // a few more scrapes, and the webhook's last batch
+
+  // The same log file, read by `npm run ingest` into a store of its own, served by a second dashboard.
+  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-kube-ingest-"));
+  const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", CLUSTER, cp.auditLogPath], {
+    cwd: ROOT,
+    env: { ...process.env, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") },
+    encoding: "utf8",
+  });
+  expect(run.status, run.stderr).toBe(0);
+  fromLog = await startApp({ CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
+}, 240_000);
+
+afterAll(async () => {
+  await fromLog?.stop();
+  await prom?.stop();
+  await cp?.stop();
+  await app?.stop();
+});
+
+const range = () => `from=${iso(t.before - 60_000)}&to=${iso(Date.now() + 60_000)}`;
+
+describe("a real API server's audit log, its webhook and its counters", () => {
+  it("the webhook and the log file give the same clients, writes, failures and no-ops as the server's own log", async () => {
+    // Independent reading of the raw log: completed write requests per user and user-agent name.
+    const truth = new Map<string, { writes: number; failed: number }>();
+    for (const w of serverWrites(cp.auditLogPath, { includeFailed: true })) {
+      const client = `${w.user} · ${w.userAgent.split("/")[0]}`;
+      const row = truth.get(client) ?? { writes: 0, failed: 0 };
+      row.writes++;
+      if (w.code >= 300) row.failed++;
+      truth.set(client, row);
+    }
+    const noops = new Map<string, number>();
+    for (const l of ledger.filter((l) => l.intent === "no-op")) {
+      const actor = Object.values(ACTORS).find((a) => a.userAgent === l.userAgent)!;
+      const client = `${actor.user.name} · ${l.userAgent.split("/")[0]}`;
+      noops.set(client, (noops.get(client) ?? 0) + 1);
+    }
+    const rowsOf = (clients: { client: string; writes: number; failed: number; noop: number }[]) => new Map(clients.map((c) => [c.client, { writes: c.writes, failed: c.failed }]));
+    let webhook = await json(app.url, `/api/clients?${range()}`);
+    for (let i = 0; i < 50 && webhook.total < serverWrites(cp.auditLogPath, { includeFailed: true }).length; i++) {
+      await sleep(200);
+      webhook = await json(app.url, `/api/clients?${range()}`);
+    }
+    const file = await json(fromLog.url, `/api/clients?${range()}`);
+    expect(new Map([...rowsOf(webhook.clients)].sort())).toEqual(new Map([...truth].sort()));
+    expect(new Map([...rowsOf(file.clients)].sort())).toEqual(new Map([...truth].sort()));
+    for (const answer of [webhook, file]) {
+      for (const c of answer.clients) expect(c.noop, `no-ops of ${c.client}`).toBe(noops.get(c.client) ?? 0);
+    }
+    expect(noops.get("linkerd-policy · policy-controller")).toBe(7 * routeNames.length);
+  });
+
+  it("both count the periodic identical status patches as no-op, flag their interval, and count the real change", async () => {
+    for (const base of [app.url, fromLog.url]) {
+      const objects = await json(base, `/api/objects?${range()}&kind=HTTPRoute&pageSize=50`);
+      for (const name of routeNames) {
+        const row = objects.rows.find((r: { name: string; namespace: string }) => r.name === name && r.namespace === ROUTE_NAMESPACE);
+        const meant = ledger.filter((l) => l.kind === "HTTPRoute" && l.name === name);
+        const count = (intent: string) => meant.filter((l) => l.intent === intent).length;
+        expect(row, `${base} ${name}`).toMatchObject({ writes: meant.length, create: count("create"), noop: count("no-op"), unrouted: count("unrouted"), routed: 0 });
+        expect(row.periodicNoop, `${base} ${name}`).toMatchObject({ writer: "linkerd-policy" });
+        expect(row.periodicNoop.everySeconds).toBeGreaterThanOrEqual(1.4);
+        expect(row.periodicNoop.everySeconds).toBeLessThanOrEqual(2.5);
+      }
+      const connectors = await json(base, `/api/objects?${range()}&kind=Connector&pageSize=50`);
+      for (const row of connectors.rows) {
+        const meant = ledger.filter((l) => l.kind === "Connector" && l.name === row.name && l.namespace === row.namespace);
+        const count = (intent: string) => meant.filter((l) => l.intent === intent).length;
+        expect(row, `${base} ${row.namespace}/${row.name}`).toMatchObject({ writes: meant.length, create: count("create"), routed: count("routed"), unrouted: count("unrouted"), noop: 0 });
+      }
+      expect(connectors.rows.length).toBe(new Set(ledger.filter((l) => l.kind === "Connector").map((l) => `${l.namespace}/${l.name}`)).size);
+    }
+  });
+
+  it("Clients shows the controller's writes before and after its fix", async () => {
+    const window = t.fixedAt - t.fixStart;
+    const answer = await json(app.url, `/api/clients?from=${iso(t.fixStart)}&to=${iso(t.fixedAt + window)}&at=${t.fixedAt}`);
+    const row = answer.comparison.rows.find((r: { client: string }) => r.client === "route-labeler · route-labeler");
+    const by = (agent: string) => ledger.filter((l) => l.userAgent === agent && l.verb === "update").length;
+    expect(by(ACTORS.labelerBefore.userAgent)).toBe(3 * routeNames.length);
+    expect(row).toMatchObject({ before: by(ACTORS.labelerBefore.userAgent), after: by(ACTORS.labelerAfter.userAgent) });
+    expect(by(ACTORS.labelerAfter.userAgent)).toBe(1);
+  });
+
+  it("Write totals per resource, verb and subresource equal the API server's own counters", async () => {
+    const totals = async (fromMs: number) => {
+      const data = await json(app.url, `/api/panels/write-totals?from=${iso(fromMs)}&to=${iso(t.end + 2000)}&apiserver=${JOB}`);
+      const got = new Map<string, number>();
+      for (const s of data.series as { labels: Record<string, string>; points: [number, number][] }[]) {
+        if (OURS.has(s.labels.resource)) got.set(`${s.labels.resource}.${s.labels.group} ${s.labels.verb} ${s.labels.subresource ?? ""}`, s.points[0][1]);
+      }
+      return new Map([...got].sort());
+    };
+    expect(await totals(t.before - 60_000)).toEqual(new Map([...countersAtEnd].sort()));
+    const since = new Map([...countersAtEnd].map(([k, v]) => [k, v - (countersAtQuiet.get(k) ?? 0)]).filter(([, v]) => (v as number) > 0) as [string, number][]);
+    const got = await totals(t.quiet);
+    expect(new Map([...got].filter(([, v]) => v > 0))).toEqual(new Map([...since].sort()));
+    // The write-ups themselves, as the server counted them: the identical patches and the unchanged updates are requests too.
+    expect(countersAtEnd.get("httproutes.gateway.networking.k8s.io PATCH status")).toBe(ledger.filter((l) => l.kind === "HTTPRoute" && l.verb === "patch").length);
+    expect(countersAtEnd.get("httproutes.gateway.networking.k8s.io PUT ")).toBe(ledger.filter((l) => l.kind === "HTTPRoute" && l.verb === "update").length);
+  });
+});
