@@ -30,7 +30,13 @@ export function resourcePath(profile: Profile): string {
 
 class Gone extends Error {}
 
-async function list(kc: KubeConfig, path: string, signal: AbortSignal): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+/**
+ * A paged list. Its items come without `kind` and `apiVersion` (a List names them once), while watch
+ * events carry both: they are filled in, so the next event does not read as a change to them.
+ */
+async function list(kc: KubeConfig, profile: Profile, signal: AbortSignal): Promise<{ items: KubeObject[]; resourceVersion: string }> {
+  const path = resourcePath(profile);
+  const typeMeta = { apiVersion: profile.group === "" ? profile.version : `${profile.group}/${profile.version}`, kind: profile.kind };
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error("the kubeconfig has no current cluster");
   const items: KubeObject[] = [];
@@ -47,7 +53,7 @@ async function list(kc: KubeConfig, path: string, signal: AbortSignal): Promise<
     if (response.status === 404) throw Object.assign(new Error(`${path} is not served (CRD not installed?)`), { unserved: true });
     if (!response.ok) throw new Error(`list ${path}: HTTP ${response.status}`);
     const body = (await response.json()) as { items?: KubeObject[]; metadata?: { resourceVersion?: string; continue?: string } };
-    items.push(...(body.items ?? []));
+    for (const item of body.items ?? []) items.push(namedObject(item) ? { ...typeMeta, ...item } : item);
     resourceVersion = body.metadata?.resourceVersion ?? resourceVersion;
     continueToken = body.metadata?.continue || undefined;
   } while (continueToken);
@@ -83,7 +89,7 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
     const streaming = needList && streamingLists;
     try {
       if (needList && !streaming) {
-        const listed = await list(kc, path, signal);
+        const listed = await list(kc, profiles[0], signal);
         const items = listed.items.filter(namedObject);
         stats.rejected += listed.items.length - items.length;
         stats.stored += recorder.applyList(items, listed.resourceVersion, now());

@@ -18,6 +18,8 @@ export interface ServerWrite {
   /** metadata.resourceVersion of the response object ("" when the response held none) */
   resourceVersion: string;
   stageMs: number;
+  /** the field manager of the response object's newest managedFields entry */
+  newestManager: string;
 }
 
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecollection"]);
@@ -45,6 +47,7 @@ export function serverWrites(auditLogPath: string, { includeFailed = false } = {
       userAgent: e.userAgent ?? "",
       resourceVersion: e.responseObject?.metadata?.resourceVersion ?? "",
       stageMs: Date.parse(e.stageTimestamp),
+      newestManager: ((e.responseObject?.metadata?.managedFields ?? []) as { manager: string; time?: string }[]).reduce((best: { manager: string; time?: string } | undefined, f) => (!best || (f.time ?? "") > (best.time ?? "") ? f : best), undefined)?.manager ?? "",
     });
   }
   return out;

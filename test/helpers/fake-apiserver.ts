@@ -119,7 +119,9 @@ export class FakeApiServer {
     }
     if (url.searchParams.get("watch") !== "true") {
       res.writeHead(200, { "Content-Type": "application/json" });
-      res.end(JSON.stringify({ kind: "List", apiVersion: "v1", metadata: { resourceVersion: String(this.rv) }, items: [...(objects?.values() ?? [])] }));
+      // As the real server lists: items without kind and apiVersion (watch events carry them).
+      const items = [...(objects?.values() ?? [])].map(({ kind: _kind, apiVersion: _apiVersion, ...item }) => item);
+      res.end(JSON.stringify({ kind: "List", apiVersion: "v1", metadata: { resourceVersion: String(this.rv) }, items }));
       return;
     }
     if (url.searchParams.get("sendInitialEvents") === "true") {
