@@ -9,7 +9,7 @@ export async function register() {
   const { panelFastPath, registerFastPath } = await import("./lib/server/panel-fast-path");
   registerFastPath(panelFastPath(getServerContext));
   try {
-    const { removeLeftUploads } = await import("./lib/audit/api");
+    const { removeLeftUploads } = await import("./lib/server/handlers/audit");
     const removed = removeLeftUploads(getServerContext().config.dataDir);
     if (removed > 0) console.log(`churnscope: removed ${removed} audit upload${removed === 1 ? "" : "s"} a stop left half-written`);
   } catch (error) {

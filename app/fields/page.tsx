@@ -4,7 +4,7 @@ import { Suspense } from "react";
 import { FieldsView } from "@/components/objects/fields-view";
 import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
 import { getServerContext } from "@/lib/server/context";
-import { hasLiveObjects } from "@/lib/objects/sources";
+import { hasLiveObjects } from "@/lib/server/recording";
 import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 
 export default async function FieldsPage({ searchParams }: { searchParams: Promise<Search> }) {

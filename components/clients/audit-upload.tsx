@@ -6,9 +6,9 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { flushSync } from "react-dom";
-import type { IngestAnswer } from "@/lib/audit/api";
 import type { ApiEnvelope } from "@/lib/api/envelope";
 import { formatBytes } from "@/lib/format/number";
+import type { IngestAnswer } from "@/lib/wire/audit";
 
 type State =
   | { kind: "idle" }

@@ -9,16 +9,17 @@ import { TimeSeriesChart } from "@/components/panels/time-series-chart";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
-import type { ClientsAnswer, TopEntry } from "@/lib/audit/clients";
 import { formatDurationMs } from "@/lib/time/duration";
 import { formatNumber } from "@/lib/format/number";
 import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
 import { AuditUpload } from "./audit-upload";
+import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
+import type { ClientsAnswer, TopEntry } from "@/lib/wire/clients";
 
 const state = {
-  from: parseAsString.withDefault("now-6h"),
-  to: parseAsString.withDefault("now"),
+  from: parseAsString.withDefault(DEFAULT_FROM),
+  to: parseAsString.withDefault(DEFAULT_TO),
   cluster: parseAsString,
   resource: parseAsString,
   at: parseAsInteger,

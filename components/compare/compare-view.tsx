@@ -18,7 +18,7 @@ import { formatCount } from "@/lib/format/number";
 import { formatRange } from "@/lib/format/time";
 import type { PanelData } from "@/lib/panels/run-panel";
 import { useMarkers, usePanel } from "@/lib/query/hooks";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 
 const urlState = {
   from: parseAsString.withDefault("now-2d"),

@@ -8,9 +8,9 @@ import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { formatNumber } from "@/lib/format/number";
 import { apiUrl, useApi } from "@/lib/query/hooks";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
-import type { FieldRow } from "@/lib/store/store";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { objectFilterState } from "./object-link";
+import type { FieldRow } from "@/lib/wire/objects";
 
 const WRITER_COLORS = ["#2563eb", "#f59e0b", "#16a34a", "#dc2626", "#7c3aed", "#0891b2"];
 

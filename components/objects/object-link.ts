@@ -3,12 +3,13 @@ import { parseAsString } from "nuqs";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { objectPath } from "@/lib/objects/key";
 import { splitResource } from "@/lib/panels/resource-name";
-import type { ObjectKey } from "@/lib/store/store";
+import type { ObjectKey } from "@/lib/wire/objects";
+import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 
 /** The URL state Objects and Field churn share: the range and which objects (cluster, group, kind, namespace). */
 export const objectFilterState = {
-  from: parseAsString.withDefault("now-6h"),
-  to: parseAsString.withDefault("now"),
+  from: parseAsString.withDefault(DEFAULT_FROM),
+  to: parseAsString.withDefault(DEFAULT_TO),
   cluster: parseAsString,
   group: parseAsString,
   kind: parseAsString,

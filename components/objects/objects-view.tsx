@@ -11,10 +11,10 @@ import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { formatNumber } from "@/lib/format/number";
-import type { ObjectsAnswer } from "@/lib/objects/api";
 import { apiUrl, useApi } from "@/lib/query/hooks";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { CLASS_COLORS, objectFilterState, timelineHref } from "./object-link";
+import type { ObjectsAnswer } from "@/lib/wire/objects";
 
 const urlState = {
   ...objectFilterState,

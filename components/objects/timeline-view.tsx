@@ -12,11 +12,11 @@ import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi } from "@/lib/query/hooks";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
-import type { ApiWrite } from "@/lib/objects/api";
-import type { ObjectKey } from "@/lib/store/store";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
+import type { ApiWrite, ObjectKey } from "@/lib/wire/objects";
 import { objectPath } from "@/lib/objects/key";
 import { CLASS_COLORS } from "./object-link";
+import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 
 type Write = ApiWrite;
 interface Answer {
@@ -27,7 +27,7 @@ interface Answer {
   writes: Write[];
 }
 
-const urlState = { from: parseAsString.withDefault("now-6h"), to: parseAsString.withDefault("now"), write: parseAsInteger };
+const urlState = { from: parseAsString.withDefault(DEFAULT_FROM), to: parseAsString.withDefault(DEFAULT_TO), write: parseAsInteger };
 const LANES = 6;
 const LABEL_WIDTH = 260;
 

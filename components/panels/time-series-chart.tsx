@@ -12,7 +12,7 @@ import { formatNumber, formatTick, formatValue } from "@/lib/format/number";
 import { formatAxisTime, formatUtc, timeTicks } from "@/lib/format/time";
 import { LABEL_OFFSET, labelRows } from "@/lib/markers/label-rows";
 import type { Marker } from "@/lib/markers/marker";
-import type { Series } from "@/lib/prometheus/types";
+import type { Series } from "@/lib/promql/types";
 import { seriesName, stackColumns, toColumns } from "@/lib/panels/series-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
 import { useElementWidth } from "./use-element-width";

@@ -21,7 +21,7 @@ import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { findRebuildPanel } from "@/lib/rebuilds/catalog";
 import { parseAtParam, REBUILD_CHARTS, REBUILDS_DEFAULT_FROM, rebuildInputs, rebuildRequests } from "@/lib/rebuilds/requests";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { parseTimeExpr, resolveTimeExpr } from "@/lib/time/range";
 import { RebuildSummaryTable } from "./summary-table";
 

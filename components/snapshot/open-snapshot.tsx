@@ -5,7 +5,7 @@
  */
 import { useRef, useState } from "react";
 import { ApiClientError, fetchEnvelope } from "@/lib/api/fetch-envelope";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 
 /** Tries while the server is busy checking other uploads, then gives up and says so. */
 const MAX_TRIES = 12;

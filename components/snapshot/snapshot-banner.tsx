@@ -1,6 +1,6 @@
 /** Says plainly that the page shows a snapshot (and, for the replay, a reconstruction) and not live data. */
 import { formatRange, formatUtc } from "@/lib/format/time";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 
 export function SnapshotBanner({ info, startMs, endMs, view }: { info: SnapshotInfo; startMs: number; endMs: number; view?: SnapshotInfo["views"][number] }) {
   const replay = info.source === "replay";

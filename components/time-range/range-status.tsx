@@ -1,7 +1,7 @@
 /** Under the toolbar: the snapshot banner, the resolved range in UTC, and a visible note when the link's range was invalid. */
 import { SnapshotBanner } from "@/components/snapshot/snapshot-banner";
 import { formatRange } from "@/lib/format/time";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 
 interface Props {
   snapshot?: SnapshotInfo;

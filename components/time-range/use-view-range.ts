@@ -6,8 +6,8 @@
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
-import { viewRange } from "@/lib/snapshot/view-range";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
+import { viewRange } from "@/lib/snapshot/format/view-range";
 
 export function useViewRange(initialNowMs: number, snapshot: SnapshotInfo | undefined, from: string, to: string, setRange: (from: string, to: string) => void) {
   const [nowMs, setNowMs] = useState(initialNowMs);

@@ -6,7 +6,7 @@
 import { useState } from "react";
 import { OpenSnapshot } from "@/components/snapshot/open-snapshot";
 import { formatRange } from "@/lib/format/time";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { NotesControl } from "./notes-control";
 import { TimeRangePicker, type TimeRangePickerProps } from "./time-range-picker";
 

@@ -2,7 +2,7 @@
 import { useState } from "react";
 import { formatChange, formatCount } from "@/lib/format/number";
 import { joinTotals, sortTotals, type TotalsSortKey } from "@/lib/panels/totals";
-import type { Series } from "@/lib/prometheus/types";
+import type { Series } from "@/lib/promql/types";
 
 interface Props {
   current: Series[];

@@ -15,7 +15,7 @@ import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { seriesName } from "@/lib/panels/series-name";
 import { writeLoadInputs, writeLoadRequests } from "@/lib/panels/write-load-requests";
-import type { SnapshotInfo } from "@/lib/snapshot/schema";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import Link from "next/link";
 import { objectsHref } from "@/components/objects/object-link";
 import { ViewControls } from "@/components/time-range/view-controls";
@@ -24,10 +24,11 @@ import { RangeStatus } from "@/components/time-range/range-status";
 import { formatRange } from "@/lib/format/time";
 import { PanelCard } from "./panel-card";
 import { TotalsTable } from "./totals-table";
+import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 
 const urlState = {
-  from: parseAsString.withDefault("now-6h"),
-  to: parseAsString.withDefault("now"),
+  from: parseAsString.withDefault(DEFAULT_FROM),
+  to: parseAsString.withDefault(DEFAULT_TO),
   apiserver: parseAsString,
   resource: parseAsString,
 };

@@ -4,7 +4,7 @@
  * noise (a Welch t statistic) and both sides are long enough, then applied again to each side.
  * The onset is the earliest significant upward shift.
  */
-import type { Series } from "../prometheus/types";
+import type { Series } from "../promql/types";
 
 export interface ChangePoint {
   /** the first point of the new level */

@@ -2,8 +2,8 @@
  * One JSON envelope for every Churnscope endpoint, shaped like Prometheus's own so one fetcher
  * handles all of them: data travels with its warnings and infos; errors carry a type and a message.
  */
-import { PromError } from "../prometheus/errors";
-import { sqliteCode } from "../store/errors";
+import { PromError } from "../promql/errors";
+import { sqliteCode } from "../runtime/sqlite-code";
 
 export type ApiSuccess<T> = { status: "success"; data: T; warnings: string[]; infos: string[] };
 export type ApiErrorBody = { status: "error"; errorType: string; error: string };

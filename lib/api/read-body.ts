@@ -3,7 +3,7 @@
  * read and dropped (up to 8× the limit), so the client gets the 413 instead of a reset connection.
  */
 import { formatBytes } from "../format/number";
-import { tooLarge } from "../snapshot/codec";
+import { tooLarge } from "../snapshot/format/codec";
 import { badRequest } from "./envelope";
 
 /** Hands each chunk to `take` while the body stays within `maxBytes`; past it, drains and throws 413 naming `limitName`. Returns the bytes taken. */

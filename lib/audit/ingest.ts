@@ -14,29 +14,13 @@ import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { resourceKey } from "../recorder/core";
 import type { AuditStore } from "../store/audit-store";
-import type { ObjectKey, PruneCounts, WriteRequest, WriteStore } from "../store/store";
+import type { PruneCounts, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest } from "./event";
 import { clusterScope } from "../churn/scope";
-import { AuditReader, type IngestProblem, type ReadCounts } from "./reader";
+import { AuditReader } from "./reader";
+import type { IngestCounts, IngestProblem, ReadCounts, StoreCounts } from "../wire/audit";
+import type { ObjectKey, WriteRequest } from "../wire/objects";
 
-export type { IngestProblem } from "./reader";
-
-export interface StoreCounts {
-  /** the same auditID and stage already stored */
-  duplicates: number;
-  requests: number;
-  /** requests answered with an error status: counted per client, not object writes */
-  failed: number;
-  /** writes to kinds no profile reads, or to whole collections: counted per client only */
-  unprofiled: number;
-  objectWrites: number;
-  noop: number;
-  unknown: number;
-  /** writes the watch recorder had already stored, now with their audit details */
-  matchedWatch: number;
-}
-
-export type IngestCounts = ReadCounts & StoreCounts;
 
 /** Requests read before one transaction stores them (reading thousands, then storing them, beats interleaving), and the body bytes that store them sooner. */
 const BATCH_REQUESTS = 4_000;

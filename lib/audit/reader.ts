@@ -7,27 +7,7 @@ import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import { readLine, skipByHead, toRequest, type AuditEvent, type AuditRequest } from "./event";
-
-export interface ReadCounts {
-  lines: number;
-  blank: number;
-  malformed: number;
-  /** JSON that is not an audit event */
-  foreign: number;
-  events: number;
-  /** RequestReceived / ResponseStarted: only completed requests count */
-  notCompleted: number;
-  /** reads and watches */
-  notWrites: number;
-  /** audit events that cannot be used (no auditID, no time, no resource) */
-  invalid: number;
-}
-
-export interface IngestProblem {
-  source: string;
-  line: number;
-  message: string;
-}
+import type { IngestProblem, ReadCounts } from "../wire/audit";
 
 export const emptyReadCounts = (): ReadCounts => ({ lines: 0, blank: 0, malformed: 0, foreign: 0, events: 0, notCompleted: 0, notWrites: 0, invalid: 0 });
 

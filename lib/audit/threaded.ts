@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { buildSync } from "esbuild";
 import type { AuditIngester } from "./ingest";
-import type { IngestProblem, ReadCounts } from "./reader";
 import type { WorkerBatch } from "./parse-worker";
+import type { IngestProblem, ReadCounts } from "../wire/audit";
 
 let bundled: string | undefined;
 

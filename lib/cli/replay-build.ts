@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { gunzipSync } from "node:zlib";
-import { callRunner } from "../panels/answer";
+import { callRunner } from "../server/handlers/panels";
 import { detectRebuildProfile } from "../rebuilds/detect";
 import { HUB_JOB } from "../demo/types";
 import { createPromClient } from "../prometheus/client";
@@ -15,7 +15,7 @@ import { DEFAULT_REPLAY } from "../demo/params";
 import { generateReplay } from "../demo/replay";
 import { REPLAY_APISERVERS, REPLAY_INITIAL_VIEW, REPLAY_DESCRIPTION, REPLAY_TITLE, replayCalls, replayRanges } from "../demo/replay-views";
 import { buildSnapshot } from "../snapshot/export";
-import { encodeSnapshot } from "../snapshot/codec";
+import { encodeSnapshot } from "../snapshot/format/codec";
 import { REPLAY_BUNDLE_PATH } from "../snapshot/store";
 import { startBackfilledPrometheus } from "./backfilled-prometheus";
 

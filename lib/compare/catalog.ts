@@ -2,7 +2,7 @@
  * Counters worth comparing, ready to pick: the ones seed 000 set side by side, written for the
  * configured API server jobs. Picking one fills the selector box, so a pick is also a worked example.
  */
-import { literalAlternation, matcher } from "../prometheus/promql";
+import { literalAlternation, matcher } from "../promql/promql";
 import { WRITE_VERBS } from "../panels/catalog";
 
 /** The window buttons; any duration from 1m to 7d can be typed. */

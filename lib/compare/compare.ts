@@ -5,10 +5,10 @@
  * the window that ends there.
  */
 import { badRequest } from "../api/envelope";
-import type { PromClient } from "../prometheus/client";
+import type { PromClient } from "../promql/types";
 import { formatDurationMs, parseDurationMs, promDuration } from "../time/duration";
 import { unique, type PanelResult } from "../panels/run-panel";
-import { toSeries } from "../prometheus/to-series";
+import { toSeries } from "../promql/to-series";
 import { parseSelector } from "./selector";
 
 export interface CompareRequest {

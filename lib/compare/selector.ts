@@ -5,7 +5,7 @@
  * string literals; anything beyond a selector (functions, operators, ranges) is refused with the
  * column where the text stops being one.
  */
-import { escapeLabelValue, type MatchOp, type Matcher } from "../prometheus/promql";
+import { escapeLabelValue, type MatchOp, type Matcher } from "../promql/promql";
 
 export interface CounterSelector {
   metric?: string;

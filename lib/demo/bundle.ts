@@ -1,7 +1,7 @@
 /** The replay's object histories in the snapshot's object-writes form: first versions plus field changes. */
 import { diffObjects } from "../churn/diff";
 import type { Json } from "../churn/json";
-import type { ObjectWrites } from "../snapshot/schema";
+import type { ObjectWrites } from "../snapshot/format/schema";
 import type { Replay } from "./replay";
 
 export function replayObjectWrites({ sink }: Replay): ObjectWrites {

@@ -3,7 +3,7 @@ import { distinctCalls, type PanelCall, type ViewState } from "../panels/write-l
 import { rebuildCalls } from "../rebuilds/requests";
 import { compareArgs, compareWindows, parseCompareArgs } from "../compare/compare";
 import { comparePresets, counterPresets } from "../compare/catalog";
-import type { Snapshot } from "../snapshot/schema";
+import type { Snapshot } from "../snapshot/format/schema";
 import type { ReplayParams } from "./params";
 import { HUB_JOB, PROJECT_JOB } from "./types";
 

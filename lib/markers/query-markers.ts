@@ -4,9 +4,9 @@
  * `version` label when a release rolls out; `changes(x[5m]) > 0` appears where x changes.
  * Series already present at the start of the range mark nothing: they did not start there.
  */
-import type { PromClient } from "../prometheus/client";
-import { toSeries } from "../prometheus/to-series";
-import type { Series } from "../prometheus/types";
+import type { PromClient } from "../promql/types";
+import { toSeries } from "../promql/to-series";
+import type { Series } from "../promql/types";
 import { alignToStep, chooseStepSeconds } from "../time/step";
 import type { Marker } from "./marker";
 

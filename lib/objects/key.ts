@@ -3,7 +3,7 @@
  * {cluster}/{group}/{kind}/{namespace}/{name}, with "core" for the core group and "_" for no namespace.
  */
 import { badRequest } from "../api/envelope";
-import type { ObjectKey } from "../store/store";
+import type { ObjectKey } from "../wire/objects";
 
 export const OBJECT_PATH_HELP = "{cluster}/{group}/{kind}/{namespace}/{name} (group core for the core API, namespace _ when cluster-scoped)";
 

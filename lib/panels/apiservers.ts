@@ -1,5 +1,5 @@
 /** The API servers the selector offers: the configured roles, or every job exposing apiserver_request_total. */
-import type { PromClient } from "../prometheus/client";
+import type { PromClient } from "../promql/types";
 
 export interface ApiServerEntry {
   job: string;

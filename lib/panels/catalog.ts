@@ -3,7 +3,7 @@
  * its PromQL from validated variables; panels.ts runs them. Ids are stable: they appear in URLs,
  * the JSON API and snapshots. Queries follow reference/metrics.md §1.
  */
-import { byClause, literalAlternation, selector, type Matcher } from "../prometheus/promql";
+import { byClause, literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import type { LabelSets } from "./probe";
 

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { badRequest } from "../api/envelope";
 import { parseDurationMs } from "../time/duration";
-import { parseTimeExpr, resolveTimeExpr } from "../time/range";
+import { parseTimeExpr, resolveTimeExpr, DEFAULT_FROM, DEFAULT_TO } from "../time/range";
 import { splitResource } from "./resource-name";
 
 export interface PanelRequest {
@@ -25,8 +25,8 @@ export interface PanelRequest {
 const RESOURCE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 const schema = z.object({
-  from: z.string().max(64).default("now-6h"),
-  to: z.string().max(64).default("now"),
+  from: z.string().max(64).default(DEFAULT_FROM),
+  to: z.string().max(64).default(DEFAULT_TO),
   apiserver: z.string().min(1).max(253).optional(),
   resource: z
     .string()

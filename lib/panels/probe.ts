@@ -2,8 +2,8 @@
  * Kubernetes 1.34 renamed the labels of the etcd and watch metrics (metrics.md §0.3). Rather than
  * guess the version, ask Prometheus which labels one series of each family carries.
  */
-import type { PromClient, TimeBounds } from "../prometheus/client";
-import { selector } from "../prometheus/promql";
+import type { PromClient, TimeBounds } from "../promql/types";
+import { selector } from "../promql/promql";
 
 export type EtcdCounter = "etcd_requests_total" | "etcd_request_duration_seconds_count";
 

@@ -1,7 +1,7 @@
 /** Runs one catalog panel against Prometheus and returns it in domain shape for the JSON API. */
-import type { PromClient } from "../prometheus/client";
-import { toSeries } from "../prometheus/to-series";
-import type { Series } from "../prometheus/types";
+import type { PromClient } from "../promql/types";
+import { toSeries } from "../promql/to-series";
+import type { Series } from "../promql/types";
 import { alignToStep, chooseStepSeconds, PROMETHEUS_MAX_POINTS, rateWindowSeconds } from "../time/step";
 import { badRequest } from "../api/envelope";
 import type { NamedQuery, PanelDef, Unit } from "./catalog";

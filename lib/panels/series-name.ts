@@ -1,5 +1,5 @@
 /** Legend names from series labels, and series → chart columns (one entry per timestamp). */
-import type { Series } from "../prometheus/types";
+import type { Series } from "../promql/types";
 import { OTHER_LABEL } from "./top-n";
 import { joinResource } from "./resource-name";
 

@@ -3,7 +3,7 @@
  * one "other" series. Done here rather than with PromQL topk(), which picks a different top set at
  * every step and makes stacked charts lie.
  */
-import type { Point, Series } from "../prometheus/types";
+import type { Point, Series } from "../promql/types";
 
 export const OTHER_LABEL = "__other__";
 

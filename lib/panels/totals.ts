@@ -1,5 +1,5 @@
 /** The totals table's rows: current and previous range joined per (API server, resource, verb, subresource). */
-import type { Series } from "../prometheus/types";
+import type { Series } from "../promql/types";
 import { joinResource } from "./resource-name";
 
 export interface TotalsRow {

@@ -2,8 +2,8 @@
  * The panel requests the Write load page makes for one view state. The page and the snapshot
  * export both use this list, so a snapshot holds exactly what the page asks for.
  */
-import type { SnapshotInfo } from "../snapshot/schema";
-import { linkRange } from "../snapshot/view-range";
+import type { SnapshotInfo } from "../snapshot/format/schema";
+import { linkRange } from "../snapshot/format/view-range";
 import { previousRange } from "../time/range";
 import { apiserversUrl, markersUrl, panelUrl, type ChartWidths, type PanelQueryInput } from "./panel-url";
 

@@ -6,9 +6,9 @@
 import http from "node:http";
 import https from "node:https";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
-import { PromError } from "./errors";
-import { labelSetList, metadataMap, queryData, stringList as stringData } from "./shape";
-import type { PromMetadataEntry, PromQueryData, PromResult } from "./types";
+import { PromError } from "../promql/errors";
+import { labelSetList, metadataMap, queryData, stringList as stringData } from "../promql/shape";
+import type { PromClient, PromMetadataEntry, PromQueryData, PromResult, RangeParams, TimeBounds } from "../promql/types";
 
 export interface PromClientOptions {
   /** Base URL, possibly with a path prefix: http://thanos:9090 or https://host/prometheus */
@@ -22,26 +22,6 @@ export interface PromClientOptions {
   partialResponse?: boolean;
   /** Ask for gzipped answers: less to carry over a slow link, more work for both ends. */
   gzip?: boolean;
-}
-
-export interface RangeParams {
-  startSeconds: number;
-  endSeconds: number;
-  stepSeconds: number;
-}
-
-export interface TimeBounds {
-  startSeconds?: number;
-  endSeconds?: number;
-}
-
-export interface PromClient {
-  query(expr: string, timeSeconds: number, signal?: AbortSignal): Promise<PromResult<PromQueryData>>;
-  queryRange(expr: string, range: RangeParams, signal?: AbortSignal): Promise<PromResult<PromQueryData>>;
-  series(match: string[], bounds?: TimeBounds & { limit?: number }, signal?: AbortSignal): Promise<PromResult<Record<string, string>[]>>;
-  labels(match: string[], bounds?: TimeBounds, signal?: AbortSignal): Promise<PromResult<string[]>>;
-  labelValues(label: string, match: string[], bounds?: TimeBounds, signal?: AbortSignal): Promise<PromResult<string[]>>;
-  metadata(metric?: string, signal?: AbortSignal): Promise<PromResult<Record<string, PromMetadataEntry[]>>>;
 }
 
 export function createPromClient(options: PromClientOptions): PromClient {

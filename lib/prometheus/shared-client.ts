@@ -9,8 +9,8 @@
  */
 import { ApiFailure } from "../api/envelope";
 import { Gate } from "../api/gate";
-import type { PromClient } from "./client";
-import { PromError } from "./errors";
+import type { PromClient } from "../promql/types";
+import { PromError } from "../promql/errors";
 
 export interface SharingOptions {
   cacheMs: number;

@@ -4,7 +4,7 @@
  * builder. Ids are stable: they appear in URLs, the JSON API and snapshots.
  */
 import { WRITE_VERBS, type NamedQuery, type Unit } from "../panels/catalog";
-import { byClause, escapeRegex, literalAlternation, selector, type Matcher } from "../prometheus/promql";
+import { byClause, escapeRegex, literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import type { DetectedProfile } from "./detect";
 import type { MetricRef } from "./profiles";

@@ -4,8 +4,8 @@
  * from the data, so the top finite bucket is what the exporter really uses (and "10" and "10.0",
  * as Prometheus 3 writes it, are the same bound).
  */
-import type { PromClient, TimeBounds } from "../prometheus/client";
-import { selector } from "../prometheus/promql";
+import type { PromClient, TimeBounds } from "../promql/types";
+import { selector } from "../promql/promql";
 import { REBUILD_PROFILES, findRebuildProfile, type RebuildProfile, type RebuildProfileId } from "./profiles";
 
 export interface DetectedProfile {

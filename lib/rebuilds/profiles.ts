@@ -3,7 +3,7 @@
  * rebuilds and time them, per gateway implementation (reference/metrics.md §3). The dashboard
  * detects the profile from what Prometheus holds, in this order, unless the config names one.
  */
-import type { Matcher } from "../prometheus/promql";
+import type { Matcher } from "../promql/promql";
 
 export type RebuildProfileId = "envoy-gateway" | "envoy-gateway-legacy" | "nso-extension" | "contour" | "istio";
 

@@ -4,8 +4,8 @@
  */
 import { markersUrl, panelUrl, type ChartWidths, type PanelQueryInput } from "../panels/panel-url";
 import type { PanelCall } from "../panels/write-load-requests";
-import type { SnapshotInfo } from "../snapshot/schema";
-import { linkRange } from "../snapshot/view-range";
+import type { SnapshotInfo } from "../snapshot/format/schema";
+import { linkRange } from "../snapshot/format/view-range";
 import { previousRange } from "../time/range";
 
 export interface RebuildViewState {

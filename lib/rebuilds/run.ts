@@ -1,6 +1,6 @@
 /** Runs one Edge rebuilds panel: detect the profile for the range, build its queries, send them. */
-import type { PromClient } from "../prometheus/client";
-import type { Series } from "../prometheus/types";
+import type { PromClient } from "../promql/types";
+import type { Series } from "../promql/types";
 import type { PanelRequest } from "../panels/params";
 import { executeQueries, limitSeries, panelTimes, planPanel, unique, type PanelResult } from "../panels/run-panel";
 import { REBUILD_PROFILES } from "./profiles";

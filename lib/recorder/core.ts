@@ -8,7 +8,8 @@ import { analyzeVersions, prepare, project, type Version } from "../churn/analyz
 import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { clusterScope } from "../churn/scope";
-import type { ObjectKey, WriteStore } from "../store/store";
+import type { WriteStore } from "../store/store";
+import type { ObjectKey } from "../wire/objects";
 
 export interface KubeObject {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };

@@ -8,7 +8,7 @@ import { HttpMethod, RequestContext, Watch, type KubeConfig } from "@kubernetes/
 import { fetch } from "undici";
 import type { Profile } from "../churn/profiles";
 import type { WriteStore } from "../store/store";
-import { sqliteCode } from "../store/errors";
+import { sqliteCode } from "../runtime/sqlite-code";
 import { namedObject, ProfileRecorder, readableEvent, resourceKey, type KubeObject } from "./core";
 
 export interface WatcherStats {

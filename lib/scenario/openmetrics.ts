@@ -3,7 +3,7 @@
  * promtool's traps (stack.md G18): timestamps are seconds, every series is written in ascending
  * time, each family's series stay together under one TYPE line, and the file ends with "# EOF".
  */
-import { escapeLabelValue } from "../prometheus/promql";
+import { escapeLabelValue } from "../promql/promql";
 import type { CounterSeries } from "./counters";
 
 export function familyName(metric: string): string {

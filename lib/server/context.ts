@@ -9,9 +9,9 @@ import { createPromClient } from "../prometheus/client";
 import { forCaller, sharedClient, type SharedClient } from "../prometheus/shared-client";
 import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
-import { NoteStore } from "../markers/notes";
+import { NoteStore } from "../store/notes";
 import { detectRebuildProfile, type DetectedProfile } from "../rebuilds/detect";
-import { existing, perProcess } from "./per-process";
+import { existing, perProcess } from "../runtime/per-process";
 
 export interface ServerContext {
   config: AppConfig;

@@ -1,6 +1,6 @@
 /** What the dashboard's /metrics serves: how it shares Prometheus queries, and the in-process recorder. */
 import { Exposition } from "../metrics/exposition";
-import { liveStore } from "../objects/sources";
+import { liveStore } from "../store/sources";
 import { recorderMetrics } from "../recorder/recorder";
 import type { ServerContext } from "./context";
 import { runningRecorder } from "./recording";

@@ -5,7 +5,7 @@
  */
 import { failureOf } from "../api/envelope";
 import { info } from "../snapshot/lookup";
-import type { SnapshotInfo } from "../snapshot/schema";
+import type { SnapshotInfo } from "../snapshot/format/schema";
 import { REPLAY_ID } from "../snapshot/store";
 import type { ServerContext } from "./context";
 

@@ -8,7 +8,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiFailure, badRequest, failureOf } from "../api/envelope";
 import { envelopeOf } from "../api/respond";
-import { answerPanel } from "../panels/answer";
+import { answerPanel } from "./handlers/panels";
 import { authorize, contentSecurityPolicy, newNonce, type HeaderReader } from "./access";
 import { apiMethods } from "./api-routes";
 import { AnswerCache, cacheHeaders, encodeAnswer, gzippedOf, notModified, type EncodedAnswer } from "./answer-cache";

@@ -6,7 +6,7 @@
 import { ApiFailure } from "../api/envelope";
 import type { PanelResult } from "../panels/run-panel";
 import { panelCallKey, type PanelCall } from "../panels/write-load-requests";
-import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type ObjectWrites, type PanelEntry, type Snapshot, type SnapshotMarker } from "./schema";
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type ObjectWrites, type PanelEntry, type Snapshot, type SnapshotMarker } from "./format/schema";
 
 export interface ExportInput {
   title: string;

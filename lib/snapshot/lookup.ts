@@ -4,7 +4,7 @@ import type { PanelResult } from "../panels/run-panel";
 import { panelCallKey, type PanelCall } from "../panels/write-load-requests";
 import { formatRange } from "../format/time";
 import { splitResource } from "../panels/resource-name";
-import type { Snapshot, SnapshotInfo } from "./schema";
+import type { Snapshot, SnapshotInfo } from "./format/schema";
 
 /**
  * What the server keeps of an open snapshot: all but its object writes, which are most of a bundle (35 of the

@@ -5,8 +5,8 @@
  * eighth of that.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { bufferOf, outcomeOf } from "../server/thread-outcome";
-import { decodeSnapshot } from "./codec";
+import { bufferOf, outcomeOf } from "../runtime/thread-outcome";
+import { decodeSnapshot } from "./format/codec";
 import { opened } from "./lookup";
 
 const { bytes, maxBytes } = workerData as { bytes: Uint8Array; maxBytes: number };

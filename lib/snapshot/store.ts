@@ -8,11 +8,11 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure, badRequest } from "../api/envelope";
 import { BusyFailure, Gate } from "../api/gate";
-import { joinInFlight } from "../server/in-flight";
-import { threadResult } from "../server/thread-outcome";
-import { decodeSnapshot, tooLarge } from "./codec";
+import { joinInFlight } from "../runtime/in-flight";
+import { threadResult } from "../runtime/thread-outcome";
+import { decodeSnapshot, tooLarge } from "./format/codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
-import type { SnapshotInfo } from "./schema";
+import type { SnapshotInfo } from "./format/schema";
 import type { CheckedUpload } from "./upload-worker";
 
 export const REPLAY_ID = "replay";

@@ -4,10 +4,10 @@
  * may be ten times that; no other request should wait behind it.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { bufferOf, outcomeOf, type WorkOutcome } from "../server/thread-outcome";
-import { canonicalBundle } from "./codec";
+import { bufferOf, outcomeOf, type WorkOutcome } from "../runtime/thread-outcome";
+import { canonicalBundle } from "./format/codec";
 import { heldPart, info } from "./lookup";
-import type { SnapshotInfo } from "./schema";
+import type { SnapshotInfo } from "./format/schema";
 
 /** What the thread answers: the upload's id, its bundle packed again, and what it holds. */
 export type CheckedUpload = { id: string; encoded: Uint8Array; held: SnapshotInfo };

@@ -4,11 +4,12 @@
  * across files and webhook batches. Object writes themselves go to the write store's `writes`.
  */
 import type { AuditRequest } from "../audit/event";
-import type { ObjectKey, WriteRequest, WriteStore } from "./store";
+import type { StoreConnection } from "./types";
+import type { ObjectKey, WriteRequest } from "../wire/objects";
 
 export class AuditStore {
   /** Its tables are in the write store's schema; its statements in the write store's cache. */
-  constructor(readonly writes: WriteStore) {}
+  constructor(readonly writes: StoreConnection) {}
 
   private statement(sql: string) {
     return this.writes.statement(sql);

@@ -6,8 +6,8 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { Profile } from "../churn/profiles";
-import { bufferOf, outcomeOf, type WorkOutcome } from "../server/thread-outcome";
-import { decodeSnapshot } from "../snapshot/codec";
+import { bufferOf, outcomeOf, type WorkOutcome } from "../runtime/thread-outcome";
+import { decodeSnapshot } from "../snapshot/format/codec";
 import { importObjectWrites } from "./import-writes";
 import { WriteStore } from "./store";
 

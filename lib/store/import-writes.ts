@@ -8,7 +8,7 @@ import { diffObjects } from "../churn/diff";
 import type { Json } from "../churn/json";
 import { applyChanges } from "../churn/paths";
 import { profileFor, type Profile } from "../churn/profiles";
-import type { ObjectWrites } from "../snapshot/schema";
+import type { ObjectWrites } from "../snapshot/format/schema";
 import type { WriteStore } from "./store";
 
 type Obj = { [key: string]: Json };

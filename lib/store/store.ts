@@ -8,41 +8,11 @@ import Database from "better-sqlite3";
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
-import { MIN_PERIODIC_WRITES, periodicNoop, type PeriodicPattern } from "../audit/periodic";
+import { MIN_PERIODIC_WRITES, periodicNoop, type PeriodicPattern } from "../analysis/periodic";
 import { AuditStore } from "./audit-store";
+import type { FieldRow, ObjectHistory, ObjectKey, ObjectRow, StoredWrite, WriteRequest } from "../wire/objects";
+
 import { CLASS_SUMS, COUNT_COLUMNS, DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
-
-export interface ObjectKey {
-  cluster: string;
-  group: string;
-  kind: string;
-  namespace: string;
-  name: string;
-}
-
-export interface StoredWrite {
-  tsMs: number;
-  cls: WriteClass;
-  writer: string;
-  source: "watch" | "audit" | "replay";
-  heartbeat: boolean;
-  changes: FieldChange[];
-  projection: Record<string, string>;
-  resourceVersion?: string;
-  /** the whole object: created (create) or last seen alive (delete); lets a range be exported with every version rebuilt */
-  body?: Json;
-  /** what the audit log says about the request (audit writes, and watched writes an audit event matched) */
-  request?: WriteRequest;
-}
-
-export interface WriteRequest {
-  verb: string;
-  subresource: string;
-  userAgent: string;
-  /** HTTP status, 0 when unknown */
-  code: number;
-  latencyMs: number | null;
-}
 
 const CLASS_COLUMN: Record<WriteClass, string> = { create: "c_create", delete: "c_delete", routed: "c_routed", unrouted: "c_unrouted", "no-op": "c_noop", unknown: "c_unknown" };
 
@@ -83,13 +53,6 @@ export interface PruneCounts {
   writes: number;
 }
 
-export interface ObjectHistory {
-  key: ObjectKey;
-  /** the version a first list found, when the recorder kept it */
-  firstSeen?: { tsMs: number; body: Json };
-  writes: { tsMs: number; cls: WriteClass; writer: string; changes: FieldChange[]; body?: Json }[];
-}
-
 export interface ObjectFilter {
   cluster?: string;
   group?: string;
@@ -100,35 +63,8 @@ export interface ObjectFilter {
   toMs: number;
 }
 
-export interface ObjectRow extends ObjectKey {
-  writes: number;
-  create: number;
-  delete: number;
-  routed: number;
-  unrouted: number;
-  noop: number;
-  /** audit writes logged without bodies: counted, not classified */
-  unknown: number;
-  heartbeat: number;
-  /** (no-op + unrouted) / all writes */
-  wastedRatio: number;
-  topFields: { path: string; changes: number }[];
-  writers: { writer: string; writes: number }[];
-  /** writes per equal slice of the range */
-  sparkline: number[];
-  /** the same object re-sent on a timer with nothing changed (seed 003) */
-  periodicNoop: PeriodicPattern | null;
-}
-
 /** The no-op writes read per object to look for a timer (the latest ones). */
 const PERIODIC_SAMPLE = 500;
-
-export interface FieldRow {
-  path: string;
-  changes: number;
-  objects: number;
-  writers: { writer: string; changes: number }[];
-}
 
 const SPARK_BUCKETS = 40;
 

@@ -89,11 +89,15 @@ function clip(text: string): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
+/** The range a view opens on when its URL names none: the last 6 hours. */
+export const DEFAULT_FROM = "now-6h";
+export const DEFAULT_TO = "now";
+
 /** Reads `from`/`to` URL values; on bad input returns the default range and says why. */
 export function parseRangeParams(from: string | null | undefined, to: string | null | undefined): { range: TimeRangeInput; errors: string[] } {
   const errors: string[] = [];
-  const f = parseTimeExpr(from ?? "now-6h");
-  const t = parseTimeExpr(to ?? "now");
+  const f = parseTimeExpr(from ?? DEFAULT_FROM);
+  const t = parseTimeExpr(to ?? DEFAULT_TO);
   if (!f.ok) errors.push(`from: ${f.error}`);
   if (!t.ok) errors.push(`to: ${t.error}`);
   if (!f.ok || !t.ok) return { range: DEFAULT_RANGE, errors };

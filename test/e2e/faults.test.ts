@@ -7,7 +7,7 @@
  */
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { escapeLabelValue } from "@/lib/prometheus/promql";
+import { escapeLabelValue } from "@/lib/promql/promql";
 import { createRng } from "@/lib/scenario/rng";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { join } from "node:path";

@@ -8,9 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WriteStore, type ObjectKey } from "@/lib/store/store";
+import { WriteStore } from "@/lib/store/store";
 import { startApp, type TestApp } from "../helpers/app";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser";
+import type { ObjectKey } from "@/lib/wire/objects";
 
 const START = Math.floor((Date.now() - 2 * 3_600_000) / 60_000) * 60_000;
 const RBAC = "rbac.authorization.k8s.io";

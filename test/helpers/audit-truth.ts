@@ -18,6 +18,7 @@ export interface ServerWrite {
   /** metadata.resourceVersion of the response object ("" when the response held none) */
   resourceVersion: string;
   stageMs: number;
+  receivedMs: number;
   /** the field manager of the response object's newest managedFields entry */
   newestManager: string;
 }
@@ -47,6 +48,7 @@ export function serverWrites(auditLogPath: string, { includeFailed = false } = {
       userAgent: e.userAgent ?? "",
       resourceVersion: e.responseObject?.metadata?.resourceVersion ?? "",
       stageMs: Date.parse(e.stageTimestamp),
+      receivedMs: Date.parse(e.requestReceivedTimestamp),
       newestManager: ((e.responseObject?.metadata?.managedFields ?? []) as { manager: string; time?: string }[]).reduce((best: { manager: string; time?: string } | undefined, f) => (!best || (f.time ?? "") > (best.time ?? "") ? f : best), undefined)?.manager ?? "",
     });
   }

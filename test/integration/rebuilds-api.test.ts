@@ -10,7 +10,7 @@ import { DEFAULT_REPLAY, type ReplayParams } from "@/lib/demo/params";
 import { generateReplay, type Replay } from "@/lib/demo/replay";
 import { HUB_JOB, PROJECT_JOB } from "@/lib/demo/types";
 import type { PanelData } from "@/lib/panels/run-panel";
-import type { Series } from "@/lib/prometheus/types";
+import type { Series } from "@/lib/promql/types";
 import { capWarnings } from "@/lib/rebuilds/run";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";

@@ -12,8 +12,8 @@ import { REPLAY_INITIAL_VIEW, replayRanges } from "@/lib/demo/replay-views";
 import { isProjectConnectorWrite, objectTruth, windowTruth } from "@/lib/demo/truth";
 import { sortedJson, type Json } from "@/lib/churn/json";
 import { HUB_JOB, PROJECT_JOB } from "@/lib/demo/types";
-import { decodeSnapshot } from "@/lib/snapshot/codec";
-import type { Snapshot } from "@/lib/snapshot/schema";
+import { decodeSnapshot } from "@/lib/snapshot/format/codec";
+import type { Snapshot } from "@/lib/snapshot/format/schema";
 import { REPLAY_BUNDLE_PATH } from "@/lib/snapshot/store";
 import { ROOT } from "../helpers/root";
 

@@ -12,8 +12,9 @@ import { counterPresets } from "@/lib/compare/catalog";
 import { compareRows } from "@/lib/compare/table";
 import { HUB_JOB, PROJECT_JOB } from "@/lib/demo/types";
 import { writeLoadRequests } from "@/lib/panels/write-load-requests";
-import { createPromClient, type PromClient } from "@/lib/prometheus/client";
-import { toSeries } from "@/lib/prometheus/to-series";
+import { createPromClient } from "@/lib/prometheus/client";
+import type { PromClient } from "@/lib/promql/types";
+import { toSeries } from "@/lib/promql/to-series";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 

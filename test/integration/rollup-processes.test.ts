@@ -8,8 +8,9 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { WriteStore, type StoredWrite } from "@/lib/store/store";
+import { WriteStore } from "@/lib/store/store";
 import { ROOT } from "../helpers/root";
+import type { StoredWrite } from "@/lib/wire/objects";
 
 const DAY = 86_400_000;
 const D0 = Date.UTC(2026, 8, 1);

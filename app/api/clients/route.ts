@@ -1,5 +1,5 @@
 import type { NextRequest } from "next/server";
-import { clientsAnswer } from "@/lib/audit/clients";
+import { clientsAnswer } from "@/lib/server/handlers/clients";
 import { respond } from "@/lib/api/respond";
 import { getServerContext } from "@/lib/server/context";
 

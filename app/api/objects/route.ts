@@ -1,6 +1,6 @@
 import type { NextRequest } from "next/server";
 import { respond } from "@/lib/api/respond";
-import { listObjects } from "@/lib/objects/api";
+import { listObjects } from "@/lib/server/handlers/objects";
 import { getServerContext } from "@/lib/server/context";
 
 export async function GET(request: NextRequest) {

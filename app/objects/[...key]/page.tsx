@@ -4,10 +4,10 @@ import { Suspense } from "react";
 import { TimelineView } from "@/components/objects/timeline-view";
 import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
 import { getServerContext } from "@/lib/server/context";
-import { hasLiveObjects } from "@/lib/objects/sources";
+import { hasLiveObjects } from "@/lib/server/recording";
 import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 import { objectKeyFromSegments, objectPath } from "@/lib/objects/key";
-import type { ObjectKey } from "@/lib/store/store";
+import type { ObjectKey } from "@/lib/wire/objects";
 
 export default async function ObjectTimelinePage({ params, searchParams }: { params: Promise<{ key: string[] }>; searchParams: Promise<Search> }) {
   await connection();

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { changePoints, detectOnset } from "@/lib/analysis/onset";
 import { DEFAULT_REPLAY } from "@/lib/demo/params";
 import { createRng, type Rng } from "@/lib/scenario/rng";
-import { decodeSnapshot } from "@/lib/snapshot/codec";
+import { decodeSnapshot } from "@/lib/snapshot/format/codec";
 import { REPLAY_BUNDLE_PATH } from "@/lib/snapshot/store";
 
 const STEP = 60_000;

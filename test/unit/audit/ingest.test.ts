@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditIngester } from "@/lib/audit/ingest";
-import { periodicNoop } from "@/lib/audit/periodic";
+import { periodicNoop } from "@/lib/analysis/periodic";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { ProfileRecorder } from "@/lib/recorder/core";
 import { WriteStore } from "@/lib/store/store";

@@ -2,7 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { NoteStore, noteMarker } from "@/lib/markers/notes";
+import { NoteStore, noteMarker } from "@/lib/store/notes";
 import { MAX_QUERY_MARKERS, markersFromSeries } from "@/lib/markers/query-markers";
 
 const query = { name: "NSO", expr: "nso_build_info", label: "version", detail: "operator release" };

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
 import { objectKeyFromSegments, objectPath } from "@/lib/objects/key";
 import { createRng } from "@/lib/scenario/rng";
-import type { ObjectKey } from "@/lib/store/store";
+import type { ObjectKey } from "@/lib/wire/objects";
 
 
 // What Kubernetes allows in a path-segment name (RBAC's system:* among them): anything but "/" and "%".

@@ -7,7 +7,7 @@ import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPromClient } from "@/lib/prometheus/client";
-import { PromError } from "@/lib/prometheus/errors";
+import { PromError } from "@/lib/promql/errors";
 import { freePort } from "../../helpers/processes";
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;

@@ -1,8 +1,8 @@
 /** Query sharing in front of Prometheus: coalescing, brief reuse, no reuse of failures, bounded concurrency. */
 import { describe, expect, it } from "vitest";
-import type { PromClient } from "@/lib/prometheus/client";
+import type { PromClient } from "@/lib/promql/types";
 import { sharedClient } from "@/lib/prometheus/shared-client";
-import type { PromQueryData, PromResult } from "@/lib/prometheus/types";
+import type { PromQueryData, PromResult } from "@/lib/promql/types";
 
 /** An inner client whose answers the test releases by hand, counting what reaches it. */
 function gatedClient() {

@@ -1,9 +1,9 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
-import { decodeSnapshot, encodeSnapshot } from "@/lib/snapshot/codec";
+import { decodeSnapshot, encodeSnapshot } from "@/lib/snapshot/format/codec";
 import { heldPart, snapshotPanel, info } from "@/lib/snapshot/lookup";
-import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/schema";
+import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/format/schema";
 
 const START = Date.parse("2026-09-11T12:00:00Z");
 const END = Date.parse("2026-09-11T16:00:00Z");

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { encodeSnapshot } from "@/lib/snapshot/codec";
+import { encodeSnapshot } from "@/lib/snapshot/format/codec";
 import { opened, type OpenedSnapshot } from "@/lib/snapshot/lookup";
-import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/schema";
+import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/format/schema";
 import { openHere, SnapshotStore, type SnapshotOpener } from "@/lib/snapshot/store";
 
 const START = Date.parse("2026-09-11T12:00:00Z");

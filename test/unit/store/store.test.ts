@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
 import { DayRollups } from "@/lib/store/day-rollups";
-import { WriteStore, type ObjectKey, type StoredWrite } from "@/lib/store/store";
+import { WriteStore } from "@/lib/store/store";
+import type { ObjectKey, StoredWrite } from "@/lib/wire/objects";
 
 const key = (name: string, kind = "Connector"): ObjectKey => ({ cluster: "milo", group: kind === "Lease" ? "coordination.k8s.io" : "networking.datumapis.com", kind, namespace: "ns", name });
 const write = (tsMs: number, cls: StoredWrite["cls"], writer: string, paths: string[], projection = { online: "false" }): StoredWrite => ({

@@ -1,5 +1,5 @@
 import type { NextRequest } from "next/server";
-import { receiveUpload } from "@/lib/audit/api";
+import { receiveUpload } from "@/lib/server/handlers/audit";
 import { respond } from "@/lib/api/respond";
 import { authorizeRequest } from "@/lib/server/access";
 import { getServerContext } from "@/lib/server/context";

@@ -1,6 +1,6 @@
 import type { NextRequest } from "next/server";
 import { envelopeOf } from "@/lib/api/respond";
-import { answerPanel } from "@/lib/panels/answer";
+import { answerPanel } from "@/lib/server/handlers/panels";
 import { cacheHeaders, encodeAnswer, notModified } from "@/lib/server/answer-cache";
 import { getServerContext } from "@/lib/server/context";
 

@@ -1,6 +1,6 @@
 import type { NextRequest } from "next/server";
 import { failureOf } from "@/lib/api/envelope";
-import { exportView } from "@/lib/snapshot/export-view";
+import { exportView } from "@/lib/server/handlers/export-view";
 import { getServerContext } from "@/lib/server/context";
 
 /** Download the current view (same parameters as the page) as a snapshot bundle. */

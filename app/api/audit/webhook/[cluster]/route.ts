@@ -1,5 +1,5 @@
 import type { NextRequest } from "next/server";
-import { receiveWebhook } from "@/lib/audit/api";
+import { receiveWebhook } from "@/lib/server/handlers/audit";
 import { respond } from "@/lib/api/respond";
 import { getServerContext } from "@/lib/server/context";
 

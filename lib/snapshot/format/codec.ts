@@ -4,8 +4,8 @@
  */
 import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
-import { ApiFailure, badRequest } from "../api/envelope";
-import { formatBytes } from "../format/number";
+import { ApiFailure, badRequest } from "../../api/envelope";
+import { formatBytes } from "../../format/number";
 import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, snapshotSchema, type Snapshot } from "./schema";
 
 export const tooLarge = (message: string) => new ApiFailure(413, "too_large", message);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PromError } from "@/lib/prometheus/errors";
-import { sampleValue, toSeries } from "@/lib/prometheus/to-series";
+import { PromError } from "@/lib/promql/errors";
+import { sampleValue, toSeries } from "@/lib/promql/to-series";
 
 describe("wire → domain", () => {
   it("converts matrix samples to epoch ms and numbers, NaN to gaps", () => {

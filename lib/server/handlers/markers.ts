@@ -1,17 +1,18 @@
 /** The markers and notes endpoints: validated parameters in, one lib call, one envelope out. */
-import { badRequest } from "../api/envelope";
-import { readBodyLimited } from "../api/read-body";
-import { rangeParams } from "../panels/params";
-import { USER_HEADER } from "../server/access";
-import type { ServerContext } from "../server/context";
-import type { Marker } from "./marker";
-import { collectMarkers } from "./collect";
-import { noteMarker, type Note } from "./notes";
+import { badRequest } from "../../api/envelope";
+import { readBodyLimited } from "../../api/read-body";
+import { rangeParams } from "../../panels/params";
+import { USER_HEADER } from "../access";
+import type { ServerContext } from "../context";
+import type { Marker } from "../../markers/marker";
+import { collectMarkers } from "./collect-markers";
+import { noteMarker, type Note } from "../../store/notes";
+import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 
 const MAX_NOTE_BODY_BYTES = 16 * 1024;
 
 export async function answerMarkers(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<{ data: Marker[]; warnings: string[] }> {
-  const { startMs, endMs } = rangeParams(params.from || "now-6h", params.to || "now", Date.now(), ctx.config.limits.maxRangeMs);
+  const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
   if (params.snapshot !== undefined) {
     const held = (await ctx.snapshots.open(params.snapshot)).markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
     return { data: held, warnings: [] };

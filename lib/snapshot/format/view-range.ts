@@ -1,5 +1,5 @@
 /** The range a page shows for its link: the link's own, or for a snapshot one of the snapshot's. */
-import { parseRangeParams, resolveRange } from "../time/range";
+import { parseRangeParams, resolveRange } from "../../time/range";
 import type { SnapshotInfo } from "./schema";
 
 /** A snapshot answers only its own ranges: a link with another range opens the first one. */

@@ -7,7 +7,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { z } from "zod";
 import { badRequest, notFound } from "../api/envelope";
-import type { Marker } from "./marker";
+import type { Marker } from "../markers/marker";
 
 export interface Note {
   id: number;

@@ -40,3 +40,24 @@ export interface Series {
   labels: Record<string, string>;
   points: Point[];
 }
+
+export interface RangeParams {
+  startSeconds: number;
+  endSeconds: number;
+  stepSeconds: number;
+}
+
+export interface TimeBounds {
+  startSeconds?: number;
+  endSeconds?: number;
+}
+
+/** What reads Prometheus needs of a client: lib/prometheus/client.ts speaks HTTP to one. */
+export interface PromClient {
+  query(expr: string, timeSeconds: number, signal?: AbortSignal): Promise<PromResult<PromQueryData>>;
+  queryRange(expr: string, range: RangeParams, signal?: AbortSignal): Promise<PromResult<PromQueryData>>;
+  series(match: string[], bounds?: TimeBounds & { limit?: number }, signal?: AbortSignal): Promise<PromResult<Record<string, string>[]>>;
+  labels(match: string[], bounds?: TimeBounds, signal?: AbortSignal): Promise<PromResult<string[]>>;
+  labelValues(label: string, match: string[], bounds?: TimeBounds, signal?: AbortSignal): Promise<PromResult<string[]>>;
+  metadata(metric?: string, signal?: AbortSignal): Promise<PromResult<Record<string, PromMetadataEntry[]>>>;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { byClause, escapeLabelValue, escapeRegex, literalAlternation, selector } from "@/lib/prometheus/promql";
+import { byClause, escapeLabelValue, escapeRegex, literalAlternation, selector } from "@/lib/promql/promql";
 
 describe("PromQL building", () => {
   it("escapes quotes, backslashes and newlines in label values", () => {

@@ -1,7 +1,7 @@
 import { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { ApiFailure, badRequest } from "@/lib/api/envelope";
-import { outcomeOf, resultOf, threadOutcome, threadResult } from "@/lib/server/thread-outcome";
+import { outcomeOf, resultOf, threadOutcome, threadResult } from "@/lib/runtime/thread-outcome";
 
 const thread = (code: string) => new Worker(code, { eval: true });
 

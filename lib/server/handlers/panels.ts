@@ -2,20 +2,21 @@
  * One panel request, from a snapshot when the request names one, else from Prometheus. Both paths
  * validate the same parameters, so a link behaves the same whichever source answers it.
  */
-import { badRequest, notFound } from "../api/envelope";
-import { PromError } from "../prometheus/errors";
-import { notConfigured } from "../api/not-configured";
-import type { ServerContext } from "../server/context";
-import { snapshotPanel } from "../snapshot/lookup";
-import { configuredApiservers } from "./apiservers";
-import { findPanel, type PanelDef } from "./catalog";
-import { parsePanelParams, rangeParams, type PanelRequest } from "./params";
-import { splitResource } from "./resource-name";
-import { compareArgs, parseCompareArgs, runCompare } from "../compare/compare";
-import { findRebuildPanel, type RebuildPanelDef } from "../rebuilds/catalog";
-import { runRebuildPanel, type RebuildDeps } from "../rebuilds/run";
-import { runPanel, type PanelDeps, type PanelResult } from "./run-panel";
-import { writeLoadRequests, type PanelCall } from "./write-load-requests";
+import { badRequest, notFound } from "../../api/envelope";
+import { PromError } from "../../promql/errors";
+import { notConfigured } from "../../api/not-configured";
+import type { ServerContext } from "../context";
+import { snapshotPanel } from "../../snapshot/lookup";
+import { configuredApiservers } from "../../panels/apiservers";
+import { findPanel, type PanelDef } from "../../panels/catalog";
+import { parsePanelParams, rangeParams, type PanelRequest } from "../../panels/params";
+import { splitResource } from "../../panels/resource-name";
+import { compareArgs, parseCompareArgs, runCompare } from "../../compare/compare";
+import { findRebuildPanel, type RebuildPanelDef } from "../../rebuilds/catalog";
+import { runRebuildPanel, type RebuildDeps } from "../../rebuilds/run";
+import { runPanel, type PanelDeps, type PanelResult } from "../../panels/run-panel";
+import { writeLoadRequests, type PanelCall } from "../../panels/write-load-requests";
+import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 
 /** A panel of any page, told apart by what runs it. */
 type AnyPanel = { page: "write-load"; def: PanelDef } | { page: "rebuilds"; def: RebuildPanelDef } | { page: "compare" };
@@ -73,7 +74,7 @@ async function withinDeadline<T>(ctx: ServerContext, signal: AbortSignal | undef
 
 /** The compare view's request: a range and two typed counters, from a snapshot or Prometheus. */
 async function answerCompare(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<PanelResult> {
-  const { startMs, endMs } = rangeParams(params.from || "now-6h", params.to || "now", Date.now(), ctx.config.limits.maxRangeMs);
+  const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
   const args = parseCompareArgs(params);
   if (params.snapshot !== undefined) return snapshotPanel(await ctx.snapshots.open(params.snapshot), { panel: "compare", startMs, endMs, args: compareArgs(args) });
   if (!ctx.prometheus) throw notConfigured();

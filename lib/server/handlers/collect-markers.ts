@@ -2,10 +2,10 @@
  * Every marker for a range, in one answer: releases from the configuration, changes found by the
  * configured PromQL, and notes. A snapshot answers with the markers frozen into it.
  */
-import type { ServerContext } from "../server/context";
-import type { Marker } from "./marker";
-import { noteMarker } from "./notes";
-import { runMarkerQueries } from "./query-markers";
+import type { ServerContext } from "../context";
+import type { Marker } from "../../markers/marker";
+import { noteMarker } from "../../store/notes";
+import { runMarkerQueries } from "../../markers/query-markers";
 
 export async function collectMarkers(ctx: ServerContext, range: { startMs: number; endMs: number }, signal?: AbortSignal): Promise<{ markers: Marker[]; warnings: string[] }> {
   const inRange = (m: Marker) => m.timeMs >= range.startMs && m.timeMs <= range.endMs;

@@ -3,14 +3,16 @@
  * requests read the snapshot's store; others read the live store.
  */
 import { z } from "zod";
-import { badRequest } from "../api/envelope";
-import { WRITE_CLASSES } from "../churn/analyze";
-import type { ServerContext } from "../server/context";
-import type { ObjectFilter, ObjectKey, ObjectRow, FieldRow, StoredWrite } from "../store/store";
-import { rangeParams } from "../panels/params";
-import { runningRecorder } from "../server/recording";
-import { OBJECT_PATH_HELP, objectKeyFromSegments } from "./key";
-import { liveStore, snapshotStore } from "./sources";
+import { badRequest } from "../../api/envelope";
+import { WRITE_CLASSES } from "../../churn/analyze";
+import type { ServerContext } from "../context";
+import type { ObjectFilter } from "../../store/store";
+import { rangeParams } from "../../panels/params";
+import { runningRecorder } from "../recording";
+import { OBJECT_PATH_HELP, objectKeyFromSegments } from "../../objects/key";
+import { liveStore, snapshotStore } from "../../store/sources";
+import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
+import type { ApiWrite, FieldRow, ObjectKey, ObjectRow, ObjectsAnswer, StoredWrite } from "../../wire/objects";
 
 const name = z.string().max(253);
 const filterSchema = z.object({
@@ -19,22 +21,12 @@ const filterSchema = z.object({
   kind: name.optional(),
   namespace: name.optional(),
   class: z.enum(WRITE_CLASSES).optional(),
-  from: z.string().max(64).default("now-6h"),
-  to: z.string().max(64).default("now"),
+  from: z.string().max(64).default(DEFAULT_FROM),
+  to: z.string().max(64).default(DEFAULT_TO),
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   pageSize: z.coerce.number().int().min(1).max(200).default(50),
   snapshot: z.string().max(64).optional(),
 });
-
-export interface ObjectsAnswer {
-  total: number;
-  page: number;
-  pageSize: number;
-  startMs: number;
-  endMs: number;
-  rows: ObjectRow[];
-  kinds: { cluster: string; group: string; kind: string }[];
-}
 
 function parse(params: Record<string, string>, maxRangeMs: number) {
   const cleaned = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== ""));
@@ -78,9 +70,6 @@ export async function listFields(ctx: ServerContext, params: Record<string, stri
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   return { data: { startMs: filter.fromMs, endMs: filter.toMs, rows: (await storeFor(ctx, p.snapshot)).fields(filter, 200) }, ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}) };
 }
-
-/** One write as the API answers it (the class under its own name). */
-export type ApiWrite = Omit<StoredWrite, "cls"> & { seq: number; class: StoredWrite["cls"] };
 
 /** /api/objects/{object path}/writes */
 export function keyFromSegments(segments: string[]): ObjectKey {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { joinInFlight } from "@/lib/server/in-flight";
+import { joinInFlight } from "@/lib/runtime/in-flight";
 
 describe("joinInFlight", () => {
   it("runs the work once for all who ask while it runs, and again once it has settled, a failure included", async () => {

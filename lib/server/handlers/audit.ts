@@ -7,26 +7,18 @@ import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createWriteStream, mkdirSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ApiFailure, badRequest } from "../api/envelope";
-import { readBodyLimited, readLimited } from "../api/read-body";
-import { CLUSTER_NAME } from "../config/schema";
-import { formatBytes } from "../format/number";
-import { liveStore } from "../objects/sources";
-import { sameSecret } from "../server/access";
-import type { ServerContext } from "../server/context";
-import { tooLarge } from "../snapshot/codec";
-import { eventsOf } from "./event";
-import { ingestFile } from "./files";
-import { AuditIngester, type IngestCounts, type IngestProblem } from "./ingest";
-
-export interface IngestAnswer {
-  cluster: string;
-  bytes: number;
-  seconds: number;
-  counts: IngestCounts;
-  problems: IngestProblem[];
-  summary: string;
-}
+import { ApiFailure, badRequest } from "../../api/envelope";
+import { readBodyLimited, readLimited } from "../../api/read-body";
+import { CLUSTER_NAME } from "../../config/schema";
+import { formatBytes } from "../../format/number";
+import { liveStore } from "../../store/sources";
+import { sameSecret } from "../access";
+import type { ServerContext } from "../context";
+import { tooLarge } from "../../snapshot/format/codec";
+import { eventsOf } from "../../audit/event";
+import { ingestFile } from "../../audit/files";
+import { AuditIngester } from "../../audit/ingest";
+import type { IngestAnswer, IngestCounts, IngestProblem } from "../../wire/audit";
 
 function clusterParam(params: URLSearchParams, fromPath?: string): string {
   const cluster = fromPath ?? params.get("cluster") ?? "default";

@@ -3,22 +3,23 @@
  * absolute times, run through the same panel code and packed as a bundle.
  */
 import { z } from "zod";
-import { badRequest } from "../api/envelope";
-import { notConfigured } from "../api/not-configured";
-import { configuredApiservers, listApiservers } from "../panels/apiservers";
-import { parsePanelParams } from "../panels/params";
-import { callRunner, rebuildDeps } from "../panels/answer";
-import { distinctCalls } from "../panels/write-load-requests";
-import { rebuildCalls } from "../rebuilds/requests";
-import type { ServerContext } from "../server/context";
-import { encodeSnapshot } from "./codec";
-import { ApiFailure } from "../api/envelope";
-import { exportObjectWrites, MAX_EXPORTED_WRITES } from "../objects/export";
-import { liveStore } from "../objects/sources";
-import { rangeParams } from "../panels/params";
-import { collectMarkers } from "../markers/collect";
-import { compareArgs, parseCompareArgs } from "../compare/compare";
-import { buildSnapshot } from "./export";
+import { badRequest } from "../../api/envelope";
+import { notConfigured } from "../../api/not-configured";
+import { configuredApiservers, listApiservers } from "../../panels/apiservers";
+import { parsePanelParams } from "../../panels/params";
+import { callRunner, rebuildDeps } from "./panels";
+import { distinctCalls } from "../../panels/write-load-requests";
+import { rebuildCalls } from "../../rebuilds/requests";
+import type { ServerContext } from "../context";
+import { encodeSnapshot } from "../../snapshot/format/codec";
+import { ApiFailure } from "../../api/envelope";
+import { exportObjectWrites, MAX_EXPORTED_WRITES } from "../../objects/export";
+import { liveStore } from "../../store/sources";
+import { rangeParams } from "../../panels/params";
+import { collectMarkers } from "./collect-markers";
+import { compareArgs, parseCompareArgs } from "../../compare/compare";
+import { buildSnapshot } from "../../snapshot/export";
+import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 
 export interface Download {
   filename: string;
@@ -71,7 +72,7 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
 
 /** The Objects, Field churn and timeline views: the recorder's writes in the range, every version rebuildable. */
 async function exportObjects(ctx: ServerContext, params: Record<string, string>): Promise<Download> {
-  const { startMs, endMs } = rangeParams(params.from || "now-6h", params.to || "now", Date.now(), ctx.config.limits.maxRangeMs);
+  const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
   const { writes, leftOut } = exportObjectWrites(liveStore(ctx), { startMs, endMs });
   if (!writes) throw new ApiFailure(413, "too_large", `the range holds more than ${MAX_EXPORTED_WRITES.toLocaleString("en-US")} object writes: export a shorter range`);
   const snapshot = await buildSnapshot(

@@ -4,43 +4,15 @@
  * per object, and before/after a chosen time (seed 002: "−54 % controller API calls").
  */
 import { z } from "zod";
-import { badRequest } from "../api/envelope";
-import { rangeParams } from "../panels/params";
-import { OTHER_LABEL } from "../panels/top-n";
-import type { Series } from "../prometheus/types";
-import type { ServerContext } from "../server/context";
-import type { AuditStore } from "../store/audit-store";
-import { liveStore } from "../objects/sources";
-
-export interface ClientRow {
-  client: string;
-  user: string;
-  agent: string;
-  writes: number;
-  failed: number;
-  noop: number;
-  /** writes by verb (and subresource), most first */
-  verbs: { verb: string; writes: number }[];
-}
-
-export interface TopEntry {
-  client: string;
-  writes: number;
-}
-
-export interface ClientsAnswer {
-  startMs: number;
-  endMs: number;
-  stepMs: number;
-  clusters: string[];
-  total: number;
-  clients: ClientRow[];
-  /** writes per step for the top clients, the rest as one series */
-  series: Series[];
-  byResource: { resource: string; writes: number; noop: number; top: TopEntry[] }[];
-  byObject: { resource: string; namespace: string; name: string; writes: number; noop: number; top: TopEntry[] }[];
-  comparison: { atMs: number; windowMs: number; rows: { client: string; before: number; after: number; changePct: number | null }[] } | null;
-}
+import { badRequest } from "../../api/envelope";
+import { rangeParams } from "../../panels/params";
+import { OTHER_LABEL } from "../../panels/top-n";
+import type { Series } from "../../promql/types";
+import type { ServerContext } from "../context";
+import type { AuditStore } from "../../store/audit-store";
+import { liveStore } from "../../store/sources";
+import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
+import type { ClientRow, ClientsAnswer, TopEntry } from "../../wire/clients";
 
 const TOP_CLIENTS = 8;
 const TOP_ROWS = 25;
@@ -53,8 +25,8 @@ const CLIENT = `usr || ' · ' || ${AGENT}`;
 const QUALIFIED = "CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END";
 
 const schema = z.object({
-  from: z.string().max(64).default("now-6h"),
-  to: z.string().max(64).default("now"),
+  from: z.string().max(64).default(DEFAULT_FROM),
+  to: z.string().max(64).default(DEFAULT_TO),
   cluster: z.string().max(253).optional(),
   /** resource or resource.group, e.g. httproutes.gateway.networking.k8s.io */
   resource: z.string().max(253).optional(),
@@ -96,7 +68,7 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     params.push(dot === -1 ? q.resource : q.resource.slice(0, dot), dot === -1 ? "" : q.resource.slice(dot + 1));
   }
   const w = where.join(" AND ");
-  const all = <T>(sql: string, ...extra: (string | number)[]) => audit.writes.db.prepare(sql).all(...params, ...extra) as T[];
+  const all = <T>(sql: string, ...extra: (string | number)[]) => audit.writes.statement(sql).all(...params, ...extra) as T[];
 
   const verbs = topBy(
     all<{ k: string; client: string; n: number }>(
@@ -157,7 +129,7 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     startMs: q.startMs,
     endMs: q.endMs,
     stepMs,
-    clusters: (audit.writes.db.prepare("SELECT DISTINCT cluster FROM audit_requests ORDER BY cluster").all() as { cluster: string }[]).map((r) => r.cluster),
+    clusters: (audit.writes.statement("SELECT DISTINCT cluster FROM audit_requests ORDER BY cluster").all() as { cluster: string }[]).map((r) => r.cluster),
     total,
     clients,
     series,

@@ -1,0 +1,48 @@
+/** What an audit ingest reports (the CLI, an upload, a webhook batch): declared once for the server and the browser. */
+
+export interface ReadCounts {
+  lines: number;
+  blank: number;
+  malformed: number;
+  /** JSON that is not an audit event */
+  foreign: number;
+  events: number;
+  /** RequestReceived / ResponseStarted: only completed requests count */
+  notCompleted: number;
+  /** reads and watches */
+  notWrites: number;
+  /** audit events that cannot be used (no auditID, no time, no resource) */
+  invalid: number;
+}
+
+export interface IngestProblem {
+  source: string;
+  line: number;
+  message: string;
+}
+
+export interface StoreCounts {
+  /** the same auditID and stage already stored */
+  duplicates: number;
+  requests: number;
+  /** requests answered with an error status: counted per client, not object writes */
+  failed: number;
+  /** writes to kinds no profile reads, or to whole collections: counted per client only */
+  unprofiled: number;
+  objectWrites: number;
+  noop: number;
+  unknown: number;
+  /** writes the watch recorder had already stored, now with their audit details */
+  matchedWatch: number;
+}
+
+export type IngestCounts = ReadCounts & StoreCounts;
+
+export interface IngestAnswer {
+  cluster: string;
+  bytes: number;
+  seconds: number;
+  counts: IngestCounts;
+  problems: IngestProblem[];
+  summary: string;
+}

@@ -1,0 +1,84 @@
+/** What the object views receive (/api/objects, /api/fields): declared once for the server and the browser. */
+import type { PeriodicPattern } from "../analysis/periodic";
+import type { WriteClass } from "../churn/analyze";
+import type { FieldChange } from "../churn/diff";
+import type { Json } from "../churn/json";
+
+export interface ObjectKey {
+  cluster: string;
+  group: string;
+  kind: string;
+  namespace: string;
+  name: string;
+}
+
+export interface ObjectRow extends ObjectKey {
+  writes: number;
+  create: number;
+  delete: number;
+  routed: number;
+  unrouted: number;
+  noop: number;
+  /** audit writes logged without bodies: counted, not classified */
+  unknown: number;
+  heartbeat: number;
+  /** (no-op + unrouted) / all writes */
+  wastedRatio: number;
+  topFields: { path: string; changes: number }[];
+  writers: { writer: string; writes: number }[];
+  /** writes per equal slice of the range */
+  sparkline: number[];
+  /** the same object re-sent on a timer with nothing changed (seed 003) */
+  periodicNoop: PeriodicPattern | null;
+}
+
+export interface FieldRow {
+  path: string;
+  changes: number;
+  objects: number;
+  writers: { writer: string; changes: number }[];
+}
+
+export interface ObjectsAnswer {
+  total: number;
+  page: number;
+  pageSize: number;
+  startMs: number;
+  endMs: number;
+  rows: ObjectRow[];
+  kinds: { cluster: string; group: string; kind: string }[];
+}
+
+export interface StoredWrite {
+  tsMs: number;
+  cls: WriteClass;
+  writer: string;
+  source: "watch" | "audit" | "replay";
+  heartbeat: boolean;
+  changes: FieldChange[];
+  projection: Record<string, string>;
+  resourceVersion?: string;
+  /** the whole object: created (create) or last seen alive (delete); lets a range be exported with every version rebuilt */
+  body?: Json;
+  /** what the audit log says about the request (audit writes, and watched writes an audit event matched) */
+  request?: WriteRequest;
+}
+
+export interface WriteRequest {
+  verb: string;
+  subresource: string;
+  userAgent: string;
+  /** HTTP status, 0 when unknown */
+  code: number;
+  latencyMs: number | null;
+}
+
+/** One write as the API answers it (the class under its own name). */
+export type ApiWrite = Omit<StoredWrite, "cls"> & { seq: number; class: StoredWrite["cls"] };
+
+export interface ObjectHistory {
+  key: ObjectKey;
+  /** the version a first list found, when the recorder kept it */
+  firstSeen?: { tsMs: number; body: Json };
+  writes: { tsMs: number; cls: WriteClass; writer: string; changes: FieldChange[]; body?: Json }[];
+}
