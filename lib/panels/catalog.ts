@@ -70,15 +70,19 @@ function by(vars: PanelVars, labels: string[]): string {
 const w = (vars: PanelVars) => promDuration(vars.windowSeconds);
 
 /**
- * A counter's exact rise over a range: its last value in the range minus its last value in the range
- * before (0 for a series born in the range, as Kubernetes counters appear at their first count).
- * increase() extrapolates to the range's edges, so on real scrapes it is never a whole count; it is
- * used only for series that reset in the range, where a difference would be wrong.
+ * A counter's exact rise over a range: its last value in the range minus its last value before it.
+ * With no value before it, the rise is the last value when the series was born in the range (Kubernetes
+ * counters appear at their first count): its target was already scraped before the range, or its process
+ * started within it. increase() extrapolates to the range's edges, so on real scrapes it is never a
+ * whole count; it is left for series that reset in the range or whose start Prometheus never saw.
  */
-function exactIncrease(series: string, range: string): string {
+function exactIncrease(series: string, rangeSeconds: number): string {
+  const range = promDuration(rangeSeconds);
   const last = `last_over_time(${series}[${range}])`;
+  const before = `last_over_time(${series}[${range}] offset ${range})`;
   // A fall between the two (a restart just before the range) leaves only what was counted since: the last value.
-  return `((${last} - last_over_time(${series}[${range}] offset ${range})) >= 0 or ${last} * 1) unless resets(${series}[${range}]) > 0 or increase(${series}[${range}])`;
+  const born = `${last} * 1 and on (job, instance) (last_over_time(up[${range}] offset ${range}) or last_over_time(process_start_time_seconds[${range}]) >= time() - ${Math.round(rangeSeconds)})`;
+  return `((${last} - ${before}) >= 0 or ${born}) unless resets(${series}[${range}]) > 0 or increase(${series}[${range}])`;
 }
 
 export const PANELS: readonly PanelDef[] = [
@@ -113,13 +117,13 @@ export const PANELS: readonly PanelDef[] = [
     id: "write-totals",
     title: "Write totals",
     description:
-      "Writes over the whole range, by resource, verb and subresource: each counter's rise from its last scrape before the range to its last scrape in it, " +
-      "exactly as the API servers counted. Where a counter restarted within the range (an API server restart), Prometheus's increase() over the range, which extrapolates to its edges.",
+      "Writes over the whole range, by resource, verb and subresource, exactly as the API servers counted them: each counter's rise from its last scrape before the range " +
+      "(or from zero, for a counter born in the range) to its last scrape in it. Where a counter restarted within the range, or Prometheus holds nothing before it, Prometheus's increase(), which extrapolates to the range's edges.",
     unit: "writes",
     mode: "total",
     chart: "table",
     needsResource: false,
-    queries: (vars) => ({ queries: [{ promql: `sum${by(vars, ["group", "resource", "verb", "subresource"])} (${exactIncrease(writes(vars), promDuration(vars.rangeSeconds))})` }], infos: [] }),
+    queries: (vars) => ({ queries: [{ promql: `sum${by(vars, ["group", "resource", "verb", "subresource"])} (${exactIncrease(writes(vars), vars.rangeSeconds)})` }], infos: [] }),
   },
   {
     id: "write-errors",
