@@ -28,7 +28,6 @@ export async function writeOpenMetrics(series: CounterSeries[], path: string): P
 
 export async function startBackfilledPrometheus(series: CounterSeries[]): Promise<BackfilledPrometheus> {
   const promtool = requireBinary("promtool", HINT);
-  const prometheus = requireBinary("prometheus", HINT);
   const dir = mkdtempSync(join(tmpdir(), "churnscope-prom-"));
   try {
     const omPath = join(dir, "scenario.om");
@@ -40,16 +39,19 @@ export async function startBackfilledPrometheus(series: CounterSeries[]): Promis
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  writeFileSync(join(dir, "prometheus.yml"), "global:\n  scrape_interval: 15s\nscrape_configs: []\n");
-  const port = await freePort();
-  const running: Running = start(prometheus, [
-    `--config.file=${join(dir, "prometheus.yml")}`,
-    `--storage.tsdb.path=${join(dir, "data")}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    "--storage.tsdb.retention.time=3650d",
-    "--log.level=warn",
-  ]);
-  const url = `http://127.0.0.1:${port}`;
+  return servePrometheus(dir, "global:\n  scrape_interval: 15s\nscrape_configs: []\n", ["--storage.tsdb.retention.time=3650d"]);
+}
+
+/**
+ * Debian's prometheus serving `dir` (its data in dir/data) with `config` on a free loopback port, or
+ * `port`; `stop` ends it and removes `dir`.
+ */
+export async function servePrometheus(dir: string, config: string, flags: string[] = [], port?: number): Promise<BackfilledPrometheus & { output: () => string }> {
+  const prometheus = requireBinary("prometheus", HINT);
+  writeFileSync(join(dir, "prometheus.yml"), config);
+  const listen = port ?? (await freePort());
+  const running: Running = start(prometheus, [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${listen}`, "--log.level=warn", ...flags]);
+  const url = `http://127.0.0.1:${listen}`;
   const stop = async () => {
     await running.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -60,5 +62,5 @@ export async function startBackfilledPrometheus(series: CounterSeries[]): Promis
     await stop();
     throw error;
   }
-  return { url, stop };
+  return { url, stop, output: running.output };
 }
