@@ -1,7 +1,8 @@
 /**
- * The server's long-lived handles, built once per process on first use: the validated
- * configuration, the Prometheus client, and a short-lived cache of label-set probes.
- * Server-side only; nothing here is sent to browsers.
+ * The server's long-lived handles, built once per process (the one value it keeps per process): the
+ * validated configuration, the Prometheus client, a short-lived cache of label-set probes, the
+ * snapshot and object stores, and the recorder. Building opens nothing; startServer (start.ts) opens
+ * the live store and starts recording. Server-side only; nothing here is sent to browsers.
  */
 import { join } from "node:path";
 import { loadConfig, type AppConfig } from "../config/load";
@@ -12,10 +13,16 @@ import { SnapshotStore } from "../snapshot/store";
 import { NoteStore } from "../store/notes";
 import { detectRebuildProfile, type DetectedProfile } from "../rebuilds/detect";
 import { existing, perProcess } from "../runtime/per-process";
+import type { Recorder } from "../recorder/recorder";
+import { ObjectStores } from "../store/sources";
 
 export interface ServerContext {
   config: AppConfig;
   snapshots: SnapshotStore;
+  /** the live store (opened at start) and each snapshot's object store */
+  stores: ObjectStores;
+  /** the in-process recorder: undefined until the start decides, null when there is nothing to record */
+  recording: { recorder?: Recorder | null };
   /** opened on first use, so a page that never shows notes never touches the data directory */
   notes: () => NoteStore;
   prometheus: {
@@ -74,7 +81,9 @@ export function buildContext(config: AppConfig): ServerContext {
   const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes, { checkHeapMiB: config.limits.snapshotCheckMiB, concurrentChecks: config.limits.concurrentSnapshotChecks, queuedChecks: config.limits.queuedSnapshotChecks });
   let noteStore: NoteStore | undefined;
   const notes = () => (noteStore ??= new NoteStore(join(config.dataDir, "notes.sqlite")));
-  if (!config.prometheus) return { config, snapshots, notes, prometheus: null };
+  const stores = new ObjectStores({ config, snapshots });
+  const recording = {};
+  if (!config.prometheus) return { config, snapshots, stores, recording, notes, prometheus: null };
   const client = sharedClient(createPromClient(config.prometheus), config.prometheus.sharing);
   const labelSets = kept<LabelSets>(() => true);
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) => labelSets(job ?? "\u0000all", () => probeLabelSets(client, job, bounds), signal);
@@ -83,5 +92,5 @@ export function buildContext(config: AppConfig): ServerContext {
   const detections = kept<DetectedProfile | null>((found) => found !== null);
   const detectRebuilds: NonNullable<ServerContext["prometheus"]>["detectRebuilds"] = (bounds, signal) =>
     detections(`${Math.floor(bounds.startSeconds / 3600)}-${Math.ceil(bounds.endSeconds / 3600)}`, () => detectRebuildProfile(client, bounds, config.rebuilds.profile), signal);
-  return { config, snapshots, notes, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
+  return { config, snapshots, stores, recording, notes, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
 }

@@ -1,6 +1,5 @@
 /** What the dashboard's /metrics serves: how it shares Prometheus queries, and the in-process recorder. */
 import { Exposition } from "../metrics/exposition";
-import { liveStore } from "../store/sources";
 import { recorderMetrics } from "../recorder/recorder";
 import type { ServerContext } from "./context";
 import { runningRecorder } from "./recording";
@@ -20,7 +19,7 @@ export function serverMetrics(ctx: ServerContext): string {
       .family("churnscope_prometheus_queries_active", "gauge", "Calls to Prometheus running now.", [[{}, shared.active()]])
       .family("churnscope_prometheus_queries_queued", "gauge", "Calls waiting for a free slot (prometheus.maxConcurrentQueries).", [[{}, shared.queued()]]);
   }
-  const recorder = runningRecorder();
-  if (recorder) recorderMetrics(recorder, liveStore(ctx), Date.now(), out);
+  const recorder = runningRecorder(ctx);
+  if (recorder) recorderMetrics(recorder, ctx.stores.liveStore(), Date.now(), out);
   return out.text();
 }

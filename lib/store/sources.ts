@@ -11,7 +11,6 @@ import { ApiFailure } from "../api/envelope";
 import type { AppConfig } from "../config/load";
 import type { SnapshotStore } from "../snapshot/store";
 import { joinInFlight } from "../runtime/in-flight";
-import { perProcess } from "../runtime/per-process";
 import { threadResult } from "../runtime/thread-outcome";
 import type { ImportedCount, ImportJob } from "./import-worker";
 import { WriteStore } from "./store";
@@ -23,16 +22,56 @@ export interface StoreContext {
 }
 
 const STORE_FORMAT = "3";
-// Per process: each copy of this module opened its own connection and started its own roll-up.
-const open = perProcess("stores", () => new Map<string, WriteStore>());
-/** Snapshot stores being opened or built: requests that arrive meanwhile wait for the same one. */
-const building = perProcess("storeBuilds", () => new Map<string, Promise<WriteStore>>());
 
-export async function snapshotStore(ctx: StoreContext, id: string): Promise<WriteStore> {
-  const cached = open.get(id);
-  if (cached) return cached;
-  if ((await ctx.snapshots.open(id)).objectWriteCount === null) throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
-  return joinInFlight(building, id, () => openOrBuild(ctx, id));
+/**
+ * The object stores of one server: the live store, opened once at start (with its roll-up thread), and
+ * each snapshot's store, built on first use. Held by the server's context, so one process has one of each.
+ */
+export class ObjectStores {
+  private live: WriteStore | undefined;
+  private liveFailure: Error | undefined;
+  private readonly snapshots = new Map<string, WriteStore>();
+  /** Snapshot stores being opened or built: requests that arrive meanwhile wait for the same one. */
+  private readonly building = new Map<string, Promise<WriteStore>>();
+
+  constructor(private readonly ctx: StoreContext) {}
+
+  /**
+   * Opens the live store, what the watch recorder and audit ingest write, and starts its roll-ups; at
+   * start, once. A failure is kept: the views say why.
+   */
+  openLive(): WriteStore {
+    if (this.live) return this.live;
+    try {
+      this.live = openLiveStore(this.ctx.config.dataDir);
+      this.liveFailure = undefined;
+      return this.live;
+    } catch (error) {
+      this.liveFailure = error as Error;
+      throw error;
+    }
+  }
+
+  /** The live store opened at start; after a failed start it tries again (a data directory mounted late). */
+  liveStore(): WriteStore {
+    return this.live ?? this.openLive();
+  }
+
+  /** Whether the start opened the live store, or why not. */
+  liveState(): { open: boolean; error?: string } {
+    return { open: this.live !== undefined, error: this.liveFailure?.message };
+  }
+
+  async snapshotStore(id: string): Promise<WriteStore> {
+    const cached = this.snapshots.get(id);
+    if (cached) return cached;
+    if ((await this.ctx.snapshots.open(id)).objectWriteCount === null) throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
+    return joinInFlight(this.building, id, async () => {
+      const store = await openOrBuild(this.ctx, id);
+      this.snapshots.set(id, store);
+      return store;
+    });
+  }
 }
 
 async function openOrBuild(ctx: StoreContext, id: string): Promise<WriteStore> {
@@ -44,17 +83,12 @@ async function openOrBuild(ctx: StoreContext, id: string): Promise<WriteStore> {
   const path = join(dir, `${id}.sqlite`);
   if (existsSync(path)) {
     const store = new WriteStore(path);
-    if (store.getMeta("digest") === digest) {
-      open.set(id, store);
-      return store;
-    }
+    if (store.getMeta("digest") === digest) return store;
     store.close();
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
   }
   await buildInThread({ path, bundle, maxBytes: ctx.snapshots.maxBytesOf(id), profiles: ctx.config.profiles, digest });
-  const store = new WriteStore(path);
-  open.set(id, store);
-  return store;
+  return new WriteStore(path);
 }
 
 async function buildInThread(job: ImportJob): Promise<void> {
@@ -63,14 +97,10 @@ async function buildInThread(job: ImportJob): Promise<void> {
   await threadResult<ImportedCount>(builder, "building the snapshot's object store");
 }
 
-/** The live store: what the watch recorder writes. */
-export function liveStore(ctx: StoreContext): WriteStore {
-  const cached = open.get("");
-  if (cached) return cached;
-  mkdirSync(ctx.config.dataDir, { recursive: true });
-  const path = join(ctx.config.dataDir, "churnscope.sqlite");
+function openLiveStore(dataDir: string): WriteStore {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, "churnscope.sqlite");
   const store = new WriteStore(path);
-  open.set("", store);
   // The Objects ranking's rollups, whoever fills the store, in a thread with its own connection: a
   // step takes 35 ms warm and hundreds when the store's pages must first be read, and no request
   // should wait behind one. Turbopack bundles the thread's entry (`new URL(…)`).
@@ -81,4 +111,3 @@ export function liveStore(ctx: StoreContext): WriteStore {
   roller.unref();
   return store;
 }
-

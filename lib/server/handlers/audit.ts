@@ -11,7 +11,6 @@ import { ApiFailure, badRequest } from "../../api/envelope";
 import { readBodyLimited, readLimited } from "../../api/read-body";
 import { CLUSTER_NAME } from "../../config/schema";
 import { formatBytes } from "../../format/number";
-import { liveStore } from "../../store/sources";
 import { sameSecret } from "../access";
 import type { ServerContext } from "../context";
 import { tooLarge } from "../../snapshot/format/codec";
@@ -39,7 +38,7 @@ function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, by
 
 /** An ingester into the live store, which keeps `recorder.retentionDays` of writes whether or not a recorder runs. */
 function newIngester(ctx: ServerContext, cluster: string): AuditIngester {
-  const store = liveStore(ctx);
+  const store = ctx.stores.liveStore();
   const pruned = store.pruneIfDue(ctx.config.recorder.retentionDays * 86_400_000);
   const ingester = new AuditIngester(store, cluster, ctx.config.profiles);
   ingester.pruned = pruned;

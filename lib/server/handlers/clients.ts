@@ -10,7 +10,6 @@ import { OTHER_LABEL } from "../../panels/top-n";
 import type { Series } from "../../promql/types";
 import type { ServerContext } from "../context";
 import type { AuditStore } from "../../store/audit-store";
-import { liveStore } from "../../store/sources";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 import type { ClientRow, ClientsAnswer, TopEntry } from "../../wire/clients";
 
@@ -47,7 +46,7 @@ export function clientsAnswer(ctx: ServerContext, params: Record<string, string>
   const p = parsed.data;
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   if (p.at !== undefined && (p.at <= startMs || p.at >= endMs)) throw badRequest("parameter at: the before/after time must lie inside the range");
-  const audit = liveStore(ctx).audit();
+  const audit = ctx.stores.liveStore().audit();
   const data = queryClients(audit, { startMs, endMs, cluster: p.cluster, resource: p.resource, atMs: p.at });
   const infos = audit.hasRequests()
     ? []

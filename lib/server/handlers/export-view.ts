@@ -14,7 +14,6 @@ import type { ServerContext } from "../context";
 import { encodeSnapshot } from "../../snapshot/format/codec";
 import { ApiFailure } from "../../api/envelope";
 import { exportObjectWrites, MAX_EXPORTED_WRITES } from "../../objects/export";
-import { liveStore } from "../../store/sources";
 import { rangeParams } from "../../panels/params";
 import { collectMarkers } from "./collect-markers";
 import { compareArgs, parseCompareArgs } from "../../compare/compare";
@@ -73,7 +72,7 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
 /** The Objects, Field churn and timeline views: the recorder's writes in the range, every version rebuildable. */
 async function exportObjects(ctx: ServerContext, params: Record<string, string>): Promise<Download> {
   const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
-  const { writes, leftOut } = exportObjectWrites(liveStore(ctx), { startMs, endMs });
+  const { writes, leftOut } = exportObjectWrites(ctx.stores.liveStore(), { startMs, endMs });
   if (!writes) throw new ApiFailure(413, "too_large", `the range holds more than ${MAX_EXPORTED_WRITES.toLocaleString("en-US")} object writes: export a shorter range`);
   const snapshot = await buildSnapshot(
     {

@@ -10,7 +10,6 @@ import type { ObjectFilter } from "../../store/store";
 import { rangeParams } from "../../panels/params";
 import { runningRecorder } from "../recording";
 import { OBJECT_PATH_HELP, objectKeyFromSegments } from "../../objects/key";
-import { liveStore, snapshotStore } from "../../store/sources";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 import type { ApiWrite, FieldRow, ObjectKey, ObjectRow, ObjectsAnswer, StoredWrite } from "../../wire/objects";
 
@@ -42,7 +41,7 @@ function parse(params: Record<string, string>, maxRangeMs: number) {
 }
 
 async function storeFor(ctx: ServerContext, snapshot: string | undefined) {
-  return snapshot !== undefined ? await snapshotStore(ctx, snapshot) : liveStore(ctx);
+  return snapshot !== undefined ? await ctx.stores.snapshotStore(snapshot) : ctx.stores.liveStore();
 }
 
 const NO_RECORDER =
@@ -50,12 +49,12 @@ const NO_RECORDER =
 
 /** What a live answer should say about its source: no recorder at all, or the periods it could not observe. */
 function liveNotes(ctx: ServerContext, filter: ObjectFilter): { warnings: string[]; infos: string[] } {
-  const store = liveStore(ctx);
+  const store = ctx.stores.liveStore();
   const gaps = store.gaps(filter.fromMs, filter.toMs).map(
     (g) => `Not observed on ${g.cluster} (${g.profile}) from ${new Date(g.fromMs).toISOString()} to ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}.`,
   );
   // A recorder runs here, or ran (perhaps as `npm run recorder`) into this data dir.
-  const recording = runningRecorder() !== null || store.kinds().length > 0;
+  const recording = runningRecorder(ctx) !== null || store.kinds().length > 0;
   return { warnings: gaps, infos: recording ? [] : [NO_RECORDER] };
 }
 
