@@ -13,19 +13,13 @@ import { ViewControls } from "@/components/time-range/view-controls";
 import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
-import type { ApiWrite, ObjectKey } from "@/lib/wire/objects";
+import type { ApiWrite, ObjectKey, ObjectWritesAnswer } from "@/lib/wire/objects";
 import { objectPath } from "@/lib/objects/key";
 import { CLASS_COLORS } from "./object-link";
 import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 
 type Write = ApiWrite;
-interface Answer {
-  key: ObjectKey;
-  startMs: number;
-  endMs: number;
-  initialProjection?: Record<string, string>;
-  writes: Write[];
-}
+type Answer = ObjectWritesAnswer;
 
 const urlState = { from: parseAsString.withDefault(DEFAULT_FROM), to: parseAsString.withDefault(DEFAULT_TO), write: parseAsInteger };
 const LANES = 6;

@@ -82,3 +82,14 @@ export interface ObjectHistory {
   firstSeen?: { tsMs: number; body: Json };
   writes: { tsMs: number; cls: WriteClass; writer: string; changes: FieldChange[]; body?: Json }[];
 }
+
+/** /api/objects/{object path}/writes: one object's writes in a range, oldest first. */
+export interface ObjectWritesAnswer {
+  key: ObjectKey;
+  startMs: number;
+  endMs: number;
+  /** what consumers routed on when the range began, where known */
+  initialProjection?: Record<string, string>;
+  writes: ApiWrite[];
+  truncated: boolean;
+}

@@ -11,7 +11,7 @@ import { rangeParams } from "../../panels/params";
 import { runningRecorder } from "../recording";
 import { OBJECT_PATH_HELP, objectKeyFromSegments } from "../../objects/key";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
-import type { ApiWrite, FieldRow, ObjectKey, ObjectRow, ObjectsAnswer, StoredWrite } from "../../wire/objects";
+import type { ApiWrite, FieldRow, ObjectKey, ObjectRow, ObjectWritesAnswer, ObjectsAnswer, StoredWrite } from "../../wire/objects";
 
 const name = z.string().max(253);
 const filterSchema = z.object({
@@ -80,7 +80,7 @@ export async function objectWrites(
   ctx: ServerContext,
   key: ObjectKey,
   params: Record<string, string>,
-): Promise<{ data: { key: ObjectKey; startMs: number; endMs: number; initialProjection?: Record<string, string>; writes: ApiWrite[]; truncated: boolean }; warnings: string[]; infos: string[] }> {
+): Promise<{ data: ObjectWritesAnswer; warnings: string[]; infos: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
   const limit = 5_000;
