@@ -12,7 +12,6 @@ import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { useApiservers, useMarkers, usePanel } from "@/lib/query/hooks";
 import { useOnsetMarker } from "@/components/panels/onset-marker";
-import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { seriesName } from "@/lib/panels/series-name";
 import { writeLoadInputs, writeLoadRequests } from "@/lib/panels/write-load-requests";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";

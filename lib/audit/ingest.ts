@@ -18,7 +18,7 @@ import type { PruneCounts, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest } from "./event";
 import { clusterScope } from "../churn/scope";
 import { AuditReader } from "./reader";
-import type { IngestCounts, IngestProblem, ReadCounts, StoreCounts } from "../wire/audit";
+import type { IngestCounts, IngestProblem, StoreCounts } from "../wire/audit";
 import type { ObjectKey, WriteRequest } from "../wire/objects";
 
 

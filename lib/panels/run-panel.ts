@@ -95,7 +95,7 @@ export async function executeQueries(
 }
 
 /** The data envelope's time fields: the window a total covered, or a chart's aligned range. */
-export function panelTimes(mode: "range" | "total", plan: PanelPlan, req: PanelRequest) {
+export function panelTimes(mode: "range" | "total", plan: PanelPlan) {
   return {
     stepSeconds: plan.stepSeconds,
     startMs: mode === "total" ? plan.evalMs - plan.rangeSeconds * 1000 : plan.aligned.startSeconds * 1000,
@@ -128,7 +128,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
       unit: panel.unit,
       query: queries[0].promql,
       queries,
-      ...panelTimes(panel.mode, plan, req),
+      ...panelTimes(panel.mode, plan),
       series,
       ...(panel.estimate ? { estimate: panel.estimate } : {}),
     },

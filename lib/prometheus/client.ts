@@ -8,7 +8,7 @@ import https from "node:https";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { PromError } from "../promql/errors";
 import { labelSetList, metadataMap, queryData, stringList as stringData } from "../promql/shape";
-import type { PromClient, PromMetadataEntry, PromQueryData, PromResult, RangeParams, TimeBounds } from "../promql/types";
+import type { PromClient, PromResult, TimeBounds } from "../promql/types";
 
 export interface PromClientOptions {
   /** Base URL, possibly with a path prefix: http://thanos:9090 or https://host/prometheus */

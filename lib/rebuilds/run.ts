@@ -38,7 +38,7 @@ export function capWarnings(series: Series[], cap: number | undefined, siteLabel
 export async function runRebuildPanel(deps: RebuildDeps, panel: RebuildPanelDef, req: PanelRequest, signal?: AbortSignal): Promise<PanelResult> {
   const plan = planPanel(panel.mode, req, deps.scrapeIntervalSeconds);
   const detected = await deps.detect(plan.bounds, signal);
-  const times = panelTimes(panel.mode, plan, req);
+  const times = panelTimes(panel.mode, plan);
   const base = { panel: panel.id, title: panel.title, unit: panel.unit, ...times };
   if (!detected) {
     const looked = [...new Set(REBUILD_PROFILES.map(countSelector))].join(", ");

@@ -8,9 +8,9 @@ import Database from "better-sqlite3";
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
-import { MIN_PERIODIC_WRITES, periodicNoop, type PeriodicPattern } from "../analysis/periodic";
+import { MIN_PERIODIC_WRITES, periodicNoop } from "../analysis/periodic";
 import { AuditStore } from "./audit-store";
-import type { FieldRow, ObjectHistory, ObjectKey, ObjectRow, StoredWrite, WriteRequest } from "../wire/objects";
+import type { FieldRow, ObjectHistory, ObjectKey, ObjectRow, StoredWrite } from "../wire/objects";
 
 import { CLASS_SUMS, COUNT_COLUMNS, DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
 

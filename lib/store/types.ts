@@ -1,8 +1,5 @@
 /** The store's record types, shared by the write store and the audit repository. */
 import type Database from "better-sqlite3";
-import type { FieldChange } from "../churn/diff";
-import type { WriteClass } from "../churn/analyze";
-import type { Json } from "../churn/json";
 import type { ObjectKey } from "../wire/objects";
 
 /** What a repository needs of the store's connection: its prepared statements and object ids. */

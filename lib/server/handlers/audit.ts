@@ -17,7 +17,7 @@ import { tooLarge } from "../../snapshot/format/codec";
 import { eventsOf } from "../../audit/event";
 import { ingestFile } from "../../audit/files";
 import { AuditIngester } from "../../audit/ingest";
-import type { IngestAnswer, IngestCounts, IngestProblem } from "../../wire/audit";
+import type { IngestAnswer } from "../../wire/audit";
 
 function clusterParam(params: URLSearchParams, fromPath?: string): string {
   const cluster = fromPath ?? params.get("cluster") ?? "default";

@@ -11,7 +11,7 @@ import { rangeParams } from "../../panels/params";
 import { runningRecorder } from "../recording";
 import { OBJECT_PATH_HELP, objectKeyFromSegments } from "../../objects/key";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
-import type { ApiWrite, FieldRow, ObjectKey, ObjectRow, ObjectWritesAnswer, ObjectsAnswer, StoredWrite } from "../../wire/objects";
+import type { FieldRow, ObjectKey, ObjectWritesAnswer, ObjectsAnswer } from "../../wire/objects";
 
 const name = z.string().max(253);
 const filterSchema = z.object({
