@@ -59,7 +59,7 @@ function layerOf(file: string): { layer: number; name: string; prefix: string } 
 describe("the code's layers", () => {
   it("places every folder of lib in a layer", () => {
     const unplaced = files.filter((f) => layerOf(f) === undefined);
-    expect(unplaced, "add the folder to LAYERS in this test and to the README's code layout").toEqual([]);
+    expect(unplaced, "add the folder to LAYERS in this test and to docs/code-layout.md").toEqual([]);
     expect(files.length).toBeGreaterThan(100);
   });
 

@@ -50,7 +50,7 @@ export function clientsAnswer(ctx: ServerContext, params: Record<string, string>
   const data = queryClients(audit, { startMs, endMs, cluster: p.cluster, resource: p.resource, atMs: p.at });
   const infos = audit.hasRequests()
     ? []
-    : ["No audit log has been ingested: run `npm run ingest -- PATH…`, upload a log here, or point the API server's audit webhook at /api/audit/webhook (README, Audit logs)."];
+    : ["No audit log has been ingested: run `npm run ingest -- PATH…`, upload a log here, or point the API server's audit webhook at /api/audit/webhook (docs/audit.md)."];
   return { data, infos };
 }
 
