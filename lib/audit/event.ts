@@ -4,6 +4,7 @@
  * why every other line was not one. Pure: no I/O, no store.
  */
 import type { Json } from "../churn/json";
+import type { RequestRecord } from "../store/types";
 
 /** The fields of an audit Event that Churnscope reads (audit.k8s.io/v1; v1beta1 adds `timestamp`). */
 export interface AuditEvent {
@@ -26,22 +27,7 @@ export interface AuditEvent {
 }
 
 /** One completed write request, as the store and the views read it. */
-export interface AuditRequest {
-  /** auditID/stage: the same request delivered twice (a re-read file, a retried webhook batch) is one request */
-  key: string;
-  tsMs: number;
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  user: string;
-  userAgent: string;
-  /** HTTP status; 0 when the log has none */
-  code: number;
-  /** stageTimestamp − requestReceivedTimestamp; null when either is missing */
-  latencyMs: number | null;
+export interface AuditRequest extends RequestRecord {
   /** the object after the write, when the log level kept bodies (RequestResponse) */
   response?: AuditResponse;
 }

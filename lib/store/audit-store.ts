@@ -3,8 +3,7 @@
  * Clients view, and the last version of each object the audit log showed, for no-op detection
  * across files and webhook batches. Object writes themselves go to the write store's `writes`.
  */
-import type { AuditRequest } from "../audit/event";
-import type { StoreConnection } from "./types";
+import type { RequestRecord, StoreConnection } from "./types";
 import type { ObjectKey, WriteRequest } from "../wire/objects";
 
 export class AuditStore {
@@ -16,7 +15,7 @@ export class AuditStore {
   }
 
   /** Stores a request; false when the same auditID and stage is already stored (a re-read file, a retried batch). */
-  addRequest(cluster: string, r: AuditRequest, noop: boolean | null): boolean {
+  addRequest(cluster: string, r: RequestRecord, noop: boolean | null): boolean {
     return (
       this.statement(
         `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code, latency_ms, noop)

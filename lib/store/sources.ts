@@ -9,16 +9,20 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure } from "../api/envelope";
 import type { AppConfig } from "../config/load";
-import type { SnapshotStore } from "../snapshot/store";
 import { joinInFlight } from "../runtime/in-flight";
 import { threadResult } from "../runtime/thread-outcome";
 import type { ImportedCount, ImportJob } from "./import-worker";
 import { WriteStore } from "./store";
 
-/** What the object stores need of the server: where data lives, the profiles, and the snapshots. */
+/** What the object stores need of the server: where data lives, the profiles, and the snapshots' bundles. */
 export interface StoreContext {
   config: Pick<AppConfig, "dataDir" | "profiles">;
-  snapshots: SnapshotStore;
+  snapshots: {
+    /** a checked snapshot: how many object writes it holds, null for none */
+    open(id: string): Promise<{ objectWriteCount: number | null }>;
+    read(id: string): Buffer;
+    maxBytesOf(id: string): number;
+  };
 }
 
 const STORE_FORMAT = "3";
