@@ -21,6 +21,9 @@ export interface PanelRequest {
   width: number;
 }
 
+/** The chart width a panel is planned for when the request names none (exports, links). */
+export const DEFAULT_CHART_WIDTH = 1000;
+
 // A resource as kubectl writes it: plural, optionally followed by ".<group>" (connectors.networking.datumapis.com).
 const RESOURCE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
@@ -34,7 +37,7 @@ const schema = z.object({
     .regex(RESOURCE, "expected a resource such as connectors or connectors.networking.datumapis.com")
     .optional(),
   step: z.string().max(16).optional(),
-  width: z.coerce.number().int("expected whole pixels").min(50).max(4000).default(1000),
+  width: z.coerce.number().int("expected whole pixels").min(50).max(4000).default(DEFAULT_CHART_WIDTH),
 });
 
 export function parsePanelParams(

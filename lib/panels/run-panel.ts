@@ -103,10 +103,13 @@ export function panelTimes(mode: "range" | "total", plan: PanelPlan) {
   };
 }
 
+/** A panel that shows one resource is asked for one, whether a snapshot or Prometheus answers. */
+export function requireResource(panel: PanelDef, resource: string | undefined): void {
+  if (panel.needsResource && resource === undefined) throw badRequest(`panel ${panel.id} shows one resource: add the parameter resource, e.g. resource=connectors`);
+}
+
 export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelRequest, signal?: AbortSignal): Promise<PanelResult> {
-  if (panel.needsResource && req.resource === undefined) {
-    throw badRequest(`panel ${panel.id} shows one resource: add the parameter resource, e.g. resource=connectors`);
-  }
+  requireResource(panel, req.resource);
   const plan = planPanel(panel.mode, req, deps.scrapeIntervalSeconds);
   const probe = deps.probe ?? ((job, b, s) => probeLabelSets(deps.client, job, b, s));
   const labelSets = await probe(req.job, plan.bounds, signal);

@@ -2,58 +2,104 @@
  * One panel request, from a snapshot when the request names one, else from Prometheus. Both paths
  * validate the same parameters, so a link behaves the same whichever source answers it.
  */
-import { badRequest, notFound } from "../../api/envelope";
+import { notFound } from "../../api/envelope";
 import { PromError } from "../../promql/errors";
 import { notConfigured } from "../../api/not-configured";
 import type { ServerContext } from "../context";
 import { snapshotPanel } from "../../snapshot/lookup";
 import { configuredApiservers } from "../../panels/apiservers";
-import { findPanel, type PanelDef } from "../../panels/catalog";
-import { parsePanelParams, rangeParams, type PanelRequest } from "../../panels/params";
+import { findPanel } from "../../panels/catalog";
+import { DEFAULT_CHART_WIDTH, parsePanelParams, rangeParams, type PanelRequest } from "../../panels/params";
 import { splitResource } from "../../panels/resource-name";
 import { compareArgs, parseCompareArgs, runCompare } from "../../compare/compare";
-import { findRebuildPanel, type RebuildPanelDef } from "../../rebuilds/catalog";
+import { findRebuildPanel } from "../../rebuilds/catalog";
 import { runRebuildPanel, type RebuildDeps } from "../../rebuilds/run";
-import { runPanel, type PanelDeps, type PanelResult } from "../../panels/run-panel";
+import { requireResource, runPanel, type PanelDeps, type PanelResult } from "../../panels/run-panel";
 import { writeLoadRequests, type PanelCall } from "../../panels/write-load-requests";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 
-/** A panel of any page, told apart by what runs it. */
-type AnyPanel = { page: "write-load"; def: PanelDef } | { page: "rebuilds"; def: RebuildPanelDef } | { page: "compare" };
-
-function resolvePanel(id: string): AnyPanel {
-  if (id === "compare") return { page: "compare" };
-  const writeLoad = findPanel(id);
-  if (writeLoad) return { page: "write-load", def: writeLoad };
-  const rebuild = findRebuildPanel(id);
-  if (rebuild) return { page: "rebuilds", def: rebuild };
-  throw notFound(`unknown panel "${id.slice(0, 80)}"`);
+/** What running a panel against Prometheus needs: the Write load panels' and the rebuild panels' dependencies. */
+interface RunDeps {
+  panel: PanelDeps;
+  rebuild: RebuildDeps;
 }
 
-function runAny(panel: AnyPanel, panelDeps: PanelDeps, rebuild: RebuildDeps, req: PanelRequest, args: Record<string, string> | undefined, signal?: AbortSignal): Promise<PanelResult> {
-  if (panel.page === "compare") return runCompare(panelDeps.client, { startMs: req.startMs, endMs: req.endMs, ...parseCompareArgs(args ?? {}) }, signal);
-  return panel.page === "write-load" ? runPanel(panelDeps, panel.def, req, signal) : runRebuildPanel(rebuild, panel.def, req, signal);
+/**
+ * A kind of panel: which ids it answers, how a request's parameters become its call (validated the same
+ * way whether a snapshot or Prometheus answers, and keyed as the page asks, so a snapshot holds what a
+ * page asks for), and how it runs against Prometheus. Every panel id is one of these.
+ */
+interface PanelKind {
+  answers(id: string): boolean;
+  call(id: string, params: Record<string, string>, range: { nowMs: number; maxRangeMs: number; apiservers: readonly string[] }): PanelCall;
+  run(deps: RunDeps, call: PanelCall, signal?: AbortSignal): Promise<PanelResult>;
+}
+
+/** The request a call stands for: its range and selection, and the step and chart width it was asked with. */
+function requestOf(call: PanelCall): PanelRequest {
+  const [resource, group] = splitResource(call.resource);
+  const { step, width } = call.args ?? {};
+  return { startMs: call.startMs, endMs: call.endMs, job: call.apiserver, resource, group, width: width === undefined ? DEFAULT_CHART_WIDTH : Number(width), requestedStepSeconds: step === undefined ? undefined : Number(step) };
+}
+
+/** The Write load and Edge rebuilds panels take the same parameters; a step and a width ride along as arguments. */
+function rangedCall(id: string, params: Record<string, string>, range: { nowMs: number; maxRangeMs: number; apiservers: readonly string[] }): PanelCall {
+  const req = parsePanelParams(params, range.nowMs, range.maxRangeMs, range.apiservers);
+  const def = findPanel(id);
+  if (def) requireResource(def, req.resource);
+  const args: Record<string, string> = {};
+  if (req.requestedStepSeconds !== undefined) args.step = String(req.requestedStepSeconds);
+  if (req.width !== DEFAULT_CHART_WIDTH) args.width = String(req.width);
+  return { panel: id, startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource: params.resource || undefined, ...(Object.keys(args).length > 0 ? { args } : {}) };
+}
+
+const KINDS: PanelKind[] = [
+  {
+    answers: (id) => findPanel(id) !== undefined,
+    call: rangedCall,
+    run: (deps, call, signal) => runPanel(deps.panel, findPanel(call.panel)!, requestOf(call), signal),
+  },
+  {
+    answers: (id) => findRebuildPanel(id) !== undefined,
+    call: rangedCall,
+    run: (deps, call, signal) => runRebuildPanel(deps.rebuild, findRebuildPanel(call.panel)!, requestOf(call), signal),
+  },
+  {
+    answers: (id) => id === "compare",
+    call: (id, params, range) => {
+      const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, range.nowMs, range.maxRangeMs);
+      return { panel: id, startMs, endMs, args: compareArgs(parseCompareArgs(params)) };
+    },
+    run: (deps, call, signal) => runCompare(deps.panel.client, { startMs: call.startMs, endMs: call.endMs, ...parseCompareArgs(call.args ?? {}) }, signal),
+  },
+];
+
+function kindOf(id: string): PanelKind {
+  const kind = KINDS.find((k) => k.answers(id));
+  if (!kind) throw notFound(`unknown panel "${id.slice(0, 80)}"`);
+  return kind;
+}
+
+/** How a snapshot holds a call: a panel that does not show one resource is held without it, as the page asks for it. */
+function heldCall(call: PanelCall): PanelCall {
+  const { args: _args, ...keyed } = call;
+  if (call.panel === "compare") return call;
+  const scoped = Object.values(writeLoadRequests(keyed)).some((c) => c?.panel === call.panel && c.resource !== undefined);
+  return { ...keyed, resource: scoped ? call.resource : undefined };
 }
 
 export async function answerPanel(ctx: ServerContext, id: string, params: Record<string, string>, signal?: AbortSignal): Promise<PanelResult> {
-  const panel = resolvePanel(id);
+  const kind = kindOf(id);
   const maxRangeMs = ctx.config.limits.maxRangeMs;
-  if (panel.page === "compare") return answerCompare(ctx, params, signal);
   if (params.snapshot !== undefined) {
     const snapshot = await ctx.snapshots.open(params.snapshot);
-    const req = parsePanelParams(params, Date.now(), maxRangeMs, snapshot.apiservers.map((a) => a.job));
-    if (panel.page === "write-load" && panel.def.needsResource && req.resource === undefined) throw badRequest(`panel ${id} shows one resource: add the parameter resource`);
-    // Keyed as the page asks (writeLoadRequests): a panel that does not show one resource is held without it, and a
-    // resource in the link is ignored there, as it is when Prometheus answers.
-    const call = { panel: id, startMs: req.startMs, endMs: req.endMs, apiserver: req.job };
-    const resource = params.resource || undefined;
-    const scoped = Object.values(writeLoadRequests({ ...call, resource })).some((c) => c?.panel === id && c.resource !== undefined);
-    return snapshotPanel(snapshot, { ...call, resource: scoped ? resource : undefined });
+    const call = kind.call(id, params, { nowMs: Date.now(), maxRangeMs, apiservers: snapshot.apiservers.map((a) => a.job) });
+    return snapshotPanel(snapshot, heldCall(call));
   }
-  const req = parsePanelParams(params, Date.now(), maxRangeMs, configuredApiservers(ctx.config.apiservers).map((a) => a.job));
+  const call = kind.call(id, params, { nowMs: Date.now(), maxRangeMs, apiservers: configuredApiservers(ctx.config.apiservers).map((a) => a.job) });
   if (!ctx.prometheus) throw notConfigured();
-  const prometheus = ctx.prometheus;
-  return withinDeadline(ctx, signal, (s) => runAny(panel, prometheus, rebuildDeps(ctx.config, prometheus), req, undefined, s));
+  const deps = { panel: ctx.prometheus, rebuild: rebuildDeps(ctx.config, ctx.prometheus) };
+  return withinDeadline(ctx, signal, (s) => kind.run(deps, call, s));
 }
 
 /**
@@ -72,16 +118,6 @@ async function withinDeadline<T>(ctx: ServerContext, signal: AbortSignal | undef
   }
 }
 
-/** The compare view's request: a range and two typed counters, from a snapshot or Prometheus. */
-async function answerCompare(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<PanelResult> {
-  const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
-  const args = parseCompareArgs(params);
-  if (params.snapshot !== undefined) return snapshotPanel(await ctx.snapshots.open(params.snapshot), { panel: "compare", startMs, endMs, args: compareArgs(args) });
-  if (!ctx.prometheus) throw notConfigured();
-  const client = ctx.prometheus.client;
-  return withinDeadline(ctx, signal, (s) => runCompare(client, { startMs, endMs, ...args }, s));
-}
-
 export function rebuildDeps(config: ServerContext["config"], prometheus: NonNullable<ServerContext["prometheus"]>): RebuildDeps {
   const [resource, group] = splitResource(config.rebuilds.upstreamResource);
   return {
@@ -94,11 +130,7 @@ export function rebuildDeps(config: ServerContext["config"], prometheus: NonNull
   };
 }
 
-/** Runs one panel call (either page's panels) the way the live page would, for snapshot exports. */
+/** Runs one panel call (any page's panels) the way the live page would, for snapshot exports. */
 export function callRunner(panelDeps: PanelDeps, rebuild: RebuildDeps, signal?: AbortSignal): (call: PanelCall) => Promise<PanelResult> {
-  return async (call) => {
-    const [resource, group] = splitResource(call.resource);
-    const req = { startMs: call.startMs, endMs: call.endMs, job: call.apiserver, resource, group, width: 1000 };
-    return runAny(resolvePanel(call.panel), panelDeps, rebuild, req, call.args, signal);
-  };
+  return (call) => kindOf(call.panel).run({ panel: panelDeps, rebuild }, call, signal);
 }
