@@ -2,7 +2,7 @@
 # Builds the real control plane the control-plane tests run: kube-apiserver and etcd, from their Go
 # modules at the versions pinned in test/kube/*/go.mod (and the Gateway API's HTTPRoute CRD), into a cache outside the repository. A second
 # run with the same pins reuses the build. Prints the directory holding the two binaries.
-#   bash test/kube/build.sh            # build (cold: about 4-5 minutes on 2 cores) or reuse
+#   bash test/kube/build.sh            # build (cold: about 6 minutes on 2 cores) or reuse
 #   CHURNSCOPE_KUBE_BIN=dir ...        # build into, and the tests read from, another directory
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -32,6 +32,6 @@ rm -f "$out/VERSIONS"
 build etcd go.etcd.io/etcd/server/v3 etcd
 build apiserver k8s.io/kubernetes/cmd/kube-apiserver kube-apiserver
 gateway_dir="$(cd "${TMPDIR:-/tmp}" && go mod download -json "sigs.k8s.io/gateway-api@$gateway_api_version" | awk -F'"' '/"Dir":/{print $4}')"
-cp "$gateway_dir/config/crd/standard/gateway.networking.k8s.io_httproutes.yaml" "$out/httproutes.crd.yaml" || { echo "test/kube/build.sh: no HTTPRoute CRD in sigs.k8s.io/gateway-api@$gateway_api_version" >&2; exit 1; }
+install -m 0644 "$gateway_dir/config/crd/standard/gateway.networking.k8s.io_httproutes.yaml" "$out/httproutes.crd.yaml" || { echo "test/kube/build.sh: no HTTPRoute CRD in sigs.k8s.io/gateway-api@$gateway_api_version" >&2; exit 1; }
 echo "$stamp" >"$out/VERSIONS"
 echo "$out"
