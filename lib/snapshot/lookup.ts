@@ -9,7 +9,7 @@ import type { Snapshot, SnapshotInfo } from "./format/schema";
 /**
  * What the server keeps of an open snapshot: all but its object writes, which are most of a bundle (35 of the
  * replay's 43 MB) and are read only by the Objects views, from a store built from the bundle itself
- * (objects/sources.ts). `objectWriteCount` is null when the snapshot holds none (taken where no recorder ran).
+ * (store/sources.ts). `objectWriteCount` is null when the snapshot holds none (taken where no recorder ran).
  */
 export type HeldSnapshot = Omit<Snapshot, "objectWrites"> & { objectWriteCount: number | null };
 
