@@ -29,6 +29,7 @@ export function resourcePath(profile: Profile): string {
 }
 
 class Gone extends Error {}
+class NoStreamingLists extends Error {}
 
 /**
  * A paged list. Its items come without `kind` and `apiVersion` (a List names them once), while watch
@@ -83,7 +84,7 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
   let backoffMs = options.minBackoffMs ?? 1000;
   let needList = recorder.resumeVersion() === undefined;
   // A streaming list (a watch that first sends every object) is served from the watch cache; servers
-  // without it (WatchList off, before 1.27) refuse the parameter, and then a paged list is used.
+  // without it refuse the parameter (WatchList off) or ignore it (before 1.27), and then a paged list is used.
   let streamingLists = options.streamingLists ?? true;
   while (!signal.aborted) {
     const streaming = needList && streamingLists;
@@ -159,8 +160,16 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
                 return;
               }
               if (initial) {
+                const ended = type === "BOOKMARK" && (obj.metadata as { annotations?: Record<string, string> }).annotations?.["k8s.io/initial-events-end"] === "true";
+                if (type !== "ADDED" && !ended) {
+                  // A server that ignores the parameter (before 1.27) watches instead: a bookmark or a change before
+                  // the end of the initial objects says so. List the paged way from now on.
+                  controller?.abort();
+                  reject(new NoStreamingLists());
+                  return;
+                }
                 if (type === "ADDED") initial.push(obj);
-                else if (type === "BOOKMARK" && (obj.metadata as { annotations?: Record<string, string> }).annotations?.["k8s.io/initial-events-end"] === "true") {
+                else {
                   try {
                     stats.stored += recorder.applyList(initial, obj.metadata!.resourceVersion!, now());
                   } catch (error) {
@@ -189,12 +198,13 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
           .then((c) => (controller = c))
           .catch(reject);
       });
-      // The server ended the watch (a normal timeout): continue from the last version.
+      // The server ended the watch (a normal timeout): continue from the last version. A streaming list it ended
+      // before its last object is started again.
       if (!signal.aborted) stats.reconnects++;
     } catch (error) {
       if (signal.aborted) break;
       const status = (error as { statusCode?: number }).statusCode;
-      if (streaming && (status === 400 || status === 422)) {
+      if (streaming && (status === 400 || status === 422 || error instanceof NoStreamingLists)) {
         streamingLists = false;
         continue;
       }

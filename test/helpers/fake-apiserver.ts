@@ -1,6 +1,6 @@
 /**
  * A wire-level stand-in for kube-apiserver, for recorder tests only (never shipped): list and
- * watch for resources, streaming lists (or their refusal), watch events as chunked JSON lines, bookmarks, 410 Gone for a compacted
+ * watch for resources, streaming lists (served, refused or ignored), watch events as chunked JSON lines, bookmarks, 410 Gone for a compacted
  * resourceVersion (as an ERROR event, like the real server), and injected faults: dropped
  * connections and a restart on the same port. The recorder talks to it through client-node.
  */
@@ -28,10 +28,14 @@ export class FakeApiServer {
   /** every list and watch request, for assertions */
   readonly requests: string[] = [];
 
-  /** `streamingLists`: answer sendInitialEvents watches as the real server does; off, refuse them with 422 as a server with WatchList off does */
+  /**
+   * `streamingLists`: serve sendInitialEvents watches as the real server does; refuse them with 422, as a
+   * server with WatchList off does; or ignore the parameter, as servers before 1.27 do (a watch from
+   * "now" then: every current object as ADDED, then changes and bookmarks, and no end of the list).
+   */
   constructor(
     private readonly bookmarkEveryMs = 200,
-    private readonly streamingLists = true,
+    private readonly streamingLists: "serve" | "refuse" | "ignore" = "serve",
   ) {}
 
   async start(port = 0): Promise<void> {
@@ -125,14 +129,14 @@ export class FakeApiServer {
       return;
     }
     if (url.searchParams.get("sendInitialEvents") === "true") {
-      if (!this.streamingLists) {
+      if (this.streamingLists === "refuse") {
         res.writeHead(422, { "Content-Type": "application/json" }).end(JSON.stringify({ kind: "Status", code: 422, reason: "Invalid", message: "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled" }));
         return;
       }
       // A streaming list: every current object as ADDED, then a bookmark that ends them, then live events.
       res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
       for (const object of objects?.values() ?? []) res.write(`${JSON.stringify({ type: "ADDED", object })}\n`);
-      res.write(`${JSON.stringify({ type: "BOOKMARK", object: { kind: "Bookmark", metadata: { resourceVersion: String(this.rv), annotations: { "k8s.io/initial-events-end": "true" } } } })}\n`);
+      if (this.streamingLists === "serve") res.write(`${JSON.stringify({ type: "BOOKMARK", object: { kind: "Bookmark", metadata: { resourceVersion: String(this.rv), annotations: { "k8s.io/initial-events-end": "true" } } } })}\n`);
       const watcher = { path: url.pathname, res };
       this.watchers.add(watcher);
       res.on("close", () => this.watchers.delete(watcher));

@@ -16,7 +16,7 @@ import { ROOT } from "../helpers/root";
 
 const PATH = "/apis/networking.datumapis.com/v1alpha1/connectors";
 // A server without streaming lists (WatchList off): the recorder pages through a list instead.
-const server = new FakeApiServer(100, false);
+const server = new FakeApiServer(100, "refuse");
 let kubeconfig: string;
 const replay = generateReplay({ ...DEFAULT_REPLAY, startMs: Date.parse("2026-09-11T13:00:00Z"), endMs: Date.parse("2026-09-11T14:00:00Z"), connectors: 12, projects: 2 });
 const project = replay.sink.objects.map((o, i) => (o.cluster === "milo" && o.kind === "Connector" ? i : -1)).filter((i) => i >= 0);

@@ -200,6 +200,30 @@ describe("the watch recorder against a test API server", () => {
     own.close();
   });
 
+  it("lists the paged way from a server that ignores streaming lists (before 1.27), and loses nothing", async () => {
+    const old = new FakeApiServer(100, "ignore");
+    await old.start();
+    const first = writes.find((w) => w.object !== null)!.object as Record<string, unknown>;
+    old.emit(PATH, "ADDED", first);
+    const own = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
+    const kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [{ name: "f", server: `http://127.0.0.1:${old.port}`, skipTLSVerify: true }], users: [{ name: "u" }], contexts: [{ name: "f", cluster: "f", user: "u" }], currentContext: "f" });
+    const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
+    const stop = new AbortController();
+    const watching = runWatcher({ kc, store: own, cluster: "milo", profiles: [profile], minBackoffMs: 50 }, stop.signal, s);
+    await until(() => s.state === "watching", "the watch after a paged list");
+    expect(s.relists).toBe(1);
+    expect(old.requests.some((r) => r.includes("sendInitialEvents=true"))).toBe(true);
+    expect(old.requests.some((r) => !r.includes("watch=true"))).toBe(true); // the paged list
+    const meta = first.metadata as Record<string, unknown>;
+    const rv = old.emit(PATH, "MODIFIED", { ...first, metadata: { ...meta, generation: 7 } });
+    await until(() => (own.db.prepare("SELECT COUNT(*) AS n FROM writes WHERE rv = ?").get(String(rv)) as { n: number }).n === 1, "the change after the list");
+    stop.abort();
+    await watching;
+    await old.stop();
+    own.close();
+  });
+
   it("reports a kind the server does not serve instead of failing", async () => {
     const unserved = { ...profile, name: "missing", resource: "gadgets", kind: "Gadget" };
     const kc = new KubeConfig();
