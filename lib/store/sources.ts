@@ -33,37 +33,21 @@ const STORE_FORMAT = "3";
  */
 export class ObjectStores {
   private live: WriteStore | undefined;
-  private liveFailure: Error | undefined;
   private readonly snapshots = new Map<string, WriteStore>();
   /** Snapshot stores being opened or built: requests that arrive meanwhile wait for the same one. */
   private readonly building = new Map<string, Promise<WriteStore>>();
 
   constructor(private readonly ctx: StoreContext) {}
 
-  /**
-   * Opens the live store, what the watch recorder and audit ingest write, and starts its roll-ups; at
-   * start, once. A failure is kept: the views say why.
-   */
+  /** Opens the live store, what the watch recorder and audit ingest write, and starts its roll-ups; at start, once. */
   openLive(): WriteStore {
-    if (this.live) return this.live;
-    try {
-      this.live = openLiveStore(this.ctx.config.dataDir);
-      this.liveFailure = undefined;
-      return this.live;
-    } catch (error) {
-      this.liveFailure = error as Error;
-      throw error;
-    }
+    this.live ??= openLiveStore(this.ctx.config.dataDir);
+    return this.live;
   }
 
   /** The live store opened at start; after a failed start it tries again (a data directory mounted late). */
   liveStore(): WriteStore {
-    return this.live ?? this.openLive();
-  }
-
-  /** Whether the start opened the live store, or why not. */
-  liveState(): { open: boolean; error?: string } {
-    return { open: this.live !== undefined, error: this.liveFailure?.message };
+    return this.openLive();
   }
 
   async snapshotStore(id: string): Promise<WriteStore> {

@@ -5,7 +5,7 @@
  * the API server on the same port.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ApiextensionsV1Api, KubeConfig, type V1CustomResourceDefinition } from "@kubernetes/client-node";
@@ -54,8 +54,6 @@ export interface ControlPlane {
   url: string;
   adminToken: string;
   auditLogPath: string;
-  /** a kubeconfig file for the admin, as the recorder reads one */
-  kubeconfigPath: string;
   kubeConfig(user?: ControlPlaneUser): KubeConfig;
   /** GET on the API server as the admin (TLS not verified: its certificate is self-signed) */
   get(path: string): Promise<{ status: number; body: string }>;
@@ -175,19 +173,6 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     await stop();
     throw error;
   }
-  const kubeconfigPath = join(dir, "kubeconfig.json");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    kubeconfigPath,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "test", cluster: { server: url, "insecure-skip-tls-verify": true } }],
-      users: [{ name: "admin", user: { token: adminToken } }],
-      contexts: [{ name: "test", context: { cluster: "test", user: "admin" } }],
-      "current-context": "test",
-    }),
-  );
   const etcdCall = async (path: string, body: unknown) => {
     const res = await fetch(`http://127.0.0.1:${etcdPort}${path}`, { method: "POST", body: JSON.stringify(body) });
     if (!res.ok) throw new Error(`etcd ${path}: HTTP ${res.status} ${await res.text()}`);
@@ -197,7 +182,6 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     url,
     adminToken,
     auditLogPath,
-    kubeconfigPath,
     kubeConfig,
     get,
     async compact() {

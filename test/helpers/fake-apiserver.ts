@@ -6,6 +6,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { KubeConfig } from "@kubernetes/client-node";
 
 interface Event {
   rv: number;
@@ -79,6 +80,13 @@ export class FakeApiServer {
   /** Forget history up to the current version: watches from before it get 410 Gone. */
   compact(): void {
     this.compactedThrough = this.rv;
+  }
+
+  /** A kubeconfig for this server, as the recorder reads one. */
+  kubeConfig(): KubeConfig {
+    const kc = new KubeConfig();
+    kc.loadFromOptions({ clusters: [{ name: "f", server: `http://127.0.0.1:${this.port}`, skipTLSVerify: true }], users: [{ name: "u", token: "t" }], contexts: [{ name: "f", cluster: "f", user: "u" }], currentContext: "f" });
+    return kc;
   }
 
   get resourceVersion(): number {

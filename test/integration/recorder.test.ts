@@ -9,7 +9,6 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { DEFAULT_REPLAY } from "@/lib/demo/params";
@@ -66,14 +65,7 @@ beforeAll(async () => {
       server.emit(PATH, "ADDED", obj as Record<string, unknown>);
     }
   });
-  const kc = new KubeConfig();
-  kc.loadFromOptions({
-    clusters: [{ name: "fake", server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }],
-    users: [{ name: "u", token: "t" }],
-    contexts: [{ name: "fake", cluster: "fake", user: "u" }],
-    currentContext: "fake",
-  });
-  running = runWatcher({ kc, store, cluster: "milo", profiles: [profile], minBackoffMs: 50, maxBackoffMs: 400 }, controller.signal, stats);
+  running = runWatcher({ kc: server.kubeConfig(), store, cluster: "milo", profiles: [profile], minBackoffMs: 50, maxBackoffMs: 400 }, controller.signal, stats);
   await until(() => stats.state === "watching", "the first list and watch");
 }, 60_000);
 
@@ -183,8 +175,7 @@ describe("the watch recorder against a test API server", () => {
     const unreadable = { ...profile, name: "unreadable", source: { path: "$" }, routed: { ready: { path: "$.status.conditions[?(@.type=='Ready'" } } };
     const own = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
     own.setMeta(`resume/milo/${resourceKey(profile)}`, String(server.resourceVersion));
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: "f", server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }], users: [{ name: "u" }], contexts: [{ name: "f", cluster: "f", user: "u" }], currentContext: "f" });
+    const kc = server.kubeConfig();
     const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
     const stop = new AbortController();
     const watching = runWatcher({ kc, store: own, cluster: "milo", profiles: [unreadable], minBackoffMs: 50 }, stop.signal, s);
@@ -206,8 +197,7 @@ describe("the watch recorder against a test API server", () => {
     const first = writes.find((w) => w.object !== null)!.object as Record<string, unknown>;
     old.emit(PATH, "ADDED", first);
     const own = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: "f", server: `http://127.0.0.1:${old.port}`, skipTLSVerify: true }], users: [{ name: "u" }], contexts: [{ name: "f", cluster: "f", user: "u" }], currentContext: "f" });
+    const kc = old.kubeConfig();
     const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
     const stop = new AbortController();
     const watching = runWatcher({ kc, store: own, cluster: "milo", profiles: [profile], minBackoffMs: 50 }, stop.signal, s);
@@ -226,8 +216,7 @@ describe("the watch recorder against a test API server", () => {
 
   it("reports a kind the server does not serve instead of failing", async () => {
     const unserved = { ...profile, name: "missing", resource: "gadgets", kind: "Gadget" };
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: "f", server: `http://127.0.0.1:${server.port}`, skipTLSVerify: true }], users: [{ name: "u" }], contexts: [{ name: "f", cluster: "f", user: "u" }], currentContext: "f" });
+    const kc = server.kubeConfig();
     const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
     await runWatcher({ kc, store, cluster: "milo", profiles: [unserved] }, new AbortController().signal, s);
     expect(s.state).toBe("unserved");

@@ -8,7 +8,7 @@ import { WRITE_CLASSES } from "../../churn/analyze";
 import type { ServerContext } from "../context";
 import type { ObjectFilter } from "../../store/store";
 import { rangeParams } from "../../panels/params";
-import { runningRecorder } from "../recording";
+import { hasLiveObjects } from "../recording";
 import { OBJECT_PATH_HELP, objectKeyFromSegments } from "../../objects/key";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 import type { FieldRow, ObjectKey, ObjectWritesAnswer, ObjectsAnswer } from "../../wire/objects";
@@ -54,7 +54,7 @@ function liveNotes(ctx: ServerContext, filter: ObjectFilter): { warnings: string
     (g) => `Not observed on ${g.cluster} (${g.profile}) from ${new Date(g.fromMs).toISOString()} to ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}.`,
   );
   // A recorder runs here, or ran (perhaps as `npm run recorder`) into this data dir.
-  const recording = runningRecorder(ctx) !== null || store.kinds().length > 0;
+  const recording = hasLiveObjects(ctx);
   return { warnings: gaps, infos: recording ? [] : [NO_RECORDER] };
 }
 
