@@ -14,6 +14,7 @@ import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { resourceKey } from "../recorder/core";
 import type { AuditStore } from "../store/audit-store";
+import { keptBody, VersionChain } from "../store/version-chain";
 import type { PruneCounts, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest } from "./event";
 import { clusterScope } from "../churn/scope";
@@ -53,11 +54,10 @@ interface Chain {
 /** One write's class against the last audited version, and what to remember once it is stored. */
 interface ClassifiedWrite {
   key: ObjectKey;
-  id: number;
   resourceVersion?: string;
   analysis: Analysis;
-  /** the whole object, for a create (as created) or a delete (as last seen) */
-  body?: Json;
+  /** the object before this write, as the audit log last showed it */
+  before?: Json;
   /** the version after this write, to compare the next one with */
   next?: { resourceVersion: string; version: Version };
   /** the object's first audited version, kept as where its history starts */
@@ -75,10 +75,8 @@ export class AuditIngester {
   private readonly isClusterScoped: (group: string, resource: string) => boolean;
   private pending: { request: AuditRequest; bytes: number }[] = [];
   private pendingBytes = 0;
-  private readonly recent = new Map<number, Chain>();
-  private recentBytes = 0;
-  /** the newest version of each object this batch wrote, saved at its end */
-  private readonly unsaved = new Map<number, { key: ObjectKey; known: KnownVersion }>();
+  private readonly byKind = new Map<string, Profile[]>();
+  private readonly chain: VersionChain<Chain>;
   private watched = false;
   /** what the retention pass before this run dropped, for the summary */
   pruned: PruneCounts | null = null;
@@ -95,7 +93,23 @@ export class AuditIngester {
     for (const profile of profiles) {
       const key = resourceKey(profile);
       this.byResource.set(key, [...(this.byResource.get(key) ?? []), profile]);
+      this.byKind.set(`${profile.group}/${profile.kind}`, [...(this.byKind.get(`${profile.group}/${profile.kind}`) ?? []), profile]);
     }
+    this.chain = new VersionChain<Chain>({
+      // The newest audited version in the store; one stored before times were kept is taken as the oldest.
+      read: (key) => {
+        const row = this.audit.latest(key);
+        if (!row) return undefined;
+        const obj = JSON.parse(row.body) as Json;
+        const profile = this.profileFor(this.byKind.get(`${key.group}/${key.kind}`) ?? profiles, key, labelsOf(obj));
+        return { newest: { resourceVersion: row.resourceVersion, version: prepare(profile, obj), tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length } };
+      },
+      write: (key, { newest }) => {
+        if (newest) this.audit.setLatest(key, newest.resourceVersion, JSON.stringify(newest.version.obj), newest.tsMs, newest.requestKey ?? "");
+      },
+      weigh: (chain) => (chain.newest?.bytes ?? 0) + (chain.older?.bytes ?? 0),
+      capacity: RECENT_BYTES,
+    });
   }
 
   get counts(): IngestCounts {
@@ -132,45 +146,23 @@ export class AuditIngester {
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    try {
-      this.store.batch(() => {
-        // Only a store the watch recorder writes to can hold the same write twice.
-        this.watched = this.audit.hasWatchedObjects();
-        for (const { request, bytes } of batch) this.store1(request, bytes);
-        for (const { key, known } of this.unsaved.values()) this.audit.setLatest(key, known.resourceVersion, JSON.stringify(known.version.obj), known.tsMs, known.requestKey ?? "");
-      });
-    } catch (error) {
-      this.recent.clear();
-      this.recentBytes = 0;
-      throw error;
-    } finally {
-      this.unsaved.clear();
-    }
+    this.chain.batch(this.store, () => {
+      // Only a store the watch recorder writes to can hold the same write twice.
+      this.watched = this.audit.hasWatchedObjects();
+      for (const { request, bytes } of batch) this.store1(request, bytes);
+    });
   }
 
   private profilesOf(request: AuditRequest): Profile[] | undefined {
     return this.byResource.get(request.group ? `${request.resource}.${request.group}` : request.resource);
   }
 
-  /** The object's chain: from memory, else its newest audited version from the store. */
-  private chainOf(id: number, key: ObjectKey, profiles: Profile[]): Chain {
-    const hit = this.recent.get(id);
-    if (hit) return hit;
-    const row = this.audit.latest(key);
-    if (!row) return {};
-    const obj = JSON.parse(row.body) as Json;
-    // A version stored before its time was kept is taken as the oldest, as it was before times were kept.
-    const newest = { resourceVersion: row.resourceVersion, version: prepare(this.profileFor(profiles, key, labelsOf(obj)), obj), tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length };
-    this.keep(id, { newest });
-    return { newest };
-  }
-
   /**
    * The version a write follows: the newest known one written no later than it by another request (a
    * request read again is not compared with the version it made itself), if memory or the store has it.
    */
-  private previous(id: number, key: ObjectKey, profiles: Profile[], request: AuditRequest): KnownVersion | undefined {
-    const { newest, older } = this.chainOf(id, key, profiles);
+  private previous(key: ObjectKey, request: AuditRequest): KnownVersion | undefined {
+    const { newest, older } = this.chain.get(key) ?? {};
     const precedes = (v: KnownVersion | undefined) => v !== undefined && v.tsMs <= request.tsMs && v.requestKey !== request.key;
     if (precedes(newest)) return newest;
     if (precedes(older)) return older;
@@ -181,27 +173,11 @@ export class AuditIngester {
     return profileFor(profiles, key.group, key.kind, key.cluster, labels) ?? profiles[0];
   }
 
-  private keep(id: number, chain: Chain) {
-    const bytesOf = (c: Chain | undefined) => (c?.newest?.bytes ?? 0) + (c?.older?.bytes ?? 0);
-    this.recentBytes -= bytesOf(this.recent.get(id));
-    this.recent.delete(id);
-    this.recent.set(id, chain);
-    this.recentBytes += bytesOf(chain);
-    while (this.recentBytes > RECENT_BYTES && this.recent.size > 1) {
-      const [oldest, entry] = this.recent.entries().next().value as [number, Chain];
-      this.recent.delete(oldest);
-      this.recentBytes -= bytesOf(entry);
-    }
-  }
-
   /** A stored write's version joins the chain: as the newest, or as the last one an older log showed. */
-  private remember(id: number, key: ObjectKey, known: KnownVersion) {
-    // classify() has just read the chain into memory (or found none).
-    const newest = this.recent.get(id)?.newest;
-    if (newest === undefined || newest.tsMs <= known.tsMs) {
-      this.keep(id, { newest: known });
-      this.unsaved.set(id, { key, known });
-    } else this.keep(id, { newest, older: known });
+  private remember(key: ObjectKey, known: KnownVersion) {
+    const newest = this.chain.get(key)?.newest;
+    if (newest === undefined || newest.tsMs <= known.tsMs) this.chain.set(key, { newest: known });
+    else this.chain.keep(key, { newest, older: known });
   }
 
   /**
@@ -210,15 +186,14 @@ export class AuditIngester {
    */
   private classify(request: AuditRequest, profiles: Profile[]): ClassifiedWrite {
     const key: ObjectKey = { cluster: this.cluster, group: request.group, kind: profiles[0].kind, namespace: request.namespace, name: request.name };
-    const id = this.store.idOf(key);
-    const before = this.previous(id, key, profiles, request);
+    const before = this.previous(key, request);
     const response = request.response;
     const resourceVersion = response?.resourceVersion;
     const profile = this.profileFor(profiles, key, response ? response.labels : labelsOf(before?.version.obj));
     const unclassified = (cls: WriteClass, projection: Record<string, string>): Analysis => ({ cls, changes: [], writer: request.user, heartbeat: false, projection });
-    const base = { key, id, resourceVersion };
+    const base = { key, resourceVersion, before: before?.version.obj };
     if (request.verb === "delete" || request.verb === "deletecollection") {
-      return { ...base, analysis: before ? analyzeVersions(profile, before.version, undefined) : unclassified("delete", {}), body: before?.version.obj };
+      return { ...base, analysis: before ? analyzeVersions(profile, before.version, undefined) : unclassified("delete", {}) };
     }
     if (response === undefined || resourceVersion === undefined) return { ...base, analysis: unclassified(request.verb === "create" ? "create" : "unknown", {}) };
     if (request.verb !== "create" && before && before.resourceVersion === resourceVersion) {
@@ -228,7 +203,7 @@ export class AuditIngester {
     const after = responseBody(response) as Json;
     const version = prepare(profile, after);
     const next = { resourceVersion, version };
-    if (request.verb === "create") return { ...base, next, analysis: analyzeVersions(profile, undefined, version), body: after };
+    if (request.verb === "create") return { ...base, next, analysis: analyzeVersions(profile, undefined, version) };
     // First sight of this object: nothing to compare with. Its version starts the chain (and its export).
     if (!before) return { ...base, next, firstSeen: version, analysis: unclassified("unknown", version.projection) };
     const analysis = analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
@@ -251,8 +226,8 @@ export class AuditIngester {
       if (succeeded) this.stored.unprofiled++;
       return;
     }
-    const { key, id, resourceVersion, analysis } = write;
-    if (write.next) this.remember(id, key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes });
+    const { key, resourceVersion, analysis } = write;
+    if (write.next) this.remember(key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes });
     if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
     const details: WriteRequest = { verb: request.verb, subresource: request.subresource, userAgent: request.userAgent, code: request.code, latencyMs: request.latencyMs };
     if (this.watched && (cls === "routed" || cls === "unrouted" || cls === "create") && resourceVersion !== undefined && this.audit.enrichWatchedWrite(key, resourceVersion, request.tsMs, request.user, details)) {
@@ -262,6 +237,7 @@ export class AuditIngester {
     this.stored.objectWrites++;
     if (cls === "no-op") this.stored.noop++;
     if (cls === "unknown") this.stored.unknown++;
+    const body = keptBody(cls, write.before, write.next?.version.obj);
     this.store.record(key, {
       tsMs: request.tsMs,
       cls,
@@ -271,7 +247,7 @@ export class AuditIngester {
       changes: analysis.changes,
       projection: analysis.projection,
       ...(resourceVersion === undefined ? {} : { resourceVersion }),
-      ...(write.body === undefined ? {} : { body: write.body }),
+      ...(body === undefined ? {} : { body }),
       request: details,
     });
   }

@@ -9,6 +9,7 @@ import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { clusterScope } from "../churn/scope";
 import type { WriteStore } from "../store/store";
+import { keptBody, VersionChain } from "../store/version-chain";
 import type { ObjectKey } from "../wire/objects";
 
 export interface KubeObject {
@@ -43,6 +44,13 @@ export function resourceKey(profile: Profile): string {
 /** How many objects' last versions a recorder keeps in memory (a few KB each, twice: as sent and normalised). */
 const RECENT_OBJECTS = 5_000;
 
+/** An object's last version as the server sent it (null: deleted), prepared for its profile when first compared with. */
+interface LastVersion {
+  resourceVersion: string;
+  obj: Json | null;
+  version?: Version;
+}
+
 export class ProfileRecorder {
   private readonly sample: Profile;
   /** the server sends cluster-scoped objects without a namespace; this keeps them so should one carry it */
@@ -56,6 +64,15 @@ export class ProfileRecorder {
   ) {
     this.sample = profiles[0];
     this.clusterScoped = clusterScope(profiles)(this.sample.group, this.sample.resource);
+    this.chain = new VersionChain<LastVersion>({
+      read: (key) => {
+        const row = store.latest(key);
+        return row && { resourceVersion: row.resourceVersion, obj: row.body === null ? null : (JSON.parse(row.body) as Json) };
+      },
+      write: (key, last) => store.setLatest(key, last.resourceVersion, last.obj === null ? null : JSON.stringify(last.obj)),
+      weigh: () => 1,
+      capacity: RECENT_OBJECTS,
+    });
   }
 
   private key(obj: KubeObject): ObjectKey {
@@ -89,60 +106,29 @@ export class ProfileRecorder {
   }
 
   /**
-   * The last version of each recently written object, already normalised and projected, so an event
-   * costs one normalisation instead of two and no re-read of the stored body. The store stays the
-   * truth: a miss reads it, and this recorder is the only writer of its objects' last versions.
+   * The last version of each recently written object (prepared for its profile once it is compared
+   * with), so an event costs one normalisation instead of two and no re-read of the stored body.
    */
-  private readonly recent = new Map<string, { resourceVersion: string; version?: Version }>();
+  private readonly chain: VersionChain<LastVersion>;
 
-  private lastVersion(key: ObjectKey, id: string): { resourceVersion: string; version?: Version } | undefined {
-    const hit = this.recent.get(id);
-    if (hit) return hit;
-    const row = this.store.latest(key);
-    if (!row) return undefined;
-    const obj = row.body ? (JSON.parse(row.body) as Json) : undefined;
-    return { resourceVersion: row.resourceVersion, version: obj === undefined ? undefined : prepare(this.profileOf(obj as KubeObject), obj) };
-  }
-
-  /** One transaction; if it fails, what this recorder remembers of it is forgotten too, and the store is read again. */
-  private inBatch<T>(work: () => T): T {
-    try {
-      return this.store.batch(work);
-    } catch (error) {
-      this.recent.clear();
-      this.unsaved.clear();
-      throw error;
-    }
-  }
-
-  private readonly unsaved = new Map<string, { key: ObjectKey; resourceVersion: string; obj: KubeObject | null }>();
-
-  private saveLatest() {
-    for (const { key, resourceVersion, obj } of this.unsaved.values()) this.store.setLatest(key, resourceVersion, obj === null ? null : JSON.stringify(obj));
-    this.unsaved.clear();
-  }
-
-  private remember(id: string, resourceVersion: string, version: Version | undefined) {
-    this.recent.delete(id);
-    this.recent.set(id, { resourceVersion, version });
-    if (this.recent.size > RECENT_OBJECTS) this.recent.delete(this.recent.keys().next().value as string);
+  private lastVersion(key: ObjectKey): LastVersion | undefined {
+    const last = this.chain.get(key);
+    if (last && last.obj !== null && last.version === undefined) last.version = prepare(this.profileOf(last.obj as KubeObject), last.obj);
+    return last;
   }
 
   /** Stores a version if it is new; returns whether it was. */
   private observe(key: ObjectKey, obj: KubeObject | null, resourceVersion: string, tsMs: number): boolean {
-    const id = `${key.namespace}/${key.name}`;
-    const last = this.lastVersion(key, id);
+    const last = this.lastVersion(key);
     if (last && last.resourceVersion === resourceVersion) return false;
     if (obj === null && last?.version === undefined) return false; // a delete of something never seen alive
-    const profile = this.profileOf((obj ?? last?.version?.obj) as KubeObject | undefined);
+    const profile = this.profileOf((obj ?? last?.obj) as KubeObject | undefined);
     const before = last?.version && last.version.profile !== profile.name ? prepare(profile, last.version.obj) : last?.version;
     const after = obj === null ? undefined : prepare(profile, obj as Json);
     const analysis = analyzeVersions(profile, before, after);
-    const body = analysis.cls === "create" ? after?.obj : analysis.cls === "delete" ? before?.obj : undefined;
+    const body = keptBody(analysis.cls, before?.obj, after?.obj);
     this.store.record(key, { tsMs, cls: analysis.cls, writer: analysis.writer, source: "watch", heartbeat: analysis.heartbeat, changes: analysis.changes, projection: analysis.projection, resourceVersion, ...(body === undefined ? {} : { body }) });
-    // Written when the burst's transaction ends: an object written several times in a burst is saved once.
-    this.unsaved.set(id, { key, resourceVersion, obj });
-    this.remember(id, resourceVersion, after);
+    this.chain.set(key, { resourceVersion, obj: obj as Json | null, version: after });
     return true;
   }
 
@@ -152,23 +138,21 @@ export class ProfileRecorder {
    */
   applyList(items: KubeObject[], listVersion: string, tsMs: number): number {
     const first = this.resumeVersion() === undefined;
-    return this.inBatch(() => {
+    return this.chain.batch(this.store, () => {
       let stored = 0;
       const listed = new Set<string>();
       for (const item of items) {
         const key = this.key(item);
         listed.add(`${key.namespace}/${key.name}`);
         const rv = item.metadata?.resourceVersion ?? listVersion;
-        if (first && !this.store.latest(key)) {
+        if (first && !this.chain.get(key)) {
           this.store.recordFirstSeen(key, tsMs, project(this.profileOf(item), item as Json), item as Json);
-          this.store.setLatest(key, rv, JSON.stringify(item));
-          this.recent.delete(`${key.namespace}/${key.name}`);
+          this.chain.set(key, { resourceVersion: rv, obj: item as Json });
         } else if (this.observe(key, item, rv, tsMs)) stored++;
       }
       for (const key of this.store.liveKeys(this.cluster, this.sample.group, this.sample.kind)) {
         if (!listed.has(`${key.namespace}/${key.name}`) && this.observe(key, null, `deleted@${listVersion}`, tsMs)) stored++;
       }
-      this.saveLatest();
       this.store.setMeta(this.resumeKey(), listVersion);
       this.markObserved(tsMs);
       return stored;
@@ -185,7 +169,7 @@ export class ProfileRecorder {
    * which is most of the cost). Returns how many versions were stored.
    */
   applyEvents(events: { type: string; obj: KubeObject; tsMs: number }[]): number {
-    return this.inBatch(() => {
+    return this.chain.batch(this.store, () => {
       let stored = 0;
       let resume: string | undefined;
       for (const { type, obj, tsMs } of events) {
@@ -195,7 +179,6 @@ export class ProfileRecorder {
         else if (type === "DELETED") stored += this.observe(this.key(obj), null, `deleted@${rv}`, tsMs) ? 1 : 0;
         resume = rv;
       }
-      this.saveLatest();
       if (resume !== undefined) this.store.setMeta(this.resumeKey(), resume);
       if (events.length > 0) this.markObserved(events.at(-1)!.tsMs);
       return stored;

@@ -1,7 +1,8 @@
 /**
  * Loads a snapshot's object writes (first versions plus field changes) into a store through the
  * recorder's own core: each version is rebuilt, diffed after the profile's normalisation, and
- * classified, exactly as a watched version would be. The writer is the one the snapshot recorded.
+ * classified, exactly as a watched version would be, along the same version chain. The writer is the
+ * one the snapshot recorded.
  */
 import { analyze, project, type Analysis } from "../churn/analyze";
 import { diffObjects } from "../churn/diff";
@@ -10,6 +11,7 @@ import { applyChanges } from "../churn/paths";
 import { profileFor, type Profile } from "../churn/profiles";
 import type { ObjectWrites } from "../snapshot/format/schema";
 import type { WriteStore } from "./store";
+import { keptBody, VersionChain } from "./version-chain";
 
 type Obj = { [key: string]: Json };
 
@@ -24,39 +26,54 @@ function unprofiled(before: Json | undefined, after: Json | undefined): Analysis
   return { cls: "unrouted", changes: diffObjects(before, after), writer: "unknown", heartbeat: false, projection: {} };
 }
 
+/** Objects whose current version is kept in memory while a snapshot is imported (the store has the rest). */
+const RECENT_OBJECTS = 5_000;
+
 export function importObjectWrites(store: WriteStore, writes: ObjectWrites, profiles: Profile[]): number {
-  const current: (Json | undefined)[] = writes.objects.map((o) => (o.initial === null || o.initial === undefined ? undefined : structuredClone(o.initial as Json)));
+  // Each object's current version (null: not there), rebuilt write by write from the snapshot's changes.
+  const chain = new VersionChain<Json | null>({
+    read: (key) => {
+      const row = store.latest(key);
+      return row && (row.body === null ? null : (JSON.parse(row.body) as Json));
+    },
+    // A snapshot records no resourceVersions: the store keeps the body alone.
+    write: (key, obj) => store.setLatest(key, "", obj === null ? null : JSON.stringify(obj)),
+    weigh: () => 1,
+    capacity: RECENT_OBJECTS,
+  });
   const keyOf = (ref: ObjectWrites["objects"][number]) => ({ cluster: ref.cluster, group: groupOf(ref.apiVersion), kind: ref.kind, namespace: ref.namespace, name: ref.name });
   const profileOf = (ref: ObjectWrites["objects"][number], obj: Json | undefined) =>
     profileFor(profiles, groupOf(ref.apiVersion), ref.kind, ref.cluster, ((obj as Obj | undefined)?.metadata as Obj | undefined)?.labels as Record<string, string> | undefined);
-  return store.batch(() => {
-    writes.objects.forEach((ref, i) => {
-      const profile = profileOf(ref, current[i]);
+  return chain.batch(store, () => {
+    for (const ref of writes.objects) {
+      if (ref.initial === null || ref.initial === undefined) continue;
+      const initial = structuredClone(ref.initial as Json);
+      chain.set(keyOf(ref), initial);
+      const profile = profileOf(ref, initial);
       // Known before the snapshot's range: the state band starts from it.
-      if (current[i] !== undefined && profile) store.recordFirstSeen(keyOf(ref), 0, project(profile, current[i]), current[i]);
-    });
+      if (profile) store.recordFirstSeen(keyOf(ref), 0, project(profile, initial), initial);
+    }
     for (const w of writes.writes) {
       const ref = writes.objects[w.o];
-      const before = current[w.o];
+      const key = keyOf(ref);
+      const before = chain.get(key) ?? undefined;
       const after = applyChanges(before === undefined ? undefined : structuredClone(before), w.changes);
-      current[w.o] = after;
+      chain.set(key, after ?? null);
       const profile = profileOf(ref, after ?? before);
       const analysed = profile ? analyze(profile, before, after) : unprofiled(before, after);
       // What only the audit log could tell (nothing changed; no bodies to tell) is kept as recorded.
       const analysis = w.cls === "no-op" || w.cls === "unknown" ? { ...analysed, cls: w.cls } : analysed;
-      store.record(
-        keyOf(ref),
-        {
-          tsMs: w.t,
-          cls: analysis.cls,
-          writer: w.by,
-          source: "replay",
-          heartbeat: analysis.heartbeat,
-          changes: analysis.changes,
-          projection: analysis.projection,
-          ...(analysis.cls === "create" && after !== undefined ? { body: after } : analysis.cls === "delete" && before !== undefined ? { body: before } : {}),
-        },
-      );
+      const body = keptBody(analysis.cls, before, after);
+      store.record(key, {
+        tsMs: w.t,
+        cls: analysis.cls,
+        writer: w.by,
+        source: "replay",
+        heartbeat: analysis.heartbeat,
+        changes: analysis.changes,
+        projection: analysis.projection,
+        ...(body === undefined ? {} : { body }),
+      });
     }
     return writes.writes.length;
   });
