@@ -1,10 +1,13 @@
 /**
  * The ingester's I/O shell for files: expands folders and streams each file through the reader into
- * the ingester. Memory stays bounded by one batch and the longest line, whatever the file's size.
+ * the ingester, in this thread (uploads) or with the reading in a thread of its own (`npm run
+ * ingest`). Memory stays bounded by one batch and the longest line, whatever the file's size.
  */
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { runTask, typeScriptThread } from "../runtime/threads";
 import type { AuditIngester } from "./ingest";
+import type { ReadBatch, ReadTotals } from "./parse-worker";
 import { readFileLines } from "./reader";
 
 export class InputError extends Error {}
@@ -30,8 +33,26 @@ export function auditFiles(paths: string[]): string[] {
   return out;
 }
 
-/** Streams one file into the ingester in this thread (uploads; `threaded.ts` reads in a thread of its own). */
+/** Streams one file into the ingester in this thread. */
 export async function ingestFile(ingester: AuditIngester, path: string, onBytes?: (bytesRead: number) => void, label = path): Promise<void> {
   await readFileLines(ingester.reader, path, label, onBytes);
+  ingester.flush();
+}
+
+/**
+ * Streams one file into the ingester with the reading in a second thread: it splits, skips and parses
+ * lines while this thread classifies and stores, so a large log goes in at nearly the rate the store
+ * takes it. For the command line, which runs under tsx.
+ */
+export async function ingestFileThreaded(ingester: AuditIngester, path: string, onBytes?: (bytesRead: number) => void, label = path): Promise<void> {
+  const reading = typeScriptThread(join(__dirname, "parse-worker.ts"), { workerData: { path, label } });
+  const totals = await runTask<ReadTotals, ReadBatch>(reading, `reading ${label}`, {
+    onProgress: (batch) => {
+      batch.requests.forEach((request, i) => ingester.push(request, batch.sizes[i]));
+      reading.postMessage("next");
+      onBytes?.(batch.bytesRead);
+    },
+  });
+  ingester.reader.absorb(totals.counts, totals.problems);
   ingester.flush();
 }

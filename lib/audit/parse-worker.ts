@@ -1,24 +1,33 @@
 /**
- * The reader in a thread of its own (threaded.ts bundles and starts it): reads one file and posts
- * its completed write requests in batches, each response body as JSON text, so the ingester's
- * thread parses a body only when its version is new. It reads ahead at most a few batches.
+ * The reader in a thread of its own (ingestFileThreaded starts it): reads one file and reports its
+ * completed write requests in batches, each response body as JSON text, so the ingester's thread
+ * parses a body only when its version is new. It reads ahead at most a few batches: the ingester
+ * answers each batch it has taken.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { postOutcome } from "../runtime/threads";
+import type { IngestProblem, ReadCounts } from "../wire/audit";
 import type { AuditRequest } from "./event";
 import { AuditReader, readFileLines } from "./reader";
 
-/** Batches posted and not yet taken by the ingester before reading pauses. */
+/** Batches reported and not yet taken by the ingester before reading pauses. */
 const READ_AHEAD = 32;
 
-export interface WorkerBatch {
+export interface ReadBatch {
   requests: AuditRequest[];
   sizes: number[];
   bytesRead: number;
 }
 
-async function main() {
-  const { path, label } = workerData as { path: string; label: string };
-  const port = parentPort!;
+/** What the thread answers once the file is read. */
+export interface ReadTotals {
+  counts: ReadCounts;
+  problems: IngestProblem[];
+}
+
+const { path, label } = workerData as { path: string; label: string };
+
+void postOutcome<ReadTotals, ReadBatch>(async (report) => {
   let requests: AuditRequest[] = [];
   let sizes: number[] = [];
   const reader = new AuditReader((request, bytes) => {
@@ -32,18 +41,16 @@ async function main() {
   });
   let credits = READ_AHEAD;
   let wake: (() => void) | undefined;
-  port.on("message", () => {
+  parentPort?.on("message", () => {
     credits++;
     wake?.();
   });
   await readFileLines(reader, path, label, async (bytesRead) => {
     while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
     credits--;
-    port.postMessage({ requests, sizes, bytesRead } satisfies WorkerBatch);
+    report({ requests, sizes, bytesRead });
     requests = [];
     sizes = [];
   });
-  port.postMessage({ done: true, counts: reader.counts, problems: reader.problems });
-}
-
-void main();
+  return { counts: reader.counts, problems: reader.problems };
+});

@@ -5,8 +5,7 @@
  */
 import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { auditFiles, InputError } from "../audit/files";
-import { ingestFileThreaded } from "../audit/threaded";
+import { auditFiles, ingestFileThreaded, InputError } from "../audit/files";
 import { AuditIngester } from "../audit/ingest";
 import { loadConfig } from "../config/load";
 import { CLUSTER_NAME } from "../config/schema";

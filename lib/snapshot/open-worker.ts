@@ -4,10 +4,10 @@
  * server keeps (HeldSnapshot: without the object writes), whose copy costs the caller's thread about an
  * eighth of that.
  */
-import { parentPort, workerData } from "node:worker_threads";
-import { bufferOf, outcomeOf } from "../runtime/thread-outcome";
+import { workerData } from "node:worker_threads";
+import { bufferOf, postOutcome } from "../runtime/threads";
 import { decodeSnapshot } from "./format/codec";
 import { opened } from "./lookup";
 
 const { bytes, maxBytes } = workerData as { bytes: Uint8Array; maxBytes: number };
-parentPort?.postMessage(outcomeOf(() => opened(decodeSnapshot(bufferOf(bytes), maxBytes))));
+void postOutcome(() => opened(decodeSnapshot(bufferOf(bytes), maxBytes)));

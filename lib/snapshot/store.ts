@@ -9,7 +9,7 @@ import { Worker } from "node:worker_threads";
 import { ApiFailure, badRequest } from "../api/envelope";
 import { BusyFailure, Gate } from "../api/gate";
 import { joinInFlight } from "../runtime/in-flight";
-import { threadResult } from "../runtime/thread-outcome";
+import { DEADLINE_CODE, runTask } from "../runtime/threads";
 import { decodeSnapshot, tooLarge } from "./format/codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
 import type { SnapshotInfo } from "./format/schema";
@@ -135,25 +135,18 @@ async function checkInThread(bytes: Buffer, maxBytes: number, heapMiB: number): 
   // stops, not the process.
   const checker = new Worker(new URL("./upload-worker.ts", import.meta.url), { workerData: { bytes, maxBytes }, resourceLimits: { maxOldGenerationSizeMb: heapMiB } });
   const deadlineMs = checkDeadlineMs(bytes.length);
-  let late = false;
-  const timer = setTimeout(() => {
-    late = true;
-    void checker.terminate();
-  }, deadlineMs);
   const shape = "it holds more, or smaller, pieces than a snapshot of its size should";
-  return threadResult<CheckedUpload>(checker, "checking the upload")
-    .catch((error: unknown) => {
-      if (late) throw tooLarge(`checking this snapshot took longer than ${Math.round(deadlineMs / 1000)} s: ${shape}`);
-      throw outOfMemory(error, `checking this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB): ${shape}`);
-    })
-    .finally(() => clearTimeout(timer));
+  return runTask<CheckedUpload>(checker, "checking the upload", { deadlineMs }).catch((error: unknown) => {
+    if ((error as { code?: unknown } | null)?.code === DEADLINE_CODE) throw tooLarge(`checking this snapshot took longer than ${Math.round(deadlineMs / 1000)} s: ${shape}`);
+    throw outOfMemory(error, `checking this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB): ${shape}`);
+  });
 }
 
 /** In a thread bounded in memory as an upload's check is (it passed one, unless it is the replay, which is ours). */
 async function openInThread(bytes: Buffer, maxBytes: number, heapMiB: number): Promise<OpenedSnapshot> {
   // Turbopack bundles the thread's entry (`new URL(…)`).
   const opener = new Worker(new URL("./open-worker.ts", import.meta.url), { workerData: { bytes, maxBytes }, resourceLimits: { maxOldGenerationSizeMb: heapMiB } });
-  return threadResult<OpenedSnapshot>(opener, "opening the snapshot").catch((error: unknown) => {
+  return runTask<OpenedSnapshot>(opener, "opening the snapshot").catch((error: unknown) => {
     throw outOfMemory(error, `opening this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
   });
 }

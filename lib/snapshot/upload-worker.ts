@@ -3,8 +3,8 @@
  * again at gzip level 9 takes about 3 s for a bundle the size of the replay (2.7 MB), and an upload
  * may be ten times that; no other request should wait behind it.
  */
-import { parentPort, workerData } from "node:worker_threads";
-import { bufferOf, outcomeOf, type WorkOutcome } from "../runtime/thread-outcome";
+import { workerData } from "node:worker_threads";
+import { bufferOf, postOutcome } from "../runtime/threads";
 import { canonicalBundle } from "./format/codec";
 import { heldPart, info } from "./lookup";
 import type { SnapshotInfo } from "./format/schema";
@@ -13,9 +13,8 @@ import type { SnapshotInfo } from "./format/schema";
 export type CheckedUpload = { id: string; encoded: Uint8Array; held: SnapshotInfo };
 
 const { bytes, maxBytes } = workerData as { bytes: Uint8Array; maxBytes: number };
-const outcome: WorkOutcome<CheckedUpload> = outcomeOf(() => {
+void postOutcome((): CheckedUpload => {
   const { id, encoded, snapshot } = canonicalBundle(bufferOf(bytes), maxBytes);
   // What the upload holds, not the parsed bundle: see SnapshotStore.put.
   return { id, encoded, held: info(heldPart(snapshot), id) };
 });
-parentPort?.postMessage(outcome);

@@ -4,9 +4,9 @@
  * should wait behind it. The store is marked with its digest only once it is complete, so a build
  * cut short is rebuilt.
  */
-import { parentPort, workerData } from "node:worker_threads";
+import { workerData } from "node:worker_threads";
 import type { Profile } from "../churn/profiles";
-import { bufferOf, outcomeOf, type WorkOutcome } from "../runtime/thread-outcome";
+import { bufferOf, postOutcome } from "../runtime/threads";
 import { decodeSnapshot } from "../snapshot/format/codec";
 import { importObjectWrites } from "./import-writes";
 import { WriteStore } from "./store";
@@ -23,16 +23,15 @@ export interface ImportJob {
 export type ImportedCount = number;
 
 const job = workerData as ImportJob;
-const store = new WriteStore(job.path);
-try {
-  const outcome: WorkOutcome<ImportedCount> = outcomeOf(() => {
+void postOutcome((): ImportedCount => {
+  const store = new WriteStore(job.path);
+  try {
     const objectWrites = decodeSnapshot(bufferOf(job.bundle), job.maxBytes).objectWrites;
     const count = objectWrites ? importObjectWrites(store, objectWrites, job.profiles) : 0;
     store.setMeta("writes", String(count));
     store.setMeta("digest", job.digest);
     return count;
-  });
-  parentPort?.postMessage(outcome);
-} finally {
-  store.close();
-}
+  } finally {
+    store.close();
+  }
+});

@@ -3,7 +3,8 @@
  * it keeps the store rolled up on its own connection, so no request waits behind a step.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import type { ThreadMessage } from "../runtime/threads";
 import { WriteStore } from "./store";
 
 const { path } = workerData as { path: string };
-new WriteStore(path).keepRolledUp((error) => parentPort?.postMessage({ error: error.message }), { keepAlive: true });
+new WriteStore(path).keepRolledUp((error) => parentPort?.postMessage({ error: error.message } satisfies ThreadMessage<never>), { keepAlive: true });

@@ -10,7 +10,7 @@ import { Worker } from "node:worker_threads";
 import { ApiFailure } from "../api/envelope";
 import type { AppConfig } from "../config/load";
 import { joinInFlight } from "../runtime/in-flight";
-import { threadResult } from "../runtime/thread-outcome";
+import { runService, runTask } from "../runtime/threads";
 import type { ImportedCount, ImportJob } from "./import-worker";
 import { WriteStore } from "./store";
 
@@ -25,7 +25,7 @@ export interface StoreContext {
   };
 }
 
-const STORE_FORMAT = "3";
+const STORE_FORMAT = "4";
 
 /**
  * The object stores of one server: the live store, opened once at start (with its roll-up thread), and
@@ -82,7 +82,7 @@ async function openOrBuild(ctx: StoreContext, id: string): Promise<WriteStore> {
 async function buildInThread(job: ImportJob): Promise<void> {
   // Turbopack bundles the thread's entry (`new URL(…)`), as for the roll-up thread below.
   const builder = new Worker(new URL("./import-worker.ts", import.meta.url), { workerData: job });
-  await threadResult<ImportedCount>(builder, "building the snapshot's object store");
+  await runTask<ImportedCount>(builder, "building the snapshot's object store");
 }
 
 function openLiveStore(dataDir: string): WriteStore {
@@ -92,10 +92,7 @@ function openLiveStore(dataDir: string): WriteStore {
   // The Objects ranking's rollups, whoever fills the store, in a thread with its own connection: a
   // step takes 35 ms warm and hundreds when the store's pages must first be read, and no request
   // should wait behind one. Turbopack bundles the thread's entry (`new URL(…)`).
-  const roller = new Worker(new URL("./roll-worker.ts", import.meta.url), { workerData: { path } });
-  roller.on("message", (message: { error?: string }) => console.error(`objects rollups: ${message.error}`));
   // Rankings stay exact without rollups, only slower; the log says why.
-  roller.on("error", (error) => console.error(`objects rollups: the thread stopped: ${error.message}`));
-  roller.unref();
+  runService(new Worker(new URL("./roll-worker.ts", import.meta.url), { workerData: { path } }), "objects rollups");
   return store;
 }
