@@ -6,7 +6,7 @@ import { notFound } from "../../api/envelope";
 import { PromError } from "../../promql/errors";
 import { notConfigured } from "../../api/not-configured";
 import type { ServerContext } from "../context";
-import { snapshotPanel } from "../../snapshot/lookup";
+import { snapshotPanel, type HeldSnapshot } from "../../snapshot/lookup";
 import { configuredApiservers } from "../../panels/apiservers";
 import { findPanel } from "../../panels/catalog";
 import { DEFAULT_CHART_WIDTH, parsePanelParams, rangeParams, type PanelRequest } from "../../panels/params";
@@ -88,18 +88,35 @@ function heldCall(call: PanelCall): PanelCall {
   return { ...keyed, resource: scoped ? call.resource : undefined };
 }
 
+/**
+ * Where a panel's answer comes from: Prometheus, or a snapshot's held answers. Each says which API
+ * servers it knows (what a request's `apiserver` is checked against) and answers a call of any kind.
+ */
+interface PanelSource {
+  apiservers: readonly string[];
+  answer(kind: PanelKind, call: PanelCall, signal?: AbortSignal): Promise<PanelResult>;
+}
+
+function snapshotSource(snapshot: HeldSnapshot): PanelSource {
+  return { apiservers: snapshot.apiservers.map((a) => a.job), answer: async (_kind, call) => snapshotPanel(snapshot, heldCall(call)) };
+}
+
+function prometheusSource(ctx: ServerContext): PanelSource {
+  return {
+    apiservers: configuredApiservers(ctx.config.apiservers).map((a) => a.job),
+    answer: (kind, call, signal) => {
+      if (!ctx.prometheus) throw notConfigured();
+      const deps = { panel: ctx.prometheus, rebuild: rebuildDeps(ctx.config, ctx.prometheus) };
+      return withinDeadline(ctx, signal, (s) => kind.run(deps, call, s));
+    },
+  };
+}
+
 export async function answerPanel(ctx: ServerContext, id: string, params: Record<string, string>, signal?: AbortSignal): Promise<PanelResult> {
   const kind = kindOf(id);
-  const maxRangeMs = ctx.config.limits.maxRangeMs;
-  if (params.snapshot !== undefined) {
-    const snapshot = await ctx.snapshots.open(params.snapshot);
-    const call = kind.call(id, params, { nowMs: Date.now(), maxRangeMs, apiservers: snapshot.apiservers.map((a) => a.job) });
-    return snapshotPanel(snapshot, heldCall(call));
-  }
-  const call = kind.call(id, params, { nowMs: Date.now(), maxRangeMs, apiservers: configuredApiservers(ctx.config.apiservers).map((a) => a.job) });
-  if (!ctx.prometheus) throw notConfigured();
-  const deps = { panel: ctx.prometheus, rebuild: rebuildDeps(ctx.config, ctx.prometheus) };
-  return withinDeadline(ctx, signal, (s) => kind.run(deps, call, s));
+  const source = params.snapshot === undefined ? prometheusSource(ctx) : snapshotSource(await ctx.snapshots.open(params.snapshot));
+  const call = kind.call(id, params, { nowMs: Date.now(), maxRangeMs: ctx.config.limits.maxRangeMs, apiservers: source.apiservers });
+  return source.answer(kind, call, signal);
 }
 
 /**
