@@ -1,13 +1,13 @@
 /**
- * Next.js calls register() once when the server starts: hand serve.cjs the panel answerer, and start
+ * Next.js calls register() once when the server starts: hand serve.cjs the API pipeline, and start
  * the server (open the live store, begin recording if there is a cluster to record).
  */
 export async function register() {
   if (process.env.NEXT_RUNTIME !== "nodejs") return;
   const { getServerContext } = await import("./lib/server/context");
   const { startServer } = await import("./lib/server/start");
-  const { panelFastPath, registerFastPath } = await import("./lib/server/panel-fast-path");
-  registerFastPath(panelFastPath(getServerContext));
+  const { nodeApi, registerApiHandler } = await import("./lib/server/node-api");
+  registerApiHandler(nodeApi(getServerContext));
   try {
     startServer(getServerContext());
   } catch (error) {

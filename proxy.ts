@@ -1,9 +1,10 @@
 /**
- * Runs before every page and API route: access control (lib/server/access.ts) and the per-response
- * Content-Security-Policy with a nonce that Next puts on its own scripts.
+ * Runs before every page: access control (lib/server/access.ts) and the per-response
+ * Content-Security-Policy with a nonce that Next puts on its own scripts. The API decides both for
+ * itself, in one place (lib/server/api.ts).
  */
 import { NextResponse, type NextRequest } from "next/server";
-import { authorize, contentSecurityPolicy, newNonce, USER_HEADER } from "./lib/server/access";
+import { authorize, contentSecurityPolicy, newNonce } from "./lib/server/access";
 import { getServerContext } from "./lib/server/context";
 
 export function proxy(request: NextRequest) {
@@ -24,8 +25,6 @@ export function proxy(request: NextRequest) {
     return Response.json({ status: "error", errorType: "unauthorized", error: access.message }, { status: 401, headers });
   }
   const headers = new Headers(request.headers);
-  headers.delete(USER_HEADER);
-  if (access.user) headers.set(USER_HEADER, access.user);
   headers.set("x-nonce", nonce);
   headers.set("Content-Security-Policy", csp);
   const response = NextResponse.next({ request: { headers } });
@@ -34,8 +33,7 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  // Static assets carry no user data; the headers in next.config.ts still apply to them. Uploads skip
-  // the proxy because Next buffers a body the proxy sees in memory and cuts it at 10 MB; their routes
-  // call `authorizeRequest` themselves.
-  matcher: ["/((?!_next/static|_next/image|icon.svg|api/audit/|api/snapshots$).*)"],
+  // Static assets carry no user data; the headers in next.config.ts still apply to them. The API is
+  // not run through here: Next would buffer an upload's body in memory and cut it at 10 MB.
+  matcher: ["/((?!_next/static|_next/image|icon.svg|api/).*)"],
 };

@@ -1,8 +1,8 @@
 /**
  * The HTTP server that `npm start` and the container image run: Next's own request handler, except
- * that a handler the app registers at startup (instrumentation.ts → lib/server/panel-fast-path.ts)
- * answers panel requests first. Through Next's routing those paid about 3 ms each, more than
- * Prometheus takes to answer most panels. Everything else is Next's, as under `next start`.
+ * that the API pipeline the app registers at startup (instrumentation.ts → lib/server/node-api.ts)
+ * answers /api/* first. Through Next's routing an API request paid about 3 ms, more than Prometheus
+ * takes to answer most panels. Pages are Next's, as under `next start`.
  *
  * Plain JavaScript, so the standalone image runs it without a build step. It serves the app in its
  * working directory; PORT, HOSTNAME and KEEP_ALIVE_TIMEOUT are read as Next's standalone server.js
@@ -27,16 +27,16 @@ if (!process.env.__NEXT_PRIVATE_STANDALONE_CONFIG && !existsSync(join(dir, "next
 }
 
 const next = require("next");
-const FAST_PATH_KEY = Symbol.for("churnscope.fastPath");
+const API_HANDLER_KEY = Symbol.for("churnscope.api");
 
-/** Whether the registered fast path took the request; if it fails before answering, Next answers instead. */
+/** Whether the registered API pipeline took the request; if it fails before answering, Next answers instead. */
 function answeredBeforeNext(req, res) {
-  const fastPath = globalThis[FAST_PATH_KEY];
-  if (typeof fastPath !== "function") return false;
+  const api = globalThis[API_HANDLER_KEY];
+  if (typeof api !== "function") return false;
   try {
-    return fastPath(req, res);
+    return api(req, res);
   } catch (error) {
-    console.error(`churnscope: the panel fast path failed on ${req.url}; Next answers it`, error);
+    console.error(`churnscope: the API pipeline failed on ${req.url}; Next answers it`, error);
     return false;
   }
 }

@@ -1,16 +1,12 @@
 /**
- * Who may use Churnscope, decided before any page or API runs (proxy.ts). By default an auth proxy
+ * Who may use Churnscope, decided before any page (proxy.ts) or API (api.ts) runs. By default an auth proxy
  * in front decides, and Churnscope trusts `auth.userHeader` for the user's name. With `auth.bearerToken`
  * or `auth.basicAuth` set, Churnscope checks credentials itself: either one admits a request, and the
  * user is who the credentials name (a token holder could send any header, so it is not read then). The
  * probes stay open so the kubelet can reach them. Comparisons take the same time whatever the input.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
-import { ApiFailure } from "../api/envelope";
 import type { AppConfig } from "../config/load";
-
-/** Set by proxy.ts on admitted requests only (a client's own value is always removed). */
-export const USER_HEADER = "x-churnscope-user";
 
 const OPEN_PATHS = new Set(["/healthz", "/readyz"]);
 
@@ -20,7 +16,7 @@ const digest = (text: string) => createHash("sha256").update(text).digest();
 /** Equal secrets, compared in the same time whatever they are. */
 export const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
 
-/** What `authorize` reads of a request's headers: web `Headers`, or a view of node:http's (panel-fast-path.ts). */
+/** What `authorize` reads of a request's headers. */
 export type HeaderReader = Pick<Headers, "get">;
 
 export function authorize(auth: AppConfig["auth"], path: string, headers: HeaderReader): Access {
@@ -46,13 +42,6 @@ export function authorize(auth: AppConfig["auth"], path: string, headers: Header
     ...(auth.basic ? { challenge: 'Basic realm="Churnscope", charset="UTF-8"' } : auth.bearerToken ? { challenge: 'Bearer realm="Churnscope"' } : {}),
     message: header ? "the credentials were not accepted" : `sign in: send ${[auth.basic ? "basic auth" : "", auth.bearerToken ? "a bearer token" : ""].filter(Boolean).join(" or ")}`,
   };
-}
-
-/** For routes the proxy does not run on (large uploads): the same decision, as an API failure. */
-export function authorizeRequest(auth: AppConfig["auth"], request: Request): { user?: string } {
-  const access = authorize(auth, new URL(request.url).pathname, request.headers);
-  if (!access.ok) throw new ApiFailure(401, "unauthorized", access.message);
-  return { user: access.user };
 }
 
 /** A fresh nonce for one response's Content-Security-Policy. */

@@ -1,24 +1,91 @@
 /**
- * The methods each API route takes, in one place, so a request with another method is a 405 envelope
- * with the security headers (Next answers it with an empty body). A unit test checks this against the
- * route files themselves.
+ * Every API route in one table: its path, who may call it, and for each method the one handler call
+ * it makes. The pipeline (api.ts) decides everything else, for all of them alike.
  */
-const GET = ["GET", "HEAD"];
+import { notConfigured } from "../api/not-configured";
+import { readBodyLimited } from "../api/read-body";
+import { listApiservers } from "../panels/apiservers";
+import { parsePanelParams } from "../panels/params";
+import { info } from "../snapshot/lookup";
+import type { ServerContext } from "./context";
+import { receiveUpload, receiveWebhook } from "./handlers/audit";
+import { clientsAnswer } from "./handlers/clients";
+import { exportView, type Download } from "./handlers/export-view";
+import { addNote, answerMarkers, deleteNote } from "./handlers/markers";
+import { keyFromSegments, listFields, listObjects, objectWrites } from "./handlers/objects";
+import { answerPanel } from "./handlers/panels";
 
-export const API_ROUTES: readonly { path: RegExp; methods: readonly string[] }[] = [
-  { path: /^\/api\/panels\/[^/]+$/, methods: GET },
-  { path: /^\/api\/objects(\/.+)?$/, methods: GET },
-  { path: /^\/api\/(markers|apiservers|clients|fields)$/, methods: GET },
-  { path: /^\/api\/snapshots$/, methods: ["POST"] },
-  { path: /^\/api\/snapshots\/export$/, methods: GET },
-  { path: /^\/api\/snapshots\/[^/]+$/, methods: GET },
-  { path: /^\/api\/notes$/, methods: ["POST"] },
-  { path: /^\/api\/notes\/[^/]+$/, methods: ["DELETE"] },
-  { path: /^\/api\/audit\/webhook(\/[^/]+)?$/, methods: ["POST"] },
-  { path: /^\/api\/audit\/uploads$/, methods: ["POST"] },
+/** What a handler is given: the request (for a body), its query, the path's captured parts, the admitted user. */
+export interface ApiCall {
+  ctx: ServerContext;
+  request: Request;
+  query: Record<string, string>;
+  /** the route's captured path parts, as sent (still percent-encoded); an optional part not sent is undefined */
+  captured: (string | undefined)[];
+  user?: string;
+  signal: AbortSignal;
+}
+
+/** A handler's answer: an envelope's data (with warnings and infos), or a file to download. */
+export type Answer = { data: unknown; warnings?: string[]; infos?: string[] } | { download: Download };
+
+type Method = "GET" | "POST" | "DELETE";
+
+export interface ApiRoute {
+  path: RegExp;
+  /** the dashboard's users (auth.*), or the API server's audit webhook, whose handler checks audit.webhookToken */
+  access: "user" | "webhook";
+  /** a panel: the encoded answer is shared while Prometheus's is, with an ETag */
+  shared?: boolean;
+  methods: Partial<Record<Method, (call: ApiCall) => Promise<Answer>>>;
+}
+
+/** A captured part as named (the pipeline has already refused a malformed escape). */
+const decoded = (part: string | undefined) => decodeURIComponent(part ?? "");
+
+async function apiservers({ ctx, query, signal }: ApiCall): Promise<Answer> {
+  const { config, prometheus, snapshots } = ctx;
+  if (query.snapshot !== undefined) return { data: (await snapshots.open(query.snapshot)).apiservers };
+  const { startMs, endMs } = parsePanelParams(query, Date.now(), config.limits.maxRangeMs, []);
+  if (!prometheus) throw notConfigured();
+  return listApiservers(prometheus.client, config.apiservers, { startSeconds: Math.floor(startMs / 1000), endSeconds: Math.ceil(endMs / 1000) }, signal);
+}
+
+export const API_ROUTES: readonly ApiRoute[] = [
+  { path: /^\/api\/panels\/([^/]+)$/, access: "user", shared: true, methods: { GET: ({ ctx, captured, query, signal }) => answerPanel(ctx, decoded(captured[0]), query, signal) } },
+  { path: /^\/api\/objects$/, access: "user", methods: { GET: ({ ctx, query }) => listObjects(ctx, query) } },
+  // Segments stay as sent: keyFromSegments decodes each once.
+  { path: /^\/api\/objects\/(.+)$/, access: "user", methods: { GET: async ({ ctx, captured, query }) => objectWrites(ctx, keyFromSegments((captured[0] ?? "").split("/")), query) } },
+  { path: /^\/api\/markers$/, access: "user", methods: { GET: ({ ctx, query, signal }) => answerMarkers(ctx, query, signal) } },
+  { path: /^\/api\/apiservers$/, access: "user", methods: { GET: apiservers } },
+  { path: /^\/api\/clients$/, access: "user", methods: { GET: async ({ ctx, query }) => clientsAnswer(ctx, query) } },
+  { path: /^\/api\/fields$/, access: "user", methods: { GET: ({ ctx, query }) => listFields(ctx, query) } },
+  {
+    path: /^\/api\/snapshots$/,
+    access: "user",
+    methods: { POST: async ({ ctx, request }) => ({ data: await ctx.snapshots.put(await readBodyLimited(request.body, ctx.snapshots.maxBytes)) }) },
+  },
+  { path: /^\/api\/snapshots\/export$/, access: "user", methods: { GET: async ({ ctx, query, signal }) => ({ download: await exportView(ctx, query, signal) }) } },
+  { path: /^\/api\/snapshots\/([^/]+)$/, access: "user", methods: { GET: async ({ ctx, captured }) => ({ data: info(await ctx.snapshots.open(decoded(captured[0])), decoded(captured[0])) }) } },
+  { path: /^\/api\/notes$/, access: "user", methods: { POST: ({ ctx, request, user }) => addNote(ctx, request.body, user) } },
+  { path: /^\/api\/notes\/([^/]+)$/, access: "user", methods: { DELETE: ({ ctx, captured }) => deleteNote(ctx, decoded(captured[0])) } },
+  { path: /^\/api\/audit\/webhook(?:\/([^/]+))?$/, access: "webhook", methods: { POST: ({ ctx, request, captured }) => receiveWebhook(ctx, request, captured[0] === undefined ? undefined : decoded(captured[0])) } },
+  { path: /^\/api\/audit\/uploads$/, access: "user", methods: { POST: ({ ctx, request }) => receiveUpload(ctx, request) } },
 ];
 
-/** The methods the API route at `path` takes (OPTIONS always, as Next answers it); null for a path that is not an API route. */
-export function apiMethods(path: string): readonly string[] | null {
-  return API_ROUTES.find((route) => route.path.test(path))?.methods ?? null;
+/** The route at `path` with what it captured, or null. */
+export function findRoute(path: string): { route: ApiRoute; captured: string[] } | null {
+  for (const route of API_ROUTES) {
+    const match = route.path.exec(path);
+    if (match) return { route, captured: match.slice(1) };
+  }
+  return null;
+}
+
+/** The methods the route at `path` takes (HEAD with GET, OPTIONS always); null for a path that is not an API route. */
+export function apiMethods(path: string): string[] | null {
+  const found = findRoute(path);
+  if (!found) return null;
+  const methods = Object.keys(found.route.methods);
+  return [...methods, ...(methods.includes("GET") ? ["HEAD"] : [])];
 }

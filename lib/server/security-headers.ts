@@ -1,6 +1,5 @@
 /**
- * Headers on every response, static files included (next.config.ts), and on panel answers the server
- * sends before Next sees them (panel-fast-path.ts). The Content-Security-Policy is per response
+ * Headers on every response: pages and static files (next.config.ts) and the API (api.ts). The Content-Security-Policy is per response
  * (access.ts): it carries a nonce.
  */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = {

@@ -64,7 +64,7 @@ export function rssMiB(app: TestApp): number {
   return out.split("\n").filter(Boolean).reduce((sum, kb) => sum + Number(kb), 0) / 1024;
 }
 
-/** Whether serve.cjs answered before Next's routing (lib/server/panel-fast-path.ts): only it sends Server-Timing. */
+/** Whether serve.cjs answered an API request before Next's routing (lib/server/node-api.ts), not Next's catch-all route. */
 export function answeredBeforeNext(response: Response): boolean {
-  return /^panel;dur=\d+(\.\d)?$/.test(response.headers.get("server-timing") ?? "");
+  return /^api;dur=\d+(\.\d)?$/.test(response.headers.get("server-timing") ?? "");
 }

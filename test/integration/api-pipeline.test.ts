@@ -1,8 +1,8 @@
 /**
- * serve.cjs answers panel requests before Next's routing (lib/server/panel-fast-path.ts). Whatever it
- * answers must be what Next's own route and proxy would: the same status, envelope, access decision
- * and security headers. Both servers run on the same build and configuration, and the same requests
- * go to each.
+ * serve.cjs hands every /api/* request to the API pipeline before Next's routing (lib/server/node-api.ts);
+ * `next start` reaches the same pipeline through its catch-all route. Whichever way a request came,
+ * the answer is the same: status, envelope, access decision and security headers. Both servers run on
+ * the same build and configuration, and the same requests go to each.
  */
 import { gunzipSync } from "node:zlib";
 import { request } from "node:http";
@@ -31,7 +31,7 @@ async function both(path: string, init: RequestInit = {}) {
   return { ours: a, next: b };
 }
 
-describe("panel answers before Next", () => {
+describe("the API, before Next and through it", () => {
   const cases: [string, string, Record<string, string>][] = [
     ["a chart from the replay", `/api/panels/writes-by-resource?snapshot=replay&${RANGE}`, { authorization: basic }],
     ["a small chart from the replay", `/api/panels/lease-renewals?snapshot=replay&${RANGE}&apiserver=nope`, { authorization: basic }],
@@ -102,15 +102,17 @@ describe("panel answers before Next", () => {
     expect(await res.json()).toEqual({ status: "error", errorType: "bad_data", error: "the path is not valid percent-encoding" });
   });
 
-  it("leaves every other request to Next, which still checks access on it", async () => {
-    for (const path of ["/api/panels/writes-by-resource/extra", "/api/markers", "/"]) {
+  it("checks access on every API path, known or not, and leaves pages to Next, which checks it too", async () => {
+    for (const path of ["/api/panels/writes-by-resource/extra", "/api/markers", "/api/nope"]) {
       const res = await fetch(`${ours.url}${path}`, { redirect: "manual" });
-      expect(res.status, path).toBe(401);
-      expect(answeredBeforeNext(res), path).toBe(false);
+      expect([path, res.status, answeredBeforeNext(res)]).toEqual([path, 401, true]);
     }
+    const page = await fetch(`${ours.url}/`, { redirect: "manual" });
+    expect([page.status, answeredBeforeNext(page)]).toEqual([401, false]);
+    const unknown = await fetch(`${ours.url}/api/panels/writes-by-resource/extra`, { headers: { authorization: basic } });
+    expect([unknown.status, (await unknown.json()).errorType]).toEqual([404, "not_found"]);
     const post = await fetch(`${ours.url}/api/panels/writes-by-resource?${RANGE}`, { method: "POST", headers: { authorization: basic } });
-    expect(answeredBeforeNext(post)).toBe(false);
-    expect(post.status).toBe(405);
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
   });
 });
 

@@ -4,7 +4,7 @@
  * own import scanner, not with the modules themselves.
  *   core     pure domain: analysis, churn, panels, PromQL text and answers, wire types, …
  *   sources  what reads or keeps data: the Prometheus client, the stores, snapshots, audit ingest, the recorder
- *   server   the composition of both for requests: context, handlers, the fast path
+ *   server   the composition of both for requests: context, handlers, the API pipeline
  *   entry    Next's app, components, the CLIs
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";

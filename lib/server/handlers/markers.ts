@@ -2,7 +2,6 @@
 import { badRequest } from "../../api/envelope";
 import { readBodyLimited } from "../../api/read-body";
 import { rangeParams } from "../../panels/params";
-import { USER_HEADER } from "../access";
 import type { ServerContext } from "../context";
 import type { Marker } from "../../markers/marker";
 import { collectMarkers } from "./collect-markers";
@@ -21,12 +20,8 @@ export async function answerMarkers(ctx: ServerContext, params: Record<string, s
   return { data: markers, warnings };
 }
 
-/** The author is whoever proxy.ts admitted: the auth proxy's user header, or the basic-auth user. */
-export function noteAuthor(headers: Headers): string {
-  return headers.get(USER_HEADER) || "anonymous";
-}
-
-export async function addNote(ctx: ServerContext, body: ReadableStream<Uint8Array> | null, headers: Headers): Promise<{ data: Note & { marker: Marker } }> {
+/** `user` is whoever the API admitted: the auth proxy's user header, or the basic-auth user; else the note is anonymous. */
+export async function addNote(ctx: ServerContext, body: ReadableStream<Uint8Array> | null, user: string | undefined): Promise<{ data: Note & { marker: Marker } }> {
   const bytes = await readBodyLimited(body, MAX_NOTE_BODY_BYTES, "16 KiB for a note");
   let input: unknown;
   try {
@@ -34,7 +29,7 @@ export async function addNote(ctx: ServerContext, body: ReadableStream<Uint8Arra
   } catch {
     throw badRequest('the body is not JSON: send {"timeMs": <epoch ms>, "text": "…"}');
   }
-  const note = ctx.notes().add(input, noteAuthor(headers));
+  const note = ctx.notes().add(input, user || "anonymous");
   return { data: { ...note, marker: noteMarker(note) } };
 }
 

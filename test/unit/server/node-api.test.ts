@@ -5,7 +5,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { loadConfig } from "@/lib/config/load";
 import { buildContext, type ServerContext } from "@/lib/server/context";
-import { acceptsGzip, panelFastPath } from "@/lib/server/panel-fast-path";
+import { acceptsGzip } from "@/lib/server/api";
+import { nodeApi } from "@/lib/server/node-api";
 
 describe("acceptsGzip", () => {
   it.each([
@@ -39,36 +40,45 @@ async function listen(handler: (req: IncomingMessage, res: import("node:http").S
   return `http://127.0.0.1:${typeof address === "object" && address ? address.port : 0}`;
 }
 
-/** A server answering with the fast path where it takes a request, and 418 where it leaves it to Next. */
+/** A server answering with the API pipeline where it takes a request, and 418 where it leaves it to Next. */
 async function serve(context: () => ServerContext): Promise<string> {
-  const fastPath = panelFastPath(context);
-  return listen((req, res) => fastPath(req, res) || res.writeHead(418).end());
+  const api = nodeApi(context);
+  return listen((req, res) => api(req, res) || res.writeHead(418).end());
 }
 
 const context = (env: Record<string, string> = {}) => buildContext(loadConfig({ CHURNSCOPE_DATA_DIR: mkdtempSync(join(tmpdir(), "fast-path-")), ...env }));
 
-describe("panelFastPath", () => {
-  it("answers GET and HEAD of /api/panels/<id>, refuses methods no API route takes, and leaves the rest to Next", async () => {
+describe("nodeApi", () => {
+  it("answers every /api/* request, each the way its route takes it, and leaves pages to Next", async () => {
     const ctx = context();
     const url = await serve(() => ctx);
-    for (const path of ["/api/panels", "/api/panels/", "/api/panels/a/b", "/api/panelsx/a", "/api/markers", "//api/panels/a"]) {
-      expect((await fetch(`${url}${path}`)).status, path).toBe(418);
+    for (const path of ["/", "/objects", "/apix", "//api/panels/a"]) expect((await fetch(`${url}${path}`)).status, path).toBe(418);
+    for (const path of ["/api/panels", "/api/panels/a/b", "/api/panelsx/a", "/api/nope"]) {
+      const res = await fetch(`${url}${path}`);
+      expect([path, res.status, (await res.json()).errorType]).toEqual([path, 404, "not_found"]);
     }
     // A method the route does not take: a 405 envelope that says which it takes.
     const posted = await fetch(`${url}/api/panels/writes-by-verb`, { method: "POST" });
     expect([posted.status, posted.headers.get("allow"), (await posted.json()).errorType]).toEqual([405, "GET, HEAD", "method_not_allowed"]);
-    // A method the route takes is Next's.
-    expect((await fetch(`${url}/api/notes`, { method: "POST" })).status).toBe(418);
-    const taken = await fetch(`${url}/api/panels/writes-by-verb?from=now-1h`);
-    expect(taken.status).not.toBe(418);
-    expect((await taken.json()).status).toBe("error");
+    const options = await fetch(`${url}/api/markers`, { method: "OPTIONS" });
+    expect([options.status, options.headers.get("allow")]).toEqual([204, "GET, HEAD, OPTIONS"]);
+    // A body reaches its handler: a note that is not one is the client's error.
+    const note = await fetch(`${url}/api/notes`, { method: "POST", body: "not json" });
+    expect([note.status, (await note.json()).error]).toEqual([400, 'the body is not JSON: send {"timeMs": <epoch ms>, "text": "…"}']);
+    const panel = await fetch(`${url}/api/panels/writes-by-resource?from=now-1h`);
+    expect([panel.status, (await panel.json()).errorType]).toEqual([503, "not_configured"]);
+    const head = await fetch(`${url}/api/panels/writes-by-resource?from=now-1h`, { method: "HEAD" });
+    expect([head.status, await head.text()]).toEqual([503, ""]);
+    for (const res of [posted, options, note, panel, head]) expect(res.headers.get("x-frame-options")).toBe("DENY");
   });
 
-  it("leaves the request to Next when there is no valid configuration", async () => {
+  it("answers every API with 503 while there is no valid configuration, and leaves pages to Next", async () => {
     const url = await serve(() => {
       throw new Error("the configuration is not valid");
     });
-    expect((await fetch(`${url}/api/panels/writes-by-verb`)).status).toBe(418);
+    const res = await fetch(`${url}/api/panels/writes-by-verb`);
+    expect([res.status, (await res.json()).errorType]).toEqual([503, "not_ready"]);
+    expect((await fetch(`${url}/`)).status).toBe(418);
   });
 
   it("takes a browser going away mid-answer as no error, and answers the next request", async () => {

@@ -1,8 +1,0 @@
-import type { NextRequest } from "next/server";
-import { respond } from "@/lib/api/respond";
-import { listObjects } from "@/lib/server/handlers/objects";
-import { getServerContext } from "@/lib/server/context";
-
-export async function GET(request: NextRequest) {
-  return respond(async () => listObjects(getServerContext(), Object.fromEntries(request.nextUrl.searchParams)));
-}
