@@ -18,5 +18,20 @@ export default tseslint.config(
     plugins: { "react-hooks": reactHooks },
     rules: { "react-hooks/rules-of-hooks": "error", "react-hooks/exhaustive-deps": "error" },
   },
-  { files: ["**/*.{cjs,mjs,js}"], languageOptions: { globals: { require: "readonly", module: "writable", process: "readonly", console: "readonly", __dirname: "readonly", globalThis: "readonly", setTimeout: "readonly", Symbol: "readonly" } }, rules: { "@typescript-eslint/no-require-imports": "off" } },
+  {
+    files: ["**/*.{cjs,mjs,js}"],
+    languageOptions: {
+      globals: {
+        require: "readonly",
+        module: "writable",
+        process: "readonly",
+        console: "readonly",
+        __dirname: "readonly",
+        globalThis: "readonly",
+        setTimeout: "readonly",
+        Symbol: "readonly",
+      },
+    },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
 );

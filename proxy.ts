@@ -14,7 +14,8 @@ export function proxy(request: NextRequest) {
     auth = getServerContext().config.auth;
   } catch {
     // Without a valid configuration nobody can be admitted; the probes still answer (readyz says why).
-    if (path !== "/healthz" && path !== "/readyz") return Response.json({ status: "error", errorType: "not_ready", error: "the configuration is not valid; see the server log" }, { status: 503 });
+    if (path !== "/healthz" && path !== "/readyz")
+      return Response.json({ status: "error", errorType: "not_ready", error: "the configuration is not valid; see the server log" }, { status: 503 });
     return NextResponse.next();
   }
   const nonce = newNonce();

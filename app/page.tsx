@@ -25,11 +25,7 @@ export default async function WriteLoadPage({ searchParams }: { searchParams: Pr
   const view = searchTexts(search, ["from", "to", "apiserver", "resource"]);
   return (
     <Suspense fallback={<div className="p-4 text-sm text-[var(--muted)]">Loading…</div>}>
-      <WriteLoadView
-        initialNowMs={nowMs}
-        configuredApiservers={configuredApiservers(ctx.config.apiservers)}
-        snapshot={snapshot}
-      />
+      <WriteLoadView initialNowMs={nowMs} configuredApiservers={configuredApiservers(ctx.config.apiservers)} snapshot={snapshot} />
       <PanelPreloads urls={(widths) => writeLoadPreloads(view, widths, nowMs, snapshot)} selector={`main[data-view="write-load"]`} />
     </Suspense>
   );

@@ -23,12 +23,7 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
   const counters = counterPresets(snapshot ? { project: jobs("project"), hub: jobs("hub") } : ctx.config.apiservers);
   return (
     <Suspense fallback={<div className="p-4 text-sm text-[var(--muted)]">Loading…</div>}>
-      <CompareView
-        initialNowMs={Date.now()}
-        counters={counters}
-        presets={comparePresets(counters)}
-        snapshot={snapshot}
-      />
+      <CompareView initialNowMs={Date.now()} counters={counters} presets={comparePresets(counters)} snapshot={snapshot} />
     </Suspense>
   );
 }

@@ -10,7 +10,13 @@ import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 export default async function FieldsPage({ searchParams }: { searchParams: Promise<Search> }) {
   await connection();
   const ctx = getServerContext();
-  const shown = await pageSnapshot(ctx, await searchParams, "/fields", { kind: () => "Connector", group: () => "networking.datumapis.com" }, hasLiveObjects(ctx));
+  const shown = await pageSnapshot(
+    ctx,
+    await searchParams,
+    "/fields",
+    { kind: () => "Connector", group: () => "networking.datumapis.com" },
+    hasLiveObjects(ctx),
+  );
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (

@@ -10,11 +10,17 @@ import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 export default async function ObjectsPage({ searchParams }: { searchParams: Promise<Search> }) {
   await connection();
   const ctx = getServerContext();
-  const shown = await pageSnapshot(ctx, await searchParams, "/objects", {
-    // The replay opens on Connectors; another snapshot on everything it holds.
-    kind: (s) => (s.source === "replay" ? "Connector" : undefined),
-    group: (s) => (s.source === "replay" ? "networking.datumapis.com" : undefined),
-  }, hasLiveObjects(ctx));
+  const shown = await pageSnapshot(
+    ctx,
+    await searchParams,
+    "/objects",
+    {
+      // The replay opens on Connectors; another snapshot on everything it holds.
+      kind: (s) => (s.source === "replay" ? "Connector" : undefined),
+      group: (s) => (s.source === "replay" ? "networking.datumapis.com" : undefined),
+    },
+    hasLiveObjects(ctx),
+  );
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (

@@ -55,15 +55,30 @@ export function AuditUpload() {
     <section data-testid="audit-upload" data-state={state.kind} className="space-y-2 rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 text-sm">
       <div className="flex flex-wrap items-center gap-3">
         <h2 className="font-semibold">Add an audit log</h2>
-        <input type="file" aria-label="audit log file" accept=".log,.json,.jsonl,.gz,application/gzip,application/json,text/plain" disabled={busy} onChange={(e) => setFile(e.target.files?.[0] ?? null)} className="text-xs" />
+        <input
+          type="file"
+          aria-label="audit log file"
+          accept=".log,.json,.jsonl,.gz,application/gzip,application/json,text/plain"
+          disabled={busy}
+          onChange={(e) => setFile(e.target.files?.[0] ?? null)}
+          className="text-xs"
+        />
         <label className="flex items-center gap-1 text-xs">
           cluster
-          <input value={cluster} onChange={(e) => setCluster(e.target.value)} disabled={busy} aria-label="cluster name" className="w-28 rounded border border-[var(--border)] bg-transparent px-1 py-0.5 font-mono" />
+          <input
+            value={cluster}
+            onChange={(e) => setCluster(e.target.value)}
+            disabled={busy}
+            aria-label="cluster name"
+            className="w-28 rounded border border-[var(--border)] bg-transparent px-1 py-0.5 font-mono"
+          />
         </label>
         <button type="button" onClick={upload} disabled={!file || busy} className="rounded border border-[var(--border)] px-2 py-0.5 disabled:opacity-50">
           Upload and ingest
         </button>
-        <span className="text-xs text-[var(--muted)]">audit.k8s.io Event JSON lines, plain or .gz. Larger logs: <code>npm run ingest -- PATH</code>.</span>
+        <span className="text-xs text-[var(--muted)]">
+          audit.k8s.io Event JSON lines, plain or .gz. Larger logs: <code>npm run ingest -- PATH</code>.
+        </span>
       </div>
       {state.kind === "uploading" && (
         <div className="flex items-center gap-2 text-xs">

@@ -44,7 +44,9 @@ function Top({ top }: { top: TopEntry[] }) {
 export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: number; fromSnapshot: boolean }) {
   const [url, setUrl] = useQueryStates(state, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, undefined, url.from, url.to, (from, to) => void setUrl({ from, to, at: null }));
-  const answer = useApi<ClientsAnswer>(apiUrl("/api/clients", { from: startMs, to: endMs, cluster: url.cluster ?? undefined, resource: url.resource ?? undefined, at: url.at ?? undefined }));
+  const answer = useApi<ClientsAnswer>(
+    apiUrl("/api/clients", { from: startMs, to: endMs, cluster: url.cluster ?? undefined, resource: url.resource ?? undefined, at: url.at ?? undefined }),
+  );
   const markers = useMarkers(startMs, endMs).data?.data ?? [];
   const data = answer.data?.data;
   const atMs = url.at ?? undefined;
@@ -55,7 +57,12 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
         <h1 className="text-lg font-semibold">Clients</h1>
         <label className="flex items-center gap-1 text-xs">
           cluster
-          <select aria-label="cluster" value={url.cluster ?? ""} onChange={(e) => void setUrl({ cluster: e.target.value || null })} className="rounded border border-[var(--border)] bg-transparent px-1 py-0.5">
+          <select
+            aria-label="cluster"
+            value={url.cluster ?? ""}
+            onChange={(e) => void setUrl({ cluster: e.target.value || null })}
+            className="rounded border border-[var(--border)] bg-transparent px-1 py-0.5"
+          >
             <option value="">every cluster</option>
             {(data?.clusters ?? []).map((c) => (
               <option key={c}>{c}</option>
@@ -63,7 +70,12 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
           </select>
         </label>
         {url.resource && (
-          <button type="button" onClick={() => void setUrl({ resource: null })} className="rounded border border-[var(--border)] px-2 py-0.5 text-xs" title="show every resource">
+          <button
+            type="button"
+            onClick={() => void setUrl({ resource: null })}
+            className="rounded border border-[var(--border)] px-2 py-0.5 text-xs"
+            title="show every resource"
+          >
             {url.resource} ✕
           </button>
         )}
@@ -77,13 +89,20 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
       )}
       <AuditUpload />
       <ApiNotices error={answer.error} answer={answer.data} />
-      <section data-testid="clients-chart" data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"} className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+      <section
+        data-testid="clients-chart"
+        data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"}
+        className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
+      >
         <h2 className="text-sm font-semibold">Write requests by client</h2>
         <p className="mb-2 text-xs text-[var(--muted)]">
-          Completed create, update, patch and delete requests from the audit log, per {data ? formatDurationMs(data.stepMs) : "step"}. A client is the user and the user agent&apos;s name (its version left out, so a rollout keeps one line).
+          Completed create, update, patch and delete requests from the audit log, per {data ? formatDurationMs(data.stepMs) : "step"}. A client is the user and
+          the user agent&apos;s name (its version left out, so a rollout keeps one line).
           {data ? ` ${formatNumber(data.total, true)} requests in the range.` : ""}
         </p>
-        {data && data.series.length > 0 && <TimeSeriesChart series={data.series} unit="writes" stacked startMs={startMs} endMs={endMs} markers={markers} nameOf={(l) => l.client} />}
+        {data && data.series.length > 0 && (
+          <TimeSeriesChart series={data.series} unit="writes" stacked startMs={startMs} endMs={endMs} markers={markers} nameOf={(l) => l.client} />
+        )}
         {data && data.total === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No audit write requests in this range.</p>}
       </section>
       {data && data.total > 0 && (
@@ -104,7 +123,11 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                 UTC
               </label>
               {atMs === undefined ? (
-                <button type="button" onClick={() => void setUrl({ at: Math.round((startMs + endMs) / 2 / 60_000) * 60_000 })} className="rounded border border-[var(--border)] px-2 py-0.5 text-xs">
+                <button
+                  type="button"
+                  onClick={() => void setUrl({ at: Math.round((startMs + endMs) / 2 / 60_000) * 60_000 })}
+                  className="rounded border border-[var(--border)] px-2 py-0.5 text-xs"
+                >
                   Compare before/after the middle
                 </button>
               ) : (
@@ -114,7 +137,8 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
               )}
               {data.comparison && (
                 <span className="text-xs text-[var(--muted)]">
-                  {formatDurationMs(data.comparison.windowMs)} before vs {formatDurationMs(data.comparison.windowMs)} after {formatUtc(data.comparison.atMs, false)} UTC
+                  {formatDurationMs(data.comparison.windowMs)} before vs {formatDurationMs(data.comparison.windowMs)} after{" "}
+                  {formatUtc(data.comparison.atMs, false)} UTC
                 </span>
               )}
             </div>
@@ -124,7 +148,9 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                   <th className={`${cell} text-left font-medium`}>client (user · agent)</th>
                   <th className={`${cell} text-right font-medium`}>writes</th>
                   <th className={`${cell} text-right font-medium`}>failed</th>
-                  <th className={`${cell} text-right font-medium`} title="requests that changed nothing (needs RequestResponse bodies)">no-op</th>
+                  <th className={`${cell} text-right font-medium`} title="requests that changed nothing (needs RequestResponse bodies)">
+                    no-op
+                  </th>
                   {data.comparison && (
                     <>
                       <th className={`${cell} text-right font-medium`}>before</th>
@@ -141,16 +167,30 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                     <tr key={c.client} data-client={c.client} className="border-t border-[var(--border)]">
                       <td className={`${cell} font-mono text-xs`}>
                         <div className="break-all">{c.client}</div>
-                        <div className="text-[11px] text-[var(--muted)]" data-cell="verbs">{c.verbs.map((v) => `${v.verb} ${formatNumber(v.writes, true)}`).join(" · ")}</div>
+                        <div className="text-[11px] text-[var(--muted)]" data-cell="verbs">
+                          {c.verbs.map((v) => `${v.verb} ${formatNumber(v.writes, true)}`).join(" · ")}
+                        </div>
                       </td>
-                      <td className={num} data-cell="writes">{formatNumber(c.writes, true)}</td>
+                      <td className={num} data-cell="writes">
+                        {formatNumber(c.writes, true)}
+                      </td>
                       <td className={num}>{formatNumber(c.failed, true)}</td>
-                      <td className={num} data-cell="noop">{formatNumber(c.noop, true)}</td>
+                      <td className={num} data-cell="noop">
+                        {formatNumber(c.noop, true)}
+                      </td>
                       {data.comparison && (
                         <>
-                          <td className={num} data-cell="before">{formatNumber(cmp?.before ?? 0, true)}</td>
-                          <td className={num} data-cell="after">{formatNumber(cmp?.after ?? 0, true)}</td>
-                          <td className={num} data-cell="change">{cmp?.changePct === null || cmp === undefined ? "new" : `${cmp.changePct > 0 ? "+" : cmp.changePct < 0 ? "−" : ""}${Math.abs(cmp.changePct).toFixed(0)} %`}</td>
+                          <td className={num} data-cell="before">
+                            {formatNumber(cmp?.before ?? 0, true)}
+                          </td>
+                          <td className={num} data-cell="after">
+                            {formatNumber(cmp?.after ?? 0, true)}
+                          </td>
+                          <td className={num} data-cell="change">
+                            {cmp?.changePct === null || cmp === undefined
+                              ? "new"
+                              : `${cmp.changePct > 0 ? "+" : cmp.changePct < 0 ? "−" : ""}${Math.abs(cmp.changePct).toFixed(0)} %`}
+                          </td>
                         </>
                       )}
                     </tr>
@@ -167,7 +207,12 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                   {data.byResource.map((r) => (
                     <tr key={r.resource} className="border-t border-[var(--border)]">
                       <td className={`${cell} font-mono text-xs`}>
-                        <button type="button" className="text-left text-[var(--accent)] hover:underline" onClick={() => void setUrl({ resource: r.resource.split("/")[0] })} title="only this resource">
+                        <button
+                          type="button"
+                          className="text-left text-[var(--accent)] hover:underline"
+                          onClick={() => void setUrl({ resource: r.resource.split("/")[0] })}
+                          title="only this resource"
+                        >
                           {r.resource}
                         </button>
                       </td>
@@ -194,7 +239,9 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                         <div className="text-[11px] text-[var(--muted)]">{o.resource}</div>
                       </td>
                       <td className={num}>{formatNumber(o.writes, true)}</td>
-                      <td className={`${num} whitespace-nowrap`} title="no-op writes">{o.noop ? `${formatNumber(o.noop, true)} no-op` : ""}</td>
+                      <td className={`${num} whitespace-nowrap`} title="no-op writes">
+                        {o.noop ? `${formatNumber(o.noop, true)} no-op` : ""}
+                      </td>
                       <td className={cell}>
                         <Top top={o.top} />
                       </td>

@@ -48,7 +48,10 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
   const query = usePanel({ panel: "compare", startMs, endMs, width: 1000, snapshot: snapshot?.id, args: { a, b, window } }, ready);
   const same = (x: { a: string; b: string; window: string }, y: typeof x) => x.a === y.a && x.b === y.b && x.window === y.window;
   const picks = snapshot
-    ? snapshot.comparisons.map((c) => ({ ...c, title: presets.find((p) => same(p, c))?.title ?? `${titleOf(c.a) ?? c.a} vs ${titleOf(c.b) ?? c.b}, per ${c.window}` }))
+    ? snapshot.comparisons.map((c) => ({
+        ...c,
+        title: presets.find((p) => same(p, c))?.title ?? `${titleOf(c.a) ?? c.a} vs ${titleOf(c.b) ?? c.b}, per ${c.window}`,
+      }))
     : presets;
   const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
 
@@ -83,7 +86,13 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
         <p className="text-xs text-[var(--muted)]">{SELECTOR_HELP}</p>
       </section>
 
-      <PanelFrame id="compare" title={`A vs B per ${window}`} description="Both counts in each window that ends at the time shown, and A ÷ B." state={query} idleMessage={ready ? undefined : "Type two valid counters to compare."}>
+      <PanelFrame
+        id="compare"
+        title={`A vs B per ${window}`}
+        description="Both counts in each window that ends at the time shown, and A ÷ B."
+        state={query}
+        idleMessage={ready ? undefined : "Type two valid counters to compare."}
+      >
         {(data) => <CompareBody data={data} markers={markers} titleA={titleOf(a) ?? "A"} titleB={titleOf(b) ?? "B"} />}
       </PanelFrame>
     </main>
@@ -96,7 +105,15 @@ function CompareBody({ data, markers, titleA, titleB }: { data: PanelData; marke
   const ratio = (v: number | null) => (v === null ? "—" : v.toFixed(3));
   return (
     <>
-      <TimeSeriesChart series={data.series} unit="count" stacked={false} startMs={data.startMs} endMs={data.endMs} markers={markers} nameOf={(l) => `${l.series}: ${l.series === "A" ? titleA : titleB}`} />
+      <TimeSeriesChart
+        series={data.series}
+        unit="count"
+        stacked={false}
+        startMs={data.startMs}
+        endMs={data.endMs}
+        markers={markers}
+        nameOf={(l) => `${l.series}: ${l.series === "A" ? titleA : titleB}`}
+      />
       <div className="mt-3 max-h-[28rem] overflow-auto">
         <table className="w-full text-sm tabular" data-testid="compare-table">
           <thead className="sticky top-0 bg-[var(--panel)] text-left text-xs text-[var(--muted)]">
@@ -111,9 +128,15 @@ function CompareBody({ data, markers, titleA, titleB }: { data: PanelData; marke
             {rows.map((r) => (
               <tr key={r.endMs} data-window-end={r.endMs} className="border-t border-[var(--border)]">
                 <td className="py-1 pr-3">{formatRange(r.startMs, r.endMs)}</td>
-                <td className="py-1 pr-3 text-right font-mono" data-cell="a">{cell(r.a)}</td>
-                <td className="py-1 pr-3 text-right font-mono" data-cell="b">{cell(r.b)}</td>
-                <td className="py-1 text-right font-mono" data-cell="ratio">{ratio(r.ratio)}</td>
+                <td className="py-1 pr-3 text-right font-mono" data-cell="a">
+                  {cell(r.a)}
+                </td>
+                <td className="py-1 pr-3 text-right font-mono" data-cell="b">
+                  {cell(r.b)}
+                </td>
+                <td className="py-1 text-right font-mono" data-cell="ratio">
+                  {ratio(r.ratio)}
+                </td>
               </tr>
             ))}
             <tr className="border-t-2 border-[var(--border)] font-semibold" data-testid="compare-total">
@@ -181,7 +204,13 @@ function WindowPicker({ value, onCommit }: { value: string; onCommit: (v: string
     <div className="flex items-center gap-2">
       <span className="text-[var(--muted)]">Window</span>
       {WINDOW_PRESETS.map((w) => (
-        <button key={w} type="button" aria-pressed={w === value} onClick={() => onCommit(w)} className="rounded border border-[var(--border)] px-2 py-0.5 text-xs aria-pressed:bg-[var(--accent)] aria-pressed:text-white">
+        <button
+          key={w}
+          type="button"
+          aria-pressed={w === value}
+          onClick={() => onCommit(w)}
+          className="rounded border border-[var(--border)] px-2 py-0.5 text-xs aria-pressed:bg-[var(--accent)] aria-pressed:text-white"
+        >
           {w}
         </button>
       ))}

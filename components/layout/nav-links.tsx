@@ -26,7 +26,13 @@ export function NavLinks() {
       {/* No prefetching, here or on any link: a page prefetched is a server render, and on opening an
           alert link those renders would compete with the page's own panel queries. */}
       {PAGES.map((p) => (
-        <Link prefetch={false} key={p.href} href={`${p.href}${suffix}`} aria-current={pathname === p.href || (p.href === "/objects" && pathname.startsWith("/objects/")) ? "page" : undefined} className="hover:text-[var(--fg)] aria-[current=page]:font-semibold aria-[current=page]:text-[var(--fg)]">
+        <Link
+          prefetch={false}
+          key={p.href}
+          href={`${p.href}${suffix}`}
+          aria-current={pathname === p.href || (p.href === "/objects" && pathname.startsWith("/objects/")) ? "page" : undefined}
+          className="hover:text-[var(--fg)] aria-[current=page]:font-semibold aria-[current=page]:text-[var(--fg)]"
+        >
           {p.label}
         </Link>
       ))}

@@ -23,23 +23,34 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
   const writers = [...new Set(rows.flatMap((r) => r.writers.map((w) => w.writer)))];
   const colorOf = (writer: string) => WRITER_COLORS[writers.indexOf(writer) % WRITER_COLORS.length];
   const max = Math.max(1, ...rows.map((r) => r.changes));
-  const scope = [filter.kind ?? "every kind", filter.cluster ? `on ${filter.cluster}` : "", filter.namespace ? `in ${filter.namespace}` : ""].filter(Boolean).join(" ");
+  const scope = [filter.kind ?? "every kind", filter.cluster ? `on ${filter.cluster}` : "", filter.namespace ? `in ${filter.namespace}` : ""]
+    .filter(Boolean)
+    .join(" ");
 
   return (
     <main className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h1 className="text-lg font-semibold">Field churn</h1>
         <span className="text-[var(--muted)]">{scope}</span>
-        <Link prefetch={false} className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id })}>
+        <Link
+          prefetch={false}
+          className="text-[var(--accent)] hover:underline"
+          href={apiUrl("/objects", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id })}
+        >
           ← Objects
         </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />
-      <section data-testid="fields-table" data-state={answer.isLoading ? "loading" : answer.data ? "ready" : "idle"} className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+      <section
+        data-testid="fields-table"
+        data-state={answer.isLoading ? "loading" : answer.data ? "ready" : "idle"}
+        className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
+      >
         <p className="mb-2 text-xs text-[var(--muted)]">
-          Every changed field path across objects (ignored paths such as resourceVersion and managedFields left out), ranked by how often it changed, with the writers that changed it.
+          Every changed field path across objects (ignored paths such as resourceVersion and managedFields left out), ranked by how often it changed, with the
+          writers that changed it.
         </p>
         <div className="mb-2 flex flex-wrap gap-3 text-xs">
           {writers.map((w) => (
@@ -62,10 +73,16 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
             {rows.map((r) => (
               <tr key={r.path} data-field={r.path} className="border-t border-[var(--border)]">
                 <td className="px-2 py-1 font-mono text-xs break-all">{r.path}</td>
-                <td className="px-2 py-1 text-right font-mono" data-cell="changes">{formatNumber(r.changes, true)}</td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="changes">
+                  {formatNumber(r.changes, true)}
+                </td>
                 <td className="px-2 py-1 text-right font-mono">{formatNumber(r.objects, true)}</td>
                 <td className="px-2 py-1">
-                  <div className="flex h-3 overflow-hidden rounded" style={{ width: `${(r.changes / max) * 100}%` }} title={r.writers.map((w) => `${w.writer}: ${w.changes}`).join("\n")}>
+                  <div
+                    className="flex h-3 overflow-hidden rounded"
+                    style={{ width: `${(r.changes / max) * 100}%` }}
+                    title={r.writers.map((w) => `${w.writer}: ${w.changes}`).join("\n")}
+                  >
                     {r.writers.map((w) => (
                       <span key={w.writer} data-writer={w.writer} style={{ width: `${(w.changes / r.changes) * 100}%`, background: colorOf(w.writer) }} />
                     ))}

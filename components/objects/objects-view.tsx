@@ -35,7 +35,13 @@ function Sparkline({ values }: { values: number[] }) {
 export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to, page: 1 }));
-  const filter = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined, class: url.class ?? undefined };
+  const filter = {
+    cluster: url.cluster ?? undefined,
+    group: url.group ?? undefined,
+    kind: url.kind ?? undefined,
+    namespace: url.namespace ?? undefined,
+    class: url.class ?? undefined,
+  };
   const answer = useApi<ObjectsAnswer>(apiUrl("/api/objects", { ...filter, from: startMs, to: endMs, page: url.page, pageSize: 50, snapshot: snapshot?.id }));
   const data = answer.data?.data;
   const pages = data ? Math.max(1, Math.ceil(data.total / data.pageSize)) : 1;
@@ -46,7 +52,12 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
     <main className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h1 className="text-lg font-semibold">Objects</h1>
-        <select data-testid="cluster-select" className={select} value={url.cluster ?? ""} onChange={(e) => void setUrl({ cluster: e.target.value || null, page: 1 })}>
+        <select
+          data-testid="cluster-select"
+          className={select}
+          value={url.cluster ?? ""}
+          onChange={(e) => void setUrl({ cluster: e.target.value || null, page: 1 })}
+        >
           <option value="">All clusters</option>
           {[...new Set((data?.kinds ?? []).map((k) => k.cluster))].map((c) => (
             <option key={c}>{c}</option>
@@ -82,24 +93,49 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
             <option key={c}>{c}</option>
           ))}
         </select>
-        <Link prefetch={false} className="text-[var(--accent)] hover:underline" href={apiUrl("/fields", { ...filter, class: undefined, from: startMs, to: endMs, snapshot: snapshot?.id })}>
+        <Link
+          prefetch={false}
+          className="text-[var(--accent)] hover:underline"
+          href={apiUrl("/fields", { ...filter, class: undefined, from: startMs, to: endMs, snapshot: snapshot?.id })}
+        >
           Field churn →
         </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />
-      <section data-testid="objects-table" data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"} className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+      <section
+        data-testid="objects-table"
+        data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"}
+        className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
+      >
         <p className="mb-2 text-xs text-[var(--muted)]">
           Objects ranked by writes in the range. <span style={{ color: CLASS_COLORS.routed }}>routed</span>: the write changed what the consumer acts on;{" "}
-          <span style={{ color: CLASS_COLORS.unrouted }}>unrouted</span>: something changed, but not that; <span style={{ color: CLASS_COLORS["no-op"] }}>no-op</span>: the request changed nothing (audit logs
-          only); unknown: an audit write logged without bodies. Wasted = (no-op + unrouted) ÷ writes.
+          <span style={{ color: CLASS_COLORS.unrouted }}>unrouted</span>: something changed, but not that;{" "}
+          <span style={{ color: CLASS_COLORS["no-op"] }}>no-op</span>: the request changed nothing (audit logs only); unknown: an audit write logged without
+          bodies. Wasted = (no-op + unrouted) ÷ writes.
         </p>
         <table className="w-full text-sm tabular">
           <thead className="text-xs text-[var(--muted)]">
             <tr>
-              {["object", "kind", "writes", "routed", "unrouted", "no-op", "create", "delete", "wasted", "top changed fields", "writers", "writes over time"].map((h) => (
-                <th key={h} className={`px-2 py-1 font-medium ${["writes", "routed", "unrouted", "no-op", "create", "delete", "wasted"].includes(h) ? "text-right" : "text-left"}`}>
+              {[
+                "object",
+                "kind",
+                "writes",
+                "routed",
+                "unrouted",
+                "no-op",
+                "create",
+                "delete",
+                "wasted",
+                "top changed fields",
+                "writers",
+                "writes over time",
+              ].map((h) => (
+                <th
+                  key={h}
+                  className={`px-2 py-1 font-medium ${["writes", "routed", "unrouted", "no-op", "create", "delete", "wasted"].includes(h) ? "text-right" : "text-left"}`}
+                >
                   {h}
                 </th>
               ))}
@@ -107,30 +143,60 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
           </thead>
           <tbody>
             {(data?.rows ?? []).map((row) => (
-              <tr key={`${row.cluster}/${row.group}/${row.kind}/${row.namespace}/${row.name}`} data-object={`${row.cluster}/${row.kind}/${row.namespace}/${row.name}`} className="border-t border-[var(--border)] align-top">
+              <tr
+                key={`${row.cluster}/${row.group}/${row.kind}/${row.namespace}/${row.name}`}
+                data-object={`${row.cluster}/${row.kind}/${row.namespace}/${row.name}`}
+                className="border-t border-[var(--border)] align-top"
+              >
                 <td className="px-2 py-1">
-                  <Link prefetch={false} className="text-[var(--accent)] hover:underline" href={timelineHref(row, { from: startMs, to: endMs, snapshot: snapshot?.id })}>
+                  <Link
+                    prefetch={false}
+                    className="text-[var(--accent)] hover:underline"
+                    href={timelineHref(row, { from: startMs, to: endMs, snapshot: snapshot?.id })}
+                  >
                     {row.namespace ? `${row.namespace}/` : ""}
                     {row.name}
                   </Link>
                   <div className="text-[11px] text-[var(--muted)]">{row.cluster}</div>
                 </td>
                 <td className="px-2 py-1">{row.kind}</td>
-                <td className="px-2 py-1 text-right font-mono" data-cell="writes">{formatNumber(row.writes, true)}</td>
-                <td className="px-2 py-1 text-right font-mono" data-cell="routed" style={{ color: row.routed ? CLASS_COLORS.routed : undefined }}>{formatNumber(row.routed, true)}</td>
-                <td className="px-2 py-1 text-right font-mono" data-cell="unrouted">{formatNumber(row.unrouted, true)}{row.heartbeat ? <span className="text-[var(--muted)]" title="heartbeat writes (expected churn)"> ({formatNumber(row.heartbeat, true)} hb)</span> : null}</td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="writes">
+                  {formatNumber(row.writes, true)}
+                </td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="routed" style={{ color: row.routed ? CLASS_COLORS.routed : undefined }}>
+                  {formatNumber(row.routed, true)}
+                </td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="unrouted">
+                  {formatNumber(row.unrouted, true)}
+                  {row.heartbeat ? (
+                    <span className="text-[var(--muted)]" title="heartbeat writes (expected churn)">
+                      {" "}
+                      ({formatNumber(row.heartbeat, true)} hb)
+                    </span>
+                  ) : null}
+                </td>
                 <td className="px-2 py-1 text-right font-mono" data-cell="noop">
                   {formatNumber(row.noop, true)}
                   {row.periodicNoop ? (
-                    <div data-testid="periodic-noop" className="whitespace-nowrap rounded bg-[var(--warn-bg)] px-1 text-[11px] text-[var(--warn-fg)]" title={`${row.periodicNoop.writes} no-op writes about every ${row.periodicNoop.everySeconds} s, mostly by ${row.periodicNoop.writer}: a writer re-sending unchanged state on a timer`}>
+                    <div
+                      data-testid="periodic-noop"
+                      className="whitespace-nowrap rounded bg-[var(--warn-bg)] px-1 text-[11px] text-[var(--warn-fg)]"
+                      title={`${row.periodicNoop.writes} no-op writes about every ${row.periodicNoop.everySeconds} s, mostly by ${row.periodicNoop.writer}: a writer re-sending unchanged state on a timer`}
+                    >
                       every {row.periodicNoop.everySeconds} s
                     </div>
                   ) : null}
-                  {row.unknown ? <div className="text-[11px] text-[var(--muted)]" title="audit writes logged without bodies: counted, not classified">{formatNumber(row.unknown, true)} unknown</div> : null}
+                  {row.unknown ? (
+                    <div className="text-[11px] text-[var(--muted)]" title="audit writes logged without bodies: counted, not classified">
+                      {formatNumber(row.unknown, true)} unknown
+                    </div>
+                  ) : null}
                 </td>
                 <td className="px-2 py-1 text-right font-mono">{formatNumber(row.create, true)}</td>
                 <td className="px-2 py-1 text-right font-mono">{formatNumber(row.delete, true)}</td>
-                <td className="whitespace-nowrap px-2 py-1 text-right font-mono" data-cell="wasted">{(row.wastedRatio * 100).toFixed(1)} %</td>
+                <td className="whitespace-nowrap px-2 py-1 text-right font-mono" data-cell="wasted">
+                  {(row.wastedRatio * 100).toFixed(1)} %
+                </td>
                 <td className="max-w-[26rem] px-2 py-1 font-mono text-[11px]" data-cell="fields">
                   {row.topFields.map((f) => (
                     <div key={f.path} className="truncate" title={f.path}>
@@ -155,14 +221,24 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         {answer.isLoading && <StoreLoading snapshot={snapshot !== undefined} />}
         {data && data.rows.length === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No object writes in this range.</p>}
         <div className="mt-2 flex items-center gap-2 text-xs">
-          <button type="button" className="rounded border border-[var(--border)] px-2 py-0.5 disabled:opacity-40" disabled={url.page <= 1} onClick={() => void setUrl({ page: url.page - 1 })}>
+          <button
+            type="button"
+            className="rounded border border-[var(--border)] px-2 py-0.5 disabled:opacity-40"
+            disabled={url.page <= 1}
+            onClick={() => void setUrl({ page: url.page - 1 })}
+          >
             ← previous
           </button>
           <span data-testid="page-status">
             page {url.page}
             {data ? ` of ${pages} · ${formatNumber(data.total, true)} objects` : ""}
           </span>
-          <button type="button" className="rounded border border-[var(--border)] px-2 py-0.5 disabled:opacity-40" disabled={url.page >= pages} onClick={() => void setUrl({ page: url.page + 1 })}>
+          <button
+            type="button"
+            className="rounded border border-[var(--border)] px-2 py-0.5 disabled:opacity-40"
+            disabled={url.page >= pages}
+            onClick={() => void setUrl({ page: url.page + 1 })}
+          >
             next →
           </button>
         </div>

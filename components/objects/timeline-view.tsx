@@ -39,7 +39,12 @@ function nearestWrite(writes: Write[], t: number): Write | undefined {
   return before && after && t - before.tsMs < after.tsMs - t ? before : after;
 }
 
-const projectionText = (p: Record<string, string> | undefined) => (p ? Object.entries(p).map(([k, v]) => `${k}=${v === "" ? "—" : v.length > 14 ? `${v.slice(0, 12)}…` : v}`).join(" ") : "unknown");
+const projectionText = (p: Record<string, string> | undefined) =>
+  p
+    ? Object.entries(p)
+        .map(([k, v]) => `${k}=${v === "" ? "—" : v.length > 14 ? `${v.slice(0, 12)}…` : v}`)
+        .join(" ")
+    : "unknown";
 const valueText = (v: unknown) => (v === undefined ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v));
 
 export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNowMs: number; snapshot?: SnapshotInfo; objectKey: ObjectKey }) {
@@ -86,26 +91,38 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
         <span className="text-[var(--muted)]">
           {objectKey.cluster} · {objectKey.group || "core"}
         </span>
-        <Link prefetch={false} className="text-[var(--accent)] hover:underline" href={apiUrl("/objects", { kind: objectKey.kind, group: objectKey.group, from: startMs, to: endMs, snapshot: snapshot?.id })}>
+        <Link
+          prefetch={false}
+          className="text-[var(--accent)] hover:underline"
+          href={apiUrl("/objects", { kind: objectKey.kind, group: objectKey.group, from: startMs, to: endMs, snapshot: snapshot?.id })}
+        >
           ← Objects
         </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />
-      <section data-testid="timeline" data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"} className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+      <section
+        data-testid="timeline"
+        data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"}
+        className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
+      >
         {answer.isLoading ? (
           <StoreLoading snapshot={snapshot !== undefined} />
-        ) : data && (
-          <p className="mb-2 text-xs" data-testid="write-counts">
-            {writes.length} writes:{" "}
-            {[...byClass.entries()].map(([cls, n]) => (
-              <span key={cls} className="mr-2" style={{ color: CLASS_COLORS[cls] }}>
-                {n} {cls}
+        ) : (
+          data && (
+            <p className="mb-2 text-xs" data-testid="write-counts">
+              {writes.length} writes:{" "}
+              {[...byClass.entries()].map(([cls, n]) => (
+                <span key={cls} className="mr-2" style={{ color: CLASS_COLORS[cls] }}>
+                  {n} {cls}
+                </span>
+              ))}
+              <span className="text-[var(--muted)]">
+                · band: what the consumer routes on (green = online); ticks: writes by class; click the lanes for the nearest write's diff.
               </span>
-            ))}
-            <span className="text-[var(--muted)]">· band: what the consumer routes on (green = online); ticks: writes by class; click the lanes for the nearest write's diff.</span>
-          </p>
+            </p>
+          )
         )}
         <div ref={ref} className="w-full">
           {width > 0 && data && (
@@ -191,7 +208,10 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
                 {selected.heartbeat ? " (heartbeat)" : ""}
               </span>
               <span>
-                by <span className="font-mono" data-testid="diff-writer">{selected.writer}</span>
+                by{" "}
+                <span className="font-mono" data-testid="diff-writer">
+                  {selected.writer}
+                </span>
               </span>
               <span className="text-[var(--muted)]" data-testid="diff-source">
                 source: {selected.source}
@@ -200,10 +220,20 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
                   : ""}
               </span>
               <span className="ml-auto flex gap-1">
-                <button type="button" className="rounded border border-[var(--border)] px-2 disabled:opacity-40" disabled={selectedIndex <= 0} onClick={() => void setUrl({ write: writes[selectedIndex - 1].seq })}>
+                <button
+                  type="button"
+                  className="rounded border border-[var(--border)] px-2 disabled:opacity-40"
+                  disabled={selectedIndex <= 0}
+                  onClick={() => void setUrl({ write: writes[selectedIndex - 1].seq })}
+                >
                   ← earlier
                 </button>
-                <button type="button" className="rounded border border-[var(--border)] px-2 disabled:opacity-40" disabled={selectedIndex >= writes.length - 1} onClick={() => void setUrl({ write: writes[selectedIndex + 1].seq })}>
+                <button
+                  type="button"
+                  className="rounded border border-[var(--border)] px-2 disabled:opacity-40"
+                  disabled={selectedIndex >= writes.length - 1}
+                  onClick={() => void setUrl({ write: writes[selectedIndex + 1].seq })}
+                >
                   later →
                 </button>
               </span>

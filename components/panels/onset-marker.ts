@@ -14,7 +14,11 @@ export function useOnsetMarker(data: PanelData | undefined, nameOf: (labels: Rec
   return useMemo(() => onsetMarker(data, nameOf, what), [data, what]);
 }
 
-export function onsetMarker(data: PanelData | undefined, nameOf: (labels: Record<string, string>) => string, what: string): { marker: ChartMarker; summary: string } | null {
+export function onsetMarker(
+  data: PanelData | undefined,
+  nameOf: (labels: Record<string, string>) => string,
+  what: string,
+): { marker: ChartMarker; summary: string } | null {
   if (!data) return null;
   // Rate windows longer than the step make neighbouring points share data (see OnsetOptions.overlap).
   const windowSeconds = Number(/\[(\d+)s\]/.exec(data.query)?.[1] ?? data.stepSeconds);

@@ -43,7 +43,9 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
   return (
     <section
       data-panel={id}
-      data-state={idleMessage ? "idle" : busy ? "busy" : isLoading ? "loading" : error && !data ? "error" : panel && panel.series.length === 0 ? "empty" : "ready"}
+      data-state={
+        idleMessage ? "idle" : busy ? "busy" : isLoading ? "loading" : error && !data ? "error" : panel && panel.series.length === 0 ? "empty" : "ready"
+      }
       // Still showing the previous answer while the new one loads.
       data-updating={isFetching && !isLoading ? "" : undefined}
       className={`flex min-w-0 flex-col rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 ${className ?? ""}`}
@@ -93,9 +95,7 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
           )}
           <div className="mt-2 flex items-start gap-3 text-xs text-[var(--muted)]">
             <details className="min-w-0 flex-1">
-              <summary className="cursor-pointer select-none">
-                PromQL · step {panel.stepSeconds}s
-              </summary>
+              <summary className="cursor-pointer select-none">PromQL · step {panel.stepSeconds}s</summary>
               {panel.queries.map((q, i) => (
                 <pre key={i} className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-[var(--bg)] p-2 font-mono">
                   {q.name ? `# ${q.name}\n` : ""}

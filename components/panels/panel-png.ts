@@ -23,12 +23,18 @@ export async function panelPng(section: HTMLElement, heading: string, subheading
   const legend = [...section.querySelectorAll<HTMLElement>('[data-testid="legend"] li')].map((li) => ({
     swatch: li.querySelector<HTMLElement>("[data-legend-swatch]")?.style.background || muted,
     // The name and its average are separate spans; their text runs together without a gap.
-    text: [...li.querySelectorAll("[data-legend-text]")].map((span) => span.textContent?.trim()).filter(Boolean).join("  "),
+    text: [...li.querySelectorAll("[data-legend-text]")]
+      .map((span) => span.textContent?.trim())
+      .filter(Boolean)
+      .join("  "),
   }));
 
   const measure = document.createElement("canvas").getContext("2d")!;
   measure.font = `11px ${FONT}`;
-  const legendRows = layoutLegend(legend.map((l) => measure.measureText(l.text).width + 18), width);
+  const legendRows = layoutLegend(
+    legend.map((l) => measure.measureText(l.text).width + 18),
+    width,
+  );
   const headerHeight = 40;
   const legendHeight = legendRows.length ? legendRows.length * 16 + 8 : 0;
   const canvas = document.createElement("canvas");
@@ -61,7 +67,9 @@ export async function panelPng(section: HTMLElement, heading: string, subheading
     }
     y += 16;
   }
-  return new Promise((resolve, reject) => canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser could not encode the PNG"))), "image/png"));
+  return new Promise((resolve, reject) =>
+    canvas.toBlob((blob) => (blob ? resolve(blob) : reject(new Error("the browser could not encode the PNG"))), "image/png"),
+  );
 }
 
 /** Which legend entries go on which line, for entries of the given widths in `width` pixels. */

@@ -92,7 +92,20 @@ function yRange(columns: (number | null)[][], thresholds: number[]): [number, nu
   return [min, max + (max - min) * 0.05];
 }
 
-export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height = 220, onSelectSeries, selectedName, markers = [], thresholds = [], nameOf = seriesName, legend = true }: Props) {
+export function TimeSeriesChart({
+  series,
+  unit,
+  stacked,
+  startMs,
+  endMs,
+  height = 220,
+  onSelectSeries,
+  selectedName,
+  markers = [],
+  thresholds = [],
+  nameOf = seriesName,
+  legend = true,
+}: Props) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const colors = useThemeColors();
   const columns = useMemo(() => toColumns(series), [series]);
@@ -121,7 +134,13 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
       cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
       scales: { x: { time: false, range: [startMs, endMs] }, y: { range: [yMin, yMax] } },
       axes: [
-        { ...axis, grid: { show: false }, size: 24, splits: () => timeTicks(startMs, endMs, Math.max(2, Math.floor(width / 90))).filter(fitsBeforeEdge), values: (_u, ticks) => ticks.map((v) => formatAxisTime(v, span)) },
+        {
+          ...axis,
+          grid: { show: false },
+          size: 24,
+          splits: () => timeTicks(startMs, endMs, Math.max(2, Math.floor(width / 90))).filter(fitsBeforeEdge),
+          values: (_u, ticks) => ticks.map((v) => formatAxisTime(v, span)),
+        },
         { ...axis, size: Y_AXIS_WIDTH, values: (_u, ticks) => ticks.map(formatTick) },
       ],
       series: [
@@ -147,7 +166,11 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
         setCursor: [
           (u) => {
             const index = u.cursor.idx;
-            setCursor(index === null || index === undefined || u.cursor.left === undefined || u.cursor.left < 0 ? null : { index, left: u.cursor.left, top: u.cursor.top ?? 0 });
+            setCursor(
+              index === null || index === undefined || u.cursor.left === undefined || u.cursor.left < 0
+                ? null
+                : { index, left: u.cursor.left, top: u.cursor.top ?? 0 },
+            );
           },
         ],
       },
@@ -170,7 +193,17 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
   const leftward = (x: number) => x > width * 0.7;
   // Placed once per layout, not on every move of the cursor (which draws this component again).
   const markerRows = useMemo(
-    () => (box ? labelRows(shownMarkers.map((m) => ({ x: xOf(m.timeMs), width: labelWidth(m.label, `${MARKER_FONT_PX}px ${FONT_FAMILY}`), leftward: leftward(xOf(m.timeMs)) })), MARKER_ROWS) : []),
+    () =>
+      box
+        ? labelRows(
+            shownMarkers.map((m) => ({
+              x: xOf(m.timeMs),
+              width: labelWidth(m.label, `${MARKER_FONT_PX}px ${FONT_FAMILY}`),
+              leftward: leftward(xOf(m.timeMs)),
+            })),
+            MARKER_ROWS,
+          )
+        : [],
     // eslint-disable-next-line react-hooks/exhaustive-deps -- xOf and leftward follow from box, width and the range
     [box, width, startMs, endMs, markers],
   );
@@ -180,7 +213,13 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
       <div ref={ref} className="relative w-full" style={{ height }}>
         <div ref={canvasRef} data-chart className="absolute inset-0" />
         {box && (
-          <svg data-chart-overlay width={width} height={height} className="pointer-events-none absolute inset-0" aria-hidden={shownMarkers.length === 0 && thresholds.length === 0}>
+          <svg
+            data-chart-overlay
+            width={width}
+            height={height}
+            className="pointer-events-none absolute inset-0"
+            aria-hidden={shownMarkers.length === 0 && thresholds.length === 0}
+          >
             {thresholds.map((t) => (
               <g key={`y-${t.value}`}>
                 <line x1={box.left} x2={box.left + box.width} y1={yOf(t.value)} y2={yOf(t.value)} stroke={colors.muted} strokeDasharray="2 2" />
@@ -202,7 +241,18 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
             {shownMarkers.map((m, i) => {
               const x = xOf(m.timeMs);
               return (
-                <text key={`${m.timeMs}-${m.label}`} data-marker-label={m.label} x={leftward(x) ? x - LABEL_OFFSET : x + LABEL_OFFSET} y={box.top + 10 + markerRows[i] * 11} textAnchor={leftward(x) ? "end" : "start"} fontSize={MARKER_FONT_PX} fontFamily={FONT_FAMILY} fill={markerColor(m)} {...halo} className="pointer-events-auto">
+                <text
+                  key={`${m.timeMs}-${m.label}`}
+                  data-marker-label={m.label}
+                  x={leftward(x) ? x - LABEL_OFFSET : x + LABEL_OFFSET}
+                  y={box.top + 10 + markerRows[i] * 11}
+                  textAnchor={leftward(x) ? "end" : "start"}
+                  fontSize={MARKER_FONT_PX}
+                  fontFamily={FONT_FAMILY}
+                  fill={markerColor(m)}
+                  {...halo}
+                  className="pointer-events-auto"
+                >
                   <title>{markerTitle(m)}</title>
                   {m.label}
                 </text>
@@ -242,7 +292,12 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
             return (
               <li key={i}>
                 {selectable ? (
-                  <button type="button" className="flex items-center gap-1.5 hover:underline" onClick={() => onSelectSeries(s.labels)} title={`Drill into ${name}`}>
+                  <button
+                    type="button"
+                    className="flex items-center gap-1.5 hover:underline"
+                    onClick={() => onSelectSeries(s.labels)}
+                    title={`Drill into ${name}`}
+                  >
                     {content}
                   </button>
                 ) : (
@@ -258,7 +313,21 @@ export function TimeSeriesChart({ series, unit, stacked, startMs, endMs, height 
 }
 
 /** The values at the cursor's time, largest first, each exact (not the stacked total). */
-function ChartTooltip({ tsMs, items, unit, left, top, flip }: { tsMs: number; items: { index: number; name: string; color: string; value: number | null }[]; unit: string; left: number; top: number; flip: boolean }) {
+function ChartTooltip({
+  tsMs,
+  items,
+  unit,
+  left,
+  top,
+  flip,
+}: {
+  tsMs: number;
+  items: { index: number; name: string; color: string; value: number | null }[];
+  unit: string;
+  left: number;
+  top: number;
+  flip: boolean;
+}) {
   const sorted = [...items].sort((a, b) => (b.value ?? -Infinity) - (a.value ?? -Infinity));
   return (
     <div

@@ -18,7 +18,13 @@ export function useThemeColors(): ThemeColors {
     const read = () => {
       const style = getComputedStyle(document.documentElement);
       const v = (name: string, fallback: string) => style.getPropertyValue(name).trim() || fallback;
-      setColors({ grid: v("--grid", LIGHT.grid), muted: v("--muted", LIGHT.muted), fg: v("--fg", LIGHT.fg), panel: v("--panel", LIGHT.panel), accent: v("--accent", LIGHT.accent) });
+      setColors({
+        grid: v("--grid", LIGHT.grid),
+        muted: v("--muted", LIGHT.muted),
+        fg: v("--fg", LIGHT.fg),
+        panel: v("--panel", LIGHT.panel),
+        accent: v("--accent", LIGHT.accent),
+      });
     };
     read();
     const media = window.matchMedia("(prefers-color-scheme: dark)");

@@ -47,7 +47,8 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const calls = rebuildRequests({ startMs, endMs, atMs });
   const siteLabel = snapshot?.siteLabel ?? configuredSiteLabel;
   const siteOf = (labels: Record<string, string>) => labels[siteLabel] ?? labels.member_cluster ?? "";
-  const nameOf = (labels: Record<string, string>) => [labels.series, siteOf(labels), labels.kind, labels.operationResult].filter(Boolean).join(" · ") || "total";
+  const nameOf = (labels: Record<string, string>) =>
+    [labels.series, siteOf(labels), labels.kind, labels.operationResult].filter(Boolean).join(" · ") || "total";
   const site = url.site ?? undefined;
   const inputs = rebuildInputs(calls, chartWidths(mainWidth), snapshot?.id);
   useWidthCookie(mainWidth);
@@ -109,7 +110,8 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
       <p className="text-sm" data-testid="rebuild-profile">
         {profile ? (
           <>
-            <span className="font-semibold">Rebuild metrics: {profile.title}.</span> <span className="text-[var(--muted)]">Chosen because {profile.reason}.</span>
+            <span className="font-semibold">Rebuild metrics: {profile.title}.</span>{" "}
+            <span className="text-[var(--muted)]">Chosen because {profile.reason}.</span>
           </>
         ) : rate.data ? (
           <span className="text-[var(--muted)]">{rate.data.infos.join(" ")}</span>
@@ -142,7 +144,16 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
                   <span className="font-semibold">{s}</span>
                   <span className="tabular text-[var(--muted)]">{avg === null ? "—" : `${formatNumber(avg)}/h`}</span>
                 </div>
-                <TimeSeriesChart series={series} unit="rebuilds/h" stacked={false} startMs={startMs} endMs={endMs} height={70} nameOf={() => s} legend={false} />
+                <TimeSeriesChart
+                  series={series}
+                  unit="rebuilds/h"
+                  stacked={false}
+                  startMs={startMs}
+                  endMs={endMs}
+                  height={70}
+                  nameOf={() => s}
+                  legend={false}
+                />
               </button>
             );
           })}
@@ -155,17 +166,45 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
         ))}
       </div>
 
-      <PanelFrame id="rebuild-summary" chart={false} title="This range against the previous one" description={`Per site, ${formatRange(startMs, endMs)} against the ${formatRange(calls.summaryBefore.startMs, calls.summaryBefore.endMs)} before it.`} state={summary}>
+      <PanelFrame
+        id="rebuild-summary"
+        chart={false}
+        title="This range against the previous one"
+        description={`Per site, ${formatRange(startMs, endMs)} against the ${formatRange(calls.summaryBefore.startMs, calls.summaryBefore.endMs)} before it.`}
+        state={summary}
+      >
         {(data) => (
-          <RebuildSummaryTable testId="summary-previous" left={{ label: "previous", data: summaryBefore.data?.data }} right={{ label: "this range", data }} siteOf={siteOf} selectedSite={site} />
+          <RebuildSummaryTable
+            testId="summary-previous"
+            left={{ label: "previous", data: summaryBefore.data?.data }}
+            right={{ label: "this range", data }}
+            siteOf={siteOf}
+            selectedSite={site}
+          />
         )}
       </PanelFrame>
       {calls.beforeAt && calls.afterAt && atMs !== undefined ? (
-        <PanelFrame id="rebuild-before-after" chart={false} title={`Before and after ${formatUtc(atMs)}`} description={`Per site, ${formatRange(calls.beforeAt.startMs, calls.beforeAt.endMs)} against ${formatRange(calls.afterAt.startMs, calls.afterAt.endMs)}.`} state={afterAt}>
-          {(data) => <RebuildSummaryTable testId="summary-at" left={{ label: "before", data: beforeAt.data?.data }} right={{ label: "after", data }} siteOf={siteOf} selectedSite={site} />}
+        <PanelFrame
+          id="rebuild-before-after"
+          chart={false}
+          title={`Before and after ${formatUtc(atMs)}`}
+          description={`Per site, ${formatRange(calls.beforeAt.startMs, calls.beforeAt.endMs)} against ${formatRange(calls.afterAt.startMs, calls.afterAt.endMs)}.`}
+          state={afterAt}
+        >
+          {(data) => (
+            <RebuildSummaryTable
+              testId="summary-at"
+              left={{ label: "before", data: beforeAt.data?.data }}
+              right={{ label: "after", data }}
+              siteOf={siteOf}
+              selectedSite={site}
+            />
+          )}
         </PanelFrame>
       ) : (
-        <p className="text-xs text-[var(--muted)]">Enter a time inside the range under Before/after (e.g. the onset) to compare each site before and after it.</p>
+        <p className="text-xs text-[var(--muted)]">
+          Enter a time inside the range under Before/after (e.g. the onset) to compare each site before and after it.
+        </p>
       )}
     </main>
   );
@@ -184,11 +223,23 @@ function RebuildChart({ id, call, site, siteOf, nameOf, markers }: ChartProps) {
   const def = findRebuildPanel(id);
   const query = usePanel(call, call.width > 0);
   if (!def) return null;
-  const filtered = query.data && site ? { ...query, data: { ...query.data, data: { ...query.data.data, series: query.data.data.series.filter((s) => siteOf(s.labels) === site) } } } : query;
+  const filtered =
+    query.data && site
+      ? { ...query, data: { ...query.data, data: { ...query.data.data, series: query.data.data.series.filter((s) => siteOf(s.labels) === site) } } }
+      : query;
   return (
     <PanelFrame id={id} title={def.title} description={def.description} state={filtered}>
       {(data) => (
-        <TimeSeriesChart series={data.series} unit={data.unit} stacked={false} startMs={data.startMs} endMs={data.endMs} markers={markers} thresholds={data.thresholds} nameOf={nameOf} />
+        <TimeSeriesChart
+          series={data.series}
+          unit={data.unit}
+          stacked={false}
+          startMs={data.startMs}
+          endMs={data.endMs}
+          markers={markers}
+          thresholds={data.thresholds}
+          nameOf={nameOf}
+        />
       )}
     </PanelFrame>
   );

@@ -66,7 +66,13 @@ export function RebuildSummaryTable({ testId, left, right, siteOf, selectedSite 
                 const x = a.get(site)?.[c.key];
                 const y = b.get(site)?.[c.key];
                 return (
-                  <FragmentCells key={c.key} name={c.key} left={cell(x)} right={cell(y)} change={x != null && y != null && !Number.isNaN(x) && !Number.isNaN(y) ? formatChange(y, x) : ""} />
+                  <FragmentCells
+                    key={c.key}
+                    name={c.key}
+                    left={cell(x)}
+                    right={cell(y)}
+                    change={x != null && y != null && !Number.isNaN(x) && !Number.isNaN(y) ? formatChange(y, x) : ""}
+                  />
                 );
               })}
             </tr>
@@ -90,8 +96,12 @@ function FragmentHeads({ left, right }: { left: string; right: string }) {
 function FragmentCells({ name, left, right, change }: { name: string; left: string; right: string; change: string }) {
   return (
     <>
-      <td className="px-2 text-right font-mono text-[var(--muted)]" data-cell={`${name}|left`}>{left}</td>
-      <td className="px-2 text-right font-mono" data-cell={`${name}|right`}>{right}</td>
+      <td className="px-2 text-right font-mono text-[var(--muted)]" data-cell={`${name}|left`}>
+        {left}
+      </td>
+      <td className="px-2 text-right font-mono" data-cell={`${name}|right`}>
+        {right}
+      </td>
       <td className="px-2 text-right font-mono">{change}</td>
     </>
   );

@@ -22,8 +22,8 @@ export function NotConfigured({ configSource, problem }: { configSource: string;
           <code> CHURNSCOPE_CONFIG</code> at it), edit it, and restart.
         </li>
         <li>
-          Churnscope needs <code>apiserver_request_total</code>; <code>etcd_requests_total</code> or <code>apiserver_watch_cache_events_received_total</code> add
-          the no-op write estimate. The README lists every metric each panel uses.
+          Churnscope needs <code>apiserver_request_total</code>; <code>etcd_requests_total</code> or <code>apiserver_watch_cache_events_received_total</code>{" "}
+          add the no-op write estimate. The README lists every metric each panel uses.
         </li>
       </ol>
     </main>

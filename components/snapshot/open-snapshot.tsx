@@ -18,7 +18,11 @@ export function OpenSnapshot() {
     setState({ busy: true });
     for (let attempt = 1; ; attempt++) {
       try {
-        const info = await fetchEnvelope<SnapshotInfo>("/api/snapshots", undefined, { method: "POST", body: file, headers: { "Content-Type": "application/octet-stream" } });
+        const info = await fetchEnvelope<SnapshotInfo>("/api/snapshots", undefined, {
+          method: "POST",
+          body: file,
+          headers: { "Content-Type": "application/octet-stream" },
+        });
         // Opens on the page it was taken on.
         const page = { "write-load": "/", rebuilds: "/rebuilds", compare: "/compare", objects: "/objects" }[info.data.views[0]] ?? "/";
         window.location.assign(`${page}?snapshot=${info.data.id}`);
@@ -27,7 +31,10 @@ export function OpenSnapshot() {
         const busy = error instanceof ApiClientError && error.errorType === "busy" && attempt < MAX_TRIES;
         if (!busy) return setState({ busy: false, error: error instanceof Error ? error.message : String(error) });
         const seconds = error.retryAfterSeconds ?? 10;
-        setState({ busy: true, queued: `Queued: ${error.message.replace(/; try again in \d+ s$/, "")}. Trying again in ${seconds} s (try ${attempt + 1} of ${MAX_TRIES}).` });
+        setState({
+          busy: true,
+          queued: `Queued: ${error.message.replace(/; try again in \d+ s$/, "")}. Trying again in ${seconds} s (try ${attempt + 1} of ${MAX_TRIES}).`,
+        });
         await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
       }
     }
@@ -35,7 +42,12 @@ export function OpenSnapshot() {
 
   return (
     <span className="flex items-center gap-2 text-sm">
-      <button type="button" className="rounded border border-[var(--border)] px-2 py-1 hover:bg-[var(--bg)]" onClick={() => input.current?.click()} disabled={state.busy}>
+      <button
+        type="button"
+        className="rounded border border-[var(--border)] px-2 py-1 hover:bg-[var(--bg)]"
+        onClick={() => input.current?.click()}
+        disabled={state.busy}
+      >
         {state.busy ? "Opening…" : "Open snapshot…"}
       </button>
       <input

@@ -54,7 +54,10 @@ export function NotesControl({ startMs, endMs }: { startMs: number; endMs: numbe
         {warnings.length > 0 && <span className="ml-1 text-[var(--warn-fg)]">⚠</span>}
       </button>
       {open && (
-        <div className="absolute right-0 top-9 z-20 w-[26rem] space-y-2 rounded border border-[var(--border)] bg-[var(--panel)] p-3 shadow" data-testid="notes-popover">
+        <div
+          className="absolute right-0 top-9 z-20 w-[26rem] space-y-2 rounded border border-[var(--border)] bg-[var(--panel)] p-3 shadow"
+          data-testid="notes-popover"
+        >
           {warnings.map((w) => (
             <p key={w} role="alert" className="rounded bg-[var(--warn-bg)] px-2 py-1 text-xs text-[var(--warn-fg)]">
               {w}
@@ -90,7 +93,13 @@ export function NotesControl({ startMs, endMs }: { startMs: number; endMs: numbe
             <button type="button" className="text-xs text-[var(--muted)]" onClick={() => setOpen(false)}>
               Close
             </button>
-            <button type="button" data-testid="note-save" disabled={!text.trim()} className="rounded bg-[var(--accent)] px-2 py-1 text-xs text-white disabled:opacity-50" onClick={() => void save()}>
+            <button
+              type="button"
+              data-testid="note-save"
+              disabled={!text.trim()}
+              className="rounded bg-[var(--accent)] px-2 py-1 text-xs text-white disabled:opacity-50"
+              onClick={() => void save()}
+            >
               Add note
             </button>
           </div>

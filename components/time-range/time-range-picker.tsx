@@ -39,7 +39,12 @@ export function TimeRangePicker({ from, to, startMs, endMs, onChange, onRefresh 
 
   return (
     <div className="relative flex items-center gap-1 text-sm">
-      <button type="button" className="rounded border border-[var(--border)] px-2 py-1" onClick={() => absolute(startMs - length / 2, endMs - length / 2)} title="Shift back by half the range">
+      <button
+        type="button"
+        className="rounded border border-[var(--border)] px-2 py-1"
+        onClick={() => absolute(startMs - length / 2, endMs - length / 2)}
+        title="Shift back by half the range"
+      >
         ‹
       </button>
       <button
@@ -55,13 +60,29 @@ export function TimeRangePicker({ from, to, startMs, endMs, onChange, onRefresh 
       >
         {relative ? `Last ${from.slice(4)}` : formatRange(startMs, endMs)}
       </button>
-      <button type="button" className="rounded border border-[var(--border)] px-2 py-1" onClick={() => absolute(startMs + length / 2, endMs + length / 2)} title="Shift forward by half the range">
+      <button
+        type="button"
+        className="rounded border border-[var(--border)] px-2 py-1"
+        onClick={() => absolute(startMs + length / 2, endMs + length / 2)}
+        title="Shift forward by half the range"
+      >
         ›
       </button>
-      <button type="button" className="rounded border border-[var(--border)] px-2 py-1" onClick={() => absolute(startMs - length / 2, endMs + length / 2)} title="Zoom out ×2">
+      <button
+        type="button"
+        className="rounded border border-[var(--border)] px-2 py-1"
+        onClick={() => absolute(startMs - length / 2, endMs + length / 2)}
+        title="Zoom out ×2"
+      >
         −
       </button>
-      <button type="button" className="rounded border border-[var(--border)] px-2 py-1" onClick={onRefresh} title="Refresh (re-reads 'now' for relative ranges)" data-testid="refresh">
+      <button
+        type="button"
+        className="rounded border border-[var(--border)] px-2 py-1"
+        onClick={onRefresh}
+        title="Refresh (re-reads 'now' for relative ranges)"
+        data-testid="refresh"
+      >
         ⟳
       </button>
       {open && (
@@ -91,11 +112,21 @@ export function TimeRangePicker({ from, to, startMs, endMs, onChange, onRefresh 
           >
             <label className="text-xs text-[var(--muted)]">
               From
-              <input name="from" className="mt-0.5 w-full rounded border border-[var(--border)] bg-[var(--bg)] px-2 py-1 font-mono text-sm text-[var(--fg)]" value={draftFrom} onChange={(e) => setDraftFrom(e.target.value)} />
+              <input
+                name="from"
+                className="mt-0.5 w-full rounded border border-[var(--border)] bg-[var(--bg)] px-2 py-1 font-mono text-sm text-[var(--fg)]"
+                value={draftFrom}
+                onChange={(e) => setDraftFrom(e.target.value)}
+              />
             </label>
             <label className="text-xs text-[var(--muted)]">
               To
-              <input name="to" className="mt-0.5 w-full rounded border border-[var(--border)] bg-[var(--bg)] px-2 py-1 font-mono text-sm text-[var(--fg)]" value={draftTo} onChange={(e) => setDraftTo(e.target.value)} />
+              <input
+                name="to"
+                className="mt-0.5 w-full rounded border border-[var(--border)] bg-[var(--bg)] px-2 py-1 font-mono text-sm text-[var(--fg)]"
+                value={draftTo}
+                onChange={(e) => setDraftTo(e.target.value)}
+              />
             </label>
             <p className="text-xs text-[var(--muted)]">now-6h, 2026-09-11T13:12:00Z, or epoch ms. Times are UTC.</p>
             {error && <p className="text-xs text-[var(--err-fg)]">{error}</p>}

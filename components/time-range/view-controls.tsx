@@ -18,7 +18,8 @@ interface Props extends TimeRangePickerProps {
 
 export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onRefresh, download }: Props) {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries({ ...download, from: startMs, to: endMs, snapshot: snapshot?.id })) if (value !== undefined) search.set(key, String(value));
+  for (const [key, value] of Object.entries({ ...download, from: startMs, to: endMs, snapshot: snapshot?.id }))
+    if (value !== undefined) search.set(key, String(value));
   return (
     <div className="ml-auto flex flex-wrap items-center gap-2">
       {snapshot ? (
@@ -41,14 +42,14 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
       {!snapshot && <NotesControl startMs={startMs} endMs={endMs} />}
       <CopyLink startMs={startMs} endMs={endMs} />
       {download && (
-      <a
-        data-testid="download-snapshot"
-        className="rounded border border-[var(--border)] px-2 py-1 text-sm hover:bg-[var(--bg)]"
-        href={`/api/snapshots/export?${search}`}
-        title="Download this view's data for this range as a snapshot bundle (.json.gz) that opens without Prometheus"
-      >
-        Download snapshot
-      </a>
+        <a
+          data-testid="download-snapshot"
+          className="rounded border border-[var(--border)] px-2 py-1 text-sm hover:bg-[var(--bg)]"
+          href={`/api/snapshots/export?${search}`}
+          title="Download this view's data for this range as a snapshot bundle (.json.gz) that opens without Prometheus"
+        >
+          Download snapshot
+        </a>
       )}
       <OpenSnapshot />
     </div>
@@ -77,7 +78,13 @@ function CopyLink({ startMs, endMs }: { startMs: number; endMs: number }) {
       </button>
       {link && (
         <span className="absolute right-0 top-9 z-10 flex w-[32rem] items-center gap-2 rounded border border-[var(--border)] bg-[var(--panel)] p-2 shadow">
-          <input data-testid="copied-link" readOnly value={link} className="flex-1 rounded border border-[var(--border)] bg-[var(--bg)] px-1 font-mono text-xs" onFocus={(e) => e.currentTarget.select()} />
+          <input
+            data-testid="copied-link"
+            readOnly
+            value={link}
+            className="flex-1 rounded border border-[var(--border)] bg-[var(--bg)] px-1 font-mono text-xs"
+            onFocus={(e) => e.currentTarget.select()}
+          />
           <button type="button" className="text-xs text-[var(--muted)]" onClick={() => setLink(null)} aria-label="close">
             ✕
           </button>

@@ -37,7 +37,11 @@ export function TotalsTable({ current, previous, showJob, selectedResource, onSe
         <thead className="sticky top-0 bg-[var(--panel)] text-xs text-[var(--muted)]">
           <tr>
             {columns.map((c) => (
-              <th key={c.key} className={`px-2 py-1 font-medium ${c.numeric ? "text-right" : "text-left"}`} aria-sort={sort.key === c.key ? (sort.descending ? "descending" : "ascending") : "none"}>
+              <th
+                key={c.key}
+                className={`px-2 py-1 font-medium ${c.numeric ? "text-right" : "text-left"}`}
+                aria-sort={sort.key === c.key ? (sort.descending ? "descending" : "ascending") : "none"}
+              >
                 <button
                   type="button"
                   className="hover:text-[var(--fg)]"
@@ -55,7 +59,9 @@ export function TotalsTable({ current, previous, showJob, selectedResource, onSe
             <td className="px-2 py-1" colSpan={columns.length - 3}>
               All writes ({rows.length} series)
             </td>
-            <td className="px-2 py-1 text-right" data-testid="totals-sum">{formatCount(sum)}</td>
+            <td className="px-2 py-1 text-right" data-testid="totals-sum">
+              {formatCount(sum)}
+            </td>
             <td className="px-2 py-1 text-right">{previousCell(sumPrevious)}</td>
             <td className="px-2 py-1 text-right">{sumPrevious === undefined ? "" : formatChange(sum, sumPrevious)}</td>
           </tr>
@@ -73,7 +79,9 @@ export function TotalsTable({ current, previous, showJob, selectedResource, onSe
               </td>
               <td className="px-2 py-0.5">{row.verb}</td>
               <td className="px-2 py-0.5 text-[var(--muted)]">{row.subresource || "—"}</td>
-              <td className="px-2 py-0.5 text-right font-mono" data-cell="current">{formatCount(row.current)}</td>
+              <td className="px-2 py-0.5 text-right font-mono" data-cell="current">
+                {formatCount(row.current)}
+              </td>
               <td className="px-2 py-0.5 text-right font-mono text-[var(--muted)]" data-cell="previous">
                 {previousCell(row.previous)}
               </td>
@@ -83,8 +91,8 @@ export function TotalsTable({ current, previous, showJob, selectedResource, onSe
         </tbody>
       </table>
       <p className="mt-2 text-xs text-[var(--muted)]">
-        Writes are Prometheus <code>increase()</code> over the range. Prometheus extrapolates to the range edges, so a value can be fractional and
-        differ from the exact count by up to one scrape interval&apos;s worth of writes at each edge.
+        Writes are Prometheus <code>increase()</code> over the range. Prometheus extrapolates to the range edges, so a value can be fractional and differ from
+        the exact count by up to one scrape interval&apos;s worth of writes at each edge.
       </p>
     </div>
   );

@@ -55,7 +55,9 @@ export function failureOf(error: unknown): { httpStatus: number; body: ApiErrorB
 function storeFailureOf(error: unknown): { httpStatus: number; errorType: string; message: string } | null {
   const code = sqliteCode(error);
   if (code === undefined) return null;
-  if (code.startsWith("SQLITE_FULL")) return { httpStatus: 507, errorType: "store_full", message: "the store's disk is full: free space, or shorten recorder.retentionDays" };
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return { httpStatus: 503, errorType: "store_busy", message: "the store is busy with another writer; try again" };
+  if (code.startsWith("SQLITE_FULL"))
+    return { httpStatus: 507, errorType: "store_full", message: "the store's disk is full: free space, or shorten recorder.retentionDays" };
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
+    return { httpStatus: 503, errorType: "store_busy", message: "the store is busy with another writer; try again" };
   return { httpStatus: 503, errorType: "store_unavailable", message: `the store cannot be used (${code}); see the server log` };
 }

@@ -7,7 +7,12 @@ import { tooLarge } from "../snapshot/format/codec";
 import { badRequest } from "./envelope";
 
 /** Hands each chunk to `take` while the body stays within `maxBytes`; past it, drains and throws 413 naming `limitName`. Returns the bytes taken. */
-export async function readLimited(body: ReadableStream<Uint8Array>, maxBytes: number, limitName: string, take: (chunk: Uint8Array) => void | Promise<void>): Promise<number> {
+export async function readLimited(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+  limitName: string,
+  take: (chunk: Uint8Array) => void | Promise<void>,
+): Promise<number> {
   let total = 0;
   const reader = body.getReader();
   for (;;) {

@@ -11,7 +11,8 @@ export async function envelopeOf<T>(work: Work<T>): Promise<{ httpStatus: number
   } catch (error) {
     const { httpStatus, body } = failureOf(error);
     const abandoned = error instanceof Error && error.name === "AbortError";
-    if (httpStatus >= 500 && !abandoned && (body.errorType === "internal" || body.errorType.startsWith("store_"))) console.error("churnscope: unexpected error", error);
+    if (httpStatus >= 500 && !abandoned && (body.errorType === "internal" || body.errorType.startsWith("store_")))
+      console.error("churnscope: unexpected error", error);
     // A refusal for being busy says when to come back.
     const retryAfter = (error as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
     return { httpStatus, body, headers: typeof retryAfter === "number" ? { "Retry-After": String(retryAfter) } : {} };

@@ -75,7 +75,9 @@ function isAuditEvent(v: unknown): boolean {
   if (v.kind !== undefined && v.kind !== "Event") return false;
   if (typeof v.apiVersion === "string" && v.apiVersion.startsWith("audit.k8s.io/")) return true;
   if (v.apiVersion !== undefined) return false;
-  return typeof v.auditID === "string" && typeof v.stage === "string" && typeof v.verb === "string" && (typeof v.requestURI === "string" || isObject(v.objectRef));
+  return (
+    typeof v.auditID === "string" && typeof v.stage === "string" && typeof v.verb === "string" && (typeof v.requestURI === "string" || isObject(v.objectRef))
+  );
 }
 
 /**
@@ -98,7 +100,8 @@ export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
   if (!isObject(value)) return null;
   if (isAuditEvent(value)) return [value as AuditEvent];
   // A batch re-serialised without its type fields is a list whose items are events.
-  if (Array.isArray(value.items) && (value.kind === "EventList" || (value.kind === undefined && value.items.some(isAuditEvent)))) return value.items.filter(isAuditEvent) as AuditEvent[];
+  if (Array.isArray(value.items) && (value.kind === "EventList" || (value.kind === undefined && value.items.some(isAuditEvent))))
+    return value.items.filter(isAuditEvent) as AuditEvent[];
   // Azure's Event Hub messages batch their diagnostic records: {"records": [{"category": "kube-audit", "properties": {"log": …}}]}.
   if (Array.isArray(value.records)) {
     const found = value.records.map((record) => eventsOf(record, depth + 1)).filter((events) => events !== null);

@@ -22,7 +22,6 @@ import { AuditReader } from "./reader";
 import type { IngestCounts, IngestProblem, StoreCounts } from "../wire/audit";
 import type { ObjectKey, WriteRequest } from "../wire/objects";
 
-
 /** Requests read before one transaction stores them (reading thousands, then storing them, beats interleaving), and the body bytes that store them sooner. */
 const BATCH_REQUESTS = 4_000;
 const BATCH_BYTES = 16 * 1024 * 1024;
@@ -102,7 +101,15 @@ export class AuditIngester {
         if (!row) return undefined;
         const obj = JSON.parse(row.body) as Json;
         const profile = this.profileFor(this.byKind.get(`${key.group}/${key.kind}`) ?? profiles, key, labelsOf(obj));
-        return { newest: { resourceVersion: row.resourceVersion, version: prepare(profile, obj), tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length } };
+        return {
+          newest: {
+            resourceVersion: row.resourceVersion,
+            version: prepare(profile, obj),
+            tsMs: row.tsMs ?? -Infinity,
+            requestKey: row.requestKey,
+            bytes: row.body.length,
+          },
+        };
       },
       write: (key, { newest }) => {
         if (newest) this.audit.setLatest(key, newest.resourceVersion, JSON.stringify(newest.version.obj), newest.tsMs, newest.requestKey ?? "");
@@ -190,12 +197,19 @@ export class AuditIngester {
     const response = request.response;
     const resourceVersion = response?.resourceVersion;
     const profile = this.profileFor(profiles, key, response ? response.labels : labelsOf(before?.version.obj));
-    const unclassified = (cls: WriteClass, projection: Record<string, string>): Analysis => ({ cls, changes: [], writer: request.user, heartbeat: false, projection });
+    const unclassified = (cls: WriteClass, projection: Record<string, string>): Analysis => ({
+      cls,
+      changes: [],
+      writer: request.user,
+      heartbeat: false,
+      projection,
+    });
     const base = { key, resourceVersion, before: before?.version.obj };
     if (request.verb === "delete" || request.verb === "deletecollection") {
       return { ...base, analysis: before ? analyzeVersions(profile, before.version, undefined) : unclassified("delete", {}) };
     }
-    if (response === undefined || resourceVersion === undefined) return { ...base, analysis: unclassified(request.verb === "create" ? "create" : "unknown", {}) };
+    if (response === undefined || resourceVersion === undefined)
+      return { ...base, analysis: unclassified(request.verb === "create" ? "create" : "unknown", {}) };
     if (request.verb !== "create" && before && before.resourceVersion === resourceVersion) {
       // The API server answered with the version it already had: nothing was written (and nothing needs reading).
       return { ...base, analysis: unclassified("no-op", before.version.projection) };
@@ -229,8 +243,19 @@ export class AuditIngester {
     const { key, resourceVersion, analysis } = write;
     if (write.next) this.remember(key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes });
     if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
-    const details: WriteRequest = { verb: request.verb, subresource: request.subresource, userAgent: request.userAgent, code: request.code, latencyMs: request.latencyMs };
-    if (this.watched && (cls === "routed" || cls === "unrouted" || cls === "create") && resourceVersion !== undefined && this.audit.enrichWatchedWrite(key, resourceVersion, request.tsMs, request.user, details)) {
+    const details: WriteRequest = {
+      verb: request.verb,
+      subresource: request.subresource,
+      userAgent: request.userAgent,
+      code: request.code,
+      latencyMs: request.latencyMs,
+    };
+    if (
+      this.watched &&
+      (cls === "routed" || cls === "unrouted" || cls === "create") &&
+      resourceVersion !== undefined &&
+      this.audit.enrichWatchedWrite(key, resourceVersion, request.tsMs, request.user, details)
+    ) {
       this.stored.matchedWatch++;
       return;
     }
@@ -268,7 +293,9 @@ export class AuditIngester {
       `from ${n(c.lines)} lines and ${n(c.events)} events: ${n(c.notWrites)} reads or watches and ${n(c.notCompleted)} not completed skipped; ${n(c.duplicates)} already stored; ${n(c.foreign)} foreign, ${n(c.blank)} blank, ${n(c.malformed)} malformed, ${n(c.invalid)} invalid`,
     ];
     if (this.pruned && this.pruned.requests + this.pruned.writes > 0) {
-      lines.push(`retention: pruned ${n(this.pruned.requests)} requests and ${n(this.pruned.writes)} object writes older than ${new Date(this.pruned.beforeMs).toISOString()} (recorder.retentionDays)`);
+      lines.push(
+        `retention: pruned ${n(this.pruned.requests)} requests and ${n(this.pruned.writes)} object writes older than ${new Date(this.pruned.beforeMs).toISOString()} (recorder.retentionDays)`,
+      );
     }
     for (const p of this.problems) lines.push(`  ${p.source}${p.line ? `:${p.line}` : ""}: ${p.message}`);
     return lines.join("\n");

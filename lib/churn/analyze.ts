@@ -87,7 +87,10 @@ export function normalise(profile: Profile, obj: Json | undefined): Json | undef
   if (plain) return without(obj, keyTree(profile));
   const copy = structuredClone(obj);
   for (const path of profile.ignore) {
-    const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all", ignoreEvalErrors: true }) as { parent: Obj | Json[]; parentProperty: string | number }[];
+    const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all", ignoreEvalErrors: true }) as {
+      parent: Obj | Json[];
+      parentProperty: string | number;
+    }[];
     // Deepest first, and list items from the end, so removals do not shift later pointers.
     for (const p of pointers.reverse()) {
       if (Array.isArray(p.parent)) p.parent.splice(Number(p.parentProperty), 1);
@@ -117,7 +120,8 @@ export function project(profile: Profile, obj: Json | undefined): Record<string,
   const out: Record<string, string> = {};
   for (const [name, field] of Object.entries(profile.routed)) {
     const values = source === undefined || source === null ? [] : query(field.path, source);
-    const value = values.length === 0 ? "" : values.length === 1 && typeof values[0] === "string" ? values[0] : sortedJson(values.length === 1 ? values[0] : values);
+    const value =
+      values.length === 0 ? "" : values.length === 1 && typeof values[0] === "string" ? values[0] : sortedJson(values.length === 1 ? values[0] : values);
     out[name] = field.equals === undefined ? value : String(value === field.equals);
   }
   for (const [name, field] of Object.entries(profile.routed)) {
@@ -183,7 +187,13 @@ export function analyzeVersions(profile: Profile, before: Version | undefined, a
   }
   const changes = diffObjects(before.normalised, after.normalised, []);
   const heartbeat = changes.length > 0 && changes.every((c) => profile.heartbeat.includes(c.path));
-  return { cls: sameProjection(before.projection, after.projection) ? "unrouted" : "routed", changes, writer: attribute(before.obj, after.obj, changes), heartbeat, projection: after.projection };
+  return {
+    cls: sameProjection(before.projection, after.projection) ? "unrouted" : "routed",
+    changes,
+    writer: attribute(before.obj, after.obj, changes),
+    heartbeat,
+    projection: after.projection,
+  };
 }
 
 function sameProjection(a: Record<string, string>, b: Record<string, string>): boolean {

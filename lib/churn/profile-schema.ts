@@ -39,7 +39,10 @@ export const profileSchema = z
     /** clusters to watch it on; empty = every cluster */
     clusters: z.array(z.string()).default([]),
     /** where the routed projection reads from: JSON in this annotation, else `path` (as the consumer does) */
-    source: z.object({ annotation: z.string().optional(), path: jsonPath.default("$") }).strict().default({ path: "$" }),
+    source: z
+      .object({ annotation: z.string().optional(), path: jsonPath.default("$") })
+      .strict()
+      .default({ path: "$" }),
     /**
      * name → JSONPath (relative to the source). `equals` turns the value into "true"/"false" (is it exactly
      * this?); `onlyWhen` keeps a value only while another projected value equals something, else "".

@@ -32,7 +32,10 @@ export async function startBackfilledPrometheus(series: CounterSeries[]): Promis
   try {
     const omPath = join(dir, "scenario.om");
     await writeOpenMetrics(series, omPath);
-    const backfill = spawnSync(promtool, ["tsdb", "create-blocks-from", "openmetrics", "-q", omPath, join(dir, "data")], { encoding: "utf8", maxBuffer: 64 << 20 });
+    const backfill = spawnSync(promtool, ["tsdb", "create-blocks-from", "openmetrics", "-q", omPath, join(dir, "data")], {
+      encoding: "utf8",
+      maxBuffer: 64 << 20,
+    });
     if (backfill.status !== 0) throw new Error(`promtool backfill failed:\n${backfill.stderr}${backfill.stdout}`);
     rmSync(omPath);
   } catch (error) {
@@ -46,11 +49,22 @@ export async function startBackfilledPrometheus(series: CounterSeries[]): Promis
  * Debian's prometheus serving `dir` (its data in dir/data) with `config` on a free loopback port, or
  * `port`; `stop` ends it and removes `dir`.
  */
-export async function servePrometheus(dir: string, config: string, flags: string[] = [], port?: number): Promise<BackfilledPrometheus & { output: () => string }> {
+export async function servePrometheus(
+  dir: string,
+  config: string,
+  flags: string[] = [],
+  port?: number,
+): Promise<BackfilledPrometheus & { output: () => string }> {
   const prometheus = requireBinary("prometheus", HINT);
   writeFileSync(join(dir, "prometheus.yml"), config);
   const listen = port ?? (await freePort());
-  const running: Running = start(prometheus, [`--config.file=${join(dir, "prometheus.yml")}`, `--storage.tsdb.path=${join(dir, "data")}`, `--web.listen-address=127.0.0.1:${listen}`, "--log.level=warn", ...flags]);
+  const running: Running = start(prometheus, [
+    `--config.file=${join(dir, "prometheus.yml")}`,
+    `--storage.tsdb.path=${join(dir, "data")}`,
+    `--web.listen-address=127.0.0.1:${listen}`,
+    "--log.level=warn",
+    ...flags,
+  ]);
   const url = `http://127.0.0.1:${listen}`;
   const stop = async () => {
     await running.stop();

@@ -74,7 +74,9 @@ async function main() {
   if (tty) process.stderr.write("\n");
   store.close();
   const seconds = (Date.now() - startedMs) / 1000;
-  console.log(`ingest: ${files.length} file${files.length === 1 ? "" : "s"}, ${formatBytes(totalBytes)} in ${seconds.toFixed(2)} s into ${storePath} (cluster ${args.cluster})`);
+  console.log(
+    `ingest: ${files.length} file${files.length === 1 ? "" : "s"}, ${formatBytes(totalBytes)} in ${seconds.toFixed(2)} s into ${storePath} (cluster ${args.cluster})`,
+  );
   console.log(ingester.summary());
   const retention = ingester.retentionWarning(config.recorder.retentionDays * 86_400_000);
   if (retention) console.error(`ingest: ${retention}`);

@@ -25,7 +25,9 @@ if (clusters.length === 0) {
 mkdirSync(config.dataDir, { recursive: true });
 const store = new WriteStore(join(config.dataDir, "churnscope.sqlite"));
 const recorder = startRecorder(config, store, clusters);
-console.log(`recorder: recording ${clusters.map((c) => c.name).join(", ")} with profiles ${config.profiles.map((p) => p.name).join(", ")} into ${join(config.dataDir, "churnscope.sqlite")}`);
+console.log(
+  `recorder: recording ${clusters.map((c) => c.name).join(", ")} with profiles ${config.profiles.map((p) => p.name).join(", ")} into ${join(config.dataDir, "churnscope.sqlite")}`,
+);
 
 const metrics = createServer((req, res) => {
   if (req.url === "/metrics") {

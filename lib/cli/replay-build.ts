@@ -49,14 +49,17 @@ async function main(): Promise<void> {
         markers: params.markers,
         objectWrites: replayObjectWrites(replay),
       },
-      callRunner({ client, scrapeIntervalSeconds: params.scrapeIntervalSeconds }, {
-        client,
-        scrapeIntervalSeconds: params.scrapeIntervalSeconds,
-        detect: (bounds) => detectRebuildProfile(client, bounds, "auto"),
-        siteLabel: "cluster",
-        hubJobs: [HUB_JOB],
-        upstream: { resource: "connectors", group: "networking.datumapis.com" },
-      }),
+      callRunner(
+        { client, scrapeIntervalSeconds: params.scrapeIntervalSeconds },
+        {
+          client,
+          scrapeIntervalSeconds: params.scrapeIntervalSeconds,
+          detect: (bounds) => detectRebuildProfile(client, bounds, "auto"),
+          siteLabel: "cluster",
+          hubJobs: [HUB_JOB],
+          upstream: { resource: "connectors", group: "networking.datumapis.com" },
+        },
+      ),
     );
     const bytes = encodeSnapshot(snapshot);
     log(`${snapshot.panels.length} panel results, ${snapshot.objectWrites?.writes.length} object writes, ${(bytes.length / 1_048_576).toFixed(2)} MiB`);

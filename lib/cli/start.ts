@@ -37,7 +37,9 @@ if (!existsSync(".next/BUILD_ID")) {
 }
 
 const { port, host, tls } = config.server;
-console.log(`churnscope: configuration from ${config.source}; ${describe(config)}; listening on http://${host}:${port}${tls ? ` and https://${host}:${tls.port}` : ""}`);
+console.log(
+  `churnscope: configuration from ${config.source}; ${describe(config)}; listening on http://${host}:${port}${tls ? ` and https://${host}:${tls.port}` : ""}`,
+);
 const tlsEnv = tls ? { TLS_PORT: String(tls.port), TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile } : {};
 const child = spawn(process.execPath, ["serve.cjs"], { stdio: "inherit", env: { ...process.env, PORT: String(port), HOSTNAME: host, ...tlsEnv } });
 for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => child.kill(signal));

@@ -31,15 +31,35 @@ export function counterPresets(apiservers: { project: string[]; hub: string[] })
   if (apiservers.project.length) {
     const job = jobMatcher(apiservers.project);
     out.push(
-      { id: "project-connector-writes", title: "Connector writes, project control planes", selector: `apiserver_request_total{${job}, resource="connectors", ${writes}}` },
-      { id: "project-connector-status-puts", title: "Connector status PUTs, project control planes", selector: `apiserver_request_total{${job}, resource="connectors", subresource="status", verb="PUT"}` },
-      { id: "project-lease-patches", title: "Lease renewals (PATCH), project control planes", selector: `apiserver_request_total{${job}, resource="leases", verb="PATCH"}` },
+      {
+        id: "project-connector-writes",
+        title: "Connector writes, project control planes",
+        selector: `apiserver_request_total{${job}, resource="connectors", ${writes}}`,
+      },
+      {
+        id: "project-connector-status-puts",
+        title: "Connector status PUTs, project control planes",
+        selector: `apiserver_request_total{${job}, resource="connectors", subresource="status", verb="PUT"}`,
+      },
+      {
+        id: "project-lease-patches",
+        title: "Lease renewals (PATCH), project control planes",
+        selector: `apiserver_request_total{${job}, resource="leases", verb="PATCH"}`,
+      },
     );
   }
   if (apiservers.hub.length) {
-    out.push({ id: "hub-connector-puts", title: "Connector PUTs, hub", selector: `apiserver_request_total{${jobMatcher(apiservers.hub)}, resource="connectors", verb="PUT"}` });
+    out.push({
+      id: "hub-connector-puts",
+      title: "Connector PUTs, hub",
+      selector: `apiserver_request_total{${jobMatcher(apiservers.hub)}, resource="connectors", verb="PUT"}`,
+    });
   }
-  out.push({ id: "connector-reconciles-not-ready", title: "Connector reconciles ending not ready", selector: 'controller_runtime_reconcile_total{controller="connector", result="success"}' });
+  out.push({
+    id: "connector-reconciles-not-ready",
+    title: "Connector reconciles ending not ready",
+    selector: 'controller_runtime_reconcile_total{controller="connector", result="success"}',
+  });
   return out;
 }
 
@@ -49,7 +69,8 @@ export function comparePresets(counters: CounterPreset[]): ComparePreset[] {
   const out: ComparePreset[] = [];
   const reconciles = find("connector-reconciles-not-ready");
   const status = find("project-connector-status-puts");
-  if (reconciles && status) out.push({ title: "Reconciles ending not ready vs status PUTs, per 3 h", a: reconciles.selector, b: status.selector, window: "3h" });
+  if (reconciles && status)
+    out.push({ title: "Reconciles ending not ready vs status PUTs, per 3 h", a: reconciles.selector, b: status.selector, window: "3h" });
   const hub = find("hub-connector-puts");
   const project = find("project-connector-writes");
   if (hub && project) out.push({ title: "Hub Connector PUTs vs project Connector writes, per 6 h", a: hub.selector, b: project.selector, window: "6h" });

@@ -69,7 +69,10 @@ export async function runCompare(client: PromClient, req: CompareRequest, signal
   // Every window gets a row: a window Prometheus has no sample for is a gap, not a missing row.
   const series = queries.map((q, i) => {
     const values = new Map(toSeries(answers[i].data)[0]?.points ?? []);
-    return { labels: { series: q.name, selector: q.name === "A" ? req.a : req.b }, points: ends.map((t): [number, number | null] => [t, values.get(t) ?? null]) };
+    return {
+      labels: { series: q.name, selector: q.name === "A" ? req.a : req.b },
+      points: ends.map((t): [number, number | null] => [t, values.get(t) ?? null]),
+    };
   });
   return {
     data: {

@@ -27,7 +27,7 @@ class SelectorError extends Error {}
 
 export function parseSelector(input: string): SelectorParse {
   const text = input.trim();
-  if (text === "") return { ok: false, error: "empty: type a counter such as apiserver_request_total{resource=\"connectors\"}" };
+  if (text === "") return { ok: false, error: 'empty: type a counter such as apiserver_request_total{resource="connectors"}' };
   if (text.length > MAX_LENGTH) return { ok: false, error: `longer than ${MAX_LENGTH} characters` };
   let pos = 0;
   const fail = (expected: string): never => {

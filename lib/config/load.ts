@@ -186,6 +186,12 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,
     dataDir: resolve(cwd, file.dataDir),
-    limits: { maxRangeMs: file.limits.maxRangeDays * 86_400_000, maxSnapshotBytes: Math.round(file.limits.maxSnapshotMiB * 1_048_576), snapshotCheckMiB: file.limits.maxSnapshotCheckMiB, concurrentSnapshotChecks: file.limits.maxConcurrentSnapshotChecks, queuedSnapshotChecks: file.limits.maxQueuedSnapshotChecks },
+    limits: {
+      maxRangeMs: file.limits.maxRangeDays * 86_400_000,
+      maxSnapshotBytes: Math.round(file.limits.maxSnapshotMiB * 1_048_576),
+      snapshotCheckMiB: file.limits.maxSnapshotCheckMiB,
+      concurrentSnapshotChecks: file.limits.maxConcurrentSnapshotChecks,
+      queuedSnapshotChecks: file.limits.maxQueuedSnapshotChecks,
+    },
   };
 }

@@ -7,16 +7,18 @@ const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 export const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
 
 /** Secrets are never written in the file itself: they come from an environment variable or a file. */
-export const secretRefSchema = z.union([
-  z.object({ env: z.string().min(1) }).strict(),
-  z.object({ file: z.string().min(1) }).strict(),
-], { error: "expected { env: NAME } or { file: PATH }" });
+export const secretRefSchema = z.union([z.object({ env: z.string().min(1) }).strict(), z.object({ file: z.string().min(1) }).strict()], {
+  error: "expected { env: NAME } or { file: PATH }",
+});
 
 export const prometheusSchema = z
   .object({
     url: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }),
     bearerToken: secretRefSchema.optional(),
-    basicAuth: z.object({ username: z.string().min(1), password: secretRefSchema }).strict().optional(),
+    basicAuth: z
+      .object({ username: z.string().min(1), password: secretRefSchema })
+      .strict()
+      .optional(),
     headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "expected an HTTP header name"), z.string()).default({}),
     timeoutSeconds: z.number().positive().max(600).default(30),
     /** false sends partial_response=false, so Thanos reports a failing store as an error. */
@@ -80,7 +82,9 @@ export const configSchema = z
       .array(
         z
           .object({
-            time: z.string().refine((t) => /^\d{4}-\d{2}-\d{2}T/.test(t) && !Number.isNaN(Date.parse(t)), "expected an RFC 3339 time such as 2026-09-11T14:45:00Z"),
+            time: z
+              .string()
+              .refine((t) => /^\d{4}-\d{2}-\d{2}T/.test(t) && !Number.isNaN(Date.parse(t)), "expected an RFC 3339 time such as 2026-09-11T14:45:00Z"),
             label: z.string().min(1).max(100),
             detail: z.string().max(1000).default(""),
           })
@@ -104,11 +108,24 @@ export const configSchema = z
     auth: z
       .object({
         /** the header an auth proxy (oauth2-proxy: X-Forwarded-User) sets to the signed-in user; notes record it as their author */
-        userHeader: z.string().regex(/^[A-Za-z0-9-]+$/, "expected an HTTP header name").optional(),
+        userHeader: z
+          .string()
+          .regex(/^[A-Za-z0-9-]+$/, "expected an HTTP header name")
+          .optional(),
         /** built-in access control without a proxy: a bearer token (scripts, Prometheus scraping /metrics) … */
         bearerToken: secretRefSchema.optional(),
         /** … and/or HTTP basic auth (browsers); either one admits a request */
-        basicAuth: z.object({ username: z.string().min(1).max(200).regex(/^[^:]+$/, "a username cannot contain a colon"), password: secretRefSchema }).strict().optional(),
+        basicAuth: z
+          .object({
+            username: z
+              .string()
+              .min(1)
+              .max(200)
+              .regex(/^[^:]+$/, "a username cannot contain a colon"),
+            password: secretRefSchema,
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({}),
@@ -145,7 +162,10 @@ export const configSchema = z
          * A second listener, over TLS, on the same host: kube-apiserver sends its audit webhook token only
          * over https, so the webhook needs it (or a TLS proxy in front). PEM files, read at start.
          */
-        tls: z.object({ port: z.number().int().min(1).max(65535), certFile: z.string().min(1), keyFile: z.string().min(1) }).strict().optional(),
+        tls: z
+          .object({ port: z.number().int().min(1).max(65535), certFile: z.string().min(1), keyFile: z.string().min(1) })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({ port: 3000, host: "0.0.0.0" }),

@@ -14,7 +14,14 @@ export function replayObjectWrites({ sink }: Replay): ObjectWrites {
     return { t: w.timeMs, o: w.objectIndex, verb: w.verb, ...(w.subresource ? { sub: w.subresource } : {}), by: w.manager, cls: w.cls, changes };
   });
   return {
-    objects: sink.objects.map((ref, i) => ({ cluster: ref.cluster, apiVersion: ref.apiVersion, kind: ref.kind, namespace: ref.namespace, name: ref.name, initial: sink.initial[i] })),
+    objects: sink.objects.map((ref, i) => ({
+      cluster: ref.cluster,
+      apiVersion: ref.apiVersion,
+      kind: ref.kind,
+      namespace: ref.namespace,
+      name: ref.name,
+      initial: sink.initial[i],
+    })),
     writes,
   };
 }

@@ -54,11 +54,21 @@ export function replicate(target: HubTarget, upstreamWrites: ReplayWrite[], sink
       continue;
     }
     if (hub && rng() < HUB_CONFLICT_SHARE) {
-      sink.requests.push({ timeMs: t - 300, job: HUB_JOB, resource: "connectors", group: "networking.datumapis.com", version: "v1alpha1", verb: "PUT", code: 409 });
+      sink.requests.push({
+        timeMs: t - 300,
+        job: HUB_JOB,
+        resource: "connectors",
+        group: "networking.datumapis.com",
+        version: "v1alpha1",
+        verb: "PUT",
+        code: 409,
+      });
       sink.reconciles.push({ timeMs: t - 300, controller: "gateway_resource_replicator", result: "error" });
     }
     sink.reconciles.push({ timeMs: runMs, controller: "gateway_resource_replicator", result: "success" });
-    const written = hub ? { ...structuredClone(hub), metadata: { ...(hub.metadata as Obj), annotations: (desired.metadata as Obj).annotations }, spec: desired.spec } : desired;
+    const written = hub
+      ? { ...structuredClone(hub), metadata: { ...(hub.metadata as Obj), annotations: (desired.metadata as Obj).annotations }, spec: desired.spec }
+      : desired;
     touchManagedFields(written, { manager: NSO, operation: "Update", fields: FIELDS.hubCopy }, t);
     const cls: WriteClass = hub === null ? "create" : edgeView(annotationStatus(hub)) === edgeView(annotationStatus(written)) ? "unrouted" : "routed";
     record(sink, target.hubIndex, t, hub ? "PUT" : "POST", cls, "replicated", written);
@@ -72,13 +82,22 @@ function annotationStatus(hub: Obj): Json {
 }
 
 function sameCopy(a: Obj, b: Obj): boolean {
-  const view = (o: Obj) => sortedJson({ annotations: (o.metadata as Obj).annotations ?? null, labels: (o.metadata as Obj).labels ?? null, spec: o.spec ?? null } as Json);
+  const view = (o: Obj) =>
+    sortedJson({ annotations: (o.metadata as Obj).annotations ?? null, labels: (o.metadata as Obj).labels ?? null, spec: o.spec ?? null } as Json);
   return view(a) === view(b);
 }
 
 function record(sink: ReplaySink, objectIndex: number, t: number, verb: "POST" | "PUT" | "DELETE", cls: WriteClass, cause: string, object: Obj | null): void {
   sink.writes.push({ timeMs: t, objectIndex, verb, manager: NSO, cls, cause, object: object && structuredClone(object) });
-  sink.requests.push({ timeMs: t, job: HUB_JOB, resource: "connectors", group: "networking.datumapis.com", version: CONNECTOR_API.split("/")[1], verb, code: verb === "POST" ? 201 : 200 });
+  sink.requests.push({
+    timeMs: t,
+    job: HUB_JOB,
+    resource: "connectors",
+    group: "networking.datumapis.com",
+    version: CONNECTOR_API.split("/")[1],
+    verb,
+    code: verb === "POST" ? 201 : 200,
+  });
 }
 
 /** Poisson arrival times at `perHour` in [startMs, endMs). */
@@ -106,7 +125,8 @@ export function propagateAndRebuild(hubWriteTimes: number[], params: ReplayParam
       triggers.push(t + 200 + Math.round(rng() * 400));
     }
     // Periodic resyncs that find the member copy already current.
-    for (const t of poissonTimes(3, params.startMs, params.endMs, rng)) sink.propagations.push({ timeMs: t, site, kind: "Connector", operationResult: "unchanged" });
+    for (const t of poissonTimes(3, params.startMs, params.endMs, rng))
+      sink.propagations.push({ timeMs: t, site, kind: "Connector", operationResult: "unchanged" });
 
     triggers.sort((a, b) => a - b);
     let busyUntil = -Infinity;

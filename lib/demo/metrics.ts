@@ -24,8 +24,26 @@ interface Background extends Omit<ApiRequest, "timeMs" | "code"> {
 const BACKGROUND: Background[] = [
   { job: PROJECT_JOB, resource: "httpproxies", group: "networking.datumapis.com", version: "v1alpha1", verb: "PUT", perSecond: 0.09, conflicts: 0.24 },
   { job: PROJECT_JOB, resource: "httpproxies", group: "networking.datumapis.com", version: "v1alpha1", verb: "PUT", subresource: "status", perSecond: 0.03 },
-  { job: PROJECT_JOB, resource: "gateways", group: "gateway.networking.k8s.io", version: "v1", verb: "PUT", subresource: "status", perSecond: 0.07, conflicts: 0.24 },
-  { job: PROJECT_JOB, resource: "httproutes", group: "gateway.networking.k8s.io", version: "v1", verb: "PUT", subresource: "status", perSecond: 0.06, conflicts: 0.21 },
+  {
+    job: PROJECT_JOB,
+    resource: "gateways",
+    group: "gateway.networking.k8s.io",
+    version: "v1",
+    verb: "PUT",
+    subresource: "status",
+    perSecond: 0.07,
+    conflicts: 0.24,
+  },
+  {
+    job: PROJECT_JOB,
+    resource: "httproutes",
+    group: "gateway.networking.k8s.io",
+    version: "v1",
+    verb: "PUT",
+    subresource: "status",
+    perSecond: 0.06,
+    conflicts: 0.21,
+  },
   { job: PROJECT_JOB, resource: "networkinterfaces", group: "networking.datumapis.com", version: "v1alpha", verb: "PUT", perSecond: 0.03, conflicts: 0.2 },
   { job: PROJECT_JOB, resource: "backendtlspolicies", group: "gateway.networking.k8s.io", version: "v1alpha3", verb: "PUT", perSecond: 0.03, conflicts: 0.2 },
   { job: PROJECT_JOB, resource: "endpointslices", group: "discovery.k8s.io", version: "v1", verb: "PUT", perSecond: 0.02 },
@@ -43,8 +61,23 @@ const BACKGROUND: Background[] = [
 /** Who watches what: each stored change is one watch event per watcher. */
 const WATCHERS: Record<string, number> = { [`${PROJECT_JOB}/connectors`]: 4, [`${PROJECT_JOB}/leases`]: 2, [`${HUB_JOB}/connectors`]: 2 };
 
-function requestLabels(job: string, instance: string, r: { resource: string; group: string; version: string; verb: string; subresource?: string }, code: number) {
-  const labels: Record<string, string> = { job, instance, verb: r.verb, resource: r.resource, group: r.group, version: r.version, scope: "resource", component: "apiserver", code: String(code) };
+function requestLabels(
+  job: string,
+  instance: string,
+  r: { resource: string; group: string; version: string; verb: string; subresource?: string },
+  code: number,
+) {
+  const labels: Record<string, string> = {
+    job,
+    instance,
+    verb: r.verb,
+    resource: r.resource,
+    group: r.group,
+    version: r.version,
+    scope: "resource",
+    component: "apiserver",
+    code: String(code),
+  };
   if (r.subresource) labels.subresource = r.subresource;
   return labels;
 }
@@ -62,7 +95,12 @@ export function replaySeries({ params, sink }: Replay): CounterSeries[] {
     if (q.code >= 300) continue;
     const operation = q.verb === "POST" ? "create" : q.verb === "DELETE" && q.resource === "leases" ? "delete" : "update";
     b.count("etcd_requests_total", { job: q.job, instance, operation, group: q.group, resource: q.resource }, s(q.timeMs));
-    b.count("apiserver_watch_events_total", { job: q.job, instance, group: q.group, version: q.version, resource: q.resource }, s(q.timeMs), WATCHERS[`${q.job}/${q.resource}`] ?? 1);
+    b.count(
+      "apiserver_watch_events_total",
+      { job: q.job, instance, group: q.group, version: q.version, resource: q.resource },
+      s(q.timeMs),
+      WATCHERS[`${q.job}/${q.resource}`] ?? 1,
+    );
   }
 
   for (const bg of BACKGROUND) {
@@ -73,7 +111,11 @@ export function replaySeries({ params, sink }: Replay): CounterSeries[] {
       b.countPerInterval("apiserver_request_total", requestLabels(bg.job, instance, bg, ok), () => countWithMean(mean * (1 - conflicts), rng));
       if (conflicts > 0) b.countPerInterval("apiserver_request_total", requestLabels(bg.job, instance, bg, 409), () => countWithMean(mean * conflicts, rng));
       // Some of these are no-ops that never reach etcd, which the effective-writes estimate shows.
-      b.countPerInterval("etcd_requests_total", { job: bg.job, instance, operation: bg.verb === "POST" ? "create" : "update", group: bg.group, resource: bg.resource }, () => countWithMean(mean * (1 - conflicts) * 0.6, rng));
+      b.countPerInterval(
+        "etcd_requests_total",
+        { job: bg.job, instance, operation: bg.verb === "POST" ? "create" : "update", group: bg.group, resource: bg.resource },
+        () => countWithMean(mean * (1 - conflicts) * 0.6, rng),
+      );
     }
   }
   // Reads are never writes; they are here so the panels prove they leave them out.
@@ -86,7 +128,13 @@ export function replaySeries({ params, sink }: Replay): CounterSeries[] {
     }
   }
 
-  const controllerLabels = (controller: string, result: string) => ({ job: "network-services-operator", cluster: CONTROL_PLANE, namespace: "network-services-operator-system", controller, result });
+  const controllerLabels = (controller: string, result: string) => ({
+    job: "network-services-operator",
+    cluster: CONTROL_PLANE,
+    namespace: "network-services-operator-system",
+    controller,
+    result,
+  });
   for (const controller of ["connector", "iroh-dns", "gateway_resource_replicator"]) {
     for (const result of ["success", "error", "requeue_after"]) b.declare("controller_runtime_reconcile_total", controllerLabels(controller, result));
   }
@@ -94,7 +142,11 @@ export function replaySeries({ params, sink }: Replay): CounterSeries[] {
 
   for (const p of sink.propagations) {
     const apiversion = "networking.datumapis.com/v1alpha1";
-    b.count("update_resource_to_cluster", { job: "karmada-controller-manager", result: "success", apiversion, kind: p.kind, member_cluster: p.site, operationResult: p.operationResult }, s(p.timeMs));
+    b.count(
+      "update_resource_to_cluster",
+      { job: "karmada-controller-manager", result: "success", apiversion, kind: p.kind, member_cluster: p.site, operationResult: p.operationResult },
+      s(p.timeMs),
+    );
   }
 
   for (const site of params.sites) {

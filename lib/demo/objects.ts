@@ -62,14 +62,25 @@ export function touchManagedFields(obj: Obj, entry: ManagedEntry, atMs: number):
   const list = ((metadata.managedFields as Obj[] | undefined) ?? []).filter(
     (m) => !(m.manager === entry.manager && m.operation === entry.operation && (m.subresource ?? null) === (entry.subresource ?? null)),
   );
-  const fresh: Obj = { manager: entry.manager, operation: entry.operation, apiVersion: obj.apiVersion as string, time: iso(atMs), fieldsType: "FieldsV1", fieldsV1: entry.fields };
+  const fresh: Obj = {
+    manager: entry.manager,
+    operation: entry.operation,
+    apiVersion: obj.apiVersion as string,
+    time: iso(atMs),
+    fieldsType: "FieldsV1",
+    fieldsV1: entry.fields,
+  };
   if (entry.subresource) fresh.subresource = entry.subresource;
   list.push(fresh);
   metadata.managedFields = list;
 }
 
 export const FIELDS = {
-  agentStatus: { "f:status": { "f:connectionDetails": { ".": {}, "f:publicKey": { ".": {}, "f:addresses": {}, "f:discoveryMode": {}, "f:homeRelay": {}, "f:id": {} }, "f:type": {} } } },
+  agentStatus: {
+    "f:status": {
+      "f:connectionDetails": { ".": {}, "f:publicKey": { ".": {}, "f:addresses": {}, "f:discoveryMode": {}, "f:homeRelay": {}, "f:id": {} }, "f:type": {} },
+    },
+  },
   controllerStatus: {
     "f:status": {
       "f:conditions": { ".": {}, 'k:{"type":"Accepted"}': {}, 'k:{"type":"IrohDNSPublished"}': {}, 'k:{"type":"Ready"}': {} },
@@ -81,7 +92,14 @@ export const FIELDS = {
   hubCopy: {
     "f:metadata": {
       "f:annotations": { ".": {}, [`f:${UPSTREAM_STATUS}`]: {} },
-      "f:labels": { ".": {}, "f:meta.datumapis.com/upstream-cluster-name": {}, "f:meta.datumapis.com/upstream-group": {}, "f:meta.datumapis.com/upstream-kind": {}, "f:meta.datumapis.com/upstream-name": {}, "f:meta.datumapis.com/upstream-namespace": {} },
+      "f:labels": {
+        ".": {},
+        "f:meta.datumapis.com/upstream-cluster-name": {},
+        "f:meta.datumapis.com/upstream-group": {},
+        "f:meta.datumapis.com/upstream-kind": {},
+        "f:meta.datumapis.com/upstream-name": {},
+        "f:meta.datumapis.com/upstream-namespace": {},
+      },
       "f:ownerReferences": { ".": {} },
     },
     "f:spec": { ".": {}, "f:connectorClassName": {} },
@@ -135,11 +153,15 @@ export function hubConnector(upstream: Obj, hubNamespace: string, anchorUid: str
         "meta.datumapis.com/upstream-namespace": meta.namespace as string,
       },
       annotations: { [UPSTREAM_STATUS]: sortedJson(upstream.status as Json) },
-      ownerReferences: [{ apiVersion: "v1", kind: "ConfigMap", name: `anchor-${meta.uid as string}`, uid: anchorUid, controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [
+        { apiVersion: "v1", kind: "ConfigMap", name: `anchor-${meta.uid as string}`, uid: anchorUid, controller: true, blockOwnerDeletion: true },
+      ],
     },
     spec: upstream.spec as Json,
     // The CRD's default status; the edge reads the annotation instead (domain.md §3.1).
-    status: { conditions: [{ type: "Accepted", status: "Unknown", reason: "Pending", message: "Waiting for controller", lastTransitionTime: "1970-01-01T00:00:00Z" }] },
+    status: {
+      conditions: [{ type: "Accepted", status: "Unknown", reason: "Pending", message: "Waiting for controller", lastTransitionTime: "1970-01-01T00:00:00Z" }],
+    },
   };
 }
 

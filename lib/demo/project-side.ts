@@ -8,9 +8,20 @@
 import { jsonEqual, type Json } from "../churn/json";
 import type { Rng } from "../scenario/rng";
 import {
-  CONNECTOR_API, FIELDS, IROH_FINALIZER, MESSAGES, REPLICATOR_FINALIZER,
-  condition, iso, lease, microTime, projectConnector, setCondition, touchManagedFields,
-  type Condition, type Obj,
+  CONNECTOR_API,
+  FIELDS,
+  IROH_FINALIZER,
+  MESSAGES,
+  REPLICATOR_FINALIZER,
+  condition,
+  iso,
+  lease,
+  microTime,
+  projectConnector,
+  setCondition,
+  touchManagedFields,
+  type Condition,
+  type Obj,
 } from "./objects";
 import { PROJECT_JOB, type ReplaySink, type WriteClass } from "./types";
 import type { ConnectorPlan } from "./world";
@@ -96,10 +107,15 @@ export class ConnectorSim {
     this.lastFlap = shape;
     if (shape === "reacquire") {
       // The agent's reconnect loop re-acquires the lease without renewing it: "not renewed yet".
-      this.writeLease(t, "lease-flap", (spec) => {
-        spec.acquireTime = microTime(t);
-        delete spec.renewTime;
-      }, FIELDS.leaseAcquire);
+      this.writeLease(
+        t,
+        "lease-flap",
+        (spec) => {
+          spec.acquireTime = microTime(t);
+          delete spec.renewTime;
+        },
+        FIELDS.leaseAcquire,
+      );
     } else {
       // …then renews it with a clock that runs behind: the lease is already expired.
       const skewMs = 40_000 + Math.round(this.rng() * 200_000);
@@ -155,7 +171,10 @@ export class ConnectorSim {
       status.leaseRef = { name: this.plan.name };
     });
     this.writeStatus(t + 600, "iroh-dns", (status) => {
-      status.conditions = setCondition(status.conditions as Condition[], condition("IrohDNSPublished", "False", "Pending", "Connector status does not yet carry connection details.", t + 600));
+      status.conditions = setCondition(
+        status.conditions as Condition[],
+        condition("IrohDNSPublished", "False", "Pending", "Connector status does not yet carry connection details.", t + 600),
+      );
     });
     this.writeAgentStatus(t + 1500, "agent-connected", this.plan.addresses);
     this.writeStatus(t + 1700, "iroh-dns", (status) => {
@@ -174,7 +193,18 @@ export class ConnectorSim {
     this.removeFinalizer(t + 800, REPLICATOR_FINALIZER);
     if (this.leaseObj) {
       this.leaseObj = null;
-      this.record(t + 1500, this.idx.lease, "DELETE", undefined, "generic-garbage-collector", "delete", "owner-deleted", null, "leases", "coordination.k8s.io/v1");
+      this.record(
+        t + 1500,
+        this.idx.lease,
+        "DELETE",
+        undefined,
+        "generic-garbage-collector",
+        "delete",
+        "owner-deleted",
+        null,
+        "leases",
+        "coordination.k8s.io/v1",
+      );
     }
     this.expiryCheckMs = null;
   }
@@ -189,7 +219,12 @@ export class ConnectorSim {
     const ready = renewMs !== null && renewMs + LEASE_SECONDS * 1000 > t;
     const message = renewMs === null ? MESSAGES.notRenewed : ready ? MESSAGES.ready : MESSAGES.expired;
     const next = ready ? condition("Ready", "True", "ConnectorReady", message, t) : condition("Ready", "False", "ConnectorNotReady", message, t);
-    this.writeStatus(t + 15, "connector", (status) => (status.conditions = setCondition(status.conditions as Condition[], next)), ready ? "requeue_after" : "success");
+    this.writeStatus(
+      t + 15,
+      "connector",
+      (status) => (status.conditions = setCondition(status.conditions as Condition[], next)),
+      ready ? "requeue_after" : "success",
+    );
     this.expiryCheckMs = ready ? this.expiryOf(this.leaseObj) : null;
   }
 
@@ -229,7 +264,18 @@ export class ConnectorSim {
     touchManagedFields(next, { manager: NSO, operation: "Update", subresource: "status", fields: FIELDS.controllerStatus }, t);
     const cls: WriteClass = edgeView(this.conn.status as Json) === edgeView(next.status as Json) ? "unrouted" : "routed";
     this.conn = next;
-    this.record(t, this.idx.connector, "PUT", "status", NSO, cls, controller === "connector" ? "ready-condition" : "iroh-dns-condition", next, "connectors", CONNECTOR_API);
+    this.record(
+      t,
+      this.idx.connector,
+      "PUT",
+      "status",
+      NSO,
+      cls,
+      controller === "connector" ? "ready-condition" : "iroh-dns-condition",
+      next,
+      "connectors",
+      CONNECTOR_API,
+    );
   }
 
   private writeAgentStatus(t: number, cause: string, addresses: Obj[] | { address: string; port: number }[]): void {
@@ -269,10 +315,32 @@ export class ConnectorSim {
     meta.finalizers = ((meta.finalizers as string[]) ?? []).filter((f) => f !== finalizer);
     const gone = (meta.finalizers as string[]).length === 0;
     this.conn = gone ? null : next;
-    this.record(t, this.idx.connector, "PUT", undefined, NSO, gone ? "delete" : "unrouted", gone ? "finalizers-removed" : "finalizer-removed", gone ? null : next, "connectors", CONNECTOR_API);
+    this.record(
+      t,
+      this.idx.connector,
+      "PUT",
+      undefined,
+      NSO,
+      gone ? "delete" : "unrouted",
+      gone ? "finalizers-removed" : "finalizer-removed",
+      gone ? null : next,
+      "connectors",
+      CONNECTOR_API,
+    );
   }
 
-  private record(t: number, objectIndex: number, verb: "POST" | "PUT" | "PATCH" | "DELETE", subresource: "status" | undefined, manager: string, cls: WriteClass, cause: string, object: Obj | null, resource: "connectors" | "leases", apiVersion: string): void {
+  private record(
+    t: number,
+    objectIndex: number,
+    verb: "POST" | "PUT" | "PATCH" | "DELETE",
+    subresource: "status" | undefined,
+    manager: string,
+    cls: WriteClass,
+    cause: string,
+    object: Obj | null,
+    resource: "connectors" | "leases",
+    apiVersion: string,
+  ): void {
     this.sink.writes.push({ timeMs: t, objectIndex, verb, subresource, manager, cls, cause, object: object && structuredClone(object) });
     const [group, version] = apiVersion.split("/");
     this.sink.requests.push({ timeMs: t, job: PROJECT_JOB, resource, group, version, verb, subresource, code: verb === "POST" ? 201 : 200 });

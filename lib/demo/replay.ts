@@ -142,7 +142,8 @@ export function generateReplay(params: ReplayParams = DEFAULT_REPLAY): Replay {
     });
     const hubNamespace = `ns-${world.namespaceUids.get(plan.namespace)}`;
     const initialHub = existing ? hubConnector(existing.conn, hubNamespace, plan.anchorUid, plan.hubUid) : null;
-    if (initialHub) touchManagedFields(initialHub, { manager: "network-services-operator", operation: "Update", fields: FIELDS.hubCopy }, params.startMs - 3_600_000);
+    if (initialHub)
+      touchManagedFields(initialHub, { manager: "network-services-operator", operation: "Update", fields: FIELDS.hubCopy }, params.startMs - 3_600_000);
     const indexes = {
       connector: sink.addObject(ref("milo", "Connector", plan.namespace), existing?.conn ?? null),
       lease: sink.addObject(ref("milo", "Lease", plan.namespace), existing?.lease ?? null),
@@ -163,7 +164,10 @@ export function generateReplay(params: ReplayParams = DEFAULT_REPLAY): Replay {
     const upstream = (byObject.get(target.connectorIndex) ?? []).sort((a, b) => a.timeMs - b.timeMs);
     replicate(target, upstream, sink, rng);
   }
-  const hubWriteTimes = sink.writes.filter((w) => sink.objects[w.objectIndex].cluster === "hub").map((w) => w.timeMs).sort((a, b) => a - b);
+  const hubWriteTimes = sink.writes
+    .filter((w) => sink.objects[w.objectIndex].cluster === "hub")
+    .map((w) => w.timeMs)
+    .sort((a, b) => a - b);
   propagateAndRebuild(hubWriteTimes, params, sink, rng);
 
   finish(sink, params);

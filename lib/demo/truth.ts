@@ -67,7 +67,14 @@ export function windowTruth({ params, sink }: Replay, hours: number): WindowTrut
 }
 
 export function objectTruth({ sink }: Replay): ObjectTruth[] {
-  const out = sink.objects.map((ref): ObjectTruth => ({ cluster: ref.cluster, kind: ref.kind, namespace: ref.namespace, name: ref.name, writes: 0, byClass: { create: 0, delete: 0, routed: 0, unrouted: 0 } }));
+  const out = sink.objects.map((ref): ObjectTruth => ({
+    cluster: ref.cluster,
+    kind: ref.kind,
+    namespace: ref.namespace,
+    name: ref.name,
+    writes: 0,
+    byClass: { create: 0, delete: 0, routed: 0, unrouted: 0 },
+  }));
   for (const w of sink.writes) {
     out[w.objectIndex].writes++;
     out[w.objectIndex].byClass[w.cls]++;
@@ -99,7 +106,9 @@ export function fieldTruth({ sink }: Replay): FieldTruth[] {
 /** Every flip of a project-side Connector's Ready status in the window (a condition first set is not a flip). */
 export function readyTransitions({ sink }: Replay): { namespace: string; name: string; timeMs: number; status: string }[] {
   const readyOf = (obj: unknown) =>
-    ((obj as { status?: { conditions?: { type: string; status: string; lastTransitionTime: string }[] } } | null)?.status?.conditions ?? []).find((c) => c.type === "Ready");
+    ((obj as { status?: { conditions?: { type: string; status: string; lastTransitionTime: string }[] } } | null)?.status?.conditions ?? []).find(
+      (c) => c.type === "Ready",
+    );
   const previous = sink.initial.map((o) => readyOf(o)?.status);
   const out: { namespace: string; name: string; timeMs: number; status: string }[] = [];
   for (const w of sink.writes) {

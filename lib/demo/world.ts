@@ -7,7 +7,22 @@ import { NAMED, type ReplayParams } from "./params";
 
 /** Kubernetes generateName's alphabet (no vowels, no look-alikes). */
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
-const PROJECT_WORDS = ["acme-web", "northwind", "blue-harbor", "lumen-labs", "kestrel", "orbit-io", "tidewater", "fieldnote", "pinecrest", "quarry", "sable-dev", "vantage", "wren-app", "zephyr"];
+const PROJECT_WORDS = [
+  "acme-web",
+  "northwind",
+  "blue-harbor",
+  "lumen-labs",
+  "kestrel",
+  "orbit-io",
+  "tidewater",
+  "fieldnote",
+  "pinecrest",
+  "quarry",
+  "sable-dev",
+  "vantage",
+  "wren-app",
+  "zephyr",
+];
 
 export type Role =
   | { kind: "offline" }

@@ -25,7 +25,9 @@ export function formatRange(startMs: number, endMs: number): string {
   return `${start} → ${sameDay ? end.slice(11) : end}`;
 }
 
-const TICK_INTERVALS_MS = [60_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000, 172_800_000, 604_800_000];
+const TICK_INTERVALS_MS = [
+  60_000, 300_000, 600_000, 900_000, 1_800_000, 3_600_000, 7_200_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000, 172_800_000, 604_800_000,
+];
 
 /** Axis ticks on round UTC times (every 30 min, 1 h, 6 h …), at most about `maxTicks` of them. */
 export function timeTicks(startMs: number, endMs: number, maxTicks: number): number[] {

@@ -25,7 +25,8 @@ export function labelRows(spans: LabelSpan[], rows: number): number[] {
   const order = spans.map((_, i) => i).sort((a, b) => extents[a][0] - extents[b][0]);
   for (const i of order) {
     const [start, end] = extents[i];
-    const overlap = (row: [number, number][]) => row.reduce((sum, [s, e]) => sum + Math.max(0, Math.min(end + LABEL_GAP, e + LABEL_GAP) - Math.max(start, s)), 0);
+    const overlap = (row: [number, number][]) =>
+      row.reduce((sum, [s, e]) => sum + Math.max(0, Math.min(end + LABEL_GAP, e + LABEL_GAP) - Math.max(start, s)), 0);
     const costs = taken.map(overlap);
     const free = costs.indexOf(0);
     const row = free !== -1 ? free : costs.indexOf(Math.min(...costs));

@@ -23,13 +23,25 @@ export const MAX_QUERY_MARKERS = 50;
 export function markersFromSeries(query: MarkerQuery, series: Series[]): { markers: Marker[]; truncated: boolean } {
   const found: Marker[] = [];
   for (const s of series) {
-    const name = query.label ? (s.labels[query.label] ?? "") : Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(", ");
+    const name = query.label
+      ? (s.labels[query.label] ?? "")
+      : Object.entries(s.labels)
+          .map(([k, v]) => `${k}="${v}"`)
+          .join(", ");
     s.points.forEach(([timeMs, value], i) => {
       if (i === 0 || value === null || s.points[i - 1][1] !== null) return;
       found.push({
         timeMs,
         label: name ? `${query.name} ${name}` : query.name,
-        detail: [query.detail, `first point of {${Object.entries(s.labels).map(([k, v]) => `${k}="${v}"`).join(", ")}}`, `from ${query.expr}`].filter(Boolean).join("\n"),
+        detail: [
+          query.detail,
+          `first point of {${Object.entries(s.labels)
+            .map(([k, v]) => `${k}="${v}"`)
+            .join(", ")}}`,
+          `from ${query.expr}`,
+        ]
+          .filter(Boolean)
+          .join("\n"),
         kind: "query",
       });
     });
@@ -54,7 +66,8 @@ export async function runMarkerQueries(
         const answer = await client.queryRange(query.expr, aligned, signal);
         const found = markersFromSeries(query, withGaps(toSeries(answer.data), aligned.startSeconds * 1000, stepSeconds * 1000));
         const warnings = answer.warnings.map((w) => `marker query ${query.name}: ${w}`);
-        if (found.truncated) warnings.push(`marker query ${query.name}: more than ${MAX_QUERY_MARKERS} markers in this range; showing the first ${MAX_QUERY_MARKERS}`);
+        if (found.truncated)
+          warnings.push(`marker query ${query.name}: more than ${MAX_QUERY_MARKERS} markers in this range; showing the first ${MAX_QUERY_MARKERS}`);
         return { markers: found.markers, warnings };
       } catch (error) {
         return { markers: [], warnings: [`marker query ${query.name} failed: ${(error as Error).message}`] };

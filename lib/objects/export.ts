@@ -39,7 +39,8 @@ export function exportObjectWrites(store: HistorySource, range: { startMs: numbe
     const sample = (rebuilt.initial ?? rebuilt.writes.find((w) => w.body)?.body) as Obj | undefined;
     const apiVersion = typeof sample?.apiVersion === "string" ? sample.apiVersion : key.group ? `${key.group}/v1` : "v1";
     out.objects.push({ cluster: key.cluster, apiVersion, kind: key.kind, namespace: key.namespace, name: key.name, initial: rebuilt.initial ?? null });
-    for (const w of rebuilt.writes) out.writes.push({ t: w.tsMs, o, verb: w.cls === "create" || w.cls === "delete" ? w.cls : "update", by: w.writer, cls: w.cls, changes: w.changes });
+    for (const w of rebuilt.writes)
+      out.writes.push({ t: w.tsMs, o, verb: w.cls === "create" || w.cls === "delete" ? w.cls : "update", by: w.writer, cls: w.cls, changes: w.changes });
   }
   out.writes.sort((x, y) => x.t - y.t);
   return { writes: out, leftOut };

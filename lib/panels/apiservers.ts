@@ -7,10 +7,7 @@ export interface ApiServerEntry {
 }
 
 export function configuredApiservers(config: { project: string[]; hub: string[] }): ApiServerEntry[] {
-  return [
-    ...config.project.map((job): ApiServerEntry => ({ job, role: "project" })),
-    ...config.hub.map((job): ApiServerEntry => ({ job, role: "hub" })),
-  ];
+  return [...config.project.map((job): ApiServerEntry => ({ job, role: "project" })), ...config.hub.map((job): ApiServerEntry => ({ job, role: "hub" }))];
 }
 
 export async function listApiservers(

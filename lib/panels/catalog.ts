@@ -11,7 +11,8 @@ import type { LabelSets } from "./probe";
 export const WRITE_VERBS = ["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"] as const;
 const WRITE_VERB_REGEX = WRITE_VERBS.join("|");
 
-export type Unit = "writes/s" | "requests/s" | "events/s" | "writes" | "rebuilds/h" | "s" | "%" | "s/s" | "updates" | "updates/h" | "rebuilds/write" | "per site" | "count";
+export type Unit =
+  "writes/s" | "requests/s" | "events/s" | "writes" | "rebuilds/h" | "s" | "%" | "s/s" | "updates" | "updates/h" | "rebuilds/write" | "per site" | "count";
 
 export interface PanelVars {
   /** apiserver `job`; undefined means every API server (then `job` is kept in the grouping). */
@@ -123,7 +124,10 @@ export const PANELS: readonly PanelDef[] = [
     mode: "total",
     chart: "table",
     needsResource: false,
-    queries: (vars) => ({ queries: [{ promql: `sum${by(vars, ["group", "resource", "verb", "subresource"])} (${exactIncrease(writes(vars), vars.rangeSeconds)})` }], infos: [] }),
+    queries: (vars) => ({
+      queries: [{ promql: `sum${by(vars, ["group", "resource", "verb", "subresource"])} (${exactIncrease(writes(vars), vars.rangeSeconds)})` }],
+      infos: [],
+    }),
   },
   {
     id: "write-errors",
@@ -198,7 +202,10 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
   const operations = m("operation", "=~", "create|update|delete");
   const counter = vars.labelSets.etcdCounter ?? "etcd_requests_total";
   // Before 1.28 the request-duration histogram's count is the only counter of etcd requests.
-  const counterInfos = counter === "etcd_requests_total" ? [] : ["etcd_requests_total is not exposed by this API server (Kubernetes ≤ 1.27); effective writes count etcd_request_duration_seconds_count."];
+  const counterInfos =
+    counter === "etcd_requests_total"
+      ? []
+      : ["etcd_requests_total is not exposed by this API server (Kubernetes ≤ 1.27); effective writes count etcd_request_duration_seconds_count."];
   switch (vars.labelSets.etcd) {
     case "group-resource":
       return {
@@ -241,12 +248,16 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
               promql: `max(sum by (instance) (rate(${selector("apiserver_watch_cache_events_received_total", [m("job", "=", vars.job), m("resource", "=", vars.resource), resourceLabel])}[${w(vars)}])))`,
             },
           ],
-          infos: ["No etcd request counter (etcd_requests_total, etcd_request_duration_seconds_count) is scraped here; effective writes come from watch-cache events (one replica)."],
+          infos: [
+            "No etcd request counter (etcd_requests_total, etcd_request_duration_seconds_count) is scraped here; effective writes come from watch-cache events (one replica).",
+          ],
         };
       }
       return {
         queries: [api],
-        infos: ["None of etcd_requests_total, etcd_request_duration_seconds_count and apiserver_watch_cache_events_received_total is scraped for this API server, so effective writes cannot be shown."],
+        infos: [
+          "None of etcd_requests_total, etcd_request_duration_seconds_count and apiserver_watch_cache_events_received_total is scraped for this API server, so effective writes cannot be shown.",
+        ],
       };
   }
 }
@@ -257,7 +268,9 @@ function watchFanoutQueries(vars: PanelVars): { queries: NamedQuery[]; infos: st
     // Kubernetes ≤ 1.33 labels watch events by kind, which a resource name cannot be mapped to here.
     return {
       queries: [{ promql: `sum${by(vars, ["group", "kind"])} (rate(${selector(metric, [m("job", "=", vars.job)])}[${w(vars)}]))` }],
-      infos: vars.resource ? ["This API server labels watch events by kind (Kubernetes ≤ 1.33), so the panel shows every kind, not only the selected resource."] : [],
+      infos: vars.resource
+        ? ["This API server labels watch events by kind (Kubernetes ≤ 1.33), so the panel shows every kind, not only the selected resource."]
+        : [],
     };
   }
   return {

@@ -31,11 +31,7 @@ const schema = z.object({
   from: z.string().max(64).default(DEFAULT_FROM),
   to: z.string().max(64).default(DEFAULT_TO),
   apiserver: z.string().min(1).max(253).optional(),
-  resource: z
-    .string()
-    .max(253)
-    .regex(RESOURCE, "expected a resource such as connectors or connectors.networking.datumapis.com")
-    .optional(),
+  resource: z.string().max(253).regex(RESOURCE, "expected a resource such as connectors or connectors.networking.datumapis.com").optional(),
   step: z.string().max(16).optional(),
   width: z.coerce.number().int("expected whole pixels").min(50).max(4000).default(DEFAULT_CHART_WIDTH),
 });
@@ -82,7 +78,6 @@ export function rangeParams(fromText: string, toText: string, nowMs: number, max
   }
   return { startMs, endMs };
 }
-
 
 function stripEmpty(params: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};

@@ -27,12 +27,7 @@ async function firstSeriesLabels(client: PromClient, metric: string, job: string
   return result.data[0];
 }
 
-export async function probeLabelSets(
-  client: PromClient,
-  job: string | undefined,
-  bounds: TimeBounds,
-  signal?: AbortSignal,
-): Promise<LabelSets> {
+export async function probeLabelSets(client: PromClient, job: string | undefined, bounds: TimeBounds, signal?: AbortSignal): Promise<LabelSets> {
   const [requests, cache, watch] = await Promise.all([
     firstSeriesLabels(client, "etcd_requests_total", job, bounds, signal),
     firstSeriesLabels(client, "apiserver_watch_cache_events_received_total", job, bounds, signal),

@@ -105,7 +105,8 @@ export function panelTimes(mode: "range" | "total", plan: PanelPlan) {
 
 /** A panel that shows one resource is asked for one, whether a snapshot or Prometheus answers. */
 export function requireResource(panel: PanelDef, resource: string | undefined): void {
-  if (panel.needsResource && resource === undefined) throw badRequest(`panel ${panel.id} shows one resource: add the parameter resource, e.g. resource=connectors`);
+  if (panel.needsResource && resource === undefined)
+    throw badRequest(`panel ${panel.id} shows one resource: add the parameter resource, e.g. resource=connectors`);
 }
 
 export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelRequest, signal?: AbortSignal): Promise<PanelResult> {
@@ -153,13 +154,21 @@ export function limitSeries(series: Series[], max = MAX_PANEL_SERIES): { series:
   let kept = series;
   if (series.length > max) {
     const total = (s: Series) => s.points.reduce((sum, [, v]) => sum + (v !== null && Number.isFinite(v) ? Math.abs(v) : 0), 0);
-    const largest = new Set(series.map((s, i) => ({ i, t: total(s) })).sort((a, b) => b.t - a.t || a.i - b.i).slice(0, max).map((e) => e.i));
+    const largest = new Set(
+      series
+        .map((s, i) => ({ i, t: total(s) }))
+        .sort((a, b) => b.t - a.t || a.i - b.i)
+        .slice(0, max)
+        .map((e) => e.i),
+    );
     kept = series.filter((_, i) => largest.has(i));
     warnings.push(`Showing the ${max} series with the largest values of ${series.length}: narrow the selection to see the rest.`);
   }
   if (kept.some((s) => s.points.length > MAX_SERIES_POINTS)) {
     kept = kept.map((s) => (s.points.length > MAX_SERIES_POINTS ? { ...s, points: s.points.slice(0, MAX_SERIES_POINTS) } : s));
-    warnings.push(`Prometheus answered more than ${MAX_SERIES_POINTS.toLocaleString("en-US")} points for a series; the first ${MAX_SERIES_POINTS.toLocaleString("en-US")} are shown.`);
+    warnings.push(
+      `Prometheus answered more than ${MAX_SERIES_POINTS.toLocaleString("en-US")} points for a series; the first ${MAX_SERIES_POINTS.toLocaleString("en-US")} are shown.`,
+    );
   }
   return { series: kept, warnings };
 }

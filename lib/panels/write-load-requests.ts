@@ -96,7 +96,12 @@ export function writeLoadInputs(calls: WriteLoadCalls, widths: ChartWidths, snap
  * charts are `widths` wide (WIDTH_SLOTS: the templates the preload script fills in). None for a range
  * the page refuses.
  */
-export function writeLoadPreloads(search: { from?: string; to?: string; apiserver?: string; resource?: string }, widths: ChartWidths, nowMs: number, snapshot?: SnapshotInfo): string[] {
+export function writeLoadPreloads(
+  search: { from?: string; to?: string; apiserver?: string; resource?: string },
+  widths: ChartWidths,
+  nowMs: number,
+  snapshot?: SnapshotInfo,
+): string[] {
   const range = linkRange(search.from, search.to, nowMs, snapshot);
   if (!range) return [];
   const calls = writeLoadRequests({ ...range, apiserver: search.apiserver || undefined, resource: search.resource || undefined });

@@ -45,17 +45,30 @@ export function sharedClient(inner: PromClient, options: SharingOptions, clock: 
   const stats: SharingStats = { upstream: 0, coalesced: 0, cached: 0, busy: 0 };
   const entries = new Map<string, { promise: Promise<unknown>; settledAtMs?: number }>();
   const seconds = `${options.timeoutMs / 1000} s`;
-  const gate = new Gate(options.maxConcurrent, options.maxQueued, (running, waiting) => {
-    stats.busy++;
-    return new ApiFailure(503, "busy", `Prometheus is busy: ${running} queries are running and ${waiting} are waiting (prometheus.maxConcurrentQueries). Try again in a moment.`);
-  }, clock);
+  const gate = new Gate(
+    options.maxConcurrent,
+    options.maxQueued,
+    (running, waiting) => {
+      stats.busy++;
+      return new ApiFailure(
+        503,
+        "busy",
+        `Prometheus is busy: ${running} queries are running and ${waiting} are waiting (prometheus.maxConcurrentQueries). Try again in a moment.`,
+      );
+    },
+    clock,
+  );
 
   /** One upstream call, within its deadline from when it was asked for, waiting for a slot included. */
   function limited<T>(work: (deadline: AbortSignal) => Promise<T>): Promise<T> {
     const signal = AbortSignal.timeout(options.timeoutMs);
     return gate.run(() => work(signal), {
       signal,
-      waited: () => new PromError("timeout", `no Prometheus query slot came free within ${seconds} (prometheus.timeoutSeconds; ${options.maxConcurrent} run at once, prometheus.maxConcurrentQueries)`),
+      waited: () =>
+        new PromError(
+          "timeout",
+          `no Prometheus query slot came free within ${seconds} (prometheus.timeoutSeconds; ${options.maxConcurrent} run at once, prometheus.maxConcurrentQueries)`,
+        ),
       overran: () => new PromError("timeout", `Prometheus did not answer within ${seconds}`),
     });
   }
@@ -97,7 +110,8 @@ export function sharedClient(inner: PromClient, options: SharingOptions, clock: 
     queued: () => gate.queued,
     oldestActiveMs: () => gate.oldestRunningMs(),
     query: (expr, time, signal) => shared(key("query", expr, time), (d) => inner.query(expr, time, d), signal),
-    queryRange: (expr, range, signal) => shared(key("range", expr, range.startSeconds, range.endSeconds, range.stepSeconds), (d) => inner.queryRange(expr, range, d), signal),
+    queryRange: (expr, range, signal) =>
+      shared(key("range", expr, range.startSeconds, range.endSeconds, range.stepSeconds), (d) => inner.queryRange(expr, range, d), signal),
     series: (match, bounds, signal) => shared(key("series", match, bounds), (d) => inner.series(match, bounds, d), signal),
     labels: (match, bounds, signal) => shared(key("labels", match, bounds), (d) => inner.labels(match, bounds, d), signal),
     labelValues: (label, match, bounds, signal) => shared(key("values", label, match, bounds), (d) => inner.labelValues(label, match, bounds, d), signal),

@@ -19,10 +19,15 @@ export function queryData(data: unknown): PromQueryData {
   const result = data.result;
   switch (data.resultType) {
     case "matrix":
-      if (!Array.isArray(result) || !result.every((s) => isObject(s) && isLabels(s.metric) && (s.values === undefined || (Array.isArray(s.values) && s.values.every(isSample))))) throw wrong("a matrix of series with [time, value] samples");
+      if (
+        !Array.isArray(result) ||
+        !result.every((s) => isObject(s) && isLabels(s.metric) && (s.values === undefined || (Array.isArray(s.values) && s.values.every(isSample))))
+      )
+        throw wrong("a matrix of series with [time, value] samples");
       break;
     case "vector":
-      if (!Array.isArray(result) || !result.every((s) => isObject(s) && isLabels(s.metric) && (s.value === undefined || isSample(s.value)))) throw wrong("a vector of series with a [time, value] sample");
+      if (!Array.isArray(result) || !result.every((s) => isObject(s) && isLabels(s.metric) && (s.value === undefined || isSample(s.value))))
+        throw wrong("a vector of series with a [time, value] sample");
       break;
     case "scalar":
     case "string":

@@ -63,7 +63,10 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Full configuration rebuilds per hour at each site.",
     unit: "rebuilds/h",
     mode: "range",
-    queries: (v) => ({ queries: [{ promql: `${rate(v, ref(v.detected.profile.count))} * 3600` }], infos: v.detected.profile.caveat ? [v.detected.profile.caveat] : [] }),
+    queries: (v) => ({
+      queries: [{ promql: `${rate(v, ref(v.detected.profile.count))} * 3600` }],
+      infos: v.detected.profile.caveat ? [v.detected.profile.caveat] : [],
+    }),
   },
   {
     id: "rebuild-duration-mean",
@@ -82,7 +85,8 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     unit: "%",
     mode: "range",
     queries: withDuration((d, v) => {
-      if (d.kind !== "histogram" || v.detected.buckets.length === 0) return { queries: [], infos: [`${d.metric} has no buckets, so slow shares cannot be counted.`] };
+      if (d.kind !== "histogram" || v.detected.buckets.length === 0)
+        return { queries: [], infos: [`${d.metric} has no buckets, so slow shares cannot be counted.`] };
       return {
         queries: slowThresholds(v.detected.buckets).map((bound) => ({
           name: `over ${seconds(bound)}`,
@@ -95,7 +99,8 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
   {
     id: "rebuild-duration-quantiles",
     title: "Rebuild duration p50 / p90 / p99",
-    description: "Quantiles estimated from histogram buckets. A value at the top finite bucket means \"at least that long\": use the mean and the slow share for numbers.",
+    description:
+      'Quantiles estimated from histogram buckets. A value at the top finite bucket means "at least that long": use the mean and the slow share for numbers.',
     unit: "s",
     mode: "range",
     capped: true,
@@ -141,7 +146,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
   {
     id: "propagation",
     title: "Propagated updates (Karmada)",
-    description: "Updates Karmada pushed to each member cluster per hour, by kind and result: \"unchanged\" is propagation that changed nothing.",
+    description: 'Updates Karmada pushed to each member cluster per hour, by kind and result: "unchanged" is propagation that changed nothing.',
     unit: "updates/h",
     mode: "range",
     queries: (v) => ({
@@ -192,7 +197,8 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
         queries.push({ name: "mean s", promql: `${inc(ref(d, "_sum"))} / ${inc(ref(d, "_count"))}` });
         queries.push({ name: "busy s/s", promql: `${inc(ref(d, "_sum"))} / ${v.rangeSeconds}` });
         const slow = d.kind === "histogram" ? slowThresholds(v.detected.buckets).at(-1) : undefined;
-        if (slow !== undefined) queries.push({ name: `over ${seconds(slow)} %`, promql: `100 * (1 - ${inc(ref(d, "_bucket", [le(slow)]))} / ${inc(ref(d, "_count"))})` });
+        if (slow !== undefined)
+          queries.push({ name: `over ${seconds(slow)} %`, promql: `100 * (1 - ${inc(ref(d, "_bucket", [le(slow)]))} / ${inc(ref(d, "_count"))})` });
       }
       return { queries, infos: ["Totals are increase(), which Prometheus extrapolates to the range edges."] };
     },

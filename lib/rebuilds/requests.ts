@@ -56,7 +56,13 @@ export function rebuildCalls(state: RebuildViewState): PanelCall[] {
 }
 
 function everyCall<Call>(calls: RebuildCalls<Call>): Call[] {
-  return [...Object.values<Call>(calls.charts), calls.summary, calls.summaryBefore, ...(calls.beforeAt ? [calls.beforeAt] : []), ...(calls.afterAt ? [calls.afterAt] : [])];
+  return [
+    ...Object.values<Call>(calls.charts),
+    calls.summary,
+    calls.summaryBefore,
+    ...(calls.beforeAt ? [calls.beforeAt] : []),
+    ...(calls.afterAt ? [calls.afterAt] : []),
+  ];
 }
 
 /** Points a summary table asks for: it reads one total per series, not a shape. */

@@ -21,7 +21,13 @@ export interface KubeObject {
 export function namedObject(obj: unknown): obj is KubeObject {
   if (typeof obj !== "object" || obj === null || Array.isArray(obj)) return false;
   const meta = (obj as KubeObject).metadata;
-  return typeof meta === "object" && meta !== null && typeof meta.name === "string" && meta.name !== "" && (meta.namespace === undefined || typeof meta.namespace === "string");
+  return (
+    typeof meta === "object" &&
+    meta !== null &&
+    typeof meta.name === "string" &&
+    meta.name !== "" &&
+    (meta.namespace === undefined || typeof meta.namespace === "string")
+  );
 }
 
 /**
@@ -76,7 +82,13 @@ export class ProfileRecorder {
   }
 
   private key(obj: KubeObject): ObjectKey {
-    return { cluster: this.cluster, group: this.sample.group, kind: this.sample.kind, namespace: this.clusterScoped ? "" : (obj.metadata?.namespace ?? ""), name: obj.metadata?.name ?? "" };
+    return {
+      cluster: this.cluster,
+      group: this.sample.group,
+      kind: this.sample.kind,
+      namespace: this.clusterScoped ? "" : (obj.metadata?.namespace ?? ""),
+      name: obj.metadata?.name ?? "",
+    };
   }
 
   private profileOf(obj: KubeObject | undefined): Profile {
@@ -127,7 +139,17 @@ export class ProfileRecorder {
     const after = obj === null ? undefined : prepare(profile, obj as Json);
     const analysis = analyzeVersions(profile, before, after);
     const body = keptBody(analysis.cls, before?.obj, after?.obj);
-    this.store.record(key, { tsMs, cls: analysis.cls, writer: analysis.writer, source: "watch", heartbeat: analysis.heartbeat, changes: analysis.changes, projection: analysis.projection, resourceVersion, ...(body === undefined ? {} : { body }) });
+    this.store.record(key, {
+      tsMs,
+      cls: analysis.cls,
+      writer: analysis.writer,
+      source: "watch",
+      heartbeat: analysis.heartbeat,
+      changes: analysis.changes,
+      projection: analysis.projection,
+      resourceVersion,
+      ...(body === undefined ? {} : { body }),
+    });
     this.chain.set(key, { resourceVersion, obj: obj as Json | null, version: after });
     return true;
   }

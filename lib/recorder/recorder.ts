@@ -50,7 +50,13 @@ export interface Recorder {
  * `rollUp`: also keep the Objects rollups, as `npm run recorder` does; the dashboard, recording
  * in-process, has its own roll-up thread for that.
  */
-export function startRecorder(config: AppConfig, store: WriteStore, clusters: RecordedCluster[], log: (line: string) => void = console.log, rollUp = true): Recorder {
+export function startRecorder(
+  config: AppConfig,
+  store: WriteStore,
+  clusters: RecordedCluster[],
+  log: (line: string) => void = console.log,
+  rollUp = true,
+): Recorder {
   const controller = new AbortController();
   const watchers: { cluster: string; resource: string; stats: WatcherStats; done: Promise<void> }[] = [];
   for (const cluster of clusters) {
@@ -88,15 +94,53 @@ export function startRecorder(config: AppConfig, store: WriteStore, clusters: Re
 /** Prometheus text for the recorder's own health. */
 export function recorderMetrics(recorder: Recorder, store: WriteStore, nowMs = Date.now(), out = new Exposition()): Exposition {
   const stats = recorder.stats();
-  const per = (pick: (s: WatcherStats) => number) => stats.map(({ cluster, resource, stats: s }): [Record<string, string>, number] => [{ cluster, resource }, pick(s)]);
+  const per = (pick: (s: WatcherStats) => number) =>
+    stats.map(({ cluster, resource, stats: s }): [Record<string, string>, number] => [{ cluster, resource }, pick(s)]);
   return out
-    .family("churnscope_recorder_events_total", "counter", "Watch events received (bookmarks included).", per((s) => s.events))
-    .family("churnscope_recorder_versions_stored_total", "counter", "New object versions diffed, classified and stored.", per((s) => s.stored))
-    .family("churnscope_recorder_relists_total", "counter", "Full lists (the first one, and each after 410 Gone).", per((s) => s.relists))
-    .family("churnscope_recorder_reconnects_total", "counter", "Watches reopened after a disconnect or a server timeout.", per((s) => s.reconnects))
-    .family("churnscope_recorder_events_rejected_total", "counter", "Watch events skipped: not a recordable object change or bookmark.", per((s) => s.rejected))
-    .family("churnscope_recorder_lag_seconds", "gauge", "Seconds since the last watch event or bookmark.", per((s) => (s.lastEventMs ? (nowMs - s.lastEventMs) / 1000 : -1)))
-    .family("churnscope_recorder_watching", "gauge", "1 while the watch is open.", per((s) => (s.state === "watching" ? 1 : 0)))
-    .family("churnscope_recorder_open_gaps", "gauge", "Periods the recorder could not observe that are still open.", [[{}, store.gaps(0, nowMs + 1).filter((g) => g.toMs === null).length]])
+    .family(
+      "churnscope_recorder_events_total",
+      "counter",
+      "Watch events received (bookmarks included).",
+      per((s) => s.events),
+    )
+    .family(
+      "churnscope_recorder_versions_stored_total",
+      "counter",
+      "New object versions diffed, classified and stored.",
+      per((s) => s.stored),
+    )
+    .family(
+      "churnscope_recorder_relists_total",
+      "counter",
+      "Full lists (the first one, and each after 410 Gone).",
+      per((s) => s.relists),
+    )
+    .family(
+      "churnscope_recorder_reconnects_total",
+      "counter",
+      "Watches reopened after a disconnect or a server timeout.",
+      per((s) => s.reconnects),
+    )
+    .family(
+      "churnscope_recorder_events_rejected_total",
+      "counter",
+      "Watch events skipped: not a recordable object change or bookmark.",
+      per((s) => s.rejected),
+    )
+    .family(
+      "churnscope_recorder_lag_seconds",
+      "gauge",
+      "Seconds since the last watch event or bookmark.",
+      per((s) => (s.lastEventMs ? (nowMs - s.lastEventMs) / 1000 : -1)),
+    )
+    .family(
+      "churnscope_recorder_watching",
+      "gauge",
+      "1 while the watch is open.",
+      per((s) => (s.state === "watching" ? 1 : 0)),
+    )
+    .family("churnscope_recorder_open_gaps", "gauge", "Periods the recorder could not observe that are still open.", [
+      [{}, store.gaps(0, nowMs + 1).filter((g) => g.toMs === null).length],
+    ])
     .family("churnscope_store_bytes", "gauge", "Size of the SQLite store.", [[{}, store.sizeBytes()]]);
 }

@@ -141,7 +141,9 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         };
         const onAbort = () => controller?.abort();
         signal.addEventListener("abort", onAbort, { once: true });
-        const params = streaming ? { allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" } : { allowWatchBookmarks: true, resourceVersion: recorder.resumeVersion() };
+        const params = streaming
+          ? { allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" }
+          : { allowWatchBookmarks: true, resourceVersion: recorder.resumeVersion() };
         watch
           .watch(
             path,
@@ -160,7 +162,8 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
                 return;
               }
               if (initial) {
-                const ended = type === "BOOKMARK" && (obj.metadata as { annotations?: Record<string, string> }).annotations?.["k8s.io/initial-events-end"] === "true";
+                const ended =
+                  type === "BOOKMARK" && (obj.metadata as { annotations?: Record<string, string> }).annotations?.["k8s.io/initial-events-end"] === "true";
                 if (type !== "ADDED" && !ended) {
                   // A server that ignores the parameter (before 1.27) watches instead: a bookmark or a change before
                   // the end of the initial objects says so. List the paged way from now on.

@@ -17,7 +17,8 @@ import { ApiFailure } from "../api/envelope";
  * answers it (an ApiFailure), or an unexpected error with its `code` (SQLite's, say, so a full disk
  * still answers 507). A service posts only errors.
  */
-export type ThreadMessage<T, P = never> = { ok: T } | { failure: { httpStatus: number; errorType: string; message: string } } | { error: string; code?: unknown } | { progress: P };
+export type ThreadMessage<T, P = never> =
+  { ok: T } | { failure: { httpStatus: number; errorType: string; message: string } } | { error: string; code?: unknown } | { progress: P };
 
 /** The code of a task stopped at its deadline (a thread stopped at its heap bound has ERR_WORKER_OUT_OF_MEMORY). */
 export const DEADLINE_CODE = "ERR_THREAD_DEADLINE";

@@ -40,7 +40,9 @@ export function authorize(auth: AppConfig["auth"], path: string, headers: Header
     ok: false,
     status: 401,
     ...(auth.basic ? { challenge: 'Basic realm="Churnscope", charset="UTF-8"' } : auth.bearerToken ? { challenge: 'Bearer realm="Churnscope"' } : {}),
-    message: header ? "the credentials were not accepted" : `sign in: send ${[auth.basic ? "basic auth" : "", auth.bearerToken ? "a bearer token" : ""].filter(Boolean).join(" or ")}`,
+    message: header
+      ? "the credentials were not accepted"
+      : `sign in: send ${[auth.basic ? "basic auth" : "", auth.bearerToken ? "a bearer token" : ""].filter(Boolean).join(" or ")}`,
   };
 }
 

@@ -67,4 +67,5 @@ export function cacheHeaders(answer: EncodedAnswer): Record<string, string> {
 }
 
 /** Whether the browser already has this answer (304). */
-export const notModified = (ifNoneMatch: string | null | undefined, answer: EncodedAnswer) => answer.httpStatus === 200 && matchesEtag(ifNoneMatch ?? undefined, answer.etag);
+export const notModified = (ifNoneMatch: string | null | undefined, answer: EncodedAnswer) =>
+  answer.httpStatus === 200 && matchesEtag(ifNoneMatch ?? undefined, answer.etag);

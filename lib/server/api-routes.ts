@@ -52,10 +52,19 @@ async function apiservers({ ctx, query, signal }: ApiCall): Promise<Answer> {
 }
 
 export const API_ROUTES: readonly ApiRoute[] = [
-  { path: /^\/api\/panels\/([^/]+)$/, access: "user", shared: true, methods: { GET: ({ ctx, captured, query, signal }) => answerPanel(ctx, decoded(captured[0]), query, signal) } },
+  {
+    path: /^\/api\/panels\/([^/]+)$/,
+    access: "user",
+    shared: true,
+    methods: { GET: ({ ctx, captured, query, signal }) => answerPanel(ctx, decoded(captured[0]), query, signal) },
+  },
   { path: /^\/api\/objects$/, access: "user", methods: { GET: ({ ctx, query }) => listObjects(ctx, query) } },
   // Segments stay as sent: keyFromSegments decodes each once.
-  { path: /^\/api\/objects\/(.+)$/, access: "user", methods: { GET: async ({ ctx, captured, query }) => objectWrites(ctx, keyFromSegments((captured[0] ?? "").split("/")), query) } },
+  {
+    path: /^\/api\/objects\/(.+)$/,
+    access: "user",
+    methods: { GET: async ({ ctx, captured, query }) => objectWrites(ctx, keyFromSegments((captured[0] ?? "").split("/")), query) },
+  },
   { path: /^\/api\/markers$/, access: "user", methods: { GET: ({ ctx, query, signal }) => answerMarkers(ctx, query, signal) } },
   { path: /^\/api\/apiservers$/, access: "user", methods: { GET: apiservers } },
   { path: /^\/api\/clients$/, access: "user", methods: { GET: async ({ ctx, query }) => clientsAnswer(ctx, query) } },
@@ -65,11 +74,23 @@ export const API_ROUTES: readonly ApiRoute[] = [
     access: "user",
     methods: { POST: async ({ ctx, request }) => ({ data: await ctx.snapshots.put(await readBodyLimited(request.body, ctx.snapshots.maxBytes)) }) },
   },
-  { path: /^\/api\/snapshots\/export$/, access: "user", methods: { GET: async ({ ctx, query, signal }) => ({ download: await exportView(ctx, query, signal) }) } },
-  { path: /^\/api\/snapshots\/([^/]+)$/, access: "user", methods: { GET: async ({ ctx, captured }) => ({ data: info(await ctx.snapshots.open(decoded(captured[0])), decoded(captured[0])) }) } },
+  {
+    path: /^\/api\/snapshots\/export$/,
+    access: "user",
+    methods: { GET: async ({ ctx, query, signal }) => ({ download: await exportView(ctx, query, signal) }) },
+  },
+  {
+    path: /^\/api\/snapshots\/([^/]+)$/,
+    access: "user",
+    methods: { GET: async ({ ctx, captured }) => ({ data: info(await ctx.snapshots.open(decoded(captured[0])), decoded(captured[0])) }) },
+  },
   { path: /^\/api\/notes$/, access: "user", methods: { POST: ({ ctx, request, user }) => addNote(ctx, request.body, user) } },
   { path: /^\/api\/notes\/([^/]+)$/, access: "user", methods: { DELETE: ({ ctx, captured }) => deleteNote(ctx, decoded(captured[0])) } },
-  { path: /^\/api\/audit\/webhook(?:\/([^/]+))?$/, access: "webhook", methods: { POST: ({ ctx, request, captured }) => receiveWebhook(ctx, request, captured[0] === undefined ? undefined : decoded(captured[0])) } },
+  {
+    path: /^\/api\/audit\/webhook(?:\/([^/]+))?$/,
+    access: "webhook",
+    methods: { POST: ({ ctx, request, captured }) => receiveWebhook(ctx, request, captured[0] === undefined ? undefined : decoded(captured[0])) },
+  },
   { path: /^\/api\/audit\/uploads$/, access: "user", methods: { POST: ({ ctx, request }) => receiveUpload(ctx, request) } },
 ];
 

@@ -29,14 +29,21 @@ const COMPRESS_FROM_BYTES = 1024;
 const REFUSED_METHODS = new Set(["TRACE", "TRACK", "CONNECT"]);
 
 /** What every answer carries, as next.config.ts and proxy.ts give pages. */
-const baseHeaders = (development: boolean): Record<string, string> => ({ ...SECURITY_HEADERS, "Content-Security-Policy": contentSecurityPolicy(newNonce(), development) });
+const baseHeaders = (development: boolean): Record<string, string> => ({
+  ...SECURITY_HEADERS,
+  "Content-Security-Policy": contentSecurityPolicy(newNonce(), development),
+});
 
 const development = () => process.env.NODE_ENV === "development";
 
 /** A failure's envelope, never kept by the browser. */
 export function failureResponse(error: unknown, extra: Record<string, string> = {}): ApiResponse {
   const { httpStatus, body } = failureOf(error);
-  return { status: httpStatus, headers: { ...baseHeaders(development()), "Content-Type": "application/json", "Cache-Control": "no-store", ...extra }, body: Buffer.from(JSON.stringify(body)) };
+  return {
+    status: httpStatus,
+    headers: { ...baseHeaders(development()), "Content-Type": "application/json", "Cache-Control": "no-store", ...extra },
+    body: Buffer.from(JSON.stringify(body)),
+  };
 }
 
 /**
@@ -98,11 +105,13 @@ async function answerRequest(context: () => ServerContext, request: Request, com
     // Access first, for any path but the webhook's: what is not served here is for users to learn.
     if (found?.route.access !== "webhook") {
       const access = authorize(ctx.config.auth, path, request.headers);
-      if (!access.ok) return failureResponse(new ApiFailure(access.status, "unauthorized", access.message), access.challenge ? { "WWW-Authenticate": access.challenge } : {});
+      if (!access.ok)
+        return failureResponse(new ApiFailure(access.status, "unauthorized", access.message), access.challenge ? { "WWW-Authenticate": access.challenge } : {});
       user = access.user;
     }
     if (!found) return failureResponse(notFound(`no API at ${path.slice(0, 100)}`));
-    if (method === "OPTIONS") return { status: 204, headers: { ...baseHeaders(development()), Allow: [...(apiMethods(path) ?? []), "OPTIONS"].join(", ") }, body: null };
+    if (method === "OPTIONS")
+      return { status: 204, headers: { ...baseHeaders(development()), Allow: [...(apiMethods(path) ?? []), "OPTIONS"].join(", ") }, body: null };
     const { route, captured } = found;
     const call: ApiCall = { ctx, request, query: Object.fromEntries(url.searchParams), captured, user, signal: request.signal };
     const answered = await answer(route, method === "HEAD" ? "GET" : method, call, route.shared ? cacheOf(ctx) : undefined, `${path}${url.search}`);
@@ -138,7 +147,12 @@ async function answer(route: ApiRoute, method: string, call: ApiCall, cache: Ans
 }
 
 function encodedResponse(encoded: EncodedAnswer, extra: Record<string, string>, shared: boolean, request: Request, compress: boolean): ApiResponse {
-  const headers: Record<string, string> = { ...baseHeaders(development()), "Content-Type": "application/json", ...(shared ? cacheHeaders(encoded) : { "Cache-Control": "no-store" }), ...extra };
+  const headers: Record<string, string> = {
+    ...baseHeaders(development()),
+    "Content-Type": "application/json",
+    ...(shared ? cacheHeaders(encoded) : { "Cache-Control": "no-store" }),
+    ...extra,
+  };
   const compressible = encoded.plain.length >= COMPRESS_FROM_BYTES;
   if (compressible) headers.Vary = "Accept-Encoding";
   if (shared && notModified(request.headers.get("if-none-match"), encoded)) return { status: 304, headers, body: null };
@@ -152,7 +166,13 @@ function encodedResponse(encoded: EncodedAnswer, extra: Record<string, string>, 
 }
 
 function downloadResponse({ filename, bytes }: Download): ApiResponse {
-  const headers = { ...baseHeaders(development()), "Content-Type": "application/gzip", "Content-Disposition": `attachment; filename="${filename}"`, "Cache-Control": "no-store", "Content-Length": String(bytes.length) };
+  const headers = {
+    ...baseHeaders(development()),
+    "Content-Type": "application/gzip",
+    "Content-Disposition": `attachment; filename="${filename}"`,
+    "Cache-Control": "no-store",
+    "Content-Length": String(bytes.length),
+  };
   return { status: 200, headers, body: bytes };
 }
 

@@ -52,7 +52,10 @@ export function liveness(): { live: boolean; reason?: string } {
   const heldMs = ctx.prometheus.client.oldestActiveMs();
   const limitMs = ctx.config.prometheus.timeoutMs + STUCK_GRACE_MS;
   if (heldMs <= limitMs) return { live: true };
-  return { live: false, reason: `a Prometheus query slot has been held for ${Math.round(heldMs / 1000)} s, past its ${ctx.config.prometheus.timeoutMs / 1000} s deadline` };
+  return {
+    live: false,
+    reason: `a Prometheus query slot has been held for ${Math.round(heldMs / 1000)} s, past its ${ctx.config.prometheus.timeoutMs / 1000} s deadline`,
+  };
 }
 
 /** How long past its deadline a call may hold its slot (a busy event loop) before the pool counts as stuck. */
@@ -78,7 +81,11 @@ function kept<T>(keep: (value: T) => boolean): (key: string, ask: () => Promise<
 }
 
 export function buildContext(config: AppConfig): ServerContext {
-  const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes, { checkHeapMiB: config.limits.snapshotCheckMiB, concurrentChecks: config.limits.concurrentSnapshotChecks, queuedChecks: config.limits.queuedSnapshotChecks });
+  const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes, {
+    checkHeapMiB: config.limits.snapshotCheckMiB,
+    concurrentChecks: config.limits.concurrentSnapshotChecks,
+    queuedChecks: config.limits.queuedSnapshotChecks,
+  });
   let noteStore: NoteStore | undefined;
   const notes = () => (noteStore ??= new NoteStore(join(config.dataDir, "notes.sqlite")));
   const stores = new ObjectStores({ config, snapshots });
@@ -86,11 +93,23 @@ export function buildContext(config: AppConfig): ServerContext {
   if (!config.prometheus) return { config, snapshots, stores, recording, notes, prometheus: null };
   const client = sharedClient(createPromClient(config.prometheus), config.prometheus.sharing);
   const labelSets = kept<LabelSets>(() => true);
-  const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) => labelSets(job ?? "\u0000all", () => probeLabelSets(client, job, bounds), signal);
+  const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) =>
+    labelSets(job ?? "\u0000all", () => probeLabelSets(client, job, bounds), signal);
   // Which rebuild metrics exist rarely changes; ask again per hour of range and every few minutes. Only a profile found is
   // kept: an absence is asked again, so a failing Prometheus shows as an error, never as "no metrics".
   const detections = kept<DetectedProfile | null>((found) => found !== null);
   const detectRebuilds: NonNullable<ServerContext["prometheus"]>["detectRebuilds"] = (bounds, signal) =>
-    detections(`${Math.floor(bounds.startSeconds / 3600)}-${Math.ceil(bounds.endSeconds / 3600)}`, () => detectRebuildProfile(client, bounds, config.rebuilds.profile), signal);
-  return { config, snapshots, stores, recording, notes, prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe } };
+    detections(
+      `${Math.floor(bounds.startSeconds / 3600)}-${Math.ceil(bounds.endSeconds / 3600)}`,
+      () => detectRebuildProfile(client, bounds, config.rebuilds.profile),
+      signal,
+    );
+  return {
+    config,
+    snapshots,
+    stores,
+    recording,
+    notes,
+    prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe },
+  };
 }

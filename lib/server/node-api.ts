@@ -45,7 +45,13 @@ async function answer(context: () => ServerContext, req: IncomingMessage, res: S
     const headers = new Headers();
     for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
     const body = method === "GET" || method === "HEAD" ? undefined : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
-    const request = new Request(`http://${req.headers.host ?? "localhost"}${url}`, { method, headers, body, signal: gone.signal, duplex: "half" } as RequestInit);
+    const request = new Request(`http://${req.headers.host ?? "localhost"}${url}`, {
+      method,
+      headers,
+      body,
+      signal: gone.signal,
+      duplex: "half",
+    } as RequestInit);
     response = await handleApi(context, request);
   } catch (error) {
     // A request node:http took but a web Request cannot stand for (a malformed Host, say).

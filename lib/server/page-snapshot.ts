@@ -17,10 +17,7 @@ export function searchTexts<K extends string>(search: Search, keys: readonly K[]
 }
 
 export type PageSnapshot =
-  | { kind: "live" }
-  | { kind: "snapshot"; snapshot: SnapshotInfo }
-  | { kind: "redirect"; to: string }
-  | { kind: "error"; replay: boolean; message: string };
+  { kind: "live" } | { kind: "snapshot"; snapshot: SnapshotInfo } | { kind: "redirect"; to: string } | { kind: "error"; replay: boolean; message: string };
 
 /** `selection` lists the URL parameters the page keeps besides from/to, and how to fill them from the snapshot's initial view. */
 export async function pageSnapshot(

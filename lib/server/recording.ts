@@ -9,7 +9,8 @@ import type { ServerContext } from "./context";
 export function startRecording(ctx: ServerContext): Recorder | null {
   if (ctx.recording.recorder !== undefined) return ctx.recording.recorder;
   const clusters = clustersToRecord(ctx.config);
-  ctx.recording.recorder = clusters.length === 0 ? null : startRecorder(ctx.config, ctx.stores.liveStore(), clusters, (line) => console.log(`churnscope: ${line}`), false);
+  ctx.recording.recorder =
+    clusters.length === 0 ? null : startRecorder(ctx.config, ctx.stores.liveStore(), clusters, (line) => console.log(`churnscope: ${line}`), false);
   if (ctx.recording.recorder) console.log(`churnscope: recording ${clusters.map((c) => c.name).join(", ")}`);
   return ctx.recording.recorder;
 }

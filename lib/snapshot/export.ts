@@ -40,7 +40,11 @@ export async function buildSnapshot(input: ExportInput, run: RunCall, concurrenc
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);
         const status = ApiFailure.is(error) ? error.httpStatus : 502;
-        throw new ApiFailure(status, "export_failed", `the snapshot was not made: panel ${call.panel}${call.resource ? ` (${call.resource})` : ""} failed: ${reason}`);
+        throw new ApiFailure(
+          status,
+          "export_failed",
+          `the snapshot was not made: panel ${call.panel}${call.resource ? ` (${call.resource})` : ""} failed: ${reason}`,
+        );
       }
     }
   };

@@ -51,10 +51,10 @@ export function snapshotPanel(snapshot: HeldSnapshot, call: PanelCall): PanelRes
     call.panel === "compare" && inRange
       ? `this snapshot holds ${comparisons.length ? `only these comparisons: ${comparisons.join("; ")}` : "no comparisons"}`
       : !inRange && call.panel !== "write-totals"
-      ? `this snapshot holds the ranges ${ranges} only`
-      : call.resource
-        ? `this snapshot holds no ${call.panel} data for ${call.resource}${held.length ? `; it holds: ${held.join(", ")}` : ""}`
-        : `this snapshot holds no ${call.panel} data for this selection`,
+        ? `this snapshot holds the ranges ${ranges} only`
+        : call.resource
+          ? `this snapshot holds no ${call.panel} data for ${call.resource}${held.length ? `; it holds: ${held.join(", ")}` : ""}`
+          : `this snapshot holds no ${call.panel} data for this selection`,
   );
 }
 

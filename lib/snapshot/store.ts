@@ -64,7 +64,15 @@ export class SnapshotStore {
     this.cacheBytes = options.cacheBytes ?? CACHE_BYTES;
     this.checkHeapMiB = options.checkHeapMiB ?? CHECK_HEAP_MIB;
     this.openBundle = options.open ?? openInThread;
-    this.checks = new Gate(options.concurrentChecks ?? 1, options.queuedChecks ?? 4, (running, waiting) => new BusyFailure(`the server is busy with checking other snapshot uploads: ${running} running and ${waiting} waiting; try again in ${CHECK_RETRY_SECONDS} s`, CHECK_RETRY_SECONDS));
+    this.checks = new Gate(
+      options.concurrentChecks ?? 1,
+      options.queuedChecks ?? 4,
+      (running, waiting) =>
+        new BusyFailure(
+          `the server is busy with checking other snapshot uploads: ${running} running and ${waiting} waiting; try again in ${CHECK_RETRY_SECONDS} s`,
+          CHECK_RETRY_SECONDS,
+        ),
+    );
   }
 
   private pathOf(id: string): string {
@@ -76,7 +84,11 @@ export class SnapshotStore {
     if (!ID.test(id)) throw badRequest(`parameter snapshot: "${id.slice(0, 40)}" is not a snapshot id`);
     const path = this.pathOf(id);
     if (!existsSync(path)) {
-      throw new ApiFailure(404, "not_found", id === REPLAY_ID ? "the replay bundle is missing from this checkout: run npm run replay:build" : `no snapshot with id ${id}`);
+      throw new ApiFailure(
+        404,
+        "not_found",
+        id === REPLAY_ID ? "the replay bundle is missing from this checkout: run npm run replay:build" : `no snapshot with id ${id}`,
+      );
     }
     return readFileSync(path);
   }
@@ -133,11 +145,15 @@ async function checkInThread(bytes: Buffer, maxBytes: number, heapMiB: number): 
   // Bounded in memory and time, because what a bundle costs to parse depends on its shape more than its size:
   // 60 KB packed of empty arrays unpack to 60 MiB that take 1.6 GB and 11 s to parse. Past a bound the thread
   // stops, not the process.
-  const checker = new Worker(new URL("./upload-worker.ts", import.meta.url), { workerData: { bytes, maxBytes }, resourceLimits: { maxOldGenerationSizeMb: heapMiB } });
+  const checker = new Worker(new URL("./upload-worker.ts", import.meta.url), {
+    workerData: { bytes, maxBytes },
+    resourceLimits: { maxOldGenerationSizeMb: heapMiB },
+  });
   const deadlineMs = checkDeadlineMs(bytes.length);
   const shape = "it holds more, or smaller, pieces than a snapshot of its size should";
   return runTask<CheckedUpload>(checker, "checking the upload", { deadlineMs }).catch((error: unknown) => {
-    if ((error as { code?: unknown } | null)?.code === DEADLINE_CODE) throw tooLarge(`checking this snapshot took longer than ${Math.round(deadlineMs / 1000)} s: ${shape}`);
+    if ((error as { code?: unknown } | null)?.code === DEADLINE_CODE)
+      throw tooLarge(`checking this snapshot took longer than ${Math.round(deadlineMs / 1000)} s: ${shape}`);
     throw outOfMemory(error, `checking this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB): ${shape}`);
   });
 }
@@ -145,7 +161,10 @@ async function checkInThread(bytes: Buffer, maxBytes: number, heapMiB: number): 
 /** In a thread bounded in memory as an upload's check is (it passed one, unless it is the replay, which is ours). */
 async function openInThread(bytes: Buffer, maxBytes: number, heapMiB: number): Promise<OpenedSnapshot> {
   // Turbopack bundles the thread's entry (`new URL(…)`).
-  const opener = new Worker(new URL("./open-worker.ts", import.meta.url), { workerData: { bytes, maxBytes }, resourceLimits: { maxOldGenerationSizeMb: heapMiB } });
+  const opener = new Worker(new URL("./open-worker.ts", import.meta.url), {
+    workerData: { bytes, maxBytes },
+    resourceLimits: { maxOldGenerationSizeMb: heapMiB },
+  });
   return runTask<OpenedSnapshot>(opener, "opening the snapshot").catch((error: unknown) => {
     throw outOfMemory(error, `opening this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
   });

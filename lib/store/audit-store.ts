@@ -20,7 +20,22 @@ export class AuditStore {
       this.statement(
         `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code, latency_ms, noop)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_key) DO NOTHING`,
-      ).run(r.key, r.tsMs, cluster, r.user, r.userAgent, r.verb, r.group, r.resource, r.subresource, r.namespace, r.name, r.code, r.latencyMs, noop === null ? null : noop ? 1 : 0).changes > 0
+      ).run(
+        r.key,
+        r.tsMs,
+        cluster,
+        r.user,
+        r.userAgent,
+        r.verb,
+        r.group,
+        r.resource,
+        r.subresource,
+        r.namespace,
+        r.name,
+        r.code,
+        r.latencyMs,
+        noop === null ? null : noop ? 1 : 0,
+      ).changes > 0
     );
   }
 
@@ -30,8 +45,7 @@ export class AuditStore {
    */
   latest(key: ObjectKey): { resourceVersion: string; body: string; tsMs: number | null; requestKey: string | null } | undefined {
     const row = this.statement("SELECT rv, body, ts_ms, request_key FROM audit_latest WHERE object_id = ?").get(this.writes.idOf(key)) as
-      | { rv: string; body: string; ts_ms: number | null; request_key: string | null }
-      | undefined;
+      { rv: string; body: string; ts_ms: number | null; request_key: string | null } | undefined;
     return row ? { resourceVersion: row.rv, body: row.body, tsMs: row.ts_ms, requestKey: row.request_key } : undefined;
   }
 
@@ -53,7 +67,18 @@ export class AuditStore {
       this.statement(
         `UPDATE writes SET verb = ?, subresource = ?, user_agent = ?, code = ?, latency_ms = ?, writer = CASE WHEN writer = 'unknown' THEN ? ELSE writer END
          WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND rv = ? AND source = 'watch'`,
-      ).run(request.verb, request.subresource, request.userAgent, request.code, request.latencyMs, user, this.writes.idOf(key), tsMs - 60_000, tsMs + 60_000, resourceVersion).changes > 0
+      ).run(
+        request.verb,
+        request.subresource,
+        request.userAgent,
+        request.code,
+        request.latencyMs,
+        user,
+        this.writes.idOf(key),
+        tsMs - 60_000,
+        tsMs + 60_000,
+        resourceVersion,
+      ).changes > 0
     );
   }
 

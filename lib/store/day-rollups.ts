@@ -92,7 +92,9 @@ export class DayRollups {
       db.prepare("INSERT INTO meta (key, value) VALUES ('rollup-format', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(ROLLUP_FORMAT);
     }
     db.exec(SCHEMA);
-    this.slicesIn = db.prepare(`SELECT ${SLICES_PER_DAY} AS slices FROM rank_days_done WHERE day = ? UNION ALL SELECT slices FROM rank_days_progress WHERE day = ?`);
+    this.slicesIn = db.prepare(
+      `SELECT ${SLICES_PER_DAY} AS slices FROM rank_days_done WHERE day = ? UNION ALL SELECT slices FROM rank_days_progress WHERE day = ?`,
+    );
     this.undoDay = ROLLUP_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE day = ?`));
     this.undoHours = db.prepare("DELETE FROM rank_hours WHERE hour >= ? AND hour < ?");
   }
@@ -126,7 +128,11 @@ export class DayRollups {
   }
 
   private progressIn(first: number, last: number): Map<number, number> {
-    return new Map((this.db.prepare("SELECT day, slices FROM rank_days_progress WHERE day BETWEEN ? AND ?").all(first, last) as { day: number; slices: number }[]).map((r) => [r.day, r.slices]));
+    return new Map(
+      (this.db.prepare("SELECT day, slices FROM rank_days_progress WHERE day BETWEEN ? AND ?").all(first, last) as { day: number; slices: number }[]).map(
+        (r) => [r.day, r.slices],
+      ),
+    );
   }
 
   /**
@@ -213,21 +219,23 @@ export class DayRollups {
     for (let day = last; day >= first && rolled < maxSlices; day--) {
       if (done.has(day)) continue;
       const over = Math.min(SLICES_PER_DAY, Math.floor((nowMs - SETTLE_MS - day * DAY_MS) / SLICE_MS));
-      for (let slice = progress.get(day) ?? 0; slice < over && rolled < maxSlices; ) {
+      for (let slice = progress.get(day) ?? 0; slice < over && rolled < maxSlices;) {
         const fromMs = day * DAY_MS + slice * SLICE_MS;
         const hour = day * 24 + Math.floor(slice / SLICES_PER_HOUR);
         // Another process (the dashboard's or the recorder's) may have rolled this quarter since the
         // progress above was read: look again holding the write lock (IMMEDIATE), or it counts twice.
-        const next = this.db.transaction(() => {
-          const at = (this.slicesIn.get(day, day) as { slices: number } | undefined)?.slices ?? 0;
-          if (at !== slice) return { at, mine: false };
-          sliceSums.run(hour, fromMs, fromMs + SLICE_MS);
-          for (const statement of details) statement.run(day, fromMs, fromMs + SLICE_MS);
-          if ((slice + 1) % SLICES_PER_HOUR === 0) daySums.run(day, hour);
-          if (slice + 1 < SLICES_PER_DAY) step.run(day, slice + 1);
-          else for (const statement of finish) statement.run(day);
-          return { at: slice + 1, mine: true };
-        }).immediate();
+        const next = this.db
+          .transaction(() => {
+            const at = (this.slicesIn.get(day, day) as { slices: number } | undefined)?.slices ?? 0;
+            if (at !== slice) return { at, mine: false };
+            sliceSums.run(hour, fromMs, fromMs + SLICE_MS);
+            for (const statement of details) statement.run(day, fromMs, fromMs + SLICE_MS);
+            if ((slice + 1) % SLICES_PER_HOUR === 0) daySums.run(day, hour);
+            if (slice + 1 < SLICES_PER_DAY) step.run(day, slice + 1);
+            else for (const statement of finish) statement.run(day);
+            return { at: slice + 1, mine: true };
+          })
+          .immediate();
         if (next.mine) rolled++;
         // Else someone else moved the day on (or a late write reset it): go on from where it is.
         slice = next.at;
@@ -239,7 +247,10 @@ export class DayRollups {
   /** Rolls up to `maxSlices` quarter hours that are over and have writes around them, the latest day first; returns how many it rolled. */
   rollPending(nowMs = Date.now(), maxSlices = Infinity): number {
     // Two subqueries, each one end of the time index: MIN and MAX in one select would scan all of it.
-    const bounds = this.db.prepare("SELECT (SELECT MIN(ts_ms) FROM writes) AS first, (SELECT MAX(ts_ms) FROM writes) AS last").get() as { first: number | null; last: number | null };
+    const bounds = this.db.prepare("SELECT (SELECT MIN(ts_ms) FROM writes) AS first, (SELECT MAX(ts_ms) FROM writes) AS last").get() as {
+      first: number | null;
+      last: number | null;
+    };
     if (bounds.first === null || bounds.last === null) return 0;
     const last = Math.min(dayOf(bounds.last), dayOf(nowMs));
     return last >= dayOf(bounds.first) ? this.roll(dayOf(bounds.first), last, nowMs, maxSlices) : 0;

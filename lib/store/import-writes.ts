@@ -41,9 +41,21 @@ export function importObjectWrites(store: WriteStore, writes: ObjectWrites, prof
     weigh: () => 1,
     capacity: RECENT_OBJECTS,
   });
-  const keyOf = (ref: ObjectWrites["objects"][number]) => ({ cluster: ref.cluster, group: groupOf(ref.apiVersion), kind: ref.kind, namespace: ref.namespace, name: ref.name });
+  const keyOf = (ref: ObjectWrites["objects"][number]) => ({
+    cluster: ref.cluster,
+    group: groupOf(ref.apiVersion),
+    kind: ref.kind,
+    namespace: ref.namespace,
+    name: ref.name,
+  });
   const profileOf = (ref: ObjectWrites["objects"][number], obj: Json | undefined) =>
-    profileFor(profiles, groupOf(ref.apiVersion), ref.kind, ref.cluster, ((obj as Obj | undefined)?.metadata as Obj | undefined)?.labels as Record<string, string> | undefined);
+    profileFor(
+      profiles,
+      groupOf(ref.apiVersion),
+      ref.kind,
+      ref.cluster,
+      ((obj as Obj | undefined)?.metadata as Obj | undefined)?.labels as Record<string, string> | undefined,
+    );
   return chain.batch(store, () => {
     for (const ref of writes.objects) {
       if (ref.initial === null || ref.initial === undefined) continue;

@@ -31,7 +31,9 @@ export class NoteStore {
     mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
-    this.db.exec("CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, text TEXT NOT NULL, author TEXT NOT NULL, created_ms INTEGER NOT NULL); CREATE INDEX IF NOT EXISTS notes_time ON notes (time_ms);");
+    this.db.exec(
+      "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, text TEXT NOT NULL, author TEXT NOT NULL, created_ms INTEGER NOT NULL); CREATE INDEX IF NOT EXISTS notes_time ON notes (time_ms);",
+    );
   }
 
   add(input: unknown, author: string, nowMs = Date.now()): Note {
@@ -41,12 +43,16 @@ export class NoteStore {
       throw badRequest(`note ${first.path.join(".") || "body"}: ${first.message}`);
     }
     const { timeMs, text } = parsed.data;
-    const id = Number(this.db.prepare("INSERT INTO notes (time_ms, text, author, created_ms) VALUES (?, ?, ?, ?)").run(timeMs, text, author, nowMs).lastInsertRowid);
+    const id = Number(
+      this.db.prepare("INSERT INTO notes (time_ms, text, author, created_ms) VALUES (?, ?, ?, ?)").run(timeMs, text, author, nowMs).lastInsertRowid,
+    );
     return { id, timeMs, text, author, createdMs: nowMs };
   }
 
   between(startMs: number, endMs: number): Note[] {
-    return (this.db.prepare("SELECT id, time_ms AS timeMs, text, author, created_ms AS createdMs FROM notes WHERE time_ms BETWEEN ? AND ? ORDER BY time_ms, id").all(startMs, endMs) as Note[]);
+    return this.db
+      .prepare("SELECT id, time_ms AS timeMs, text, author, created_ms AS createdMs FROM notes WHERE time_ms BETWEEN ? AND ? ORDER BY time_ms, id")
+      .all(startMs, endMs) as Note[];
   }
 
   remove(id: number): void {
@@ -60,5 +66,11 @@ export class NoteStore {
 
 export function noteMarker(note: Note): Marker {
   const label = note.text.length > 40 ? `${note.text.slice(0, 39)}…` : note.text;
-  return { timeMs: note.timeMs, label, detail: `${note.text}\n— ${note.author}, added ${new Date(note.createdMs).toISOString().slice(0, 16)}Z`, kind: "note", id: note.id };
+  return {
+    timeMs: note.timeMs,
+    label,
+    detail: `${note.text}\n— ${note.author}, added ${new Date(note.createdMs).toISOString().slice(0, 16)}Z`,
+    kind: "note",
+    id: note.id,
+  };
 }

@@ -53,7 +53,8 @@ export class ObjectStores {
   async snapshotStore(id: string): Promise<WriteStore> {
     const cached = this.snapshots.get(id);
     if (cached) return cached;
-    if ((await this.ctx.snapshots.open(id)).objectWriteCount === null) throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
+    if ((await this.ctx.snapshots.open(id)).objectWriteCount === null)
+      throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
     return joinInFlight(this.building, id, async () => {
       const store = await openOrBuild(this.ctx, id);
       this.snapshots.set(id, store);

@@ -14,7 +14,14 @@ import type { FieldRow, ObjectHistory, ObjectKey, ObjectRow, StoredWrite } from 
 
 import { CLASS_SUMS, COUNT_COLUMNS, DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
 
-const CLASS_COLUMN: Record<WriteClass, string> = { create: "c_create", delete: "c_delete", routed: "c_routed", unrouted: "c_unrouted", "no-op": "c_noop", unknown: "c_unknown" };
+const CLASS_COLUMN: Record<WriteClass, string> = {
+  create: "c_create",
+  delete: "c_delete",
+  routed: "c_routed",
+  unrouted: "c_unrouted",
+  "no-op": "c_noop",
+  unknown: "c_unknown",
+};
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS objects (id INTEGER PRIMARY KEY, cluster TEXT NOT NULL, grp TEXT NOT NULL, kind TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, UNIQUE (cluster, grp, kind, namespace, name));
@@ -100,12 +107,24 @@ export class WriteStore {
     this.db.pragma("wal_autocheckpoint = 16384");
     this.db.exec(SCHEMA);
     // Stores made before bodies (and audit requests) were kept gain the columns; their older rows stay without.
-    for (const [table, column, type] of [["writes", "body", "TEXT"], ["first_seen", "body", "TEXT"], ["writes", "verb", "TEXT"], ["writes", "subresource", "TEXT"], ["writes", "user_agent", "TEXT"], ["writes", "code", "INTEGER"], ["writes", "latency_ms", "REAL"], ["audit_latest", "ts_ms", "INTEGER"], ["audit_latest", "request_key", "TEXT"]]) {
+    for (const [table, column, type] of [
+      ["writes", "body", "TEXT"],
+      ["first_seen", "body", "TEXT"],
+      ["writes", "verb", "TEXT"],
+      ["writes", "subresource", "TEXT"],
+      ["writes", "user_agent", "TEXT"],
+      ["writes", "code", "INTEGER"],
+      ["writes", "latency_ms", "REAL"],
+      ["audit_latest", "ts_ms", "INTEGER"],
+      ["audit_latest", "request_key", "TEXT"],
+    ]) {
       const columns = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
       if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
     }
     // A last audited version stored before its time was: the time of its object's last audited write, where one is kept.
-    this.db.exec("UPDATE audit_latest SET ts_ms = (SELECT MAX(w.ts_ms) FROM writes w WHERE w.object_id = audit_latest.object_id AND w.source = 'audit') WHERE ts_ms IS NULL");
+    this.db.exec(
+      "UPDATE audit_latest SET ts_ms = (SELECT MAX(w.ts_ms) FROM writes w WHERE w.object_id = audit_latest.object_id AND w.source = 'audit') WHERE ts_ms IS NULL",
+    );
     this.objectId = this.db.prepare("SELECT id FROM objects WHERE cluster = ? AND grp = ? AND kind = ? AND namespace = ? AND name = ?");
     this.insertObject = this.db.prepare("INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?)");
     this.insertWrite = this.db.prepare(
@@ -173,7 +192,9 @@ export class WriteStore {
   recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json): void {
     this
       // An older log read later moves it back: it is where the object's known history starts.
-      .statement("INSERT INTO first_seen (object_id, ts_ms, projection, body) VALUES (?, ?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET ts_ms = excluded.ts_ms, projection = excluded.projection, body = excluded.body WHERE excluded.ts_ms < first_seen.ts_ms")
+      .statement(
+        "INSERT INTO first_seen (object_id, ts_ms, projection, body) VALUES (?, ?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET ts_ms = excluded.ts_ms, projection = excluded.projection, body = excluded.body WHERE excluded.ts_ms < first_seen.ts_ms",
+      )
       .run(this.idOf(key), tsMs, JSON.stringify(projection), body === undefined ? null : JSON.stringify(body));
   }
 
@@ -182,13 +203,25 @@ export class WriteStore {
    * body and all its writes up to toMs, oldest first. At most `maxWrites` writes, else null.
    */
   histories(fromMs: number, toMs: number, maxWrites: number): ObjectHistory[] | null {
-    const ids = (this.db.prepare("SELECT DISTINCT object_id AS id FROM writes WHERE ts_ms > ? AND ts_ms <= ?").all(fromMs, toMs) as { id: number }[]).map((r) => r.id);
-    const objectRow = this.db.prepare("SELECT o.cluster, o.grp, o.kind, o.namespace, o.name, f.ts_ms AS seenMs, f.body AS seenBody FROM objects o LEFT JOIN first_seen f ON f.object_id = o.id WHERE o.id = ?");
+    const ids = (this.db.prepare("SELECT DISTINCT object_id AS id FROM writes WHERE ts_ms > ? AND ts_ms <= ?").all(fromMs, toMs) as { id: number }[]).map(
+      (r) => r.id,
+    );
+    const objectRow = this.db.prepare(
+      "SELECT o.cluster, o.grp, o.kind, o.namespace, o.name, f.ts_ms AS seenMs, f.body AS seenBody FROM objects o LEFT JOIN first_seen f ON f.object_id = o.id WHERE o.id = ?",
+    );
     const writeRows = this.db.prepare("SELECT ts_ms, class, writer, changes, body FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms, id");
     const out: ObjectHistory[] = [];
     let total = 0;
     for (const id of ids) {
-      const o = objectRow.get(id) as { cluster: string; grp: string; kind: string; namespace: string; name: string; seenMs: number | null; seenBody: string | null };
+      const o = objectRow.get(id) as {
+        cluster: string;
+        grp: string;
+        kind: string;
+        namespace: string;
+        name: string;
+        seenMs: number | null;
+        seenBody: string | null;
+      };
       const writes = (writeRows.all(id, toMs) as { ts_ms: number; class: WriteClass; writer: string; changes: string; body: string | null }[]).map((w) => ({
         tsMs: w.ts_ms,
         cls: w.class,
@@ -209,20 +242,24 @@ export class WriteStore {
 
   /** The last version the recorder saw of an object (null body: deleted). */
   latest(key: ObjectKey): { resourceVersion: string; body: string | null } | undefined {
-    const row = this.statement("SELECT l.rv, l.body FROM latest l JOIN objects o ON o.id = l.object_id WHERE o.cluster = ? AND o.grp = ? AND o.kind = ? AND o.namespace = ? AND o.name = ?").get(key.cluster, key.group, key.kind, key.namespace, key.name) as
-      | { rv: string; body: string | null }
-      | undefined;
+    const row = this.statement(
+      "SELECT l.rv, l.body FROM latest l JOIN objects o ON o.id = l.object_id WHERE o.cluster = ? AND o.grp = ? AND o.kind = ? AND o.namespace = ? AND o.name = ?",
+    ).get(key.cluster, key.group, key.kind, key.namespace, key.name) as { rv: string; body: string | null } | undefined;
     return row ? { resourceVersion: row.rv, body: row.body } : undefined;
   }
 
   setLatest(key: ObjectKey, resourceVersion: string, body: string | null): void {
-    this.statement("INSERT INTO latest (object_id, rv, body) VALUES (?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body").run(this.idOf(key), resourceVersion, body);
+    this.statement(
+      "INSERT INTO latest (object_id, rv, body) VALUES (?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body",
+    ).run(this.idOf(key), resourceVersion, body);
   }
 
   /** Objects of a kind on a cluster that the recorder last saw alive. */
   liveKeys(cluster: string, group: string, kind: string): ObjectKey[] {
     return this.db
-      .prepare("SELECT o.cluster, o.grp AS \"group\", o.kind, o.namespace, o.name FROM latest l JOIN objects o ON o.id = l.object_id WHERE o.cluster = ? AND o.grp = ? AND o.kind = ? AND l.body IS NOT NULL")
+      .prepare(
+        'SELECT o.cluster, o.grp AS "group", o.kind, o.namespace, o.name FROM latest l JOIN objects o ON o.id = l.object_id WHERE o.cluster = ? AND o.grp = ? AND o.kind = ? AND l.body IS NOT NULL',
+      )
       .all(cluster, group, kind) as ObjectKey[];
   }
 
@@ -236,7 +273,12 @@ export class WriteStore {
   }
 
   gaps(fromMs: number, toMs: number): { cluster: string; profile: string; fromMs: number; toMs: number | null; reason: string }[] {
-    return (this.statement("SELECT cluster, profile, from_ms, to_ms, reason FROM gaps WHERE from_ms <= ? AND (to_ms IS NULL OR to_ms > ?) ORDER BY from_ms").all(toMs, fromMs) as { cluster: string; profile: string; from_ms: number; to_ms: number | null; reason: string }[]).map((g) => ({
+    return (
+      this.statement("SELECT cluster, profile, from_ms, to_ms, reason FROM gaps WHERE from_ms <= ? AND (to_ms IS NULL OR to_ms > ?) ORDER BY from_ms").all(
+        toMs,
+        fromMs,
+      ) as { cluster: string; profile: string; from_ms: number; to_ms: number | null; reason: string }[]
+    ).map((g) => ({
       cluster: g.cluster,
       profile: g.profile,
       fromMs: g.from_ms,
@@ -332,7 +374,12 @@ export class WriteStore {
   private where(filter: ObjectFilter, alias = "w"): { sql: string; params: (string | number)[] } {
     const clauses = [`${alias}.ts_ms > ?`, `${alias}.ts_ms <= ?`];
     const params: (string | number)[] = [filter.fromMs, filter.toMs];
-    for (const [column, value] of [["o.cluster", filter.cluster], ["o.grp", filter.group], ["o.kind", filter.kind], ["o.namespace", filter.namespace]] as const) {
+    for (const [column, value] of [
+      ["o.cluster", filter.cluster],
+      ["o.grp", filter.group],
+      ["o.kind", filter.kind],
+      ["o.namespace", filter.namespace],
+    ] as const) {
       if (value !== undefined) {
         clauses.push(`${column} = ?`);
         params.push(value);
@@ -348,7 +395,12 @@ export class WriteStore {
     const scoped = filter.cluster !== undefined || filter.group !== undefined || filter.kind !== undefined || filter.namespace !== undefined;
     const objectClauses: string[] = [];
     const objectParams: string[] = [];
-    for (const [column, value] of [["cluster", filter.cluster], ["grp", filter.group], ["kind", filter.kind], ["namespace", filter.namespace]] as const) {
+    for (const [column, value] of [
+      ["cluster", filter.cluster],
+      ["grp", filter.group],
+      ["kind", filter.kind],
+      ["namespace", filter.namespace],
+    ] as const) {
       if (value !== undefined) {
         objectClauses.push(`${column} = ?`);
         objectParams.push(value);
@@ -359,13 +411,17 @@ export class WriteStore {
     const plan = this.rollups.plan(filter.fromMs, filter.toMs);
     const sums = COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ");
     const countInRange = this.statement("SELECT COUNT(*) AS n FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ?");
-    const rollup = (sql: string, runs: [number, number][], sign: 1 | -1) => runs.map((run) => ({ rows: this.db.prepare(sql).all(...run, ...objectParams) as Record<string, number>[], sign }));
+    const rollup = (sql: string, runs: [number, number][], sign: 1 | -1) =>
+      runs.map((run) => ({ rows: this.db.prepare(sql).all(...run, ...objectParams) as Record<string, number>[], sign }));
     const parts: { rows: Record<string, number>[]; sign: 1 | -1 }[] = [
       ...plan.raw.map(([fromMs, toMs]) => {
         // A part hour at an edge, or hours with few writes, are a sliver of the table: read them by time.
         // The planner would skip-scan the per-object index instead, a seek per object (about 0.1 s on
         // 20,000 objects however few writes), which only pays off past about 200,000 writes.
-        const byTime = toMs - fromMs <= HOUR_MS || (toMs - fromMs <= 2 * DAY_MS && (countInRange.get(fromMs, toMs) as { n: number }).n <= 200_000) ? "INDEXED BY writes_ts" : "";
+        const byTime =
+          toMs - fromMs <= HOUR_MS || (toMs - fromMs <= 2 * DAY_MS && (countInRange.get(fromMs, toMs) as { n: number }).n <= 200_000)
+            ? "INDEXED BY writes_ts"
+            : "";
         const sql = `SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w ${byTime} WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`;
         return { rows: this.db.prepare(sql).all(fromMs, toMs, ...objectParams) as Record<string, number>[], sign: 1 as const };
       }),
@@ -379,11 +435,15 @@ export class WriteStore {
     // Most writes first; ties by namespace and name (one read of every object's name beats one per tie).
     let names: Map<number, { namespace: string; name: string }> | undefined;
     const nameOf = (id: number) =>
-      (names ??= new Map((this.statement("SELECT id, namespace, name FROM objects").all() as { id: number; namespace: string; name: string }[]).map((r) => [r.id, r]))).get(id) ?? {
+      (names ??= new Map(
+        (this.statement("SELECT id, namespace, name FROM objects").all() as { id: number; namespace: string; name: string }[]).map((r) => [r.id, r]),
+      )).get(id) ?? {
         namespace: "",
         name: "",
       };
-    kept.sort((x, y) => y.writes - x.writes || nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name));
+    kept.sort(
+      (x, y) => y.writes - x.writes || nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name),
+    );
     const total = kept.length;
     const page = kept.slice(offset, offset + limit).map((g) => ({ ...g, ...(keyOf.get(g.id) as Record<string, string>) })) as Record<string, number | string>[];
     const ids = page.map((r) => r.id as number);
@@ -396,7 +456,11 @@ export class WriteStore {
         ...plan.hours.map((run) => ({ sql: fromWrites, params: hourMs(run), sign: 1 as const })),
         ...plan.minusHours.map((run) => ({ sql: fromWrites, params: hourMs(run), sign: -1 as const })),
         // Each day of a run named: the day-first keys are then a seek per day and object, not a scan of the days.
-        ...plan.rolled.map(([first, last]) => ({ sql: fromDays.replace("#", Array.from({ length: last - first + 1 }, (_, i) => first + i).join(",")), params: [] as number[], sign: 1 as const })),
+        ...plan.rolled.map(([first, last]) => ({
+          sql: fromDays.replace("#", Array.from({ length: last - first + 1 }, (_, i) => first + i).join(",")),
+          params: [] as number[],
+          sign: 1 as const,
+        })),
       ]);
     const fields = details(
       "SELECT object_id AS id, path AS k, COUNT(*) AS n FROM field_changes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path",
@@ -410,7 +474,11 @@ export class WriteStore {
     const span = Math.max(1, filter.toMs - filter.fromMs);
     const bucket = (tsExpr: string) => `CAST(MIN(${SPARK_BUCKETS - 1}, (${tsExpr} - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}) AS TEXT)`;
     const spark = this.perObject(ids, [
-      ...plan.raw.map((range) => ({ sql: `SELECT object_id AS id, ${bucket("ts_ms")} AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`, params: range, sign: 1 as const })),
+      ...plan.raw.map((range) => ({
+        sql: `SELECT object_id AS id, ${bucket("ts_ms")} AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
+        params: range,
+        sign: 1 as const,
+      })),
       ...plan.wholeHours.map((run) => ({
         sql: `SELECT object_id AS id, ${bucket(`(hour + 1) * ${HOUR_MS}`)} AS k, SUM(writes) AS n FROM rank_hours WHERE object_id IN (%) AND hour BETWEEN ? AND ? GROUP BY object_id, k`,
         params: run,
@@ -420,10 +488,15 @@ export class WriteStore {
     const noops = new Map<number, { tsMs: number; writer: string }[]>();
     const withNoops = page.filter((r) => (r.c_noop as number) >= MIN_PERIODIC_WRITES).map((r) => r.id as number);
     // Each object's latest no-ops, read backwards along its index entries: a few hundred rows, however long the range.
-    const latestNoops = this.statement(`SELECT ts_ms, writer FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND class = 'no-op' ORDER BY ts_ms DESC LIMIT ${PERIODIC_SAMPLE}`);
+    const latestNoops = this.statement(
+      `SELECT ts_ms, writer FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND class = 'no-op' ORDER BY ts_ms DESC LIMIT ${PERIODIC_SAMPLE}`,
+    );
     for (const id of withNoops) {
       const latest = latestNoops.all(id, filter.fromMs, filter.toMs) as { ts_ms: number; writer: string }[];
-      noops.set(id, latest.reverse().map((r) => ({ tsMs: r.ts_ms, writer: r.writer })));
+      noops.set(
+        id,
+        latest.reverse().map((r) => ({ tsMs: r.ts_ms, writer: r.writer })),
+      );
     }
     const rows = page.map((r): ObjectRow => {
       const id = r.id as number;
@@ -468,26 +541,42 @@ export class WriteStore {
       }
     }
     // A key whose every count was subtracted (all outside the range) is not in the range.
-    for (const [id, byKey] of sums) out.set(id, [...byKey].filter(([, n]) => n > 0).map(([k, n]) => ({ k, n })).sort((a, b) => b.n - a.n || a.k.localeCompare(b.k)));
+    for (const [id, byKey] of sums)
+      out.set(
+        id,
+        [...byKey]
+          .filter(([, n]) => n > 0)
+          .map(([k, n]) => ({ k, n }))
+          .sort((a, b) => b.n - a.n || a.k.localeCompare(b.k)),
+      );
     return out;
   }
 
   /** Every cluster/group/kind the store has objects of (for the filters). */
   kinds(): { cluster: string; group: string; kind: string }[] {
-    return this.db.prepare("SELECT DISTINCT cluster, grp AS \"group\", kind FROM objects ORDER BY cluster, grp, kind").all() as { cluster: string; group: string; kind: string }[];
+    return this.db.prepare('SELECT DISTINCT cluster, grp AS "group", kind FROM objects ORDER BY cluster, grp, kind').all() as {
+      cluster: string;
+      group: string;
+      kind: string;
+    }[];
   }
 
   /** Changed paths across objects, ranked by changes, split by writer. */
   fields(filter: ObjectFilter, limit: number): FieldRow[] {
     const { sql, params } = this.where(filter, "f");
     const rows = this.db
-      .prepare(`SELECT f.path, f.writer, COUNT(*) AS n, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path, f.writer`)
+      .prepare(
+        `SELECT f.path, f.writer, COUNT(*) AS n, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path, f.writer`,
+      )
       .all(...params) as { path: string; writer: string; n: number; objects: number }[];
     const objects = new Map(
-      (this.db.prepare(`SELECT f.path, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path`).all(...params) as { path: string; objects: number }[]).map((r) => [
-        r.path,
-        r.objects,
-      ]),
+      (
+        this.db
+          .prepare(
+            `SELECT f.path, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path`,
+          )
+          .all(...params) as { path: string; objects: number }[]
+      ).map((r) => [r.path, r.objects]),
     );
     const byPath = new Map<string, FieldRow>();
     for (const r of rows) {
@@ -507,7 +596,9 @@ export class WriteStore {
     const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;
     if (!row) return [];
     const rows = this.db
-      .prepare("SELECT id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?")
+      .prepare(
+        "SELECT id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?",
+      )
       .all(row.id, fromMs, toMs, limit) as Record<string, string | number | null>[];
     return rows.map((r) => ({
       seq: r.id as number,
@@ -519,7 +610,17 @@ export class WriteStore {
       heartbeat: r.heartbeat === 1,
       changes: JSON.parse(r.changes as string) as FieldChange[],
       projection: JSON.parse(r.projection as string) as Record<string, string>,
-      ...(r.verb === null ? {} : { request: { verb: r.verb as string, subresource: (r.subresource as string | null) ?? "", userAgent: (r.user_agent as string | null) ?? "", code: (r.code as number | null) ?? 0, latencyMs: r.latency_ms as number | null } }),
+      ...(r.verb === null
+        ? {}
+        : {
+            request: {
+              verb: r.verb as string,
+              subresource: (r.subresource as string | null) ?? "",
+              userAgent: (r.user_agent as string | null) ?? "",
+              code: (r.code as number | null) ?? 0,
+              latencyMs: r.latency_ms as number | null,
+            },
+          }),
     }));
   }
 

@@ -19,8 +19,7 @@ export interface AbsoluteRange {
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
-const RFC3339 =
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
 // Year 2000 .. 2200 in ms: anything outside is almost certainly seconds or garbage.
 const MIN_EPOCH_MS = 946_684_800_000;
 const MAX_EPOCH_MS = 7_258_118_400_000;

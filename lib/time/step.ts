@@ -10,9 +10,7 @@ export const PROMETHEUS_MAX_POINTS = 11_000;
 const MAX_POINTS = 10_000;
 
 // Steps people can read on an axis; a computed step is rounded up to the next one.
-const NICE_STEPS_SECONDS = [
-  1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400,
-];
+const NICE_STEPS_SECONDS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 3600, 7200, 10800, 21600, 43200, 86400];
 
 export interface StepInput {
   startMs: number;

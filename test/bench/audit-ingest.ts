@@ -30,7 +30,15 @@ function connector(name: string, rv: number, message: string) {
   return {
     apiVersion: "networking.datumapis.com/v1alpha1",
     kind: "Connector",
-    metadata: { name, namespace: "project-a", resourceVersion: String(rv), uid: `uid-${name}`, generation: 3, labels: { app: "connector" }, managedFields: [{ manager: "connector-agent", operation: "Update", subresource: "status", time: new Date(T0 + rv).toISOString() }] },
+    metadata: {
+      name,
+      namespace: "project-a",
+      resourceVersion: String(rv),
+      uid: `uid-${name}`,
+      generation: 3,
+      labels: { app: "connector" },
+      managedFields: [{ manager: "connector-agent", operation: "Update", subresource: "status", time: new Date(T0 + rv).toISOString() }],
+    },
     spec: { connectionClassName: "datum", connectionDetails: { type: "PublicKey", publicKey: { id: `pk-${name}` } } },
     status: {
       conditions: [
@@ -64,17 +72,101 @@ async function generate(path: string): Promise<{ bytes: number; writeBytes: numb
     const route = routes[r];
     const patch = { status: route.status };
     const id = `b-${i}`;
-    await emit(auditEvent({ auditID: `${id}-p`, stage: "RequestReceived", verb: "patch", resource: "httproutes", group, namespace: "apps", name: route.metadata.name, subresource: "status", receivedMs: t, requestObject: patch }), true);
-    await emit(auditEvent({ auditID: `${id}-p`, verb: "patch", resource: "httproutes", group, namespace: "apps", name: route.metadata.name, subresource: "status", receivedMs: t, requestObject: patch, responseObject: route, user: "system:serviceaccount:envoy-gateway-system:envoy-gateway" }), true);
+    await emit(
+      auditEvent({
+        auditID: `${id}-p`,
+        stage: "RequestReceived",
+        verb: "patch",
+        resource: "httproutes",
+        group,
+        namespace: "apps",
+        name: route.metadata.name,
+        subresource: "status",
+        receivedMs: t,
+        requestObject: patch,
+      }),
+      true,
+    );
+    await emit(
+      auditEvent({
+        auditID: `${id}-p`,
+        verb: "patch",
+        resource: "httproutes",
+        group,
+        namespace: "apps",
+        name: route.metadata.name,
+        subresource: "status",
+        receivedMs: t,
+        requestObject: patch,
+        responseObject: route,
+        user: "system:serviceaccount:envoy-gateway-system:envoy-gateway",
+      }),
+      true,
+    );
     writes++;
     if (i % 3 === 0) {
       const c = connector(`c-${i % 89}`, ++rv, `seen ${i}`);
-      await emit(auditEvent({ auditID: `${id}-c`, stage: "RequestReceived", verb: "update", resource: "connectors", group: "networking.datumapis.com", version: "v1alpha1", namespace: "project-a", name: c.metadata.name, subresource: "status", receivedMs: t + 5, requestObject: c }), true);
-      await emit(auditEvent({ auditID: `${id}-c`, verb: "update", resource: "connectors", group: "networking.datumapis.com", version: "v1alpha1", namespace: "project-a", name: c.metadata.name, subresource: "status", receivedMs: t + 5, requestObject: c, responseObject: c, user: "system:serviceaccount:datum:connector-agent" }), true);
+      await emit(
+        auditEvent({
+          auditID: `${id}-c`,
+          stage: "RequestReceived",
+          verb: "update",
+          resource: "connectors",
+          group: "networking.datumapis.com",
+          version: "v1alpha1",
+          namespace: "project-a",
+          name: c.metadata.name,
+          subresource: "status",
+          receivedMs: t + 5,
+          requestObject: c,
+        }),
+        true,
+      );
+      await emit(
+        auditEvent({
+          auditID: `${id}-c`,
+          verb: "update",
+          resource: "connectors",
+          group: "networking.datumapis.com",
+          version: "v1alpha1",
+          namespace: "project-a",
+          name: c.metadata.name,
+          subresource: "status",
+          receivedMs: t + 5,
+          requestObject: c,
+          responseObject: c,
+          user: "system:serviceaccount:datum:connector-agent",
+        }),
+        true,
+      );
       writes++;
     }
-    await emit(auditEvent({ auditID: `${id}-g`, verb: "get", resource: "httproutes", group, namespace: "apps", name: route.metadata.name, receivedMs: t + 10, responseObject: route }), false);
-    if (i % 10 === 0) await emit(auditEvent({ auditID: `${id}-l`, verb: "list", resource: "httproutes", group, namespace: "apps", receivedMs: t + 20, responseObject: { kind: "HTTPRouteList", apiVersion: `${group}/v1`, metadata: { resourceVersion: String(rv) }, items: routes.slice(0, 20) } }), false);
+    await emit(
+      auditEvent({
+        auditID: `${id}-g`,
+        verb: "get",
+        resource: "httproutes",
+        group,
+        namespace: "apps",
+        name: route.metadata.name,
+        receivedMs: t + 10,
+        responseObject: route,
+      }),
+      false,
+    );
+    if (i % 10 === 0)
+      await emit(
+        auditEvent({
+          auditID: `${id}-l`,
+          verb: "list",
+          resource: "httproutes",
+          group,
+          namespace: "apps",
+          receivedMs: t + 20,
+          responseObject: { kind: "HTTPRouteList", apiVersion: `${group}/v1`, metadata: { resourceVersion: String(rv) }, items: routes.slice(0, 20) },
+        }),
+        false,
+      );
     if (i % 5 === 0) {
       await emit(auditEvent({ auditID: `${id}-w`, stage: "ResponseStarted", verb: "watch", resource: "httproutes", group, receivedMs: t + 30 }), false);
       await emit(auditEvent({ auditID: `${id}-w`, verb: "watch", resource: "httproutes", group, receivedMs: t + 30, latencyMs: 300_000 }), false);
@@ -136,7 +228,11 @@ async function main() {
   const ceilingScript = join(dir, "ceiling.cjs");
   writeFileSync(ceilingScript, CEILING);
 
-  const ingest = measured(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", "bench", log], { ...process.env, CHURNSCOPE_DATA_DIR: join(dir, "data"), CHURNSCOPE_CONFIG: "" });
+  const ingest = measured(
+    process.execPath,
+    [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", "bench", log],
+    { ...process.env, CHURNSCOPE_DATA_DIR: join(dir, "data"), CHURNSCOPE_CONFIG: "" },
+  );
   const jq = measured("/bin/sh", ["-c", `jq -c 'select(.verb=="update" or .verb=="patch")' '${log}' > /dev/null`]);
   const ceiling = measured(process.execPath, [ceilingScript, log]);
   const storeMB = round(statSync(join(dir, "data", "churnscope.sqlite")).size / 1_048_576, 0);
@@ -146,8 +242,15 @@ async function main() {
   report({
     bench: "audit-ingest",
     file: { mb: round(mb, 0), lines: generated.lines, writeRequests: generated.writes, writeShareOfBytes: round(generated.writeBytes / generated.bytes, 2) },
-    ingest: { seconds: ingest.seconds, mbPerSecond: rate(ingest.seconds), linesPerSecond: round(generated.lines / ingest.seconds, 0), peakRssMB: ingest.peakRssMB, storeMB, summary: ingest.stdout.trim().split("\n").slice(0, 3) },
-    peer: { tool: "jq -c 'select(.verb==\"update\" or .verb==\"patch\")'", seconds: jq.seconds, mbPerSecond: rate(jq.seconds), peakRssMB: jq.peakRssMB },
+    ingest: {
+      seconds: ingest.seconds,
+      mbPerSecond: rate(ingest.seconds),
+      linesPerSecond: round(generated.lines / ingest.seconds, 0),
+      peakRssMB: ingest.peakRssMB,
+      storeMB,
+      summary: ingest.stdout.trim().split("\n").slice(0, 3),
+    },
+    peer: { tool: 'jq -c \'select(.verb=="update" or .verb=="patch")\'', seconds: jq.seconds, mbPerSecond: rate(jq.seconds), peakRssMB: jq.peakRssMB },
     ceiling: { tool: "node JSON.parse line loop", seconds: ceiling.seconds, mbPerSecond: rate(ceiling.seconds), peakRssMB: ceiling.peakRssMB },
     vsJq: round(jq.seconds / ingest.seconds, 2),
     vsCeiling: round(ceiling.seconds / ingest.seconds, 2),

@@ -34,12 +34,19 @@ async function main() {
     const queries = await Promise.all(
       CHARTS.map(async (id) => {
         const call = Object.values(calls).find((c) => c?.panel === id);
-        const params = new URLSearchParams({ from: String(FROM_MS), to: String(TO_MS), apiserver: PROJECT_JOB, width: "700", ...(call?.resource ? { resource: call.resource } : {}) });
+        const params = new URLSearchParams({
+          from: String(FROM_MS),
+          to: String(TO_MS),
+          apiserver: PROJECT_JOB,
+          width: "700",
+          ...(call?.resource ? { resource: call.resource } : {}),
+        });
         return ((await (await fetch(`${app.url}/api/panels/${id}?${params}`)).json()) as { data: { query: string } }).data.query;
       }),
     );
     const end = new Date(TO_MS).toISOString().slice(0, 19).replace("T", " ");
-    const promPanel = (i: number, expr: string) => `g${i}.expr=${encodeURIComponent(expr)}&g${i}.tab=0&g${i}.stacked=${i === 0 ? 1 : 0}&g${i}.range_input=48h&g${i}.end_input=${encodeURIComponent(end)}&g${i}.show_exemplars=0`;
+    const promPanel = (i: number, expr: string) =>
+      `g${i}.expr=${encodeURIComponent(expr)}&g${i}.tab=0&g${i}.stacked=${i === 0 ? 1 : 0}&g${i}.range_input=48h&g${i}.end_input=${encodeURIComponent(end)}&g${i}.show_exemplars=0`;
     const promOne = `${prom.url}/graph?${promPanel(0, queries[0])}`;
     const promAll = `${prom.url}/graph?${queries.map((q, i) => promPanel(i, q)).join("&")}`;
     const view = { viewport: { width: 1400, height: 1000 }, timezoneId: "UTC" };
@@ -63,7 +70,11 @@ async function main() {
       const promChart = (i: number) => `#graph_wrapper${i} .graph_area .rickshaw_graph svg path`;
       const samples = { ours: [] as number[], one: [] as number[], all: [] as number[] };
       for (let i = 0; i < ROUNDS + 1; i++) {
-        const oursMs = await open(oursContext, churnscope, Object.fromEntries(CHARTS.map((id) => [id, `[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`])));
+        const oursMs = await open(
+          oursContext,
+          churnscope,
+          Object.fromEntries(CHARTS.map((id) => [id, `[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`])),
+        );
         const oneMs = await open(theirsContext, promOne, { chart: promChart(0) });
         const allMs = await open(theirsContext, promAll, Object.fromEntries(CHARTS.map((id, n) => [id, promChart(n)])));
         // The first round warms both servers' code paths (and, returning, each profile's cache and cookies).
@@ -78,9 +89,19 @@ async function main() {
       for (const dir of profiles) rmSync(dir, { recursive: true, force: true });
       const [p50, peerP50, sameWorkP50] = [samples.ours, samples.one, samples.all].map((ms) => percentile(ms, 50));
       report({
-        bench: "draw-write-load", visit, rangeHours: 48, charts: CHARTS.length, rounds: ROUNDS, p50Ms: round(p50),
-        peer: "Prometheus /graph drawing the first chart's query", peerP50Ms: round(peerP50), ratio: round(p50 / peerP50), target: "≤ 1.0×",
-        sameWorkPeer: "Prometheus /graph drawing each chart's query in a panel of its own", sameWorkPeerP50Ms: round(sameWorkP50), sameWorkRatio: round(p50 / sameWorkP50),
+        bench: "draw-write-load",
+        visit,
+        rangeHours: 48,
+        charts: CHARTS.length,
+        rounds: ROUNDS,
+        p50Ms: round(p50),
+        peer: "Prometheus /graph drawing the first chart's query",
+        peerP50Ms: round(peerP50),
+        ratio: round(p50 / peerP50),
+        target: "≤ 1.0×",
+        sameWorkPeer: "Prometheus /graph drawing each chart's query in a panel of its own",
+        sameWorkPeerP50Ms: round(sameWorkP50),
+        sameWorkRatio: round(p50 / sameWorkP50),
       });
     }
   } finally {
@@ -114,7 +135,9 @@ async function recordPaints(page: Page, selectors: Record<string, string>): Prom
 }
 
 async function paintTimes(page: Page, count: number): Promise<Record<string, number>> {
-  await page.waitForFunction((n) => Object.values((window as unknown as { __paints: Record<string, number> }).__paints).length >= n, count, { timeout: 60_000 });
+  await page.waitForFunction((n) => Object.values((window as unknown as { __paints: Record<string, number> }).__paints).length >= n, count, {
+    timeout: 60_000,
+  });
   return page.evaluate(() => (window as unknown as { __paints: Record<string, number> }).__paints);
 }
 

@@ -43,7 +43,16 @@ async function main() {
 
 /** The dashboard's roll-up thread, bundled here because worker threads do not inherit tsx's loader. */
 function rollThread(path: string): Worker {
-  const code = buildSync({ entryPoints: [join(ROOT, "lib", "store", "roll-worker.ts")], bundle: true, platform: "node", format: "cjs", target: "node20", external: ["better-sqlite3"], write: false, logLevel: "silent" }).outputFiles[0].text;
+  const code = buildSync({
+    entryPoints: [join(ROOT, "lib", "store", "roll-worker.ts")],
+    bundle: true,
+    platform: "node",
+    format: "cjs",
+    target: "node20",
+    external: ["better-sqlite3"],
+    write: false,
+    logLevel: "silent",
+  }).outputFiles[0].text;
   return new Worker(code, { eval: true, workerData: { path } });
 }
 
@@ -53,7 +62,9 @@ function build(db: Database.Database) {
     const object = db.prepare("INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?)");
     for (let i = 0; i < OBJECTS; i++) object.run(i % 3 ? "milo" : "hub", "networking.datumapis.com", i % 5 ? "Connector" : "Lease", `ns-${i % 40}`, `obj-${i}`);
   })();
-  const write = db.prepare("INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection) VALUES (?, ?, NULL, ?, ?, 'watch', ?, ?, '{}')");
+  const write = db.prepare(
+    "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection) VALUES (?, ?, NULL, ?, ?, 'watch', ?, ?, '{}')",
+  );
   const field = db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
   const classes = ["unrouted", "unrouted", "unrouted", "routed", "no-op"];
   const paths = ["status.conditions[type=Ready].message", "status.publicKey.addresses", "spec.renewTime", "metadata.annotations"];
@@ -69,7 +80,9 @@ function build(db: Database.Database) {
         const ts = times[i];
         const path = paths[Math.floor(rng() * paths.length)];
         const writer = writers[Math.floor(rng() * writers.length)];
-        const id = Number(write.run(objectId, ts, classes[Math.floor(rng() * classes.length)], writer, path === "spec.renewTime" ? 1 : 0, "[]").lastInsertRowid);
+        const id = Number(
+          write.run(objectId, ts, classes[Math.floor(rng() * classes.length)], writer, path === "spec.renewTime" ? 1 : 0, "[]").lastInsertRowid,
+        );
         field.run(id, objectId, ts, path, writer);
       }
     })();
@@ -79,7 +92,8 @@ function build(db: Database.Database) {
 
 async function measure(db: Database.Database, path: string, buildSeconds: number) {
   // Every run starts without rollups: first as a store is before the background rolls its days up, then after.
-  for (const table of ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers", "rank_hours"]) db.exec(`DELETE FROM ${table}`);
+  for (const table of ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers", "rank_hours"])
+    db.exec(`DELETE FROM ${table}`);
   const store = new WriteStore(path);
   const peer = db.prepare("SELECT object_id, COUNT(*) AS n FROM writes WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id ORDER BY n DESC LIMIT 50");
   // The unaligned range reads its partial days at both edges from the writes, as "now-14d" does.
@@ -95,7 +109,9 @@ async function measure(db: Database.Database, path: string, buildSeconds: number
       // As the dashboard does it: in a thread of its own (lib/store/roll-worker.ts), a quarter hour at
       // a time with pauses between, until every day is in; meanwhile this thread answers rankings of
       // the last 24 h, as the dashboard answers requests.
-      const days = db.prepare("SELECT CAST(MAX(ts_ms) / 86400000 AS INTEGER) - CAST(MIN(ts_ms) / 86400000 AS INTEGER) + 1 AS n FROM writes").get() as { n: number };
+      const days = db.prepare("SELECT CAST(MAX(ts_ms) / 86400000 AS INTEGER) - CAST(MIN(ts_ms) / 86400000 AS INTEGER) + 1 AS n FROM writes").get() as {
+        n: number;
+      };
       const daysDone = () => (db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n;
       const thread = rollThread(path);
       const errors: string[] = [];
@@ -112,8 +128,15 @@ async function measure(db: Database.Database, path: string, buildSeconds: number
       const seconds = (performance.now() - t) / 1000;
       await thread.terminate();
       if (errors.length) throw new Error(errors[0]);
-      catchUp = { seconds: round(seconds, 1), rankingsMeanwhile: meanwhile.length, rankingMeanwhileP50Ms: round(percentile(meanwhile, 50)), rankingMeanwhileMaxMs: round(Math.max(...meanwhile)) };
-      console.error(`objects-ranking: ${days.n} days rolled up in the roll-up thread in ${catchUp.seconds} s; rankings of the last 24 h meanwhile: p50 ${catchUp.rankingMeanwhileP50Ms} ms, at most ${catchUp.rankingMeanwhileMaxMs} ms`);
+      catchUp = {
+        seconds: round(seconds, 1),
+        rankingsMeanwhile: meanwhile.length,
+        rankingMeanwhileP50Ms: round(percentile(meanwhile, 50)),
+        rankingMeanwhileMaxMs: round(Math.max(...meanwhile)),
+      };
+      console.error(
+        `objects-ranking: ${days.n} days rolled up in the roll-up thread in ${catchUp.seconds} s; rankings of the last 24 h meanwhile: p50 ${catchUp.rankingMeanwhileP50Ms} ms, at most ${catchUp.rankingMeanwhileMaxMs} ms`,
+      );
     }
     for (const [label, fromMs, toMs] of ranges) {
       const times: number[] = [];

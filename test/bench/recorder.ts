@@ -30,23 +30,32 @@ function main() {
     let recorder = recorders.get(key);
     if (!recorder) {
       const profiles = DEFAULT_PROFILES.filter((p) => p.group === group && p.kind === kind);
-      recorder = new ProfileRecorder(store, cluster, profiles.length ? profiles : [{ ...DEFAULT_PROFILES[0], name: key, group, kind, resource: kind.toLowerCase() }]);
+      recorder = new ProfileRecorder(
+        store,
+        cluster,
+        profiles.length ? profiles : [{ ...DEFAULT_PROFILES[0], name: key, group, kind, resource: kind.toLowerCase() }],
+      );
       recorders.set(key, recorder);
     }
     return recorder;
   };
   const alive = new Set<number>();
-  const events = replay.sink.writes.map((w) => {
-    const ref = replay.sink.objects[w.objectIndex];
-    const last = w.object ?? (replay.sink.writes.findLast?.((x) => x.objectIndex === w.objectIndex && x.object && x.timeMs < w.timeMs)?.object ?? null);
-    const type = w.object === null ? "DELETED" : alive.has(w.objectIndex) ? "MODIFIED" : "ADDED";
-    if (w.object === null) alive.delete(w.objectIndex);
-    else alive.add(w.objectIndex);
-    return { ref, type, obj: (w.object ?? last) as KubeObject | null, timeMs: w.timeMs };
-  }).filter((e) => e.obj !== null);
+  const events = replay.sink.writes
+    .map((w) => {
+      const ref = replay.sink.objects[w.objectIndex];
+      const last = w.object ?? replay.sink.writes.findLast?.((x) => x.objectIndex === w.objectIndex && x.object && x.timeMs < w.timeMs)?.object ?? null;
+      const type = w.object === null ? "DELETED" : alive.has(w.objectIndex) ? "MODIFIED" : "ADDED";
+      if (w.object === null) alive.delete(w.objectIndex);
+      else alive.add(w.objectIndex);
+      return { ref, type, obj: (w.object ?? last) as KubeObject | null, timeMs: w.timeMs };
+    })
+    .filter((e) => e.obj !== null);
   // A deleted object's event carries its last version with a fresh resourceVersion, as the API server sends it.
   let rv = 1_000_000;
-  const prepared = events.map((e) => ({ ...e, obj: { ...(e.obj as KubeObject), metadata: { ...(e.obj as KubeObject).metadata, resourceVersion: String(rv++) } } as KubeObject }));
+  const prepared = events.map((e) => ({
+    ...e,
+    obj: { ...(e.obj as KubeObject), metadata: { ...(e.obj as KubeObject).metadata, resourceVersion: String(rv++) } } as KubeObject,
+  }));
 
   // As the watchers hand them over: each resource has its own watch stream, whose events that arrive
   // together (here BURST of them) go in one transaction. Streams of other resources interleave in time

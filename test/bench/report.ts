@@ -2,7 +2,12 @@
 import { cpus, loadavg, totalmem } from "node:os";
 
 export function report(result: Record<string, unknown>): void {
-  console.log(JSON.stringify({ ...result, machine: { cpus: cpus().length, memGiB: Math.round(totalmem() / 2 ** 30), load1: Number(loadavg()[0].toFixed(2)), node: process.version } }));
+  console.log(
+    JSON.stringify({
+      ...result,
+      machine: { cpus: cpus().length, memGiB: Math.round(totalmem() / 2 ** 30), load1: Number(loadavg()[0].toFixed(2)), node: process.version },
+    }),
+  );
 }
 
 export function percentile(values: number[], p: number): number {

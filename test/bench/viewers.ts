@@ -21,10 +21,21 @@ const DURATION_S = Number(process.env.DURATION_S ?? 10);
 function exchange(agent: Agent, url: URL, method: string, body?: string): Promise<number> {
   const startedMs = performance.now();
   return new Promise((resolve, reject) => {
-    const req = request(url, { method, agent, headers: { "accept-encoding": "gzip", ...(body ? { "content-type": "application/x-www-form-urlencoded", "content-length": String(Buffer.byteLength(body)) } : {}) } }, (res) => {
-      res.on("data", () => undefined);
-      res.on("end", () => (res.statusCode === 200 ? resolve(performance.now() - startedMs) : reject(new Error(`HTTP ${res.statusCode}`))));
-    });
+    const req = request(
+      url,
+      {
+        method,
+        agent,
+        headers: {
+          "accept-encoding": "gzip",
+          ...(body ? { "content-type": "application/x-www-form-urlencoded", "content-length": String(Buffer.byteLength(body)) } : {}),
+        },
+      },
+      (res) => {
+        res.on("data", () => undefined);
+        res.on("end", () => (res.statusCode === 200 ? resolve(performance.now() - startedMs) : reject(new Error(`HTTP ${res.statusCode}`))));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -50,15 +61,34 @@ async function main() {
   const passThrough = await startPassThrough(prom.url);
   const app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\n`) });
   try {
-    const panelUrl = new URL(`${app.url}/api/panels/writes-by-resource?${new URLSearchParams({ from: String(FROM_MS), to: String(TO_MS), width: "1000", apiserver: PROJECT_JOB })}`);
+    const panelUrl = new URL(
+      `${app.url}/api/panels/writes-by-resource?${new URLSearchParams({ from: String(FROM_MS), to: String(TO_MS), width: "1000", apiserver: PROJECT_JOB })}`,
+    );
     const first = await (await fetch(panelUrl)).json();
-    const query = new URLSearchParams({ query: first.data.queries[0].promql, start: String(first.data.startMs / 1000), end: String(first.data.endMs / 1000), step: String(first.data.stepSeconds) }).toString();
+    const query = new URLSearchParams({
+      query: first.data.queries[0].promql,
+      start: String(first.data.startMs / 1000),
+      end: String(first.data.endMs / 1000),
+      step: String(first.data.stepSeconds),
+    }).toString();
     const peerUrl = new URL(`${passThrough.url}/api/v1/query_range`);
     for (const viewers of [50, 200]) {
       const ours = await storm(viewers, (agent) => exchange(agent, panelUrl, "GET"));
       const peer = await storm(viewers, (agent) => exchange(agent, peerUrl, "POST", query));
-      const figures = (r: { latencies: number[]; seconds: number }) => ({ requestsPerSecond: round(r.latencies.length / r.seconds, 1), p50Ms: round(percentile(r.latencies, 50)), p99Ms: round(percentile(r.latencies, 99)) });
-      report({ bench: "viewers-polling-one-panel", viewers, seconds: DURATION_S, panel: "writes-by-resource", ...figures(ours), peer: "the panel's query through a bare pass-through to Prometheus", peerFigures: figures(peer) });
+      const figures = (r: { latencies: number[]; seconds: number }) => ({
+        requestsPerSecond: round(r.latencies.length / r.seconds, 1),
+        p50Ms: round(percentile(r.latencies, 50)),
+        p99Ms: round(percentile(r.latencies, 99)),
+      });
+      report({
+        bench: "viewers-polling-one-panel",
+        viewers,
+        seconds: DURATION_S,
+        panel: "writes-by-resource",
+        ...figures(ours),
+        peer: "the panel's query through a bare pass-through to Prometheus",
+        peerFigures: figures(peer),
+      });
     }
   } finally {
     await app.stop();

@@ -23,7 +23,9 @@ let browser: Browser;
 beforeAll(async () => {
   prom = await startPrometheus(buildWriteLoadScenario());
   app = await startApp({
-    CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\napiservers:\n  project: [${PROJECT_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n`),
+    CHURNSCOPE_CONFIG: writeConfig(
+      `prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\napiservers:\n  project: [${PROJECT_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n`,
+    ),
   });
   alertmanager = await startAlertmanager(app.url);
   browser = await launchBrowser();
@@ -42,7 +44,11 @@ async function postAlert(endsAt?: string) {
     startsAt: STARTS_AT,
     ...(endsAt ? { endsAt } : {}),
   };
-  const res = await fetch(`${alertmanager.url}/api/v2/alerts`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify([alert]) });
+  const res = await fetch(`${alertmanager.url}/api/v2/alerts`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify([alert]),
+  });
   expect(res.status).toBe(200);
 }
 
@@ -66,7 +72,9 @@ describe("alert links built by the Alertmanager template", () => {
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(link.toString());
     await page.waitForSelector('[data-panel="writes-by-verb"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]', { timeout: 30_000 });
-    expect(await page.textContent('[data-testid="resolved-range"]')).toMatch(new RegExp(`^${formatRange(Date.parse(STARTS_AT) - HOUR, Date.now()).slice(0, 16)}`));
+    expect(await page.textContent('[data-testid="resolved-range"]')).toMatch(
+      new RegExp(`^${formatRange(Date.parse(STARTS_AT) - HOUR, Date.now()).slice(0, 16)}`),
+    );
     expect(await page.inputValue('[data-testid="apiserver-select"]')).toBe(PROJECT_JOB);
     expect(await page.inputValue('[data-testid="resource-select"]')).toBe("connectors.networking.datumapis.com");
 

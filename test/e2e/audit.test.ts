@@ -20,7 +20,15 @@ const START = Math.floor((Date.now() - 3 * 3_600_000) / 60_000) * 60_000;
 const truth = seed003(START, 60, 3);
 // Padding (reads, which are skipped) so the upload takes long enough for its progress to show.
 const padding = Array.from({ length: 6_000 }, (_, i) =>
-  JSON.stringify(auditEvent({ verb: "list", resource: "configmaps", namespace: "kube-system", receivedMs: START + i, responseObject: { kind: "ConfigMapList", items: [{ data: { blob: "y".repeat(3_000) } }] } })),
+  JSON.stringify(
+    auditEvent({
+      verb: "list",
+      resource: "configmaps",
+      namespace: "kube-system",
+      receivedMs: START + i,
+      responseObject: { kind: "ConfigMapList", items: [{ data: { blob: "y".repeat(3_000) } }] },
+    }),
+  ),
 );
 const logPath = join(mkdtempSync(join(tmpdir(), "churnscope-e2e-audit-")), "audit.log");
 writeFileSync(logPath, [...padding, ...truth.lines].join("\n"));
@@ -77,7 +85,9 @@ describe("audit logs in Chromium", () => {
     expect(await page.locator('[data-testid="clients-chart"] [data-testid="legend"] li').count()).toBe(2);
     // Each legend entry's average is the mean of the series the API gave, with its fraction (a client with
     // 12 writes over the range averages well under one per step).
-    const clientsUrl = await page.evaluate(() => (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).filter((e) => e.name.includes("/api/clients?")).at(-1)!.name);
+    const clientsUrl = await page.evaluate(
+      () => (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).filter((e) => e.name.includes("/api/clients?")).at(-1)!.name,
+    );
     const answer = (await (await fetch(clientsUrl)).json()) as { data: { series: { labels: Record<string, string>; points: [number, number | null][] }[] } };
     const legend = await page.locator('[data-testid="clients-chart"] [data-testid="legend"] li').allTextContents();
     for (const s of answer.data.series) {

@@ -28,7 +28,9 @@ beforeAll(async () => {
   prom = await startPrometheus(buildWriteLoadScenario());
   proxy = await startCountingProxy(prom.url);
   // No answer reuse, so every request meets the fault of the moment; a 2 s timeout keeps "slow" short.
-  app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n  timeoutSeconds: 2\n  cacheSeconds: 0\n`) });
+  app = await startApp({
+    CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n  timeoutSeconds: 2\n  cacheSeconds: 0\n`),
+  });
   browser = await launchBrowser();
 }, 120_000);
 afterAll(async () => {
@@ -107,7 +109,11 @@ describe("Prometheus misbehaving", () => {
 
 describe("past the concurrency limit, in the browser", () => {
   it("panels say they are busy while they retry, then draw once Prometheus keeps up", async () => {
-    const limited = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n  maxConcurrentQueries: 1\n  maxQueuedQueries: 2\n  cacheSeconds: 0\n`) });
+    const limited = await startApp({
+      CHURNSCOPE_CONFIG: writeConfig(
+        `prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n  maxConcurrentQueries: 1\n  maxQueuedQueries: 2\n  cacheSeconds: 0\n`,
+      ),
+    });
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
@@ -115,11 +121,16 @@ describe("past the concurrency limit, in the browser", () => {
     try {
       await page.goto(`${limited.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}`);
       await page.waitForSelector('[data-state="busy"] [data-busy="true"]', { timeout: 30_000 });
-      await expect(page.textContent('[data-state="busy"] [data-busy="true"]')).resolves.toMatch(/Busy: Churnscope is holding back queries to Prometheus.*Prometheus is busy: 1 queries are running and 2 are waiting/);
+      await expect(page.textContent('[data-state="busy"] [data-busy="true"]')).resolves.toMatch(
+        /Busy: Churnscope is holding back queries to Prometheus.*Prometheus is busy: 1 queries are running and 2 are waiting/,
+      );
       await page.screenshot({ path: join(ARTIFACTS, "write-load-busy.png") });
       proxy.fault = undefined;
       for (const id of ["writes-by-resource", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]) {
-        await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { state: "attached", timeout: 90_000 });
+        await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, {
+          state: "attached",
+          timeout: 90_000,
+        });
       }
       expect(errors).toEqual([]);
     } finally {
@@ -132,13 +143,43 @@ describe("past the concurrency limit, in the browser", () => {
 
 describe("1,000 malformed parameters and injection attempts", () => {
   // Values that would change a query's meaning if they reached PromQL unescaped.
-  const INJECTIONS = [
-    'connectors"} or vector(1) #',
-    'x"} / on() group_left vector(1) or up{y="',
-    '\\"} or up{a="',
-    'milo-apiserver",job=~".*',
+  const INJECTIONS = ['connectors"} or vector(1) #', 'x"} / on() group_left vector(1) or up{y="', '\\"} or up{a="', 'milo-apiserver",job=~".*'];
+  const JUNK = [
+    "",
+    " ",
+    '"',
+    "now-",
+    "now-1x",
+    "-1",
+    "0",
+    "1e309",
+    "NaN",
+    "99999999999999999999",
+    "2026-13-45T99:99Z",
+    "now-4000d",
+    "\\",
+    ".*",
+    "a|b",
+    "}",
+    "{",
+    "sum(up)",
+    "up[5m]",
+    "%00",
+    "\u0000",
+    "\n",
+    "é漢字",
+    "<script>alert(1)</script>",
+    "../../etc/passwd",
+    "A".repeat(5_000),
+    "[]",
+    '{"$gt":1}',
+    "1;DROP TABLE writes",
+    "${7*7}",
+    "{{7*7}}",
+    "rate(x[5m])",
+    "connectors.networking.datumapis.com",
+    "leases",
   ];
-  const JUNK = ["", " ", '"', "now-", "now-1x", "-1", "0", "1e309", "NaN", "99999999999999999999", "2026-13-45T99:99Z", "now-4000d", "\\", ".*", "a|b", "}", "{", "sum(up)", "up[5m]", "%00", "\u0000", "\n", "é漢字", "<script>alert(1)</script>", "../../etc/passwd", "A".repeat(5_000), "[]", '{"$gt":1}', "1;DROP TABLE writes", "${7*7}", "{{7*7}}", "rate(x[5m])", "connectors.networking.datumapis.com", "leases"];
   const VALID: Record<string, string[]> = {
     from: [String(FROM_MS)],
     to: [String(TO_MS)],
@@ -169,7 +210,28 @@ describe("1,000 malformed parameters and injection attempts", () => {
     "/rebuilds",
     "/",
   ];
-  const PARAMS = ["from", "to", "apiserver", "resource", "step", "width", "a", "b", "window", "snapshot", "page", "pageSize", "class", "cluster", "kind", "namespace", "group", "view", "at", "title"];
+  const PARAMS = [
+    "from",
+    "to",
+    "apiserver",
+    "resource",
+    "step",
+    "width",
+    "a",
+    "b",
+    "window",
+    "snapshot",
+    "page",
+    "pageSize",
+    "class",
+    "cluster",
+    "kind",
+    "namespace",
+    "group",
+    "view",
+    "at",
+    "title",
+  ];
 
   let fuzzApp: TestApp;
   beforeAll(async () => {
@@ -182,7 +244,7 @@ describe("1,000 malformed parameters and injection attempts", () => {
 
   it("answer 4xx with a message or succeed, never 500, and send nothing unescaped to Prometheus", async () => {
     const rng = createRng(20261129);
-    const pick = <T,>(list: T[]) => list[Math.floor(rng() * list.length)];
+    const pick = <T>(list: T[]) => list[Math.floor(rng() * list.length)];
     const urls: string[] = [];
     for (let i = 0; i < 1_000; i++) {
       const params = new URLSearchParams();

@@ -29,12 +29,23 @@ let browser: Browser;
 /** A build-info gauge per version: v0.26.4 until the release, v0.26.5 from it. */
 function buildInfo(version: string, fromSeconds: number, toSeconds: number): CounterSeries {
   const count = Math.floor((toSeconds - fromSeconds) / GRID.intervalSeconds) + 1;
-  return { name: "nso_build_info", kind: "gauge", labels: { job: "network-services-operator", version }, startSeconds: fromSeconds, intervalSeconds: GRID.intervalSeconds, values: new Float64Array(count).fill(1) };
+  return {
+    name: "nso_build_info",
+    kind: "gauge",
+    labels: { job: "network-services-operator", version },
+    startSeconds: fromSeconds,
+    intervalSeconds: GRID.intervalSeconds,
+    values: new Float64Array(count).fill(1),
+  };
 }
 
 beforeAll(async () => {
   series = buildWriteLoadScenario();
-  prom = await startPrometheus([...series, buildInfo("v0.26.4", GRID.startSeconds, RELEASE_S - GRID.intervalSeconds), buildInfo("v0.26.5", RELEASE_S, GRID.endSeconds)]);
+  prom = await startPrometheus([
+    ...series,
+    buildInfo("v0.26.4", GRID.startSeconds, RELEASE_S - GRID.intervalSeconds),
+    buildInfo("v0.26.5", RELEASE_S, GRID.endSeconds),
+  ]);
   app = await startApp({
     CHURNSCOPE_CONFIG: writeConfig(
       `prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\napiservers:\n  project: [${PROJECT_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n` +
@@ -58,7 +69,8 @@ async function markers(from = FROM_MS, to = TO_MS) {
 }
 
 async function waitForCharts(page: Page, ids: string[]) {
-  for (const id of ids) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
+  for (const id of ids)
+    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
 }
 
 describe("markers and notes", () => {
@@ -77,12 +89,16 @@ describe("markers and notes", () => {
   });
 
   it("take notes with the author from the trusted header, refuse bad ones, and delete them", async () => {
-    const post = (body: string, headers: Record<string, string> = {}) => fetch(`${app.url}/api/notes`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
+    const post = (body: string, headers: Record<string, string> = {}) =>
+      fetch(`${app.url}/api/notes`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body });
     const added = await post(JSON.stringify({ timeMs: at("2026-09-11T13:20:00Z"), text: "status writes up ×15" }), { "X-Forwarded-User": "alice@example.com" });
     expect(added.status).toBe(200);
     const note = (await added.json()).data;
     expect(note.author).toBe("alice@example.com");
-    expect((await markers()).data.find((m) => m.kind === "note")).toMatchObject({ label: "status writes up ×15", detail: expect.stringContaining("— alice@example.com, added ") });
+    expect((await markers()).data.find((m) => m.kind === "note")).toMatchObject({
+      label: "status writes up ×15",
+      detail: expect.stringContaining("— alice@example.com, added "),
+    });
     for (const [body, message] of [
       ["{", /not JSON/],
       [JSON.stringify({ timeMs: "soon", text: "x" }), /note timeMs/],
@@ -118,7 +134,9 @@ describe("markers and notes", () => {
     await page.waitForSelector('[data-marker="paged the network team"][data-marker-kind="note"]', { state: "attached" });
     expect(await page.locator('[data-marker="paged the network team"]').count()).toBe(CHARTS.length);
     for (const id of CHARTS) await page.locator(`[data-panel="${id}"] [data-marker-label="paged the network team"]`).waitFor();
-    await expect(page.locator('[data-panel="lease-renewals"] [data-marker="paged the network team"] title').textContent()).resolves.toMatch(/^2026-09-11 15:05:00Z · paged the network team\npaged the network team\n— carol, added /);
+    await expect(page.locator('[data-panel="lease-renewals"] [data-marker="paged the network team"] title').textContent()).resolves.toMatch(
+      /^2026-09-11 15:05:00Z · paged the network team\npaged the network team\n— carol, added /,
+    );
     await expect(page.textContent('[data-testid="notes-list"]')).resolves.toMatch(/paged the network team/);
     await page.screenshot({ path: join(ARTIFACTS, "notes.png") });
 
@@ -156,20 +174,24 @@ describe("exports", () => {
     expect(png.readUInt32BE(16)).toBe(Math.round((chartWidth + 24) * 2));
     // Decoded by the browser: the first series' area (its colour #3b82f6 at 55 % over the white panel) fills a visible part of the picture.
     const fill = [0x3b, 0x82, 0xf6].map((c) => Math.round(c * 0.55 + 255 * 0.45));
-    const share = await page.evaluate(async ({ b64, rgb }) => {
-      const image = new Image();
-      image.src = `data:image/png;base64,${b64}`;
-      await image.decode();
-      const canvas = document.createElement("canvas");
-      canvas.width = image.width;
-      canvas.height = image.height;
-      const ctx = canvas.getContext("2d")!;
-      ctx.drawImage(image, 0, 0);
-      const { data } = ctx.getImageData(0, 0, image.width, image.height);
-      let painted = 0;
-      for (let i = 0; i < data.length; i += 4) if (Math.abs(data[i] - rgb[0]) + Math.abs(data[i + 1] - rgb[1]) + Math.abs(data[i + 2] - rgb[2]) < 24) painted++;
-      return painted / (data.length / 4);
-    }, { b64: png.toString("base64"), rgb: fill });
+    const share = await page.evaluate(
+      async ({ b64, rgb }) => {
+        const image = new Image();
+        image.src = `data:image/png;base64,${b64}`;
+        await image.decode();
+        const canvas = document.createElement("canvas");
+        canvas.width = image.width;
+        canvas.height = image.height;
+        const ctx = canvas.getContext("2d")!;
+        ctx.drawImage(image, 0, 0);
+        const { data } = ctx.getImageData(0, 0, image.width, image.height);
+        let painted = 0;
+        for (let i = 0; i < data.length; i += 4)
+          if (Math.abs(data[i] - rgb[0]) + Math.abs(data[i + 1] - rgb[1]) + Math.abs(data[i + 2] - rgb[2]) < 24) painted++;
+        return painted / (data.length / 4);
+      },
+      { b64: png.toString("base64"), rgb: fill },
+    );
     writeFileSync(join(ARTIFACTS, "panel-export.png"), png);
     expect(share).toBeGreaterThan(0.005);
     await page.close();
@@ -197,13 +219,26 @@ describe("compare view", () => {
 
     const expected = (startMs: number) => {
       const truth = (job: string, sub?: string) =>
-        truthTotal(series, (l, name) => name === "apiserver_request_total" && l.job === job && l.resource === "connectors" && l.verb === "PUT" && l.subresource === sub, startMs / 1000, startMs / 1000 + 10_800);
+        truthTotal(
+          series,
+          (l, name) => name === "apiserver_request_total" && l.job === job && l.resource === "connectors" && l.verb === "PUT" && l.subresource === sub,
+          startMs / 1000,
+          startMs / 1000 + 10_800,
+        );
       return [truth(PROJECT_JOB, "status"), truth(HUB_JOB)];
     };
     const table = async (p: Page) => {
       await p.waitForSelector('[data-panel="compare"][data-state="ready"] [data-testid="compare-table"] tr[data-window-end]');
       return p.$$eval('[data-testid="compare-table"] tr[data-window-end]', (trs) =>
-        trs.map((tr) => [Number(tr.getAttribute("data-window-end")), ...["a", "b", "ratio"].map((c) => tr.querySelector(`[data-cell="${c}"]`)!.textContent)] as [number, string, string, string]),
+        trs.map(
+          (tr) =>
+            [Number(tr.getAttribute("data-window-end")), ...["a", "b", "ratio"].map((c) => tr.querySelector(`[data-cell="${c}"]`)!.textContent)] as [
+              number,
+              string,
+              string,
+              string,
+            ],
+        ),
       );
     };
     const rows = await table(page);

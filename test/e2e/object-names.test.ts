@@ -31,7 +31,16 @@ beforeAll(async () => {
   const store = new WriteStore(join(dataDir, "churnscope.sqlite"));
   store.batch(() => {
     for (const { key, writes } of objects) {
-      for (let i = 0; i < writes; i++) store.record(key, { tsMs: START + i * 60_000, cls: i % 2 ? "unrouted" : "no-op", writer: "tester", source: "audit", heartbeat: false, changes: [], projection: {} });
+      for (let i = 0; i < writes; i++)
+        store.record(key, {
+          tsMs: START + i * 60_000,
+          cls: i % 2 ? "unrouted" : "no-op",
+          writer: "tester",
+          source: "audit",
+          heartbeat: false,
+          changes: [],
+          projection: {},
+        });
     }
   });
   store.close();
@@ -49,7 +58,9 @@ describe("object names in Chromium", () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(`${app.url}/objects?from=now-6h&to=now`);
     await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object]');
-    const links = await page.$$eval("tr[data-object]", (rows) => rows.map((row) => ({ object: row.getAttribute("data-object")!, href: row.querySelector("a")!.getAttribute("href")! })));
+    const links = await page.$$eval("tr[data-object]", (rows) =>
+      rows.map((row) => ({ object: row.getAttribute("data-object")!, href: row.querySelector("a")!.getAttribute("href")! })),
+    );
     const expected = objects.map(({ key }) => `${key.cluster}/${key.kind}/${key.namespace}/${key.name}`);
     expect(links.map((l) => l.object).sort()).toEqual([...expected].sort());
     for (const { key, writes } of objects) {

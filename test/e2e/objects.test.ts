@@ -47,7 +47,9 @@ describe("object churn views on the replay in Chromium", () => {
     releaseRanking();
     await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object]', { timeout: 60_000 });
     const connectors = new Set(h.replay.sink.writes.map((w) => w.objectIndex).filter((i) => h.replay.sink.objects[i].kind === "Connector")).size;
-    await expect(page.textContent('[data-testid="page-status"]')).resolves.toBe(`page 1 of ${Math.ceil(connectors / 50)} · ${connectors.toLocaleString("en-US")} objects`);
+    await expect(page.textContent('[data-testid="page-status"]')).resolves.toBe(
+      `page 1 of ${Math.ceil(connectors / 50)} · ${connectors.toLocaleString("en-US")} objects`,
+    );
     const first = page.locator('[data-testid="objects-table"] tr[data-object]').first();
     await expect(first.getAttribute("data-object")).resolves.toBe(`milo/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`);
     await expect(first.locator('[data-cell="fields"]').textContent()).resolves.toContain("status.conditions[type=Ready].message");
@@ -66,7 +68,9 @@ describe("object churn views on the replay in Chromium", () => {
     const truth = h.replay.sink.writes.filter((w) => w.objectIndex === index);
     expect(await page.locator("rect[data-write]").count()).toBe(truth.length);
     expect(await page.locator('rect[data-write][data-class="routed"]').count()).toBe(truth.filter((w) => w.cls === "routed").length);
-    expect(await page.$$eval("[data-band]", (els) => els.map((e) => e.getAttribute("data-band")))).toEqual(expect.arrayContaining([expect.stringMatching(/^online=true nodeId=/), "online=false nodeId=—"]));
+    expect(await page.$$eval("[data-band]", (els) => els.map((e) => e.getAttribute("data-band")))).toEqual(
+      expect.arrayContaining([expect.stringMatching(/^online=true nodeId=/), "online=false nodeId=—"]),
+    );
 
     // Click the lanes at an unrouted write's position: the view picks the nearest write there.
     const tick = (await page.locator('rect[data-write][data-class="unrouted"]').nth(40).boundingBox())!;
@@ -89,7 +93,9 @@ describe("object churn views on the replay in Chromium", () => {
     release();
     await page.waitForSelector('[data-testid="fields-table"][data-state="ready"] tr[data-field]', { timeout: 60_000 });
     const truth = fieldTruth(h.replay).filter((f) => f.cluster === "milo" && f.kind === "Connector");
-    const shown = await page.$$eval("tr[data-field]", (rows) => rows.slice(0, 2).map((r) => [r.getAttribute("data-field"), [...r.querySelectorAll("[data-writer]")].map((w) => w.getAttribute("data-writer"))]));
+    const shown = await page.$$eval("tr[data-field]", (rows) =>
+      rows.slice(0, 2).map((r) => [r.getAttribute("data-field"), [...r.querySelectorAll("[data-writer]")].map((w) => w.getAttribute("data-writer"))]),
+    );
     expect(shown).toEqual(truth.slice(0, 2).map((f) => [f.path, Object.keys(f.writers)]));
     expect(shown[0][0]).toBe("status.conditions[type=Ready].message");
     await page.screenshot({ path: join(ARTIFACTS, "field-churn.png"), fullPage: true });

@@ -16,7 +16,10 @@ const h = useReplayApp();
 
 async function waitForCharts(page: Page) {
   for (const id of REBUILD_CHARTS) {
-    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { state: "attached", timeout: 30_000 });
+    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, {
+      state: "attached",
+      timeout: 30_000,
+    });
   }
 }
 
@@ -35,18 +38,25 @@ describe("Edge rebuilds on the replay in Chromium", () => {
     // The page's inline script preloaded every panel request (8 charts, 4 summaries) at the width the
     // page measured, and the markers; the page took each preloaded answer: no URL was asked for twice.
     await page.waitForLoadState("networkidle");
-    const preloads = await page.$$eval('link[rel="preload"][as="fetch"]', (links) => links.map((l) => (l as HTMLLinkElement).href.slice(location.origin.length)));
+    const preloads = await page.$$eval('link[rel="preload"][as="fetch"]', (links) =>
+      links.map((l) => (l as HTMLLinkElement).href.slice(location.origin.length)),
+    );
     expect(preloads.length).toBe(13);
     expect(asked.sort()).toEqual(preloads.sort());
     await expect(page.textContent('[data-testid="rebuild-profile"]')).resolves.toMatch(/Envoy Gateway ≥ 1\.5/);
-    expect(await page.$$eval('[data-testid="site-multiples"] [data-site]', (els) => els.map((e) => e.getAttribute("data-site")))).toEqual([...h.replay.params.sites].sort());
-    await expect(page.textContent('[data-panel="rebuild-duration-quantiles"] [data-testid="panel-notices"]')).resolves.toMatch(/Warning: p50 reaches the top finite bucket \(10 s\)/);
+    expect(await page.$$eval('[data-testid="site-multiples"] [data-site]', (els) => els.map((e) => e.getAttribute("data-site")))).toEqual(
+      [...h.replay.params.sites].sort(),
+    );
+    await expect(page.textContent('[data-panel="rebuild-duration-quantiles"] [data-testid="panel-notices"]')).resolves.toMatch(
+      /Warning: p50 reaches the top finite bucket \(10 s\)/,
+    );
 
     // Before/after the onset, per site: rebuilds per hour as the generator counted them.
     const { startMs, endMs, onsetMs } = h.replay.params;
     const site = "edge-ams1";
     const perHour = (from: number, to: number) =>
-      h.replay.sink.rebuilds.filter((r) => r.site === site && r.startMs + r.durationMs > from && r.startMs + r.durationMs <= to).length / ((to - from) / 3_600_000);
+      h.replay.sink.rebuilds.filter((r) => r.site === site && r.startMs + r.durationMs > from && r.startMs + r.durationMs <= to).length /
+      ((to - from) / 3_600_000);
     const row = page.locator(`[data-testid="summary-at"] tr[data-site="${site}"]`);
     await expect(row.locator('[data-cell="rebuilds|left"]').textContent()).resolves.toBe(formatNumber(perHour(startMs, onsetMs)));
     await expect(row.locator('[data-cell="rebuilds|right"]').textContent()).resolves.toBe(formatNumber(perHour(onsetMs, endMs)));

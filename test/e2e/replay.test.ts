@@ -18,7 +18,11 @@ const h = useReplayApp();
 
 async function waitForCharts(page: Page) {
   // "attached", not visible: an all-zero series draws a flat line with an empty bounding box.
-  for (const id of PANELS) await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { state: "attached", timeout: 30_000 });
+  for (const id of PANELS)
+    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, {
+      state: "attached",
+      timeout: 30_000,
+    });
 }
 
 describe("the replay in Chromium", () => {
@@ -29,7 +33,9 @@ describe("the replay in Chromium", () => {
     await page.goto(`${h.app.url}/`);
     await page.waitForURL((url) => url.searchParams.get("snapshot") === "replay");
     await waitForCharts(page);
-    await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toMatch(/Replay: .*Snapshot of 2026-09-09 00:00Z → 2026-09-13 06:00Z.*PROMETHEUS_URL=/s);
+    await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toMatch(
+      /Replay: .*Snapshot of 2026-09-09 00:00Z → 2026-09-13 06:00Z.*PROMETHEUS_URL=/s,
+    );
     expect(await page.$$eval('[data-panel="writes-by-resource"] [data-marker-kind="release"]', (els) => els.map((e) => e.getAttribute("data-marker")))).toEqual(
       h.replay.params.markers.map((m) => m.label),
     );
@@ -40,8 +46,12 @@ describe("the replay in Chromium", () => {
 
     // Totals: the project's Connector status PUTs over the whole replay, counted from the generator's requests.
     const { startMs, endMs } = h.replay.params;
-    const statusPuts = h.replay.sink.requests.filter((q) => q.job === PROJECT_JOB && q.resource === "connectors" && q.verb === "PUT" && q.subresource === "status" && q.timeMs > startMs && q.timeMs <= endMs).length;
-    const cell = page.locator(`[data-testid="totals-table"] tr[data-row="${PROJECT_JOB} connectors.networking.datumapis.com PUT status"] [data-cell="current"]`);
+    const statusPuts = h.replay.sink.requests.filter(
+      (q) => q.job === PROJECT_JOB && q.resource === "connectors" && q.verb === "PUT" && q.subresource === "status" && q.timeMs > startMs && q.timeMs <= endMs,
+    ).length;
+    const cell = page.locator(
+      `[data-testid="totals-table"] tr[data-row="${PROJECT_JOB} connectors.networking.datumapis.com PUT status"] [data-cell="current"]`,
+    );
     await expect(cell.textContent()).resolves.toBe(formatCount(statusPuts));
     await page.screenshot({ path: join(ARTIFACTS, "replay.png"), fullPage: true });
 
@@ -82,7 +92,14 @@ describe("the replay in Chromium", () => {
     const table = async () => {
       await page.waitForSelector('[data-panel="compare"][data-state="ready"] [data-testid="compare-table"] tr[data-window-end]');
       return page.$$eval('[data-testid="compare-table"] tr[data-window-end]', (trs) =>
-        trs.map((tr) => [Number(tr.getAttribute("data-window-end")), tr.querySelector('[data-cell="a"]')!.textContent, tr.querySelector('[data-cell="b"]')!.textContent] as const),
+        trs.map(
+          (tr) =>
+            [
+              Number(tr.getAttribute("data-window-end")),
+              tr.querySelector('[data-cell="a"]')!.textContent,
+              tr.querySelector('[data-cell="b"]')!.textContent,
+            ] as const,
+        ),
       );
     };
     const threeHours = windowTruth(h.replay, 3);

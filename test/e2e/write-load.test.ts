@@ -47,7 +47,10 @@ async function waitForCharts(page: Page, panels: string[]) {
 }
 
 async function totalsRows(page: Page): Promise<Map<string, string>> {
-  await page.waitForSelector('[data-panel="write-totals"][data-state="ready"]:not([data-updating]) [data-testid="totals-table"] tr[data-row] [data-cell="previous"]:not(:text("…"))', { timeout: 30_000 });
+  await page.waitForSelector(
+    '[data-panel="write-totals"][data-state="ready"]:not([data-updating]) [data-testid="totals-table"] tr[data-row] [data-cell="previous"]:not(:text("…"))',
+    { timeout: 30_000 },
+  );
   const rows = await page.$$eval('[data-testid="totals-table"] tr[data-row]', (trs) =>
     trs.map((tr) => [tr.getAttribute("data-row")!, tr.querySelector('[data-cell="current"]')!.textContent!.trim()] as [string, string]),
   );
@@ -64,7 +67,13 @@ describe("Write load page in Chromium", () => {
     await waitForCharts(page, ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]);
 
     // Totals table = the generator's exact counts (aligned range; see the integration test for why exact).
-    const truth = truthByKey(series, writesOf(PROJECT_JOB), (l) => [joinResource(l.resource, l.group), l.verb, l.subresource ?? ""].join(" ").trim(), FROM_MS / 1000, TO_MS / 1000);
+    const truth = truthByKey(
+      series,
+      writesOf(PROJECT_JOB),
+      (l) => [joinResource(l.resource, l.group), l.verb, l.subresource ?? ""].join(" ").trim(),
+      FROM_MS / 1000,
+      TO_MS / 1000,
+    );
     const shown = await totalsRows(page);
     expect(shown.size).toBe(truth.size);
     for (const [key, count] of truth) expect(shown.get(key), key).toBe(formatCount(count));
@@ -72,7 +81,9 @@ describe("Write load page in Chromium", () => {
     expect(await page.inputValue('[data-testid="resource-select"]')).toBe("connectors.networking.datumapis.com");
     // The configured release marker is on every chart, with its detail as the tooltip.
     expect(await page.locator('[data-marker="infra v0.83.42"][data-marker-kind="release"]').count()).toBe(6);
-    await expect(page.locator('[data-panel="writes-by-resource"] [data-marker="infra v0.83.42"] title').textContent()).resolves.toBe("2026-09-11 14:45:00Z · infra v0.83.42\nreached stable sites");
+    await expect(page.locator('[data-panel="writes-by-resource"] [data-marker="infra v0.83.42"] title').textContent()).resolves.toBe(
+      "2026-09-11 14:45:00Z · infra v0.83.42\nreached stable sites",
+    );
     await page.screenshot({ path: join(ARTIFACTS, "write-load.png"), fullPage: true });
 
     // Shift the range back by half: the URL changes to the new absolute window.
@@ -102,12 +113,19 @@ describe("Write load page in Chromium", () => {
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`);
     await waitForCharts(page, ["writes-by-verb"]);
     await page.waitForLoadState("networkidle");
-    const api = (await (await requests.at(-1)!.response())!.json()) as { data: { series: { labels: Record<string, string>; points: [number, number | null][] }[] } };
+    const api = (await (await requests.at(-1)!.response())!.json()) as {
+      data: { series: { labels: Record<string, string>; points: [number, number | null][] }[] };
+    };
     const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-panel="writes-by-verb"] [data-testid="panel-csv"]')]);
     const text = readFileSync(await download.path(), "utf8");
-    const [header, ...rows] = text.trim().split("\n").map((line) => line.split(","));
+    const [header, ...rows] = text
+      .trim()
+      .split("\n")
+      .map((line) => line.split(","));
     expect(header.slice(0, 3)).toEqual(["timestamp_ms", "time_utc", "value"]);
-    const expected = api.data.series.flatMap((s) => s.points.map(([t, v]) => [String(t), new Date(t).toISOString(), v === null ? "" : String(v), ...header.slice(3).map((l) => s.labels[l] ?? "")]));
+    const expected = api.data.series.flatMap((s) =>
+      s.points.map(([t, v]) => [String(t), new Date(t).toISOString(), v === null ? "" : String(v), ...header.slice(3).map((l) => s.labels[l] ?? "")]),
+    );
     expect(rows).toEqual(expected);
     expect(rows.length).toBeGreaterThan(100);
 
@@ -121,7 +139,11 @@ describe("Write load page in Chromium", () => {
       const tsMs = Number(await tooltip.getAttribute("data-tooltip-time"));
       expect(tsMs).toBeGreaterThan(FROM_MS + (TO_MS - FROM_MS) * (fraction - 0.05));
       expect(tsMs).toBeLessThan(FROM_MS + (TO_MS - FROM_MS) * (fraction + 0.05));
-      const shown = await tooltip.locator("[data-series-index]").evaluateAll((items) => items.map((item) => [Number(item.getAttribute("data-series-index")), item.querySelector("[data-value]")!.textContent!.trim()] as const));
+      const shown = await tooltip
+        .locator("[data-series-index]")
+        .evaluateAll((items) =>
+          items.map((item) => [Number(item.getAttribute("data-series-index")), item.querySelector("[data-value]")!.textContent!.trim()] as const),
+        );
       expect(shown.length).toBe(api.data.series.length);
       for (const [index, text] of shown) expect(text).toBe(formatValue(api.data.series[index].points.find(([t]) => t === tsMs)?.[1] ?? null, "writes/s"));
       await page.locator('[data-panel="writes-by-verb"]').screenshot({ path: join(ARTIFACTS, `chart-tooltip-${fraction}.png`) });
@@ -149,7 +171,9 @@ describe("Write load page in Chromium", () => {
       await page.goto(link);
       await waitForCharts(page, charts);
       await page.waitForLoadState("networkidle");
-      const preloads = await page.$$eval('link[rel="preload"][as="fetch"]', (links) => links.map((l) => (l as HTMLLinkElement).href.slice(location.origin.length)));
+      const preloads = await page.$$eval('link[rel="preload"][as="fetch"]', (links) =>
+        links.map((l) => (l as HTMLLinkElement).href.slice(location.origin.length)),
+      );
       // The first chart spans the page: about one point per pixel of its content box.
       const contentWidth = await page.$eval('main[data-view="write-load"]', (main) => {
         const style = getComputedStyle(main);
@@ -244,7 +268,9 @@ describe("Write load page in Chromium", () => {
     try {
       await page.goto(`${down.url}/?from=${FROM_MS}&to=${TO_MS}`);
       await page.waitForSelector('[data-panel="writes-by-resource"][data-state="error"]', { timeout: 30_000 });
-      await expect(page.textContent('[data-panel="writes-by-resource"] [role="alert"]')).resolves.toMatch(/Query failed.*Prometheus is unreachable: ECONNREFUSED/);
+      await expect(page.textContent('[data-panel="writes-by-resource"] [role="alert"]')).resolves.toMatch(
+        /Query failed.*Prometheus is unreachable: ECONNREFUSED/,
+      );
       await page.waitForSelector('[data-panel="write-totals"][data-state="error"]', { timeout: 30_000 });
       await expect(page.textContent("h1")).resolves.toBe("Write load");
       await page.screenshot({ path: join(ARTIFACTS, "write-load-prometheus-down.png") });

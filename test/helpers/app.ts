@@ -9,7 +9,6 @@ import { join } from "node:path";
 import { freePort, start, waitForHttp, type Running } from "./processes";
 import { ROOT } from "./root";
 
-
 export interface TestApp {
   url: string;
   running: Running;
@@ -34,7 +33,10 @@ function testEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
 }
 
 export function startCommand(env: Record<string, string | undefined>): Running {
-  return start(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "start.ts")], { cwd: ROOT, env: testEnv(env) });
+  return start(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "start.ts")], {
+    cwd: ROOT,
+    env: testEnv(env),
+  });
 }
 
 /** Next's own server (`next start`) without serve.cjs in front: only to compare the two. */
@@ -43,7 +45,10 @@ export function nextStartCommand(env: Record<string, string | undefined>): Runni
   return start(process.execPath, [next, "start", "--port", env.PORT ?? "3000", "--hostname", "127.0.0.1"], { cwd: ROOT, env: testEnv(env) });
 }
 
-export async function startApp(env: Record<string, string | undefined>, launch: (env: Record<string, string | undefined>) => Running = startCommand): Promise<TestApp> {
+export async function startApp(
+  env: Record<string, string | undefined>,
+  launch: (env: Record<string, string | undefined>) => Running = startCommand,
+): Promise<TestApp> {
   if (!existsSync(join(ROOT, ".next", "BUILD_ID"))) throw new Error("no production build: run `npm run build` first (`npm test` does)");
   // A port chosen beforehand (PORT) lets a test point an API server's audit webhook at the app before it starts.
   const port = env.PORT ? Number(env.PORT) : await freePort();
@@ -61,7 +66,12 @@ export async function startApp(env: Record<string, string | undefined>, launch: 
 /** Resident memory of an app's whole process group (the start script, the server, its threads), in MiB. */
 export function rssMiB(app: TestApp): number {
   const out = execFileSync("ps", ["-o", "rss=", "-g", String(app.running.child.pid)], { encoding: "utf8" });
-  return out.split("\n").filter(Boolean).reduce((sum, kb) => sum + Number(kb), 0) / 1024;
+  return (
+    out
+      .split("\n")
+      .filter(Boolean)
+      .reduce((sum, kb) => sum + Number(kb), 0) / 1024
+  );
 }
 
 /** Whether serve.cjs answered an API request before Next's routing (lib/server/node-api.ts), not Next's catch-all route. */

@@ -84,9 +84,23 @@ export function httpRoute(name: string, rv: number, hostnames: string[], parents
   return {
     apiVersion: "gateway.networking.k8s.io/v1",
     kind: "HTTPRoute",
-    metadata: { name, namespace: "apps", resourceVersion: String(rv), uid: `uid-${name}`, managedFields: [{ manager: "envoy-gateway", operation: "Update", subresource: "status", time: micro(rv * 1000) }] },
+    metadata: {
+      name,
+      namespace: "apps",
+      resourceVersion: String(rv),
+      uid: `uid-${name}`,
+      managedFields: [{ manager: "envoy-gateway", operation: "Update", subresource: "status", time: micro(rv * 1000) }],
+    },
     spec: { hostnames, parentRefs: [{ name: "edge" }], rules: [{ backendRefs: [{ name: `${name}-svc`, port: 80 }] }] },
-    status: { parents: [{ parentRef: { name: "edge" }, controllerName: "gateway.envoyproxy.io/gatewayclass-controller", conditions: [{ type: "Accepted", status: "True", observedGeneration: parentsObserved, lastTransitionTime: micro(rv * 1000) }] }] },
+    status: {
+      parents: [
+        {
+          parentRef: { name: "edge" },
+          controllerName: "gateway.envoyproxy.io/gatewayclass-controller",
+          conditions: [{ type: "Accepted", status: "True", observedGeneration: parentsObserved, lastTransitionTime: micro(rv * 1000) }],
+        },
+      ],
+    },
   };
 }
 
@@ -128,7 +142,19 @@ export function seed003(startMs: number, minutes: number, routes = 3): Seed003Tr
         st.rv = ++rv;
         kind = "routed";
         truth.requestsByUser[ROUTE_OWNER] = (truth.requestsByUser[ROUTE_OWNER] ?? 0) + 1;
-        truth.lines.push(...requestLines({ verb: "patch", user: ROUTE_OWNER, userAgent: "kustomize-controller/v1.4.0", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name, receivedMs: t - 50, responseObject: httpRoute(name, st.rv, st.hosts, st.observed) }));
+        truth.lines.push(
+          ...requestLines({
+            verb: "patch",
+            user: ROUTE_OWNER,
+            userAgent: "kustomize-controller/v1.4.0",
+            resource: "httproutes",
+            group: "gateway.networking.k8s.io",
+            namespace: "apps",
+            name,
+            receivedMs: t - 50,
+            responseObject: httpRoute(name, st.rv, st.hosts, st.observed),
+          }),
+        );
       } else if (s > 0 && s % 420 === 0) {
         st.observed++;
         st.rv = ++rv;
@@ -139,7 +165,20 @@ export function seed003(startMs: number, minutes: number, routes = 3): Seed003Tr
       }
       const route = httpRoute(name, st.rv, st.hosts, st.observed);
       (route.status.parents[0].conditions[0] as { lastTransitionTime: string }).lastTransitionTime = micro(st.ltt * 1000);
-      truth.lines.push(...requestLines({ verb: "patch", user: POLICY_CONTROLLER, userAgent: POLICY_AGENT, resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name, subresource: "status", receivedMs: t, responseObject: route }));
+      truth.lines.push(
+        ...requestLines({
+          verb: "patch",
+          user: POLICY_CONTROLLER,
+          userAgent: POLICY_AGENT,
+          resource: "httproutes",
+          group: "gateway.networking.k8s.io",
+          namespace: "apps",
+          name,
+          subresource: "status",
+          receivedMs: t,
+          responseObject: route,
+        }),
+      );
       count(truth.requestsByUser, POLICY_CONTROLLER);
       // Flux's spec change comes first and is the routed write; the status patch after it changes nothing.
       if (kind === "routed") count(truth.routed, name);
@@ -148,7 +187,19 @@ export function seed003(startMs: number, minutes: number, routes = 3): Seed003Tr
         truth.firstSeen++;
       } else count(kind === "unrouted" ? truth.unrouted : truth.noop, name);
       // A read between writes: skipped.
-      truth.lines.push(JSON.stringify(auditEvent({ verb: "get", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name, receivedMs: t + 3, responseObject: route })));
+      truth.lines.push(
+        JSON.stringify(
+          auditEvent({
+            verb: "get",
+            resource: "httproutes",
+            group: "gateway.networking.k8s.io",
+            namespace: "apps",
+            name,
+            receivedMs: t + 3,
+            responseObject: route,
+          }),
+        ),
+      );
       truth.reads++;
     });
   }

@@ -49,7 +49,11 @@ export function serverWrites(auditLogPath: string, { includeFailed = false } = {
       resourceVersion: e.responseObject?.metadata?.resourceVersion ?? "",
       stageMs: Date.parse(e.stageTimestamp),
       receivedMs: Date.parse(e.requestReceivedTimestamp),
-      newestManager: ((e.responseObject?.metadata?.managedFields ?? []) as { manager: string; time?: string }[]).reduce((best: { manager: string; time?: string } | undefined, f) => (!best || (f.time ?? "") > (best.time ?? "") ? f : best), undefined)?.manager ?? "",
+      newestManager:
+        ((e.responseObject?.metadata?.managedFields ?? []) as { manager: string; time?: string }[]).reduce(
+          (best: { manager: string; time?: string } | undefined, f) => (!best || (f.time ?? "") > (best.time ?? "") ? f : best),
+          undefined,
+        )?.manager ?? "",
     });
   }
   return out;

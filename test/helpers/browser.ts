@@ -7,7 +7,16 @@ import { ROOT } from "./root";
 
 export const ARTIFACTS = join(ROOT, "test-results");
 
-const LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const LAUNCH_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 function chromiumPath(): string {
   const executablePath = requireBinary("chromium", "install Debian's package: apt-get install -y chromium");

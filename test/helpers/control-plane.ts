@@ -28,7 +28,27 @@ export function kubeBinaries(): { apiserver: string; etcd: string; httprouteCrd:
 export function selfSignedCert(dir: string): { certFile: string; keyFile: string } {
   const certFile = join(dir, "tls.crt");
   const keyFile = join(dir, "tls.key");
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", keyFile, "-out", certFile, "-days", "2", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      keyFile,
+      "-out",
+      certFile,
+      "-days",
+      "2",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
   return { certFile, keyFile };
 }
 
@@ -71,7 +91,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function until(what: string, running: Running[], check: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    for (const r of running) if (r.child.exitCode !== null) throw new Error(`a control-plane process exited (${r.child.exitCode}) before ${what}:\n${r.output()}`);
+    for (const r of running)
+      if (r.child.exitCode !== null) throw new Error(`a control-plane process exited (${r.child.exitCode}) before ${what}:\n${r.output()}`);
     if (await check().catch(() => false)) return;
     await sleep(100);
   }
@@ -89,7 +110,10 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   const [etcdPort, peerPort, apiPort] = [await freePort(), await freePort(), await freePort()];
   const adminToken = `admin-${Math.random().toString(36).slice(2)}`;
   const users = options.users ?? [];
-  writeFileSync(join(dir, "tokens.csv"), [`${adminToken},admin,1,"system:masters"`, ...users.map((u, i) => `${u.token},${u.name},${i + 2},"system:masters"`)].join("\n") + "\n");
+  writeFileSync(
+    join(dir, "tokens.csv"),
+    [`${adminToken},admin,1,"system:masters"`, ...users.map((u, i) => `${u.token},${u.name},${i + 2},"system:masters"`)].join("\n") + "\n",
+  );
   execFileSync("openssl", ["genrsa", "-out", join(dir, "sa.key"), "2048"], { stdio: "ignore" });
   const auditLogPath = join(dir, "audit.log");
   const apiArgs = [
@@ -116,7 +140,12 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
       JSON.stringify({
         apiVersion: "v1",
         kind: "Config",
-        clusters: [{ name: "churnscope", cluster: { server: options.webhook.url, ...(options.webhook.caFile ? { "certificate-authority": options.webhook.caFile } : {}) } }],
+        clusters: [
+          {
+            name: "churnscope",
+            cluster: { server: options.webhook.url, ...(options.webhook.caFile ? { "certificate-authority": options.webhook.caFile } : {}) },
+          },
+        ],
         users: [{ name: "kube-apiserver", user: { token: options.webhook.token } }],
         contexts: [{ name: "churnscope", context: { cluster: "churnscope", user: "kube-apiserver" } }],
         "current-context": "churnscope",

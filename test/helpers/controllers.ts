@@ -35,9 +35,21 @@ export interface Actor {
 
 export const ACTORS = {
   agent: { user: { name: "datum-connect", token: "agent-token-1" }, userAgent: "datum-connect/0.1.4 (agent)", fieldManager: "datum-connect" },
-  statusController: { user: { name: "nso-connector", token: "nso-token-1" }, userAgent: "network-services-operator/v0.26.4 connector-controller", fieldManager: "connector-controller" },
-  replicator: { user: { name: "nso-replicator", token: "replicator-token-1" }, userAgent: "network-services-operator/v0.26.4 gateway-resource-replicator", fieldManager: "gateway-resource-replicator" },
-  routeStatus: { user: { name: "linkerd-policy", token: "linkerd-token-1" }, userAgent: "policy-controller/stable-2.14.9", fieldManager: "linkerd.io/policy-controller" },
+  statusController: {
+    user: { name: "nso-connector", token: "nso-token-1" },
+    userAgent: "network-services-operator/v0.26.4 connector-controller",
+    fieldManager: "connector-controller",
+  },
+  replicator: {
+    user: { name: "nso-replicator", token: "replicator-token-1" },
+    userAgent: "network-services-operator/v0.26.4 gateway-resource-replicator",
+    fieldManager: "gateway-resource-replicator",
+  },
+  routeStatus: {
+    user: { name: "linkerd-policy", token: "linkerd-token-1" },
+    userAgent: "policy-controller/stable-2.14.9",
+    fieldManager: "linkerd.io/policy-controller",
+  },
   labelerBefore: { user: { name: "route-labeler", token: "labeler-token-1" }, userAgent: "route-labeler/1.0.0", fieldManager: "route-labeler" },
   labelerAfter: { user: { name: "route-labeler", token: "labeler-token-1" }, userAgent: "route-labeler/1.1.0", fieldManager: "route-labeler" },
 } satisfies Record<string, Actor>;
@@ -52,7 +64,11 @@ export const ROUTE_NAMESPACE = "edge-routes";
 const NOT_RENEWED = "Connector lease has not been renewed yet.";
 const EXPIRED = "Connector lease has expired. Agent may be offline.";
 
-type Obj = { metadata: { name: string; namespace: string; uid: string; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: unknown; status?: Record<string, unknown> } & Record<string, unknown>;
+type Obj = {
+  metadata: { name: string; namespace: string; uid: string; resourceVersion: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: unknown;
+  status?: Record<string, unknown>;
+} & Record<string, unknown>;
 
 /** JSON with object keys sorted at every level, compact: how Go's encoding/json writes an unstructured status. */
 function goJson(value: unknown): string {
@@ -82,7 +98,17 @@ class Controller {
   }
 
   private note(kind: LedgerEntry["kind"], obj: Obj, verb: LedgerEntry["verb"], subresource: LedgerEntry["subresource"], intent: Intent): Obj {
-    this.ledger.push({ userAgent: this.actor.userAgent, fieldManager: this.actor.fieldManager, kind, namespace: obj.metadata.namespace, name: obj.metadata.name, verb, subresource, intent, resourceVersion: obj.metadata.resourceVersion });
+    this.ledger.push({
+      userAgent: this.actor.userAgent,
+      fieldManager: this.actor.fieldManager,
+      kind,
+      namespace: obj.metadata.namespace,
+      name: obj.metadata.name,
+      verb,
+      subresource,
+      intent,
+      resourceVersion: obj.metadata.resourceVersion,
+    });
     return obj;
   }
 
@@ -100,20 +126,29 @@ class Controller {
   async update(kind: LedgerEntry["kind"], obj: Obj, intent: Intent): Promise<Obj> {
     const gvr = kind === "Connector" ? CONNECTORS : ROUTES;
     const { namespace, name } = obj.metadata;
-    const updated = (await this.api.replaceNamespacedCustomObject({ ...gvr, namespace, name, body: obj, fieldManager: this.actor.fieldManager }, this.options)) as Obj;
+    const updated = (await this.api.replaceNamespacedCustomObject(
+      { ...gvr, namespace, name, body: obj, fieldManager: this.actor.fieldManager },
+      this.options,
+    )) as Obj;
     return this.note(kind, updated, "update", "", intent);
   }
 
   async updateStatus(kind: LedgerEntry["kind"], obj: Obj, intent: Intent): Promise<Obj> {
     const gvr = kind === "Connector" ? CONNECTORS : ROUTES;
     const { namespace, name } = obj.metadata;
-    const updated = (await this.api.replaceNamespacedCustomObjectStatus({ ...gvr, namespace, name, body: obj, fieldManager: this.actor.fieldManager }, this.options)) as Obj;
+    const updated = (await this.api.replaceNamespacedCustomObjectStatus(
+      { ...gvr, namespace, name, body: obj, fieldManager: this.actor.fieldManager },
+      this.options,
+    )) as Obj;
     return this.note(kind, updated, "update", "status", intent);
   }
 
   async patchStatus(kind: LedgerEntry["kind"], namespace: string, name: string, status: unknown, intent: Intent): Promise<Obj> {
     const gvr = kind === "Connector" ? CONNECTORS : ROUTES;
-    const patched = (await this.api.patchNamespacedCustomObjectStatus({ ...gvr, namespace, name, body: { status }, fieldManager: this.actor.fieldManager }, this.mergePatch)) as Obj;
+    const patched = (await this.api.patchNamespacedCustomObjectStatus(
+      { ...gvr, namespace, name, body: { status }, fieldManager: this.actor.fieldManager },
+      this.mergePatch,
+    )) as Obj;
     return this.note(kind, patched, "patch", "status", intent);
   }
 
@@ -132,7 +167,14 @@ export async function createNamespaces(kc: KubeConfig, names: string[]): Promise
   return uids;
 }
 
-const condition = (type: string, status: string, reason: string, message: string, at: string, generation = 1) => ({ type, status, reason, message, observedGeneration: generation, lastTransitionTime: at });
+const condition = (type: string, status: string, reason: string, message: string, at: string, generation = 1) => ({
+  type,
+  status,
+  reason,
+  message,
+  observedGeneration: generation,
+  lastTransitionTime: at,
+});
 
 /**
  * Connector churn: `connectors` Connectors, `ticks` status-controller rounds. Every round flips each
@@ -140,7 +182,17 @@ const condition = (type: string, status: string, reason: string, message: string
  * False again. The replicator copies each new status into the hub copy's annotation, writing only when
  * the annotation text changes. Connectors are named `prefix`-….
  */
-export async function connectorChurn(cp: ControlPlane, ledger: LedgerEntry[], { prefix = "datum-connect", connectors = 3, ticks = 8, flipEvery = 4, hubNamespace }: { prefix?: string; connectors?: number; ticks?: number; flipEvery?: number; hubNamespace: string }): Promise<void> {
+export async function connectorChurn(
+  cp: ControlPlane,
+  ledger: LedgerEntry[],
+  {
+    prefix = "datum-connect",
+    connectors = 3,
+    ticks = 8,
+    flipEvery = 4,
+    hubNamespace,
+  }: { prefix?: string; connectors?: number; ticks?: number; flipEvery?: number; hubNamespace: string },
+): Promise<void> {
   const agent = new Controller(cp, ACTORS.agent, ledger);
   const controller = new Controller(cp, ACTORS.statusController, ledger);
   const replicator = new Controller(cp, ACTORS.replicator, ledger);
@@ -158,7 +210,16 @@ export async function connectorChurn(cp: ControlPlane, ledger: LedgerEntry[], { 
       "meta.datumapis.com/upstream-namespace": upstream.metadata.namespace,
     };
     if (!existing) {
-      const body = { apiVersion: "networking.datumapis.com/v1alpha1", kind: "Connector", metadata: { name: upstream.metadata.name, labels, ...(annotation === undefined ? {} : { annotations: { "networking.datumapis.com/upstream-status": annotation } }) }, spec: upstream.spec };
+      const body = {
+        apiVersion: "networking.datumapis.com/v1alpha1",
+        kind: "Connector",
+        metadata: {
+          name: upstream.metadata.name,
+          labels,
+          ...(annotation === undefined ? {} : { annotations: { "networking.datumapis.com/upstream-status": annotation } }),
+        },
+        spec: upstream.spec,
+      };
       hubCopies.set(upstream.metadata.name, await replicator.create("Connector", hubNamespace, body));
       return;
     }
@@ -166,14 +227,37 @@ export async function connectorChurn(cp: ControlPlane, ledger: LedgerEntry[], { 
     const ready = (s: unknown) => (s as { conditions?: { type: string; status: string }[] } | undefined)?.conditions?.find((c) => c.type === "Ready")?.status;
     const before = JSON.parse(existing.metadata.annotations?.["networking.datumapis.com/upstream-status"] ?? "{}");
     const intent: Intent = (ready(before) === "True") !== (ready(upstream.status) === "True") ? "routed" : "unrouted";
-    hubCopies.set(upstream.metadata.name, await replicator.update("Connector", { ...existing, metadata: { ...existing.metadata, annotations: { ...existing.metadata.annotations, "networking.datumapis.com/upstream-status": annotation } } }, intent));
+    hubCopies.set(
+      upstream.metadata.name,
+      await replicator.update(
+        "Connector",
+        {
+          ...existing,
+          metadata: { ...existing.metadata, annotations: { ...existing.metadata.annotations, "networking.datumapis.com/upstream-status": annotation } },
+        },
+        intent,
+      ),
+    );
   };
 
   const started = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z");
   for (const [i, name] of names.entries()) {
-    const created = await agent.create("Connector", PROJECT_NAMESPACE, { apiVersion: "networking.datumapis.com/v1alpha1", kind: "Connector", metadata: { name }, spec: { connectorClassName: "datum-connect" } });
+    const created = await agent.create("Connector", PROJECT_NAMESPACE, {
+      apiVersion: "networking.datumapis.com/v1alpha1",
+      kind: "Connector",
+      metadata: { name },
+      spec: { connectorClassName: "datum-connect" },
+    });
     await replicate(created);
-    const details = { type: "PublicKey", publicKey: { id: `${(i + 10).toString(16)}`.repeat(32).slice(0, 64), discoveryMode: "DNS", homeRelay: "https://relay.example.invalid./", addresses: [{ address: `192.0.2.${i + 10}`, port: 51820 }] } };
+    const details = {
+      type: "PublicKey",
+      publicKey: {
+        id: `${(i + 10).toString(16)}`.repeat(32).slice(0, 64),
+        discoveryMode: "DNS",
+        homeRelay: "https://relay.example.invalid./",
+        addresses: [{ address: `192.0.2.${i + 10}`, port: 51820 }],
+      },
+    };
     // The agent patches only its connection details; not Ready yet, so nothing routed changes.
     await replicate(await agent.patchStatus("Connector", PROJECT_NAMESPACE, name, { connectionDetails: details }, "unrouted"));
   }
@@ -214,7 +298,16 @@ function routeStatus(accepted: "True" | "False", at: string) {
       {
         parentRef: { group: "gateway.networking.k8s.io", kind: "Gateway", name: "edge", namespace: "gateways" },
         controllerName: "linkerd.io/gateway-controller",
-        conditions: [{ type: "Accepted", status: accepted, reason: accepted === "True" ? "Accepted" : "NoMatchingParent", message: "", observedGeneration: 1, lastTransitionTime: at }],
+        conditions: [
+          {
+            type: "Accepted",
+            status: accepted,
+            reason: accepted === "True" ? "Accepted" : "NoMatchingParent",
+            message: "",
+            observedGeneration: 1,
+            lastTransitionTime: at,
+          },
+        ],
       },
     ],
   };
@@ -233,7 +326,13 @@ export async function periodicStatusPatches(cp: ControlPlane, ledger: LedgerEntr
     for (const name of routeNames) await linkerd.patchStatus("HTTPRoute", ROUTE_NAMESPACE, name, routeStatus("True", at), round === 0 ? "unrouted" : "no-op");
     await new Promise((r) => setTimeout(r, pauseMs));
   }
-  await linkerd.patchStatus("HTTPRoute", ROUTE_NAMESPACE, routeNames[0], routeStatus("False", new Date(Date.parse(at) + 60_000).toISOString().replace(".000Z", "Z")), "unrouted");
+  await linkerd.patchStatus(
+    "HTTPRoute",
+    ROUTE_NAMESPACE,
+    routeNames[0],
+    routeStatus("False", new Date(Date.parse(at) + 60_000).toISOString().replace(".000Z", "Z")),
+    "unrouted",
+  );
 }
 
 /**
@@ -268,7 +367,12 @@ export async function unchangedWritesThenFix(cp: ControlPlane, ledger: LedgerEnt
 export async function deleteOne(cp: ControlPlane, ledger: LedgerEntry[], hubNamespace: string): Promise<void> {
   const replicator = new Controller(cp, ACTORS.replicator, ledger);
   const agent = new Controller(cp, ACTORS.agent, ledger);
-  const [first] = (await cp.kubeConfig().makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ ...CONNECTORS, namespace: PROJECT_NAMESPACE })).items as Obj[];
+  const [first] = (
+    await cp
+      .kubeConfig()
+      .makeApiClient(CustomObjectsApi)
+      .listNamespacedCustomObject({ ...CONNECTORS, namespace: PROJECT_NAMESPACE })
+  ).items as Obj[];
   await agent.delete("Connector", first);
   await replicator.delete("Connector", await replicator.get("Connector", hubNamespace, first.metadata.name));
 }

@@ -31,7 +31,9 @@ const JSON_TYPE = { "content-type": "application/json" };
 function answerFault(fault: Fault, res: ServerResponse): boolean {
   switch (fault.kind) {
     case "error-json":
-      res.writeHead(422, JSON_TYPE).end(JSON.stringify({ status: "error", errorType: "execution", error: "query processing would load too many samples into memory" }));
+      res
+        .writeHead(422, JSON_TYPE)
+        .end(JSON.stringify({ status: "error", errorType: "execution", error: "query processing would load too many samples into memory" }));
       return true;
     case "empty":
       res.writeHead(200, JSON_TYPE).end("");
@@ -93,7 +95,11 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
       }
       if (fault && answerFault(fault, res)) return;
       try {
-        const upstream = await fetch(`${target}${req.url}`, { method: req.method, headers: { "content-type": req.headers["content-type"] ?? "application/x-www-form-urlencoded" }, body: req.method === "POST" ? body : undefined });
+        const upstream = await fetch(`${target}${req.url}`, {
+          method: req.method,
+          headers: { "content-type": req.headers["content-type"] ?? "application/x-www-form-urlencoded" },
+          body: req.method === "POST" ? body : undefined,
+        });
         let text = await upstream.text();
         if (fault?.kind === "warnings") text = JSON.stringify({ ...JSON.parse(text), warnings: ["store eu-1 unreachable: partial data"] });
         res.writeHead(upstream.status, { "content-type": upstream.headers.get("content-type") ?? "application/json" }).end(text);

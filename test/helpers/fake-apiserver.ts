@@ -85,7 +85,12 @@ export class FakeApiServer {
   /** A kubeconfig for this server, as the recorder reads one. */
   kubeConfig(): KubeConfig {
     const kc = new KubeConfig();
-    kc.loadFromOptions({ clusters: [{ name: "f", server: `http://127.0.0.1:${this.port}`, skipTLSVerify: true }], users: [{ name: "u", token: "t" }], contexts: [{ name: "f", cluster: "f", user: "u" }], currentContext: "f" });
+    kc.loadFromOptions({
+      clusters: [{ name: "f", server: `http://127.0.0.1:${this.port}`, skipTLSVerify: true }],
+      users: [{ name: "u", token: "t" }],
+      contexts: [{ name: "f", cluster: "f", user: "u" }],
+      currentContext: "f",
+    });
     return kc;
   }
 
@@ -118,7 +123,8 @@ export class FakeApiServer {
   }
 
   private bookmark(): void {
-    for (const w of this.watchers) w.res.write(`${JSON.stringify({ type: "BOOKMARK", object: { kind: "Bookmark", metadata: { resourceVersion: String(this.rv) } } })}\n`);
+    for (const w of this.watchers)
+      w.res.write(`${JSON.stringify({ type: "BOOKMARK", object: { kind: "Bookmark", metadata: { resourceVersion: String(this.rv) } } })}\n`);
   }
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
@@ -138,13 +144,23 @@ export class FakeApiServer {
     }
     if (url.searchParams.get("sendInitialEvents") === "true") {
       if (this.streamingLists === "refuse") {
-        res.writeHead(422, { "Content-Type": "application/json" }).end(JSON.stringify({ kind: "Status", code: 422, reason: "Invalid", message: "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled" }));
+        res.writeHead(422, { "Content-Type": "application/json" }).end(
+          JSON.stringify({
+            kind: "Status",
+            code: 422,
+            reason: "Invalid",
+            message: "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled",
+          }),
+        );
         return;
       }
       // A streaming list: every current object as ADDED, then a bookmark that ends them, then live events.
       res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
       for (const object of objects?.values() ?? []) res.write(`${JSON.stringify({ type: "ADDED", object })}\n`);
-      if (this.streamingLists === "serve") res.write(`${JSON.stringify({ type: "BOOKMARK", object: { kind: "Bookmark", metadata: { resourceVersion: String(this.rv), annotations: { "k8s.io/initial-events-end": "true" } } } })}\n`);
+      if (this.streamingLists === "serve")
+        res.write(
+          `${JSON.stringify({ type: "BOOKMARK", object: { kind: "Bookmark", metadata: { resourceVersion: String(this.rv), annotations: { "k8s.io/initial-events-end": "true" } } } })}\n`,
+        );
       const watcher = { path: url.pathname, res };
       this.watchers.add(watcher);
       res.on("close", () => this.watchers.delete(watcher));
@@ -153,7 +169,9 @@ export class FakeApiServer {
     const from = Number(url.searchParams.get("resourceVersion") ?? "0");
     res.writeHead(200, { "Content-Type": "application/json", "Transfer-Encoding": "chunked" });
     if (from < this.compactedThrough) {
-      res.end(`${JSON.stringify({ type: "ERROR", object: { kind: "Status", code: 410, reason: "Expired", message: `too old resource version: ${from} (${this.compactedThrough})` } })}\n`);
+      res.end(
+        `${JSON.stringify({ type: "ERROR", object: { kind: "Status", code: 410, reason: "Expired", message: `too old resource version: ${from} (${this.compactedThrough})` } })}\n`,
+      );
       return;
     }
     for (const e of this.events) if (e.path === url.pathname && e.rv > from) res.write(`${JSON.stringify({ type: e.type, object: e.object })}\n`);

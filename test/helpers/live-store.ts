@@ -13,7 +13,10 @@ export function fillLiveStore(dataDir: string, days: number): Map<string, { writ
     for (let i = 0; i < days * 480; i++) {
       const name = `o${i % 9}`;
       const cls = i % 4 === 0 ? "routed" : "unrouted";
-      store.record({ cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "p", name }, { tsMs: LIVE_DAY0 + i * 180_000 + 1, cls, writer: "w", source: "audit", heartbeat: false, changes: [], projection: {} });
+      store.record(
+        { cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "p", name },
+        { tsMs: LIVE_DAY0 + i * 180_000 + 1, cls, writer: "w", source: "audit", heartbeat: false, changes: [], projection: {} },
+      );
       const t = truth.get(name) ?? { writes: 0, routed: 0 };
       t.writes++;
       if (cls === "routed") t.routed++;

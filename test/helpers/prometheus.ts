@@ -13,11 +13,22 @@ export function startPrometheus(series: CounterSeries[]): Promise<TestPrometheus
 }
 
 /** A real Prometheus scraping an API server's /metrics over HTTPS with a bearer token, every `intervalSeconds`. */
-export async function startScrapingPrometheus(target: { job: string; url: string; token: string }, { port, intervalSeconds = 1 }: { port?: number; intervalSeconds?: number } = {}): Promise<TestPrometheus> {
+export async function startScrapingPrometheus(
+  target: { job: string; url: string; token: string },
+  { port, intervalSeconds = 1 }: { port?: number; intervalSeconds?: number } = {},
+): Promise<TestPrometheus> {
   const { host } = new URL(target.url);
   const config = {
     global: { scrape_interval: `${intervalSeconds}s`, scrape_timeout: `${intervalSeconds}s` },
-    scrape_configs: [{ job_name: target.job, scheme: "https", tls_config: { insecure_skip_verify: true }, authorization: { credentials: target.token }, static_configs: [{ targets: [host] }] }],
+    scrape_configs: [
+      {
+        job_name: target.job,
+        scheme: "https",
+        tls_config: { insecure_skip_verify: true },
+        authorization: { credentials: target.token },
+        static_configs: [{ targets: [host] }],
+      },
+    ],
   };
   const prom = await servePrometheus(mkdtempSync(join(tmpdir(), "churnscope-prom-scrape-")), JSON.stringify(config), [], port);
   // Ready is not yet scraping (targets are applied a few seconds after start): wait for two scrapes.

@@ -39,13 +39,41 @@ const PROJECT_RESOURCES: ResourceSpec[] = [
       { verb: "DELETE", perSecond: 0.0001 },
     ],
   },
-  { resource: "leases", group: "coordination.k8s.io", writes: [{ verb: "PATCH", perSecond: 0.35, afterOnset: 0.6 }, { verb: "PUT", perSecond: 0.05 }] },
-  { resource: "httpproxies", group: "networking.datumapis.com", writes: [{ verb: "PUT", perSecond: 0.02 }, { verb: "APPLY", subresource: "status", perSecond: 0.01 }] },
+  {
+    resource: "leases",
+    group: "coordination.k8s.io",
+    writes: [
+      { verb: "PATCH", perSecond: 0.35, afterOnset: 0.6 },
+      { verb: "PUT", perSecond: 0.05 },
+    ],
+  },
+  {
+    resource: "httpproxies",
+    group: "networking.datumapis.com",
+    writes: [
+      { verb: "PUT", perSecond: 0.02 },
+      { verb: "APPLY", subresource: "status", perSecond: 0.01 },
+    ],
+  },
   { resource: "gateways", group: "gateway.networking.k8s.io", writes: [{ verb: "PUT", subresource: "status", perSecond: 0.03 }] },
   { resource: "httproutes", group: "gateway.networking.k8s.io", writes: [{ verb: "PATCH", subresource: "status", perSecond: 0.1 }] },
-  { resource: "configmaps", group: "", writes: [{ verb: "PUT", perSecond: 0.005 }, { verb: "DELETECOLLECTION", perSecond: 0.0005 }] },
+  {
+    resource: "configmaps",
+    group: "",
+    writes: [
+      { verb: "PUT", perSecond: 0.005 },
+      { verb: "DELETECOLLECTION", perSecond: 0.0005 },
+    ],
+  },
   { resource: "secrets", group: "", writes: [{ verb: "PUT", perSecond: 0.004 }] },
-  { resource: "events", group: "", writes: [{ verb: "POST", perSecond: 0.2 }, { verb: "PATCH", perSecond: 0.05 }] },
+  {
+    resource: "events",
+    group: "",
+    writes: [
+      { verb: "POST", perSecond: 0.2 },
+      { verb: "PATCH", perSecond: 0.05 },
+    ],
+  },
   { resource: "pods", group: "", writes: [{ verb: "PATCH", subresource: "status", perSecond: 0.015 }] },
   { resource: "networkinterfaces", group: "networking.datumapis.com", writes: [{ verb: "PUT", perSecond: 0.008 }] },
   { resource: "backendtlspolicies", group: "gateway.networking.k8s.io", writes: [{ verb: "PUT", perSecond: 0.006 }] },
@@ -111,7 +139,11 @@ function specsFor(job: string, instances: string[], resources: ResourceSpec[], s
       }
       // Reads: never counted as writes.
       for (const verb of ["GET", "LIST", "WATCH"]) {
-        specs.push({ name: "apiserver_request_total", labels: requestLabels(job, instance, r, verb, undefined, "200"), increment: (_t, rng) => countWithMean(perScrape(0.5, instances.length), rng) });
+        specs.push({
+          name: "apiserver_request_total",
+          labels: requestLabels(job, instance, r, verb, undefined, "200"),
+          increment: (_t, rng) => countWithMean(perScrape(0.5, instances.length), rng),
+        });
       }
       specs.push({
         name: style === "1.26" ? "etcd_request_duration_seconds_count" : "etcd_requests_total",
@@ -126,7 +158,10 @@ function specsFor(job: string, instances: string[], resources: ResourceSpec[], s
       });
       specs.push({
         name: "apiserver_watch_events_total",
-        labels: style === "1.34" ? { job, instance, group: r.group, version: "v1", resource: r.resource } : { job, instance, group: r.group, version: "v1", kind: kindOf(r.resource) },
+        labels:
+          style === "1.34"
+            ? { job, instance, group: r.group, version: "v1", resource: r.resource }
+            : { job, instance, group: r.group, version: "v1", kind: kindOf(r.resource) },
         increment: (_t, rng) => countWithMean(perScrape(1.5, instances.length), rng),
       });
     }
@@ -152,8 +187,10 @@ export const WRITE_VERBS = new Set(["POST", "PUT", "PATCH", "APPLY", "DELETE", "
 
 export type Filter = (labels: Record<string, string>, name: string) => boolean;
 
-export const writesOf = (job: string, extra: Filter = () => true): Filter => (labels, name) =>
-  name === "apiserver_request_total" && labels.job === job && WRITE_VERBS.has(labels.verb) && extra(labels, name);
+export const writesOf =
+  (job: string, extra: Filter = () => true): Filter =>
+  (labels, name) =>
+    name === "apiserver_request_total" && labels.job === job && WRITE_VERBS.has(labels.verb) && extra(labels, name);
 
 /** Exact events in (fromSeconds, toSeconds] summed over the matching series. */
 export function truthTotal(series: CounterSeries[], filter: Filter, fromSeconds: number, toSeconds: number): number {

@@ -14,7 +14,16 @@ for (let batch = 0; batch < Number(batches); batch++) {
   try {
     store.batch(() => {
       store.latest(key(batch));
-      for (let i = 0; i < 50; i++) store.record(key(i), { tsMs: Number(fromMs) + batch * 900_000 + i, cls: "unrouted", writer: "w", source: "watch", heartbeat: false, changes: [], projection: {} });
+      for (let i = 0; i < 50; i++)
+        store.record(key(i), {
+          tsMs: Number(fromMs) + batch * 900_000 + i,
+          cls: "unrouted",
+          writer: "w",
+          source: "watch",
+          heartbeat: false,
+          changes: [],
+          projection: {},
+        });
     });
   } catch (error) {
     failed++;

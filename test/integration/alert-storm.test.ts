@@ -22,7 +22,11 @@ let app: TestApp;
 beforeAll(async () => {
   prom = await startPrometheus(buildWriteLoadScenario());
   proxy = await startCountingProxy(prom.url);
-  app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n  cacheSeconds: 60\napiservers:\n  project: [${PROJECT_JOB}]\n`) });
+  app = await startApp({
+    CHURNSCOPE_CONFIG: writeConfig(
+      `prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n  cacheSeconds: 60\napiservers:\n  project: [${PROJECT_JOB}]\n`,
+    ),
+  });
 }, 120_000);
 afterAll(async () => {
   await app?.stop();
@@ -32,7 +36,9 @@ afterAll(async () => {
 
 describe("an alert storm", () => {
   it("sends each panel's query to Prometheus once for fifty simultaneous viewers", async () => {
-    const calls = Object.values(writeLoadRequests({ startMs: FROM_MS, endMs: TO_MS, apiserver: PROJECT_JOB, resource: "connectors.networking.datumapis.com" })).filter((c) => c !== undefined);
+    const calls = Object.values(
+      writeLoadRequests({ startMs: FROM_MS, endMs: TO_MS, apiserver: PROJECT_JOB, resource: "connectors.networking.datumapis.com" }),
+    ).filter((c) => c !== undefined);
     proxy.requests.length = 0;
     const answers = await Promise.all(
       calls.flatMap((call) =>
@@ -57,14 +63,19 @@ describe("an alert storm", () => {
       const key = `${r.query} @ ${r.params.get("time") ?? `${r.params.get("start")}..${r.params.get("end")}/${r.params.get("step")}`}`;
       perQuery.set(key, (perQuery.get(key) ?? 0) + 1);
     }
-    expect([...perQuery.values()].every((n) => n === 1), JSON.stringify([...perQuery])).toBe(true);
+    expect(
+      [...perQuery.values()].every((n) => n === 1),
+      JSON.stringify([...perQuery]),
+    ).toBe(true);
     const promqlSent = new Set(queries.map((r) => r.query)).size;
     const panelQueries = answers.length / PEOPLE;
     expect(promqlSent).toBeGreaterThanOrEqual(panelQueries);
     expect(queries.length).toBe(perQuery.size);
 
     const metrics = await (await fetch(`${app.url}/metrics`)).text();
-    const shared = Number(/churnscope_prometheus_requests_total\{outcome="coalesced"\} (\d+)/.exec(metrics)?.[1]) + Number(/churnscope_prometheus_requests_total\{outcome="cached"\} (\d+)/.exec(metrics)?.[1]);
+    const shared =
+      Number(/churnscope_prometheus_requests_total\{outcome="coalesced"\} (\d+)/.exec(metrics)?.[1]) +
+      Number(/churnscope_prometheus_requests_total\{outcome="cached"\} (\d+)/.exec(metrics)?.[1]);
     expect(shared).toBeGreaterThanOrEqual((PEOPLE - 1) * calls.length);
   }, 60_000);
 });
@@ -72,7 +83,11 @@ describe("an alert storm", () => {
 describe("past the concurrency limit", () => {
   let small: TestApp;
   beforeAll(async () => {
-    small = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n  maxConcurrentQueries: 1\n  maxQueuedQueries: 3\n  cacheSeconds: 0\n`) });
+    small = await startApp({
+      CHURNSCOPE_CONFIG: writeConfig(
+        `prometheus:\n  url: ${proxy.url}\n  scrapeIntervalSeconds: 15\n  maxConcurrentQueries: 1\n  maxQueuedQueries: 3\n  cacheSeconds: 0\n`,
+      ),
+    });
   }, 60_000);
   afterAll(async () => {
     proxy.delayMs = 0;
@@ -82,10 +97,12 @@ describe("past the concurrency limit", () => {
   it("answers 503 busy with a message, never a 500, and serves again once the queue drains", async () => {
     proxy.delayMs = 400;
     const panels = ["writes-by-resource", "lease-renewals", "write-errors", "watch-fanout", "effective-writes"];
-    const results = await Promise.all(panels.map(async (id) => {
-      const res = await fetch(`${small.url}/api/panels/${id}?from=${FROM_MS}&to=${TO_MS}`);
-      return { status: res.status, body: await res.json() };
-    }));
+    const results = await Promise.all(
+      panels.map(async (id) => {
+        const res = await fetch(`${small.url}/api/panels/${id}?from=${FROM_MS}&to=${TO_MS}`);
+        return { status: res.status, body: await res.json() };
+      }),
+    );
     expect(results.map((r) => r.status).filter((s) => s !== 200 && s !== 503)).toEqual([]);
     const busy = results.filter((r) => r.status === 503);
     expect(busy.length).toBeGreaterThan(0);

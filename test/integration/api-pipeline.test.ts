@@ -24,7 +24,16 @@ afterAll(async () => {
   await Promise.all([ours?.stop(), nextOnly?.stop()]);
 });
 
-const SAME_HEADERS = ["content-type", "cache-control", "etag", "x-content-type-options", "x-frame-options", "referrer-policy", "permissions-policy", "www-authenticate"];
+const SAME_HEADERS = [
+  "content-type",
+  "cache-control",
+  "etag",
+  "x-content-type-options",
+  "x-frame-options",
+  "referrer-policy",
+  "permissions-policy",
+  "www-authenticate",
+];
 
 async function both(path: string, init: RequestInit = {}) {
   const [a, b] = await Promise.all([fetch(`${ours.url}${path}`, init), fetch(`${nextOnly.url}${path}`, init)]);
@@ -117,7 +126,11 @@ describe("the API, before Next and through it", () => {
 });
 
 /** A GET without fetch's own Accept-Encoding and decompression, so the bytes on the wire can be checked. */
-function rawGet(path: string, headers: Record<string, string>, method = "GET"): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
+function rawGet(
+  path: string,
+  headers: Record<string, string>,
+  method = "GET",
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const req = request(`${ours.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];

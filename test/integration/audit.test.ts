@@ -61,8 +61,12 @@ describe("npm run ingest", () => {
     const requests = sum(truth.requestsByUser);
     const noop = sum(truth.noop);
     expect(run.stdout).toContain(`2 files`);
-    expect(run.stdout).toContain(`${fmt(requests)} write requests stored (${fmt(requests)} object writes: ${fmt(noop)} no-op, ${fmt(truth.firstSeen)} not classifiable;`);
-    expect(run.stdout).toContain(`${fmt(truth.reads)} reads or watches and ${fmt(requests)} not completed skipped; 0 already stored; 1 foreign, 1 blank, 1 malformed`);
+    expect(run.stdout).toContain(
+      `${fmt(requests)} write requests stored (${fmt(requests)} object writes: ${fmt(noop)} no-op, ${fmt(truth.firstSeen)} not classifiable;`,
+    );
+    expect(run.stdout).toContain(
+      `${fmt(truth.reads)} reads or watches and ${fmt(requests)} not completed skipped; 0 already stored; 1 foreign, 1 blank, 1 malformed`,
+    );
     expect(run.stdout).toMatch(/audit\.log:2: not JSON/);
   });
 
@@ -82,7 +86,11 @@ describe("npm run ingest", () => {
 
 describe("the dashboard on the ingested store", () => {
   beforeAll(async () => {
-    app = await startApp({ CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig(`audit:\n  webhookToken: { env: AUDIT_TOKEN }\n  maxWebhookMiB: 1\n`), AUDIT_TOKEN: TOKEN });
+    app = await startApp({
+      CHURNSCOPE_DATA_DIR: dataDir,
+      CHURNSCOPE_CONFIG: writeConfig(`audit:\n  webhookToken: { env: AUDIT_TOKEN }\n  maxWebhookMiB: 1\n`),
+      AUDIT_TOKEN: TOKEN,
+    });
   }, 90_000);
 
   const range = `from=${START - 60_000}&to=${START + 3_600_000 + 60_000}`;
@@ -92,7 +100,11 @@ describe("the dashboard on the ingested store", () => {
     const body = await (await fetch(`${app.url}/api/clients?${range}&at=${atMs}`)).json();
     expect(body.status).toBe("success");
     const clients = Object.fromEntries(body.data.clients.map((c: { user: string; writes: number; noop: number; agent: string }) => [c.user, c]));
-    expect(clients[POLICY_CONTROLLER]).toMatchObject({ writes: truth.requestsByUser[POLICY_CONTROLLER], noop: sum(truth.noop), agent: POLICY_AGENT.split("/")[0] });
+    expect(clients[POLICY_CONTROLLER]).toMatchObject({
+      writes: truth.requestsByUser[POLICY_CONTROLLER],
+      noop: sum(truth.noop),
+      agent: POLICY_AGENT.split("/")[0],
+    });
     expect(clients[ROUTE_OWNER].writes).toBe(truth.requestsByUser[ROUTE_OWNER]);
     expect(clients[POLICY_CONTROLLER].verbs).toEqual([{ verb: "patch /status", writes: truth.requestsByUser[POLICY_CONTROLLER] }]);
     expect(clients[ROUTE_OWNER].verbs).toEqual([{ verb: "patch", writes: truth.requestsByUser[ROUTE_OWNER] }]);
@@ -120,20 +132,53 @@ describe("the dashboard on the ingested store", () => {
     expect(body.status).toBe("success");
     for (const name of truth.routes) {
       const row = body.data.rows.find((r: { name: string }) => r.name === name);
-      expect(row).toMatchObject({ cluster: "prod-eu", noop: truth.noop[name], unrouted: truth.unrouted[name], routed: truth.routed[name] ?? 0, unknown: 1, periodicNoop: { everySeconds: 10, writer: POLICY_CONTROLLER } });
+      expect(row).toMatchObject({
+        cluster: "prod-eu",
+        noop: truth.noop[name],
+        unrouted: truth.unrouted[name],
+        routed: truth.routed[name] ?? 0,
+        unknown: 1,
+        periodicNoop: { everySeconds: 10, writer: POLICY_CONTROLLER },
+      });
     }
     const noops = await (await fetch(`${app.url}/api/objects?${range}&class=no-op`)).json();
     expect(noops.data.total).toBe(truth.routes.length);
   });
 
   it("the webhook takes an EventList batch with its token, once", async () => {
-    const batch = { kind: "EventList", apiVersion: "audit.k8s.io/v1", metadata: {}, items: [
-      auditEvent({ auditID: "wh-1", verb: "update", resource: "configmaps", namespace: "kube-system", name: "c", user: "webhook-user", receivedMs: START + 100_000 }),
-      auditEvent({ auditID: "wh-1", stage: "RequestReceived", verb: "update", resource: "configmaps", namespace: "kube-system", name: "c", user: "webhook-user", receivedMs: START + 100_000 }),
-      auditEvent({ auditID: "wh-2", verb: "get", resource: "configmaps", namespace: "kube-system", name: "c", receivedMs: START + 100_000 }),
-    ] };
+    const batch = {
+      kind: "EventList",
+      apiVersion: "audit.k8s.io/v1",
+      metadata: {},
+      items: [
+        auditEvent({
+          auditID: "wh-1",
+          verb: "update",
+          resource: "configmaps",
+          namespace: "kube-system",
+          name: "c",
+          user: "webhook-user",
+          receivedMs: START + 100_000,
+        }),
+        auditEvent({
+          auditID: "wh-1",
+          stage: "RequestReceived",
+          verb: "update",
+          resource: "configmaps",
+          namespace: "kube-system",
+          name: "c",
+          user: "webhook-user",
+          receivedMs: START + 100_000,
+        }),
+        auditEvent({ auditID: "wh-2", verb: "get", resource: "configmaps", namespace: "kube-system", name: "c", receivedMs: START + 100_000 }),
+      ],
+    };
     const post = (token: string | null, payload: string) =>
-      fetch(`${app.url}/api/audit/webhook?cluster=prod-eu`, { method: "POST", headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: payload });
+      fetch(`${app.url}/api/audit/webhook?cluster=prod-eu`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        body: payload,
+      });
     expect((await post(null, JSON.stringify(batch))).status).toBe(401);
     expect((await post("wrong", JSON.stringify(batch))).status).toBe(401);
     const first = await (await post(TOKEN, JSON.stringify(batch))).json();
@@ -148,7 +193,20 @@ describe("the dashboard on the ingested store", () => {
     expect(big.status).toBe(413);
     // A receiver that re-posts the batch without its type fields (nor its events'): the same events, read as such.
     const strip = ({ kind: _kind, apiVersion: _apiVersion, ...rest }: Record<string, unknown>) => rest;
-    const bare = { metadata: {}, items: [auditEvent({ auditID: "wh-3", verb: "update", resource: "configmaps", namespace: "kube-system", name: "c", user: "webhook-user", receivedMs: START + 101_000 })].map(strip) };
+    const bare = {
+      metadata: {},
+      items: [
+        auditEvent({
+          auditID: "wh-3",
+          verb: "update",
+          resource: "configmaps",
+          namespace: "kube-system",
+          name: "c",
+          user: "webhook-user",
+          receivedMs: START + 101_000,
+        }),
+      ].map(strip),
+    };
     const stripped = await (await post(TOKEN, JSON.stringify(bare))).json();
     expect(stripped.data.counts).toMatchObject({ events: 1, requests: 1, foreign: 0 });
     const clients = await (await fetch(`${app.url}/api/clients?${range}`)).json();
@@ -164,22 +222,59 @@ describe("the dashboard on the ingested store", () => {
     kubeconfig.loadFromString(text);
     const server = kubeconfig.getCurrentCluster()!.server;
     const token = kubeconfig.getCurrentUser()!.token!;
-    const batch = { kind: "EventList", apiVersion: "audit.k8s.io/v1", items: [auditEvent({ auditID: "kc-1", verb: "patch", resource: "leases", group: "coordination.k8s.io", namespace: "kube-node-lease", name: "n1", user: "system:node:n1", receivedMs: START + 300_000 })] };
-    const res = await fetch(server, { method: "POST", headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" }, body: JSON.stringify(batch) });
+    const batch = {
+      kind: "EventList",
+      apiVersion: "audit.k8s.io/v1",
+      items: [
+        auditEvent({
+          auditID: "kc-1",
+          verb: "patch",
+          resource: "leases",
+          group: "coordination.k8s.io",
+          namespace: "kube-node-lease",
+          name: "n1",
+          user: "system:node:n1",
+          receivedMs: START + 300_000,
+        }),
+      ],
+    };
+    const res = await fetch(server, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify(batch),
+    });
     const body = await res.json();
     expect(res.status).toBe(200);
     expect(body.data).toMatchObject({ cluster: "prod-eu", counts: { requests: 1, objectWrites: 1 } });
 
-    const policy = parseYaml(readFileSync(join(ROOT, "deploy", "audit", "audit-policy.yaml"), "utf8")) as { apiVersion: string; rules: { level: string; resources?: { group: string; resources: string[] }[] }[] };
+    const policy = parseYaml(readFileSync(join(ROOT, "deploy", "audit", "audit-policy.yaml"), "utf8")) as {
+      apiVersion: string;
+      rules: { level: string; resources?: { group: string; resources: string[] }[] }[];
+    };
     expect(policy.apiVersion).toBe("audit.k8s.io/v1");
     const withBodies = policy.rules.filter((r) => r.level === "RequestResponse").flatMap((r) => r.resources ?? []);
     for (const profile of DEFAULT_PROFILES) {
-      expect(withBodies.some((r) => r.group === profile.group && r.resources.includes(profile.resource)), profile.name).toBe(true);
+      expect(
+        withBodies.some((r) => r.group === profile.group && r.resources.includes(profile.resource)),
+        profile.name,
+      ).toBe(true);
     }
   });
 
   it("an upload is streamed, ingested and summed up; junk is counted, not fatal", async () => {
-    const lines = [...requestLines({ verb: "patch", resource: "leases", group: "coordination.k8s.io", namespace: "kube-node-lease", name: "node-1", user: "system:node:node-1", receivedMs: START + 200_000, level: "Metadata" }), "garbage"];
+    const lines = [
+      ...requestLines({
+        verb: "patch",
+        resource: "leases",
+        group: "coordination.k8s.io",
+        namespace: "kube-node-lease",
+        name: "node-1",
+        user: "system:node:node-1",
+        receivedMs: START + 200_000,
+        level: "Metadata",
+      }),
+      "garbage",
+    ];
     const response = await fetch(`${app.url}/api/audit/uploads?cluster=prod-eu`, { method: "POST", body: gzipSync(lines.join("\n")) });
     const body = await response.json();
     expect(response.status).toBe(200);

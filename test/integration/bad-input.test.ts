@@ -20,7 +20,11 @@ beforeAll(async () => {
   writeFileSync(leftover(), "half an audit log");
   // Older than the server about to start, as a crash's leftover is.
   utimesSync(leftover(), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-  app = await startApp({ AUDIT_TOKEN: "t0k3n-for-tests", CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig(`audit:\n  webhookToken: { env: AUDIT_TOKEN }\n`) });
+  app = await startApp({
+    AUDIT_TOKEN: "t0k3n-for-tests",
+    CHURNSCOPE_DATA_DIR: dataDir,
+    CHURNSCOPE_CONFIG: writeConfig(`audit:\n  webhookToken: { env: AUDIT_TOKEN }\n`),
+  });
 }, 90_000);
 afterAll(async () => {
   await app?.stop();

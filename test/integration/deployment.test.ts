@@ -30,7 +30,16 @@ describe("the kustomize base", () => {
 
   it("renders every object Churnscope needs in its namespace", () => {
     expect(rendered.status, rendered.stderr).toBe(0);
-    expect(docs.map((d) => d.kind).sort()).toEqual(["ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "Namespace", "PersistentVolumeClaim", "Service", "ServiceAccount"]);
+    expect(docs.map((d) => d.kind).sort()).toEqual([
+      "ClusterRole",
+      "ClusterRoleBinding",
+      "ConfigMap",
+      "Deployment",
+      "Namespace",
+      "PersistentVolumeClaim",
+      "Service",
+      "ServiceAccount",
+    ]);
     for (const d of docs) if (!["Namespace", "ClusterRole", "ClusterRoleBinding"].includes(d.kind)) expect(d.metadata.namespace, d.kind).toBe("churnscope");
   });
 
@@ -93,7 +102,14 @@ describe("the standalone build in the image", () => {
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-standalone-"));
     // A live store from before (a recorder's, say): the image's own roll-up thread must find and roll it.
     fillLiveStore(dataDir, 2);
-    const env = { PATH: process.env.PATH, PORT: String(port), HOSTNAME: "127.0.0.1", CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_DIST_DIR: distDir, NEXT_TELEMETRY_DISABLED: "1" };
+    const env = {
+      PATH: process.env.PATH,
+      PORT: String(port),
+      HOSTNAME: "127.0.0.1",
+      CHURNSCOPE_DATA_DIR: dataDir,
+      CHURNSCOPE_DIST_DIR: distDir,
+      NEXT_TELEMETRY_DISABLED: "1",
+    };
     server = start(process.execPath, ["serve.cjs"], { cwd: app, env: env as unknown as NodeJS.ProcessEnv });
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/healthz`, server, 60_000);
@@ -109,7 +125,11 @@ describe("the standalone build in the image", () => {
     expect(answeredBeforeNext(panelResponse)).toBe(true);
     const panel = await panelResponse.json();
     expect(panel.status).toBe("success");
-    const note = await fetch(`${url}/api/notes`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ timeMs: 1789130000000, text: "from the image" }) });
+    const note = await fetch(`${url}/api/notes`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ timeMs: 1789130000000, text: "from the image" }),
+    });
     expect(note.status).toBe(200);
     const objects = await (await fetch(`${url}/api/objects?snapshot=replay&from=1788912000000&to=1789279200000&kind=Connector`)).json();
     expect(objects.status, JSON.stringify(objects)).toBe("success");

@@ -14,7 +14,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { serverWrites } from "../helpers/audit-truth";
 import { selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
-import { ACTORS, connectorChurn, CONTROLLER_USERS, createNamespaces, periodicStatusPatches, PROJECT_NAMESPACE, ROUTE_NAMESPACE, routeNames, unchangedWritesThenFix, type LedgerEntry } from "../helpers/controllers";
+import {
+  ACTORS,
+  connectorChurn,
+  CONTROLLER_USERS,
+  createNamespaces,
+  periodicStatusPatches,
+  PROJECT_NAMESPACE,
+  ROUTE_NAMESPACE,
+  routeNames,
+  unchangedWritesThenFix,
+  type LedgerEntry,
+} from "../helpers/controllers";
 import { freePort } from "../helpers/processes";
 import { startScrapingPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { ROOT } from "../helpers/root";
@@ -76,7 +87,10 @@ beforeAll(async () => {
   );
   app = await startApp({ CHURNSCOPE_CONFIG: config, AUDIT_TOKEN: TOKEN, PORT: String(appPort) });
   t.before = Date.now();
-  cp = await startControlPlane({ users: CONTROLLER_USERS, webhook: { url: `https://127.0.0.1:${tlsPort}/api/audit/webhook/${CLUSTER}`, token: TOKEN, caFile: tls.certFile } });
+  cp = await startControlPlane({
+    users: CONTROLLER_USERS,
+    webhook: { url: `https://127.0.0.1:${tlsPort}/api/audit/webhook/${CLUSTER}`, token: TOKEN, caFile: tls.certFile },
+  });
   prom = await startScrapingPrometheus({ job: JOB, url: cp.url, token: cp.adminToken }, { port: promPort });
   const uids = await createNamespaces(cp.kubeConfig(), [PROJECT_NAMESPACE, ROUTE_NAMESPACE]);
   const hubNamespace = `ns-${uids[PROJECT_NAMESPACE]}`;
@@ -99,11 +113,15 @@ beforeAll(async () => {
 
   // The same log file, read by `npm run ingest` into a store of its own, served by a second dashboard.
   const dataDir = mkdtempSync(join(tmpdir(), "churnscope-kube-ingest-"));
-  const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", CLUSTER, cp.auditLogPath], {
-    cwd: ROOT,
-    env: { ...process.env, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") },
-    encoding: "utf8",
-  });
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", CLUSTER, cp.auditLogPath],
+    {
+      cwd: ROOT,
+      env: { ...process.env, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") },
+      encoding: "utf8",
+    },
+  );
   expect(run.status, run.stderr).toBe(0);
   fromLog = await startApp({ CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
 }, 240_000);
@@ -136,7 +154,8 @@ describe("a real API server's audit log, its webhook and its counters", () => {
       const client = `${actor.user.name} · ${l.userAgent.split("/")[0]}`;
       noops.set(client, (noops.get(client) ?? 0) + 1);
     }
-    const rowsOf = (clients: { client: string; writes: number; failed: number; noop: number }[]) => new Map(clients.map((c) => [c.client, { writes: c.writes, failed: c.failed }]));
+    const rowsOf = (clients: { client: string; writes: number; failed: number; noop: number }[]) =>
+      new Map(clients.map((c) => [c.client, { writes: c.writes, failed: c.failed }]));
     let webhook = await json(app.url, `/api/clients?${range()}`);
     for (let i = 0; i < 50 && webhook.total < logged.length; i++) {
       await sleep(200);
@@ -158,7 +177,13 @@ describe("a real API server's audit log, its webhook and its counters", () => {
         const row = objects.rows.find((r: { name: string; namespace: string }) => r.name === name && r.namespace === ROUTE_NAMESPACE);
         const meant = ledger.filter((l) => l.kind === "HTTPRoute" && l.name === name);
         const count = (intent: string) => meant.filter((l) => l.intent === intent).length;
-        expect(row, `${base} ${name}`).toMatchObject({ writes: meant.length, create: count("create"), noop: count("no-op"), unrouted: count("unrouted"), routed: 0 });
+        expect(row, `${base} ${name}`).toMatchObject({
+          writes: meant.length,
+          create: count("create"),
+          noop: count("no-op"),
+          unrouted: count("unrouted"),
+          routed: 0,
+        });
         expect(row.periodicNoop, `${base} ${name}`).toMatchObject({ writer: "linkerd-policy" });
         expect(row.periodicNoop.everySeconds).toBeGreaterThanOrEqual(1.4);
         expect(row.periodicNoop.everySeconds).toBeLessThanOrEqual(2.5);
@@ -167,7 +192,13 @@ describe("a real API server's audit log, its webhook and its counters", () => {
       for (const row of connectors.rows) {
         const meant = ledger.filter((l) => l.kind === "Connector" && l.name === row.name && l.namespace === row.namespace);
         const count = (intent: string) => meant.filter((l) => l.intent === intent).length;
-        expect(row, `${base} ${row.namespace}/${row.name}`).toMatchObject({ writes: meant.length, create: count("create"), routed: count("routed"), unrouted: count("unrouted"), noop: 0 });
+        expect(row, `${base} ${row.namespace}/${row.name}`).toMatchObject({
+          writes: meant.length,
+          create: count("create"),
+          routed: count("routed"),
+          unrouted: count("unrouted"),
+          noop: 0,
+        });
       }
       expect(connectors.rows.length).toBe(new Set(ledger.filter((l) => l.kind === "Connector").map((l) => `${l.namespace}/${l.name}`)).size);
     }
@@ -193,11 +224,15 @@ describe("a real API server's audit log, its webhook and its counters", () => {
       return new Map([...got].sort());
     };
     expect(await totals(t.before - 60_000)).toEqual(new Map([...countersAtEnd].sort()));
-    const since = new Map([...countersAtEnd].map(([k, v]) => [k, v - (countersAtQuiet.get(k) ?? 0)]).filter(([, v]) => (v as number) > 0) as [string, number][]);
+    const since = new Map(
+      [...countersAtEnd].map(([k, v]) => [k, v - (countersAtQuiet.get(k) ?? 0)]).filter(([, v]) => (v as number) > 0) as [string, number][],
+    );
     const got = await totals(t.quiet);
     expect(new Map([...got].filter(([, v]) => v > 0))).toEqual(new Map([...since].sort()));
     // The write-ups themselves, as the server counted them: the identical patches and the unchanged updates are requests too.
-    expect(countersAtEnd.get("httproutes.gateway.networking.k8s.io PATCH status")).toBe(ledger.filter((l) => l.kind === "HTTPRoute" && l.verb === "patch").length);
+    expect(countersAtEnd.get("httproutes.gateway.networking.k8s.io PATCH status")).toBe(
+      ledger.filter((l) => l.kind === "HTTPRoute" && l.verb === "patch").length,
+    );
     expect(countersAtEnd.get("httproutes.gateway.networking.k8s.io PUT ")).toBe(ledger.filter((l) => l.kind === "HTTPRoute" && l.verb === "update").length);
   });
 });

@@ -17,7 +17,17 @@ import { runWatcher, type WatcherStats } from "@/lib/recorder/watcher";
 import { WriteStore } from "@/lib/store/store";
 import { serverWrites, type ServerWrite } from "../helpers/audit-truth";
 import { startControlPlane, type ControlPlane } from "../helpers/control-plane";
-import { connectorChurn, CONTROLLER_USERS, createNamespaces, deleteOne, periodicStatusPatches, PROJECT_NAMESPACE, ROUTE_NAMESPACE, unchangedWritesThenFix, type LedgerEntry } from "../helpers/controllers";
+import {
+  connectorChurn,
+  CONTROLLER_USERS,
+  createNamespaces,
+  deleteOne,
+  periodicStatusPatches,
+  PROJECT_NAMESPACE,
+  ROUTE_NAMESPACE,
+  unchangedWritesThenFix,
+  type LedgerEntry,
+} from "../helpers/controllers";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // Leases: the API server renews its own identity lease every 10 s, heartbeats the lease profile reads.
@@ -62,7 +72,9 @@ describe.each([
   }
   const stored = () =>
     store.db
-      .prepare("SELECT o.kind, o.namespace, o.name, w.rv, w.class, w.writer, w.heartbeat, w.changes, w.ts_ms AS tsMs FROM writes w JOIN objects o ON o.id = w.object_id WHERE w.source = 'watch' ORDER BY w.id")
+      .prepare(
+        "SELECT o.kind, o.namespace, o.name, w.rv, w.class, w.writer, w.heartbeat, w.changes, w.ts_ms AS tsMs FROM writes w JOIN objects o ON o.id = w.object_id WHERE w.source = 'watch' ORDER BY w.id",
+      )
       .all() as { kind: string; namespace: string; name: string; rv: string; class: string; writer: string; heartbeat: number; tsMs: number }[];
 
   beforeAll(async () => {
@@ -168,11 +180,17 @@ describe.each([
       const at = made.findIndex((w) => w.resourceVersion === r.rv);
       const previous = made[at - 1];
       const deletesStored = rows.filter((x) => objectOf(x, x.kind) === objectOf(r, r.kind) && x.rv.startsWith("deleted@")).length;
-      const previousStored = previous?.verb === "delete" ? made.slice(0, at).filter((w) => w.verb === "delete").length <= deletesStored : rows.some((x) => x.rv === previous?.resourceVersion);
+      const previousStored =
+        previous?.verb === "delete"
+          ? made.slice(0, at).filter((w) => w.verb === "delete").length <= deletesStored
+          : rows.some((x) => x.rv === previous?.resourceVersion);
       if (previous && !previousStored) continue;
       if (r.kind === "Lease") {
         // The API server's own lease: created at each start, then renewed (a heartbeat), by the manager the server recorded.
-        expect(r.class === "create" || (r.class === "unrouted" && r.heartbeat === 1), `${objectOf(r, r.kind)}@${r.rv}: ${r.class}, heartbeat ${r.heartbeat}, ${(r as { changes?: string }).changes}`).toBe(true);
+        expect(
+          r.class === "create" || (r.class === "unrouted" && r.heartbeat === 1),
+          `${objectOf(r, r.kind)}@${r.rv}: ${r.class}, heartbeat ${r.heartbeat}, ${(r as { changes?: string }).changes}`,
+        ).toBe(true);
         if (r.class === "unrouted") expect(r.writer).toBe(made[at].newestManager);
         continue;
       }
@@ -186,7 +204,9 @@ describe.each([
     expect(rows.filter((r) => r.kind === "Lease" && r.heartbeat === 1).length).toBeGreaterThan(0);
     // No write the server answered with its previous version (a no-op) reached the store.
     for (const l of ledger.filter((l) => l.intent === "no-op")) {
-      const earlier = ledger.find((e) => e.kind === l.kind && e.name === l.name && e.namespace === l.namespace && e.resourceVersion === l.resourceVersion && e.intent !== "no-op");
+      const earlier = ledger.find(
+        (e) => e.kind === l.kind && e.name === l.name && e.namespace === l.namespace && e.resourceVersion === l.resourceVersion && e.intent !== "no-op",
+      );
       expect(earlier, `no-op ${l.userAgent} on ${l.name} got a new resourceVersion ${l.resourceVersion}`).toBeDefined();
     }
   }, 300_000);

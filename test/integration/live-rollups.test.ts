@@ -24,7 +24,9 @@ describe("the dashboard's roll-up thread", () => {
     const ranking = async () => {
       const answer = await (await fetch(`${app!.url}/api/objects?from=${LIVE_DAY0}&to=${LIVE_DAY0 + DAYS * 86_400_000}&pageSize=50`)).json();
       expect(answer.status, JSON.stringify(answer)).toBe("success");
-      return Object.fromEntries((answer.data.rows as { name: string; writes: number; routed: number }[]).map((r) => [r.name, { writes: r.writes, routed: r.routed }]));
+      return Object.fromEntries(
+        (answer.data.rows as { name: string; writes: number; routed: number }[]).map((r) => [r.name, { writes: r.writes, routed: r.routed }]),
+      );
     };
     // The first request opens the live store, which starts the thread; its answer is exact whatever is rolled up yet.
     expect(await ranking()).toEqual(Object.fromEntries(truth));

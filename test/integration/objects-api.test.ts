@@ -80,7 +80,10 @@ describe("object churn API on the replay", () => {
         controller.enqueue(bundle.subarray(offset, (offset += 65_536)));
       },
     });
-    const upload = fetch(`${app.url}/api/snapshots`, { method: "POST", body: stream, duplex: "half" } as RequestInit).then(async (res) => ({ status: res.status, body: await res.json() }));
+    const upload = fetch(`${app.url}/api/snapshots`, { method: "POST", body: stream, duplex: "half" } as RequestInit).then(async (res) => ({
+      status: res.status,
+      body: await res.json(),
+    }));
     await allSent;
     await new Promise((resolve) => setTimeout(resolve, 200));
     // Unpacking, checking and packing it again at gzip level 9 takes seconds; before, the checks waited for all of it.
@@ -100,7 +103,11 @@ describe("object churn API on the replay", () => {
     expect(body.data.rows[0]).toMatchObject({ namespace: NAMED.project, name: NAMED.flipsThenFlaps, group: "networking.datumapis.com" });
     for (const row of body.data.rows) {
       const t = truth.find((o) => o.namespace === row.namespace && o.name === row.name)!;
-      expect({ writes: row.writes, create: row.create, delete: row.delete, routed: row.routed, unrouted: row.unrouted, noop: row.noop }, row.name).toEqual({ writes: t.writes, ...t.byClass, noop: 0 });
+      expect({ writes: row.writes, create: row.create, delete: row.delete, routed: row.routed, unrouted: row.unrouted, noop: row.noop }, row.name).toEqual({
+        writes: t.writes,
+        ...t.byClass,
+        noop: 0,
+      });
     }
     expect(body.data.rows[0].topFields[0].path).toBe("status.conditions[type=Ready].message");
     expect(body.data.rows[0].writers.map((w: { writer: string }) => w.writer).sort()).toEqual(["datum-connect", "network-services-operator"]);
@@ -125,7 +132,9 @@ describe("object churn API on the replay", () => {
     expect(status).toBe(200);
     const index = replay.sink.objects.findIndex((o) => o.cluster === "milo" && o.kind === "Connector" && o.name === NAMED.flipsThenFlaps);
     const truth = replay.sink.writes.filter((w) => w.objectIndex === index);
-    expect(body.data.writes.map((w: { tsMs: number; class: string; writer: string }) => [w.tsMs, w.class, w.writer])).toEqual(truth.map((w) => [w.timeMs, w.cls, w.manager]));
+    expect(body.data.writes.map((w: { tsMs: number; class: string; writer: string }) => [w.tsMs, w.class, w.writer])).toEqual(
+      truth.map((w) => [w.timeMs, w.cls, w.manager]),
+    );
     expect(new Set(body.data.writes.map((w: { source: string }) => w.source))).toEqual(new Set(["replay"]));
     const flip = body.data.writes.find((w: { class: string }) => w.class === "routed");
     expect(flip.projection).toEqual({ online: "false", nodeId: "" });

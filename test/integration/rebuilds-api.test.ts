@@ -16,7 +16,14 @@ import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 
 const at = (iso: string) => Date.parse(iso);
-const PARAMS: ReplayParams = { ...DEFAULT_REPLAY, startMs: at("2026-09-11T10:00:00Z"), endMs: at("2026-09-11T16:00:00Z"), sites: ["edge-ams1", "edge-sin1"], connectors: 30, projects: 4 };
+const PARAMS: ReplayParams = {
+  ...DEFAULT_REPLAY,
+  startMs: at("2026-09-11T10:00:00Z"),
+  endMs: at("2026-09-11T16:00:00Z"),
+  sites: ["edge-ams1", "edge-sin1"],
+  connectors: 30,
+  projects: 4,
+};
 const FROM = at("2026-09-11T12:00:00Z");
 const TO = at("2026-09-11T16:00:00Z");
 
@@ -28,7 +35,9 @@ beforeAll(async () => {
   replay = generateReplay(PARAMS);
   prom = await startPrometheus(replaySeries(replay));
   app = await startApp({
-    CHURNSCOPE_CONFIG: writeConfig(`prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 30\napiservers:\n  project: [${PROJECT_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n`),
+    CHURNSCOPE_CONFIG: writeConfig(
+      `prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 30\napiservers:\n  project: [${PROJECT_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n`,
+    ),
   });
 }, 120_000);
 afterAll(async () => {
@@ -82,7 +91,10 @@ describe("Edge rebuilds panels against the generator", () => {
       return done.length ? done.reduce((s, r) => s + r.durationMs, 0) / done.length / 1000 : null;
     });
     const slow = (await panel("rebuild-slow-share")).data;
-    for (const [name, limitMs] of [["over 5 s", 5_000], ["over 10 s", 10_000]] as const) {
+    for (const [name, limitMs] of [
+      ["over 5 s", 5_000],
+      ["over 10 s", 10_000],
+    ] as const) {
       eachPoint(slow, name, (site, a, b) => {
         const done = finished(site, a, b);
         return done.length ? (100 * done.filter((r) => r.durationMs > limitMs).length) / done.length : null;
@@ -100,7 +112,14 @@ describe("Edge rebuilds panels against the generator", () => {
     const w = windowOf(propagation) * 1000;
     for (const s of propagation.series) {
       for (const [t, value] of s.points) {
-        const n = replay.sink.propagations.filter((p) => p.site === s.labels.member_cluster && p.kind === s.labels.kind && p.operationResult === s.labels.operationResult && p.timeMs > t - w && p.timeMs <= t).length;
+        const n = replay.sink.propagations.filter(
+          (p) =>
+            p.site === s.labels.member_cluster &&
+            p.kind === s.labels.kind &&
+            p.operationResult === s.labels.operationResult &&
+            p.timeMs > t - w &&
+            p.timeMs <= t,
+        ).length;
         expect(value).toBeCloseTo((n / (w / 1000)) * 3600, 6);
       }
     }
@@ -134,7 +153,11 @@ describe("Edge rebuilds panels against the generator", () => {
   });
 
   it("summaries per site for the range and before/after the onset equal the generator", async () => {
-    for (const [fromMs, toMs] of [[FROM, TO], [FROM, replay.params.onsetMs], [replay.params.onsetMs, TO]]) {
+    for (const [fromMs, toMs] of [
+      [FROM, TO],
+      [FROM, replay.params.onsetMs],
+      [replay.params.onsetMs, TO],
+    ]) {
       const { data } = await panel("rebuild-summary", fromMs, toMs);
       for (const site of PARAMS.sites) {
         const done = finished(site, fromMs, toMs);

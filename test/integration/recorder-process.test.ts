@@ -18,7 +18,13 @@ const PATH = "/apis/networking.datumapis.com/v1alpha1/connectors";
 // A server without streaming lists (WatchList off): the recorder pages through a list instead.
 const server = new FakeApiServer(100, "refuse");
 let kubeconfig: string;
-const replay = generateReplay({ ...DEFAULT_REPLAY, startMs: Date.parse("2026-09-11T13:00:00Z"), endMs: Date.parse("2026-09-11T14:00:00Z"), connectors: 12, projects: 2 });
+const replay = generateReplay({
+  ...DEFAULT_REPLAY,
+  startMs: Date.parse("2026-09-11T13:00:00Z"),
+  endMs: Date.parse("2026-09-11T14:00:00Z"),
+  connectors: 12,
+  projects: 2,
+});
 const project = replay.sink.objects.map((o, i) => (o.cluster === "milo" && o.kind === "Connector" ? i : -1)).filter((i) => i >= 0);
 
 beforeAll(async () => {
@@ -57,7 +63,10 @@ function emitSome(count: number) {
 async function waitForWatching(metricsUrl: string) {
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
-    if ((await (await fetch(metricsUrl)).text()).includes('churnscope_recorder_watching{cluster="staging-west",resource="connectors.networking.datumapis.com"} 1')) return;
+    if (
+      (await (await fetch(metricsUrl)).text()).includes('churnscope_recorder_watching{cluster="staging-west",resource="connectors.networking.datumapis.com"} 1')
+    )
+      return;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error("the recorder never started watching");
@@ -101,8 +110,16 @@ describe("recording as operators run it", () => {
   it("npm run recorder records the kubeconfig's current context, serves /metrics, and the dashboard shows the objects", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-data-"));
     const metricsPort = await freePort();
-    const env = { ...process.env, KUBECONFIG: kubeconfig, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig(`recorder:\n  metricsPort: ${metricsPort}\n`) };
-    const recorder: Running = start(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "recorder.ts")], { cwd: ROOT, env });
+    const env = {
+      ...process.env,
+      KUBECONFIG: kubeconfig,
+      CHURNSCOPE_DATA_DIR: dataDir,
+      CHURNSCOPE_CONFIG: writeConfig(`recorder:\n  metricsPort: ${metricsPort}\n`),
+    };
+    const recorder: Running = start(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "recorder.ts")], {
+      cwd: ROOT,
+      env,
+    });
     try {
       await waitForHttp(`http://127.0.0.1:${metricsPort}/healthz`, recorder, 30_000);
       await waitForWatching(`http://127.0.0.1:${metricsPort}/metrics`);

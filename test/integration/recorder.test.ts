@@ -37,7 +37,13 @@ async function until(condition: () => boolean, what: string, timeoutMs = 20_000)
 }
 
 // The project-side Connector histories of a four-hour cut around the onset.
-const replay = generateReplay({ ...DEFAULT_REPLAY, startMs: Date.parse("2026-09-11T12:00:00Z"), endMs: Date.parse("2026-09-11T16:00:00Z"), connectors: 20, projects: 3 });
+const replay = generateReplay({
+  ...DEFAULT_REPLAY,
+  startMs: Date.parse("2026-09-11T12:00:00Z"),
+  endMs: Date.parse("2026-09-11T16:00:00Z"),
+  connectors: 20,
+  projects: 3,
+});
 const connectorIndexes = new Set(replay.sink.objects.map((o, i) => (o.cluster === "milo" && o.kind === "Connector" ? i : -1)).filter((i) => i >= 0));
 const writes = replay.sink.writes.filter((w) => connectorIndexes.has(w.objectIndex));
 const alive = new Map<number, Record<string, unknown>>();
@@ -77,7 +83,9 @@ afterAll(async () => {
 });
 
 const storedVersions = () =>
-  store.db.prepare("SELECT w.rv, w.class, w.writer, o.name FROM writes w JOIN objects o ON o.id = w.object_id WHERE w.source = 'watch' ORDER BY w.id").all() as { rv: string; class: string; writer: string; name: string }[];
+  store.db
+    .prepare("SELECT w.rv, w.class, w.writer, o.name FROM writes w JOIN objects o ON o.id = w.object_id WHERE w.source = 'watch' ORDER BY w.id")
+    .all() as { rv: string; class: string; writer: string; name: string }[];
 
 describe("the watch recorder against a test API server", () => {
   it("stores every emitted version once across dropped connections, a restart and 410 Gone", async () => {
@@ -181,7 +189,11 @@ describe("the watch recorder against a test API server", () => {
     const watching = runWatcher({ kc, store: own, cluster: "milo", profiles: [unreadable], minBackoffMs: 50 }, stop.signal, s);
     await until(() => s.state === "watching", "the watch");
     const first = writes.find((w) => w.object !== null)!;
-    for (let k = 0; k < 5; k++) server.emit(PATH, "MODIFIED", { ...(first.object as Record<string, unknown>), metadata: { ...(first.object as { metadata: Record<string, unknown> }).metadata, generation: k } });
+    for (let k = 0; k < 5; k++)
+      server.emit(PATH, "MODIFIED", {
+        ...(first.object as Record<string, unknown>),
+        metadata: { ...(first.object as { metadata: Record<string, unknown> }).metadata, generation: k },
+      });
     await until(() => s.rejected === 5, "five events skipped");
     expect(s.stored).toBe(0);
     expect(s.reconnects).toBe(0);

@@ -29,7 +29,9 @@ beforeAll(() => {
 
 function entry(panel: string, apiserver?: string, resource?: string) {
   const whole = replay.params;
-  const found = bundle.panels.find((p) => p.panel === panel && p.startMs === whole.startMs && p.endMs === whole.endMs && p.apiserver === apiserver && p.resource === resource);
+  const found = bundle.panels.find(
+    (p) => p.panel === panel && p.startMs === whole.startMs && p.endMs === whole.endMs && p.apiserver === apiserver && p.resource === resource,
+  );
   if (!found) throw new Error(`bundle has no ${panel} for ${apiserver}/${resource}`);
   return found.result.data;
 }
@@ -60,7 +62,10 @@ describe("the committed replay bundle", () => {
     expect(bundle.ranges).toEqual(replayRanges(replay.params));
     expect(bundle.initialView).toEqual(REPLAY_INITIAL_VIEW(replay.params));
     expect(bundle.markers).toEqual(replay.params.markers);
-    expect(bundle.apiservers).toEqual([{ job: PROJECT_JOB, role: "project" }, { job: HUB_JOB, role: "hub" }]);
+    expect(bundle.apiservers).toEqual([
+      { job: PROJECT_JOB, role: "project" },
+      { job: HUB_JOB, role: "hub" },
+    ]);
   });
 
   it("project and hub Connector writes per 6 h equal the generator's counts and reproduce the seed's windows", () => {
@@ -120,7 +125,9 @@ describe("the committed replay bundle", () => {
     const during: number[] = [];
     for (const [site, perHour] of hourly) {
       for (const [hour, count] of perHour) {
-        const truth = replay.sink.rebuilds.filter((r) => r.site === site && r.startMs + r.durationMs > hour && r.startMs + r.durationMs <= hour + 3_600_000).length;
+        const truth = replay.sink.rebuilds.filter(
+          (r) => r.site === site && r.startMs + r.durationMs > hour && r.startMs + r.durationMs <= hour + 3_600_000,
+        ).length;
         expect(count, `${site} ${new Date(hour).toISOString()}`).toBe(truth);
         if (hour >= at("2026-09-11T14:00:00Z") && hour < at("2026-09-13T00:00:00Z")) during.push(count);
       }

@@ -10,7 +10,10 @@ import { ROOT } from "../helpers/root";
 
 describe("npm run replay:build -- --check", () => {
   it("rebuilds the replay bundle and finds the committed one identical", () => {
-    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "replay-build.ts"), "--check"], { cwd: ROOT, encoding: "utf8" });
+    const run = spawnSync(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "replay-build.ts"), "--check"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
     const output = `${run.stdout}${run.stderr}`;
     expect(output).toMatch(/is up to date/);
     expect(run.status, output).toBe(0);

@@ -19,7 +19,14 @@ import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 
 const at = (iso: string) => Date.parse(iso);
-const PARAMS: ReplayParams = { ...DEFAULT_REPLAY, startMs: at("2026-09-11T10:00:00Z"), endMs: at("2026-09-11T16:00:00Z"), sites: ["edge-ams1", "edge-sin1"], connectors: 30, projects: 4 };
+const PARAMS: ReplayParams = {
+  ...DEFAULT_REPLAY,
+  startMs: at("2026-09-11T10:00:00Z"),
+  endMs: at("2026-09-11T16:00:00Z"),
+  sites: ["edge-ams1", "edge-sin1"],
+  connectors: 30,
+  projects: 4,
+};
 const HOUR = 3_600_000;
 
 let replay: Replay;
@@ -52,8 +59,14 @@ describe("replay pipeline through a real Prometheus", () => {
     const end = at("2026-09-11T15:00:00Z");
     const xds = 'runner="xds", message="xds-ir"';
     const rebuilds = await bySite(`sum by (cluster) (increase(watchable_subscribe_total{${xds}, status="success"}[1h]))`, end);
-    const mean = await bySite(`sum by (cluster) (increase(watchable_subscribe_duration_seconds_sum{${xds}}[1h])) / sum by (cluster) (increase(watchable_subscribe_duration_seconds_count{${xds}}[1h]))`, end);
-    const slow = await bySite(`1 - sum by (cluster) (increase(watchable_subscribe_duration_seconds_bucket{${xds}, le="10"}[1h])) / sum by (cluster) (increase(watchable_subscribe_duration_seconds_count{${xds}}[1h]))`, end);
+    const mean = await bySite(
+      `sum by (cluster) (increase(watchable_subscribe_duration_seconds_sum{${xds}}[1h])) / sum by (cluster) (increase(watchable_subscribe_duration_seconds_count{${xds}}[1h]))`,
+      end,
+    );
+    const slow = await bySite(
+      `1 - sum by (cluster) (increase(watchable_subscribe_duration_seconds_bucket{${xds}, le="10"}[1h])) / sum by (cluster) (increase(watchable_subscribe_duration_seconds_count{${xds}}[1h]))`,
+      end,
+    );
     const hooks = await bySite(`sum by (cluster) (increase(nso_extension_hook_calls_total[1h]))`, end);
     const propagated = await bySite(`sum by (member_cluster) (increase(update_resource_to_cluster{kind="Connector", operationResult="updated"}[1h]))`, end);
     for (const site of PARAMS.sites) {
@@ -63,7 +76,9 @@ describe("replay pipeline through a real Prometheus", () => {
       expect(hooks.get(site)).toBeCloseTo(done.length, 6);
       expect(mean.get(site)).toBeCloseTo(done.reduce((a, r) => a + r.durationMs, 0) / done.length / 1000, 6);
       expect(slow.get(site)).toBeCloseTo(done.filter((r) => r.durationMs > 10_000).length / done.length, 6);
-      const updates = replay.sink.propagations.filter((p) => p.site === site && p.kind === "Connector" && p.operationResult === "updated" && p.timeMs > end - HOUR && p.timeMs <= end);
+      const updates = replay.sink.propagations.filter(
+        (p) => p.site === site && p.kind === "Connector" && p.operationResult === "updated" && p.timeMs > end - HOUR && p.timeMs <= end,
+      );
       expect(propagated.get(site)).toBeCloseTo(updates.length, 6);
     }
   });
@@ -71,15 +86,26 @@ describe("replay pipeline through a real Prometheus", () => {
   it("the seed's reconcile and status-update queries equal the generator's counts", async () => {
     const [w] = windowTruth(replay, 3).filter((x) => x.startMs === at("2026-09-11T12:00:00Z"));
     const end = w.endMs / 1000;
-    const reconciles = await client.query('sum(increase(controller_runtime_reconcile_total{cluster="prod-infrastructure-control-plane", controller="connector", result="success"}[3h]))', end);
-    const updates = await client.query(`sum(increase(apiserver_request_total{job="${PROJECT_JOB}", resource="connectors", subresource="status", verb="PUT"}[3h]))`, end);
+    const reconciles = await client.query(
+      'sum(increase(controller_runtime_reconcile_total{cluster="prod-infrastructure-control-plane", controller="connector", result="success"}[3h]))',
+      end,
+    );
+    const updates = await client.query(
+      `sum(increase(apiserver_request_total{job="${PROJECT_JOB}", resource="connectors", subresource="status", verb="PUT"}[3h]))`,
+      end,
+    );
     expect(toSeries(reconciles.data)[0].points[0][1]).toBeCloseTo(w.notReadyReconciles, 6);
     expect(toSeries(updates.data)[0].points[0][1]).toBeCloseTo(w.statusUpdates, 6);
     expect(w.statusUpdates).toBeGreaterThan(100);
   });
 
   it("a downloaded view re-opens as a snapshot that answers exactly what the live page answered", async () => {
-    const state = { startMs: at("2026-09-11T12:00:00Z"), endMs: at("2026-09-11T16:00:00Z"), apiserver: PROJECT_JOB, resource: "connectors.networking.datumapis.com" };
+    const state = {
+      startMs: at("2026-09-11T12:00:00Z"),
+      endMs: at("2026-09-11T16:00:00Z"),
+      apiserver: PROJECT_JOB,
+      resource: "connectors.networking.datumapis.com",
+    };
     const query = `from=${state.startMs}&to=${state.endMs}&apiserver=${state.apiserver}&resource=${state.resource}`;
     const download = await fetch(`${app.url}/api/snapshots/export?${query}`);
     expect(download.status).toBe(200);
@@ -104,7 +130,9 @@ describe("replay pipeline through a real Prometheus", () => {
     }
 
     // Asking the snapshot for something it does not hold says so.
-    const missing = await fetch(`${app.url}/api/panels/writes-by-verb?snapshot=${id}&from=${state.startMs}&to=${state.endMs}&apiserver=${PROJECT_JOB}&resource=leases`);
+    const missing = await fetch(
+      `${app.url}/api/panels/writes-by-verb?snapshot=${id}&from=${state.startMs}&to=${state.endMs}&apiserver=${PROJECT_JOB}&resource=leases`,
+    );
     expect(missing.status).toBe(404);
     expect((await missing.json()).error).toMatch(/holds no writes-by-verb data for leases; it holds: connectors\.networking\.datumapis\.com/);
   });
@@ -130,8 +158,12 @@ describe("replay pipeline through a real Prometheus", () => {
   });
 
   it("the compare view's windows equal the generator's counts, and a compare snapshot answers the same", async () => {
-    const [reconciles, status] = ["connector-reconciles-not-ready", "project-connector-status-puts"].map((id) => counterPresets({ project: [PROJECT_JOB], hub: [HUB_JOB] }).find((c) => c.id === id)!.selector);
-    const [hub, project] = ["hub-connector-puts", "project-connector-writes"].map((id) => counterPresets({ project: [PROJECT_JOB], hub: [HUB_JOB] }).find((c) => c.id === id)!.selector);
+    const [reconciles, status] = ["connector-reconciles-not-ready", "project-connector-status-puts"].map(
+      (id) => counterPresets({ project: [PROJECT_JOB], hub: [HUB_JOB] }).find((c) => c.id === id)!.selector,
+    );
+    const [hub, project] = ["hub-connector-puts", "project-connector-writes"].map(
+      (id) => counterPresets({ project: [PROJECT_JOB], hub: [HUB_JOB] }).find((c) => c.id === id)!.selector,
+    );
     const truth = windowTruth(replay, 1);
     const range = `from=${PARAMS.startMs}&to=${PARAMS.endMs}`;
     for (const [a, b, pick] of [
@@ -162,7 +194,9 @@ describe("replay pipeline through a real Prometheus", () => {
     const retyped = `from=${PARAMS.startMs}&to=${PARAMS.endMs}&window=60m&a=${encodeURIComponent(hub.replace(/"/g, "'").replace(/, /g, " ,"))}&b=${encodeURIComponent(project)}`;
     const frozen = await (await fetch(`${app.url}/api/panels/compare?snapshot=${upload.data.id}&${retyped}`)).json();
     expect(frozen).toEqual(live);
-    const other = await fetch(`${app.url}/api/panels/compare?snapshot=${upload.data.id}&${range}&window=1h&a=${encodeURIComponent(reconciles)}&b=${encodeURIComponent(status)}`);
+    const other = await fetch(
+      `${app.url}/api/panels/compare?snapshot=${upload.data.id}&${range}&window=1h&a=${encodeURIComponent(reconciles)}&b=${encodeURIComponent(status)}`,
+    );
     expect(other.status).toBe(404);
     expect((await other.json()).error).toMatch(/holds only these comparisons: apiserver_request_total\{job="karmada-system/);
   });

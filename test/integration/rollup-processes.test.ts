@@ -18,12 +18,16 @@ const DAYS = 30;
 
 /** Runs a helper script in its own process; resolves with the number it prints. */
 function inAnotherProcess(script: string, args: (string | number)[]): Promise<number> {
-  const child = spawn(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "test", "helpers", script), ...args.map(String)], { cwd: ROOT });
+  const child = spawn(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "test", "helpers", script), ...args.map(String)], {
+    cwd: ROOT,
+  });
   let out = "";
   let err = "";
   child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
-  return new Promise((resolve, reject) => child.on("exit", (code) => (code === 0 && err === "" ? resolve(Number(out.trim())) : reject(new Error(`${script} exited ${code}: ${err}`)))));
+  return new Promise((resolve, reject) =>
+    child.on("exit", (code) => (code === 0 && err === "" ? resolve(Number(out.trim())) : reject(new Error(`${script} exited ${code}: ${err}`)))),
+  );
 }
 
 /** A store whose every quarter hour of 30 days holds 3 writes, to 7 objects in turn, every 5th routed; and its counts per object. */
@@ -36,7 +40,10 @@ function buildStore() {
       const name = `o${i % 7}`;
       const cls: StoredWrite["cls"] = i % 5 === 0 ? "routed" : "unrouted";
       const tsMs = D0 + Math.floor(i / 3) * 900_000 + 1 + (i % 3) * 1000;
-      store.record({ cluster: "c", group: "g", kind: "Connector", namespace: "ns", name }, { tsMs, cls, writer: "w", source: "replay", heartbeat: false, changes: [{ path: "status.x", before: 1, after: 2 }], projection: {} });
+      store.record(
+        { cluster: "c", group: "g", kind: "Connector", namespace: "ns", name },
+        { tsMs, cls, writer: "w", source: "replay", heartbeat: false, changes: [{ path: "status.x", before: 1, after: 2 }], projection: {} },
+      );
       const t = truth.get(name) ?? { writes: 0, routed: 0 };
       t.writes++;
       if (cls === "routed") t.routed++;
@@ -62,9 +69,15 @@ describe("processes sharing one store", () => {
     const { path, truth } = buildStore();
     const nowMs = D0 + (DAYS + 1) * DAY;
     const barrier = mkdtempSync(join(tmpdir(), "churnscope-roll-barrier-"));
-    const rolled = await Promise.all([inAnotherProcess("roll-store.ts", [path, nowMs, barrier, 2]), inAnotherProcess("roll-store.ts", [path, nowMs, barrier, 2])]);
+    const rolled = await Promise.all([
+      inAnotherProcess("roll-store.ts", [path, nowMs, barrier, 2]),
+      inAnotherProcess("roll-store.ts", [path, nowMs, barrier, 2]),
+    ]);
     // Both took part, and between them rolled each quarter hour once.
-    expect(rolled.every((n) => n > 0), `rolled ${rolled.join(" and ")}`).toBe(true);
+    expect(
+      rolled.every((n) => n > 0),
+      `rolled ${rolled.join(" and ")}`,
+    ).toBe(true);
     expect(rolled[0] + rolled[1]).toBe(DAYS * 96);
     const store = new WriteStore(path);
     expect(store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get()).toEqual({ n: DAYS });
@@ -77,7 +90,11 @@ describe("processes sharing one store", () => {
     const batches = 400;
     const writerFrom = D0 + DAYS * DAY;
     const nowMs = writerFrom + 5 * DAY;
-    const [failed] = await Promise.all([inAnotherProcess("write-store.ts", [path, batches, writerFrom]), inAnotherProcess("roll-store.ts", [path, nowMs]), inAnotherProcess("roll-store.ts", [path, nowMs])]);
+    const [failed] = await Promise.all([
+      inAnotherProcess("write-store.ts", [path, batches, writerFrom]),
+      inAnotherProcess("roll-store.ts", [path, nowMs]),
+      inAnotherProcess("roll-store.ts", [path, nowMs]),
+    ]);
     expect(failed).toBe(0);
     // The writer's 50 writes a batch go to 7 objects of their own, in turn.
     for (let i = 0; i < 50; i++) {

@@ -14,7 +14,13 @@ import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { ROOT } from "../helpers/root";
 import { buildWriteLoadScenario, PROJECT_JOB } from "../helpers/write-load-scenario";
 
-const SECRETS = { prometheusToken: "prom-token-5c1d9e7a", basicPassword: "basic-pass-8e2f4b6c", bearer: "bearer-token-3a7b9d1f", orgHeader: "tenant-4f8e2a", webhook: "audit-hook-6d2c8f0e" };
+const SECRETS = {
+  prometheusToken: "prom-token-5c1d9e7a",
+  basicPassword: "basic-pass-8e2f4b6c",
+  bearer: "bearer-token-3a7b9d1f",
+  orgHeader: "tenant-4f8e2a",
+  webhook: "audit-hook-6d2c8f0e",
+};
 const FROM = Date.parse("2026-09-11T12:00:00Z");
 const TO = Date.parse("2026-09-11T16:00:00Z");
 
@@ -28,11 +34,11 @@ beforeAll(async () => {
   const bearerFile = join(mkdtempSync(join(tmpdir(), "churnscope-secret-")), "token");
   writeFileSync(bearerFile, `${SECRETS.bearer}\n`);
   configPath = writeConfig(
-      `prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\n  bearerToken: { env: PROM_TOKEN }\n  headers: { X-Scope-OrgID: ${SECRETS.orgHeader} }\n` +
-        `apiservers:\n  project: [${PROJECT_JOB}]\n` +
-        `auth:\n  basicAuth: { username: sre, password: { env: BASIC_PASSWORD } }\n  bearerToken: { file: ${bearerFile} }\n` +
-        `audit:\n  webhookToken: { env: AUDIT_TOKEN }\n`,
-    );
+    `prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\n  bearerToken: { env: PROM_TOKEN }\n  headers: { X-Scope-OrgID: ${SECRETS.orgHeader} }\n` +
+      `apiservers:\n  project: [${PROJECT_JOB}]\n` +
+      `auth:\n  basicAuth: { username: sre, password: { env: BASIC_PASSWORD } }\n  bearerToken: { file: ${bearerFile} }\n` +
+      `audit:\n  webhookToken: { env: AUDIT_TOKEN }\n`,
+  );
   app = await startApp({
     PROM_TOKEN: SECRETS.prometheusToken,
     BASIC_PASSWORD: SECRETS.basicPassword,
@@ -50,7 +56,17 @@ const get = (path: string, authorization?: string, extra: Record<string, string>
 
 describe("built-in access control", () => {
   it("admits nobody without credentials except the probes", async () => {
-    for (const path of ["/", "/rebuilds", "/compare", "/clients", "/api/panels/writes-by-resource", "/api/markers", "/api/clients", "/metrics", "/api/snapshots/export"]) {
+    for (const path of [
+      "/",
+      "/rebuilds",
+      "/compare",
+      "/clients",
+      "/api/panels/writes-by-resource",
+      "/api/markers",
+      "/api/clients",
+      "/metrics",
+      "/api/snapshots/export",
+    ]) {
       const res = await get(path);
       expect(res.status, path).toBe(401);
       expect(res.headers.get("www-authenticate")).toBe('Basic realm="Churnscope", charset="UTF-8"');
@@ -69,7 +85,9 @@ describe("built-in access control", () => {
     // The webhook has its own token: the dashboard's credentials do not open it, its token does.
     const batch = JSON.stringify({ kind: "EventList", apiVersion: "audit.k8s.io/v1", items: [] });
     expect((await fetch(`${app.url}/api/audit/webhook`, { method: "POST", headers: { authorization: basic }, body: batch })).status).toBe(401);
-    expect((await fetch(`${app.url}/api/audit/webhook`, { method: "POST", headers: { authorization: `Bearer ${SECRETS.webhook}` }, body: batch })).status).toBe(200);
+    expect((await fetch(`${app.url}/api/audit/webhook`, { method: "POST", headers: { authorization: `Bearer ${SECRETS.webhook}` }, body: batch })).status).toBe(
+      200,
+    );
     expect((await get("/healthz")).status).toBe(200);
     expect((await get("/readyz")).status).toBe(200);
   });
@@ -137,7 +155,8 @@ describe("secrets stay on the server", () => {
     const bundle = await get(`/api/snapshots/export?from=${FROM}&to=${TO}`, basic);
     expect(bundle.status).toBe(200);
     seen.push({ where: "snapshot export", text: gunzipSync(Buffer.from(await bundle.arrayBuffer())).toString("utf8") });
-    const walk = (dir: string): string[] => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)]));
+    const walk = (dir: string): string[] =>
+      readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? walk(join(dir, name)) : [join(dir, name)]));
     const chunks = walk(join(ROOT, ".next", "static"));
     expect(chunks.filter((f) => f.endsWith(".js")).length).toBeGreaterThan(5);
     for (const file of chunks) seen.push({ where: file, text: readFileSync(file, "utf8") });

@@ -29,7 +29,6 @@ afterAll(async () => {
   await defaults?.stop();
 });
 
-
 describe("with the default limits", () => {
   it("refuses 130 KB that unpack to 44 million empty arrays before parsing them, in seconds, within memory", async () => {
     // As reported: {"format":…,"panels":[[],[],…]} took the checking thread to 3.1 GB in JSON.parse, and never answered.
@@ -49,7 +48,9 @@ describe("with the default limits", () => {
 
   it("checks one upload at a time, queues four, and tells the rest to retry (503 busy, Retry-After); the queued ones succeed", async () => {
     const replay = readFileSync(join(ROOT, REPLAY_BUNDLE_PATH));
-    const answers = await Promise.all(Array.from({ length: 8 }, () => fetch(`${defaults.url}/api/snapshots`, { method: "POST", body: new Uint8Array(replay) })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () => fetch(`${defaults.url}/api/snapshots`, { method: "POST", body: new Uint8Array(replay) })),
+    );
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 200, 200, 200, 503, 503, 503]);
     for (const res of answers.filter((r) => r.status === 503)) {
@@ -64,8 +65,17 @@ describe("checking an upload is bounded", () => {
   it("refuses a bundle that would take more memory to check than allowed, and keeps what was stored", async () => {
     const startMs = Date.parse("2026-09-11T12:00:00Z");
     const small = encodeSnapshot({
-      format: SNAPSHOT_FORMAT, version: 1, title: "a small one", takenAtMs: startMs + 1, source: "prometheus", views: ["write-load"],
-      ranges: [{ startMs, endMs: startMs + 1 }], apiservers: [], panels: [], markers: [], objectWrites: { objects: [], writes: [] },
+      format: SNAPSHOT_FORMAT,
+      version: 1,
+      title: "a small one",
+      takenAtMs: startMs + 1,
+      source: "prometheus",
+      views: ["write-load"],
+      ranges: [{ startMs, endMs: startMs + 1 }],
+      apiservers: [],
+      panels: [],
+      markers: [],
+      objectWrites: { objects: [], writes: [] },
     });
     const stored = await fetch(`${app.url}/api/snapshots`, { method: "POST", body: new Uint8Array(small) });
     expect(stored.status).toBe(200);
@@ -78,7 +88,9 @@ describe("checking an upload is bounded", () => {
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(413);
     expect(body.errorType).toBe("too_large");
-    expect(body.error).toMatch(/needs more than 64 MiB of memory \(limits\.maxSnapshotCheckMiB\)|took longer than \d+ s|holds more than [\d,]+ arrays and objects/);
+    expect(body.error).toMatch(
+      /needs more than 64 MiB of memory \(limits\.maxSnapshotCheckMiB\)|took longer than \d+ s|holds more than [\d,]+ arrays and objects/,
+    );
 
     expect((await fetch(`${app.url}/healthz`)).status).toBe(200);
     const again = await fetch(`${app.url}/api/snapshots/${info.id}`);

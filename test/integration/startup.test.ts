@@ -88,11 +88,14 @@ describe("startup", () => {
       const api = await fetch(`${app.url}/api/panels/writes-by-resource`);
       expect(api.status).toBe(503);
       expect(await api.json()).toMatchObject({ status: "error", errorType: "not_configured" });
-      const replay = await fetch(`${app.url}/api/panels/writes-by-resource?snapshot=replay&from=${target.searchParams.get("from")}&to=${target.searchParams.get("to")}`);
+      const replay = await fetch(
+        `${app.url}/api/panels/writes-by-resource?snapshot=replay&from=${target.searchParams.get("from")}&to=${target.searchParams.get("to")}`,
+      );
       expect(replay.status).toBe(200);
       // The link's resource, as the page carries it, is ignored by a panel of every resource, as Prometheus's would be;
       // a panel of one resource also takes it by its plural alone, as Prometheus matches it in any group.
-      const answer = async (panel: string, resource: string) => (await fetch(`${app.url}/api/panels/${panel}?${new URLSearchParams({ ...Object.fromEntries(target.searchParams), resource })}`)).json();
+      const answer = async (panel: string, resource: string) =>
+        (await fetch(`${app.url}/api/panels/${panel}?${new URLSearchParams({ ...Object.fromEntries(target.searchParams), resource })}`)).json();
       expect(await answer("writes-by-resource", "connectors.networking.datumapis.com")).toEqual(await replay.json());
       const byVerb = await answer("writes-by-verb", "connectors.networking.datumapis.com");
       expect(byVerb.status).toBe("success");

@@ -23,7 +23,15 @@ let app: TestApp;
 beforeAll(async () => {
   prom = await startPrometheus(buildWriteLoadScenario());
   proxy = await startCountingProxy(prom.url);
-  const config = [`prometheus:`, `  url: ${proxy.url}`, `  scrapeIntervalSeconds: 15`, `  timeoutSeconds: ${TIMEOUT_S}`, `  cacheSeconds: 0`, `  maxConcurrentQueries: 2`, `  maxAnswerMiB: 4`].join("\n");
+  const config = [
+    `prometheus:`,
+    `  url: ${proxy.url}`,
+    `  scrapeIntervalSeconds: 15`,
+    `  timeoutSeconds: ${TIMEOUT_S}`,
+    `  cacheSeconds: 0`,
+    `  maxConcurrentQueries: 2`,
+    `  maxAnswerMiB: 4`,
+  ].join("\n");
   app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(config) });
 }, 120_000);
 afterAll(async () => {
@@ -40,7 +48,6 @@ async function metric(name: string): Promise<number> {
   const line = text.split("\n").find((l) => l.startsWith(`${name} `) || l.startsWith(`${name}{`));
   return Number(line?.split(" ").at(-1));
 }
-
 
 const FAULTS: [Fault, number[], RegExp][] = [
   [{ kind: "error-json" }, [502], /Prometheus execution error \(HTTP 422\)/],

@@ -30,7 +30,14 @@ beforeAll(async () => {
   series = buildWriteLoadScenario();
   prom = await startPrometheus(series);
   const config = writeConfig(
-    [`prometheus:`, `  url: ${prom.url}`, `  scrapeIntervalSeconds: 15`, `apiservers:`, `  project: [${PROJECT_JOB}, ${LEGACY_JOB}, ${OLD_JOB}]`, `  hub: [${JSON.stringify(HUB_JOB)}]`].join("\n"),
+    [
+      `prometheus:`,
+      `  url: ${prom.url}`,
+      `  scrapeIntervalSeconds: 15`,
+      `apiservers:`,
+      `  project: [${PROJECT_JOB}, ${LEGACY_JOB}, ${OLD_JOB}]`,
+      `  hub: [${JSON.stringify(HUB_JOB)}]`,
+    ].join("\n"),
   );
   app = await startApp({ CHURNSCOPE_CONFIG: config });
 });
@@ -68,7 +75,16 @@ describe("JSON API against a real Prometheus", () => {
     // Ground truth per resource, ranked by area as the panel promises.
     const resources = [...truthByKey(series, writesOf(PROJECT_JOB), (l) => joinResource(l.resource, l.group), FROM_S, TO_S).keys()];
     const truthSeries = new Map(
-      resources.map((r) => [r, instants.map((t) => truthRate(writesOf(PROJECT_JOB, (l) => joinResource(l.resource, l.group) === r), t, window))]),
+      resources.map((r) => [
+        r,
+        instants.map((t) =>
+          truthRate(
+            writesOf(PROJECT_JOB, (l) => joinResource(l.resource, l.group) === r),
+            t,
+            window,
+          ),
+        ),
+      ]),
     );
     const ranked = [...truthSeries.entries()].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0));
     expect(ranked.length).toBe(13);
@@ -82,7 +98,12 @@ describe("JSON API against a real Prometheus", () => {
     }
     const other = data.series.find((s) => s.labels[OTHER_LABEL] !== undefined)!;
     expect(other.labels[OTHER_LABEL]).toBe("3");
-    other.points.forEach(([, value], i) => expect(value).toBeCloseTo(ranked.slice(10).reduce((sum, [, v]) => sum + v[i], 0), 10));
+    other.points.forEach(([, value], i) =>
+      expect(value).toBeCloseTo(
+        ranked.slice(10).reduce((sum, [, v]) => sum + v[i], 0),
+        10,
+      ),
+    );
   });
 
   it("writes-by-verb: one resource split by verb and subresource, exact, reads excluded", async () => {
@@ -90,7 +111,10 @@ describe("JSON API against a real Prometheus", () => {
     const keys = data.series.map((s) => `${s.labels.verb} ${s.labels.subresource ?? ""}`.trim()).sort();
     expect(keys).toEqual(["DELETE", "PATCH status", "POST", "PUT", "PUT status"]);
     for (const s of data.series) {
-      const filter = writesOf(PROJECT_JOB, (l) => l.resource === "connectors" && l.verb === s.labels.verb && (l.subresource ?? "") === (s.labels.subresource ?? ""));
+      const filter = writesOf(
+        PROJECT_JOB,
+        (l) => l.resource === "connectors" && l.verb === s.labels.verb && (l.subresource ?? "") === (s.labels.subresource ?? ""),
+      );
       for (const [tsMs, value] of s.points) expect(value).toBeCloseTo(truthRate(filter, tsMs / 1000, 300), 10);
     }
   });
@@ -110,15 +134,36 @@ describe("JSON API against a real Prometheus", () => {
     const data = await panel("write-totals", { from: FROM, to: TO, resource: "connectors" });
     const byJob = new Map<string, number>();
     for (const s of data.series) byJob.set(s.labels.job, (byJob.get(s.labels.job) ?? 0) + (s.points[0][1] ?? 0));
-    expect(byJob.get(PROJECT_JOB)).toBe(truthTotal(series, writesOf(PROJECT_JOB, (l) => l.resource === "connectors"), FROM_S, TO_S));
-    expect(byJob.get(HUB_JOB)).toBe(truthTotal(series, writesOf(HUB_JOB, (l) => l.resource === "connectors"), FROM_S, TO_S));
+    expect(byJob.get(PROJECT_JOB)).toBe(
+      truthTotal(
+        series,
+        writesOf(PROJECT_JOB, (l) => l.resource === "connectors"),
+        FROM_S,
+        TO_S,
+      ),
+    );
+    expect(byJob.get(HUB_JOB)).toBe(
+      truthTotal(
+        series,
+        writesOf(HUB_JOB, (l) => l.resource === "connectors"),
+        FROM_S,
+        TO_S,
+      ),
+    );
   });
 
   it("write-errors and effective-writes are exact too; the no-op estimate says it is one", async () => {
     const errors = await panel("write-errors", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "600" });
     expect(errors.series.map((s) => s.labels.code)).toEqual(["409"]);
     for (const [tsMs, value] of errors.series[0].points) {
-      expect(value).toBeCloseTo(truthRate(writesOf(PROJECT_JOB, (l) => l.code === "409"), tsMs / 1000, 600), 10);
+      expect(value).toBeCloseTo(
+        truthRate(
+          writesOf(PROJECT_JOB, (l) => l.code === "409"),
+          tsMs / 1000,
+          600,
+        ),
+        10,
+      );
     }
     const effective = await panel("effective-writes", { from: FROM, to: TO, apiserver: PROJECT_JOB, resource: "connectors", step: "600" });
     expect(effective.estimate).toMatch(/estimate/);
@@ -126,16 +171,30 @@ describe("JSON API against a real Prometheus", () => {
     expect(apiWrites.labels.series).toBe("API writes (2xx)");
     expect(etcd.labels.series).toBe("effective writes (etcd)");
     for (const [tsMs, value] of apiWrites.points) {
-      expect(value).toBeCloseTo(truthRate(writesOf(PROJECT_JOB, (l) => l.resource === "connectors" && l.code.startsWith("2")), tsMs / 1000, 600), 10);
+      expect(value).toBeCloseTo(
+        truthRate(
+          writesOf(PROJECT_JOB, (l) => l.resource === "connectors" && l.code.startsWith("2")),
+          tsMs / 1000,
+          600,
+        ),
+        10,
+      );
     }
     const etcdFilter = (l: Record<string, string>, name: string) => name === "etcd_requests_total" && l.job === PROJECT_JOB && l.resource === "connectors";
     for (const [tsMs, value] of etcd.points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
   });
 
   it("probes the Kubernetes ≤ 1.33 label set and still gives exact effective writes", async () => {
-    const effective = await panel("effective-writes", { from: FROM, to: TO, apiserver: LEGACY_JOB, resource: "connectors.networking.datumapis.com", step: "600" });
+    const effective = await panel("effective-writes", {
+      from: FROM,
+      to: TO,
+      apiserver: LEGACY_JOB,
+      resource: "connectors.networking.datumapis.com",
+      step: "600",
+    });
     expect(effective.queries[1].promql).toContain('type="connectors.networking.datumapis.com"');
-    const etcdFilter = (l: Record<string, string>, name: string) => name === "etcd_requests_total" && l.job === LEGACY_JOB && l.type === "connectors.networking.datumapis.com";
+    const etcdFilter = (l: Record<string, string>, name: string) =>
+      name === "etcd_requests_total" && l.job === LEGACY_JOB && l.type === "connectors.networking.datumapis.com";
     expect(effective.series[1].points.length).toBeGreaterThan(20);
     for (const [tsMs, value] of effective.series[1].points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
 
@@ -149,10 +208,13 @@ describe("JSON API against a real Prometheus", () => {
   it("counts effective writes on Kubernetes ≤ 1.27 from etcd_request_duration_seconds_count, exactly, and says so", async () => {
     const params = { from: FROM, to: TO, apiserver: OLD_JOB, resource: "connectors.networking.datumapis.com", step: "600" };
     const effective = await panel("effective-writes", params);
-    expect(effective.queries[1].promql).toMatch(/^sum\(rate\(etcd_request_duration_seconds_count\{job="apiserver-1-26", type="connectors.networking.datumapis.com"/);
+    expect(effective.queries[1].promql).toMatch(
+      /^sum\(rate\(etcd_request_duration_seconds_count\{job="apiserver-1-26", type="connectors.networking.datumapis.com"/,
+    );
     const { body } = await api("/api/panels/effective-writes", params);
     expect(body.status === "success" && body.infos.join(" ")).toMatch(/Kubernetes ≤ 1.27.*etcd_request_duration_seconds_count/);
-    const etcdFilter = (l: Record<string, string>, name: string) => name === "etcd_request_duration_seconds_count" && l.job === OLD_JOB && l.type === "connectors.networking.datumapis.com";
+    const etcdFilter = (l: Record<string, string>, name: string) =>
+      name === "etcd_request_duration_seconds_count" && l.job === OLD_JOB && l.type === "connectors.networking.datumapis.com";
     expect(effective.series[1].points.length).toBeGreaterThan(20);
     for (const [tsMs, value] of effective.series[1].points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
   });

@@ -15,8 +15,34 @@ import { ROOT } from "../helpers/root";
 
 const LAYERS: Record<string, { layer: number; name: string }> = {};
 const place = (name: string, layer: number, paths: string[]) => paths.forEach((p) => (LAYERS[p] = { layer, name }));
-place("core", 0, ["analysis", "api", "churn", "compare", "config", "format", "markers", "metrics", "objects", "panels", "promql", "rebuilds", "runtime", "scenario", "snapshot/format", "time", "wire"].map((d) => `lib/${d}`));
-place("sources", 1, ["audit", "demo", "prometheus", "recorder", "snapshot", "store"].map((d) => `lib/${d}`));
+place(
+  "core",
+  0,
+  [
+    "analysis",
+    "api",
+    "churn",
+    "compare",
+    "config",
+    "format",
+    "markers",
+    "metrics",
+    "objects",
+    "panels",
+    "promql",
+    "rebuilds",
+    "runtime",
+    "scenario",
+    "snapshot/format",
+    "time",
+    "wire",
+  ].map((d) => `lib/${d}`),
+);
+place(
+  "sources",
+  1,
+  ["audit", "demo", "prometheus", "recorder", "snapshot", "store"].map((d) => `lib/${d}`),
+);
 place("server", 2, ["lib/server"]);
 place("entry", 3, ["lib/cli", "lib/query", "app", "components", "instrumentation.ts", "proxy.ts"]);
 /** Code that runs in the browser: it may import only the core (and itself). */

@@ -21,7 +21,8 @@ import type { IngestAnswer } from "../../wire/audit";
 
 function clusterParam(params: URLSearchParams, fromPath?: string): string {
   const cluster = fromPath ?? params.get("cluster") ?? "default";
-  if (!CLUSTER_NAME.test(cluster) || cluster.length > 63) throw badRequest(`parameter cluster: expected a DNS-style name such as prod-eu, got ${JSON.stringify(cluster.slice(0, 80))}`);
+  if (!CLUSTER_NAME.test(cluster) || cluster.length > 63)
+    throw badRequest(`parameter cluster: expected a DNS-style name such as prod-eu, got ${JSON.stringify(cluster.slice(0, 80))}`);
   return cluster;
 }
 
@@ -30,7 +31,9 @@ function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, by
   const retention = ingester.retentionWarning(ctx.config.recorder.retentionDays * 86_400_000);
   const warnings = [
     ...(retention ? [retention] : []),
-    ...(counts.malformed + counts.invalid > 0 ? [`${counts.malformed + counts.invalid} lines or events could not be read; the first ones are listed under problems.`] : []),
+    ...(counts.malformed + counts.invalid > 0
+      ? [`${counts.malformed + counts.invalid} lines or events could not be read; the first ones are listed under problems.`]
+      : []),
     ...(counts.events === 0 ? ["No audit events found: expected audit.k8s.io Event JSON lines, one per line (plain or .gz)."] : []),
   ];
   return { data: { cluster, bytes, seconds: (Date.now() - startedMs) / 1000, counts, problems, summary: ingester.summary() }, warnings };
@@ -60,11 +63,18 @@ export async function receiveWebhook(ctx: ServerContext, request: Request, clust
     // Said in the log once a minute at most (the API server retries every batch).
     if (Date.now() - lastTokenlessWarningMs > 60_000) {
       lastTokenlessWarningMs = Date.now();
-      console.error("churnscope: an audit webhook request came without a token; kube-apiserver sends its webhook token only over https (server.tls, or a TLS proxy in front)");
+      console.error(
+        "churnscope: an audit webhook request came without a token; kube-apiserver sends its webhook token only over https (server.tls, or a TLS proxy in front)",
+      );
     }
-    throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>; kube-apiserver sends it only to an https:// server (see server.tls)");
+    throw new ApiFailure(
+      401,
+      "unauthorized",
+      "the audit webhook needs Authorization: Bearer <audit.webhookToken>; kube-apiserver sends it only to an https:// server (see server.tls)",
+    );
   }
-  if (scheme?.toLowerCase() !== "bearer" || !sameSecret(credentials, token)) throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>");
+  if (scheme?.toLowerCase() !== "bearer" || !sameSecret(credentials, token))
+    throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>");
   const cluster = clusterParam(new URL(request.url).searchParams, clusterFromPath);
   const startedMs = Date.now();
   const bytes = await readBodyLimited(request.body, ctx.config.audit.maxWebhookBytes, "audit.maxWebhookMiB");
@@ -125,7 +135,10 @@ export function removeLeftUploads(dataDir: string, startedAtMs = Date.now() - pr
 export async function receiveUpload(ctx: ServerContext, request: Request): Promise<{ data: IngestAnswer; warnings: string[] }> {
   const cluster = clusterParam(new URL(request.url).searchParams);
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > ctx.config.audit.maxUploadBytes) throw tooLarge(`the upload is ${formatBytes(declared)}; at most ${formatBytes(ctx.config.audit.maxUploadBytes)} is accepted (audit.maxUploadMiB); use npm run ingest for larger logs`);
+  if (declared > ctx.config.audit.maxUploadBytes)
+    throw tooLarge(
+      `the upload is ${formatBytes(declared)}; at most ${formatBytes(ctx.config.audit.maxUploadBytes)} is accepted (audit.maxUploadMiB); use npm run ingest for larger logs`,
+    );
   const dir = join(ctx.config.dataDir, "uploads");
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${randomUUID()}.upload`);

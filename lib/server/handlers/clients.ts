@@ -50,7 +50,9 @@ export function clientsAnswer(ctx: ServerContext, params: Record<string, string>
   const data = queryClients(audit, { startMs, endMs, cluster: p.cluster, resource: p.resource, atMs: p.at });
   const infos = audit.hasRequests()
     ? []
-    : ["No audit log has been ingested: run `npm run ingest -- PATH…`, upload a log here, or point the API server's audit webhook at /api/audit/webhook (docs/audit.md)."];
+    : [
+        "No audit log has been ingested: run `npm run ingest -- PATH…`, upload a log here, or point the API server's audit webhook at /api/audit/webhook (docs/audit.md).",
+      ];
   return { data, infos };
 }
 
@@ -92,7 +94,11 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
   const resources = all<{ label: string; writes: number; noop: number }>(
     `SELECT ${resourceName} AS label, COUNT(*) AS writes, TOTAL(noop = 1) AS noop FROM audit_requests WHERE ${w} GROUP BY label ORDER BY writes DESC, label LIMIT ${TOP_ROWS}`,
   ).map(({ label, ...r }) => ({ resource: label, ...r }));
-  const resourceTop = topBy(all<{ k: string; client: string; n: number }>(`SELECT ${resourceName} AS k, ${CLIENT} AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`));
+  const resourceTop = topBy(
+    all<{ k: string; client: string; n: number }>(
+      `SELECT ${resourceName} AS k, ${CLIENT} AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`,
+    ),
+  );
   const objects = all<{ qualified: string; namespace: string; name: string; writes: number; noop: number }>(
     `SELECT ${QUALIFIED} AS qualified, namespace, name, COUNT(*) AS writes, TOTAL(noop = 1) AS noop
      FROM audit_requests WHERE ${w} AND name != '' GROUP BY qualified, namespace, name ORDER BY writes DESC, qualified, namespace, name LIMIT ${TOP_ROWS}`,

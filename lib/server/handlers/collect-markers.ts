@@ -7,7 +7,11 @@ import type { Marker } from "../../markers/marker";
 import { noteMarker } from "../../store/notes";
 import { runMarkerQueries } from "../../markers/query-markers";
 
-export async function collectMarkers(ctx: ServerContext, range: { startMs: number; endMs: number }, signal?: AbortSignal): Promise<{ markers: Marker[]; warnings: string[] }> {
+export async function collectMarkers(
+  ctx: ServerContext,
+  range: { startMs: number; endMs: number },
+  signal?: AbortSignal,
+): Promise<{ markers: Marker[]; warnings: string[] }> {
   const inRange = (m: Marker) => m.timeMs >= range.startMs && m.timeMs <= range.endMs;
   const found =
     ctx.prometheus && ctx.config.markerQueries.length

@@ -35,7 +35,12 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
   if (params.view === "objects") return exportObjects(ctx, params);
   const prometheus = ctx.prometheus;
   if (!prometheus) throw notConfigured();
-  const req = parsePanelParams(params, Date.now(), ctx.config.limits.maxRangeMs, configuredApiservers(ctx.config.apiservers).map((a) => a.job));
+  const req = parsePanelParams(
+    params,
+    Date.now(),
+    ctx.config.limits.maxRangeMs,
+    configuredApiservers(ctx.config.apiservers).map((a) => a.job),
+  );
   const label = title.safeParse(params.title);
   if (!label.success) throw badRequest("parameter title: at most 300 characters");
   const bounds = { startSeconds: Math.floor(req.startMs / 1000), endSeconds: Math.ceil(req.endMs / 1000) };
@@ -45,7 +50,13 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
   const atMs = params.at !== undefined && /^\d{1,15}$/.test(params.at) ? Number(params.at) : undefined;
   const snapshot = await buildSnapshot(
     {
-      title: label.data ?? (view === "rebuilds" ? "Edge rebuilds" : view === "compare" ? "Compare counters" : `Write load${req.job ? ` on ${req.job}` : ""}${resource ? `, ${resource}` : ""}`),
+      title:
+        label.data ??
+        (view === "rebuilds"
+          ? "Edge rebuilds"
+          : view === "compare"
+            ? "Compare counters"
+            : `Write load${req.job ? ` on ${req.job}` : ""}${resource ? `, ${resource}` : ""}`),
       source: "prometheus",
       takenAtMs: Date.now(),
       ranges: [{ startMs: req.startMs, endMs: req.endMs }],
@@ -60,7 +71,9 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
             ? [{ panel: "compare", startMs: req.startMs, endMs: req.endMs, args: compareArgs(parseCompareArgs(params)) }]
             : distinctCalls([{ startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource }]),
       // Every marker the page shows, notes and PromQL-found ones included; ids stay on this server.
-      markers: (await collectMarkers(ctx, { startMs: req.startMs, endMs: req.endMs }, signal)).markers.flatMap(({ id: _id, kind, ...m }) => (kind === "onset" ? [] : [{ ...m, kind }])),
+      markers: (await collectMarkers(ctx, { startMs: req.startMs, endMs: req.endMs }, signal)).markers.flatMap(({ id: _id, kind, ...m }) =>
+        kind === "onset" ? [] : [{ ...m, kind }],
+      ),
       objectWrites: null,
     },
     callRunner(prometheus, rebuildDeps(ctx.config, prometheus), signal),
@@ -73,11 +86,14 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
 async function exportObjects(ctx: ServerContext, params: Record<string, string>): Promise<Download> {
   const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
   const { writes, leftOut } = exportObjectWrites(ctx.stores.liveStore(), { startMs, endMs });
-  if (!writes) throw new ApiFailure(413, "too_large", `the range holds more than ${MAX_EXPORTED_WRITES.toLocaleString("en-US")} object writes: export a shorter range`);
+  if (!writes)
+    throw new ApiFailure(413, "too_large", `the range holds more than ${MAX_EXPORTED_WRITES.toLocaleString("en-US")} object writes: export a shorter range`);
   const snapshot = await buildSnapshot(
     {
       title: "Objects",
-      ...(leftOut ? { description: `${leftOut} objects written in this range were left out: their first version was recorded before Churnscope kept whole versions.` } : {}),
+      ...(leftOut
+        ? { description: `${leftOut} objects written in this range were left out: their first version was recorded before Churnscope kept whole versions.` }
+        : {}),
       source: "recorder",
       takenAtMs: Date.now(),
       ranges: [{ startMs, endMs }],

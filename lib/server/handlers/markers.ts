@@ -21,7 +21,11 @@ export async function answerMarkers(ctx: ServerContext, params: Record<string, s
 }
 
 /** `user` is whoever the API admitted: the auth proxy's user header, or the basic-auth user; else the note is anonymous. */
-export async function addNote(ctx: ServerContext, body: ReadableStream<Uint8Array> | null, user: string | undefined): Promise<{ data: Note & { marker: Marker } }> {
+export async function addNote(
+  ctx: ServerContext,
+  body: ReadableStream<Uint8Array> | null,
+  user: string | undefined,
+): Promise<{ data: Note & { marker: Marker } }> {
   const bytes = await readBodyLimited(body, MAX_NOTE_BODY_BYTES, "16 KiB for a note");
   let input: unknown;
   try {

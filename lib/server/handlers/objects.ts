@@ -50,9 +50,12 @@ const NO_RECORDER =
 /** What a live answer should say about its source: no recorder at all, or the periods it could not observe. */
 function liveNotes(ctx: ServerContext, filter: ObjectFilter): { warnings: string[]; infos: string[] } {
   const store = ctx.stores.liveStore();
-  const gaps = store.gaps(filter.fromMs, filter.toMs).map(
-    (g) => `Not observed on ${g.cluster} (${g.profile}) from ${new Date(g.fromMs).toISOString()} to ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}.`,
-  );
+  const gaps = store
+    .gaps(filter.fromMs, filter.toMs)
+    .map(
+      (g) =>
+        `Not observed on ${g.cluster} (${g.profile}) from ${new Date(g.fromMs).toISOString()} to ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}.`,
+    );
   // A recorder runs here, or ran (perhaps as `npm run recorder`) into this data dir.
   const recording = hasLiveObjects(ctx);
   return { warnings: gaps, infos: recording ? [] : [NO_RECORDER] };
@@ -62,12 +65,21 @@ export async function listObjects(ctx: ServerContext, params: Record<string, str
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
   const { total, rows } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize);
-  return { data: { total, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() }, ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}) };
+  return {
+    data: { total, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() },
+    ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
+  };
 }
 
-export async function listFields(ctx: ServerContext, params: Record<string, string>): Promise<{ data: { startMs: number; endMs: number; rows: FieldRow[] }; warnings?: string[]; infos?: string[] }> {
+export async function listFields(
+  ctx: ServerContext,
+  params: Record<string, string>,
+): Promise<{ data: { startMs: number; endMs: number; rows: FieldRow[] }; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
-  return { data: { startMs: filter.fromMs, endMs: filter.toMs, rows: (await storeFor(ctx, p.snapshot)).fields(filter, 200) }, ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}) };
+  return {
+    data: { startMs: filter.fromMs, endMs: filter.toMs, rows: (await storeFor(ctx, p.snapshot)).fields(filter, 200) },
+    ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
+  };
 }
 
 /** /api/objects/{object path}/writes */

@@ -39,7 +39,15 @@ interface PanelKind {
 function requestOf(call: PanelCall): PanelRequest {
   const [resource, group] = splitResource(call.resource);
   const { step, width } = call.args ?? {};
-  return { startMs: call.startMs, endMs: call.endMs, job: call.apiserver, resource, group, width: width === undefined ? DEFAULT_CHART_WIDTH : Number(width), requestedStepSeconds: step === undefined ? undefined : Number(step) };
+  return {
+    startMs: call.startMs,
+    endMs: call.endMs,
+    job: call.apiserver,
+    resource,
+    group,
+    width: width === undefined ? DEFAULT_CHART_WIDTH : Number(width),
+    requestedStepSeconds: step === undefined ? undefined : Number(step),
+  };
 }
 
 /** The Write load and Edge rebuilds panels take the same parameters; a step and a width ride along as arguments. */
@@ -50,7 +58,14 @@ function rangedCall(id: string, params: Record<string, string>, range: { nowMs: 
   const args: Record<string, string> = {};
   if (req.requestedStepSeconds !== undefined) args.step = String(req.requestedStepSeconds);
   if (req.width !== DEFAULT_CHART_WIDTH) args.width = String(req.width);
-  return { panel: id, startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource: params.resource || undefined, ...(Object.keys(args).length > 0 ? { args } : {}) };
+  return {
+    panel: id,
+    startMs: req.startMs,
+    endMs: req.endMs,
+    apiserver: req.job,
+    resource: params.resource || undefined,
+    ...(Object.keys(args).length > 0 ? { args } : {}),
+  };
 }
 
 const KINDS: PanelKind[] = [

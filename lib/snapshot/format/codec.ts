@@ -44,7 +44,9 @@ export function checkShape(text: string): void {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if ((c === 0x7b || c === 0x5b) && ++containers > allowed) {
-      throw tooLarge(`the snapshot holds more than ${allowed.toLocaleString("en-US")} arrays and objects in ${formatBytes(text.length)}: more, or smaller, pieces than a snapshot of its size holds`);
+      throw tooLarge(
+        `the snapshot holds more than ${allowed.toLocaleString("en-US")} arrays and objects in ${formatBytes(text.length)}: more, or smaller, pieces than a snapshot of its size holds`,
+      );
     }
   }
 }
@@ -87,7 +89,10 @@ export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
   const snapshot = parsed.data;
   const objects = snapshot.objectWrites?.objects.length ?? 0;
   const badWrite = snapshot.objectWrites?.writes.findIndex((w) => w.o >= objects) ?? -1;
-  if (badWrite >= 0) throw badRequest(`the snapshot is inconsistent: objectWrites.writes.${badWrite} names object ${snapshot.objectWrites?.writes[badWrite].o}, but there are ${objects}`);
+  if (badWrite >= 0)
+    throw badRequest(
+      `the snapshot is inconsistent: objectWrites.writes.${badWrite} names object ${snapshot.objectWrites?.writes[badWrite].o}, but there are ${objects}`,
+    );
   const badRange = snapshot.ranges.findIndex((r) => r.endMs <= r.startMs);
   if (badRange >= 0) throw badRequest(`the snapshot is inconsistent: ranges.${badRange} ends before it starts`);
   return snapshot;

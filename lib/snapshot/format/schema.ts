@@ -94,7 +94,12 @@ export const snapshotSchema = z.object({
   ranges: z.array(z.object({ startMs: epochMs, endMs: epochMs, label: z.string().max(100).optional() })).min(1),
   /** the selection a bare link opens with */
   initialView: z
-    .object({ apiserver: z.string().max(253).optional(), resource: z.string().max(253).optional(), site: z.string().max(253).optional(), atMs: epochMs.optional() })
+    .object({
+      apiserver: z.string().max(253).optional(),
+      resource: z.string().max(253).optional(),
+      site: z.string().max(253).optional(),
+      atMs: epochMs.optional(),
+    })
     .optional(),
   apiservers: z.array(z.object({ job: z.string().max(253), role: z.enum(["project", "hub", "discovered"]) })),
   panels: z.array(panelEntrySchema),

@@ -30,7 +30,15 @@ describe("onset detection", () => {
       [3, 700, 0.02, 0.05, 0.004],
       [4, 50, 100, 260, 15],
     ] as const) {
-      const points = series([{ until: at, level: before }, { until: Infinity, level: after }], 900, sigma, seed);
+      const points = series(
+        [
+          { until: at, level: before },
+          { until: Infinity, level: after },
+        ],
+        900,
+        sigma,
+        seed,
+      );
       const onset = detectOnset([{ labels: {}, points }]);
       expect(onset, `seed ${seed}`).not.toBeNull();
       expect(Math.abs(onset!.timeMs - at * STEP), `seed ${seed}`).toBeLessThanOrEqual(STEP);
@@ -56,9 +64,21 @@ describe("onset detection", () => {
   });
 
   it("takes the first rise when the level goes up and back down, and names the series that moved most", () => {
-    const rising = series([{ until: 400, level: 0.1 }, { until: 800, level: 2 }, { until: Infinity, level: 0.1 }], 1000, 0.05, 7);
+    const rising = series(
+      [
+        { until: 400, level: 0.1 },
+        { until: 800, level: 2 },
+        { until: Infinity, level: 0.1 },
+      ],
+      1000,
+      0.05,
+      7,
+    );
     const steady = series([{ until: Infinity, level: 1 }], 1000, 0.05, 8);
-    const onset = detectOnset([{ labels: { resource: "leases" }, points: steady }, { labels: { resource: "connectors" }, points: rising }]);
+    const onset = detectOnset([
+      { labels: { resource: "leases" }, points: steady },
+      { labels: { resource: "connectors" }, points: rising },
+    ]);
     expect(Math.abs(onset!.timeMs - 400 * STEP)).toBeLessThanOrEqual(STEP);
     expect(onset!.movers[0].labels).toEqual({ resource: "connectors" });
     expect(changePoints(rising).map((p) => Math.round(p.timeMs / STEP / 10) * 10)).toEqual([400, 800]);
@@ -67,7 +87,9 @@ describe("onset detection", () => {
   it("finds the replay's onset at 13:12Z on 11 September within one step of the bundle's write rates", () => {
     const bundle = decodeSnapshot(readFileSync(join(process.cwd(), REPLAY_BUNDLE_PATH)), 64 << 20);
     for (const apiserver of ["milo-apiserver", "karmada-system/karmada-apiserver"]) {
-      const panel = bundle.panels.find((p) => p.panel === "writes-by-verb" && p.apiserver === apiserver && p.startMs === DEFAULT_REPLAY.startMs && p.resource?.startsWith("connectors"))!;
+      const panel = bundle.panels.find(
+        (p) => p.panel === "writes-by-verb" && p.apiserver === apiserver && p.startMs === DEFAULT_REPLAY.startMs && p.resource?.startsWith("connectors"),
+      )!;
       const onset = detectOnset(panel.result.data.series);
       expect(onset, apiserver).not.toBeNull();
       // A point covers the step that ends at its time, so the first raised point ends within a step after the onset.

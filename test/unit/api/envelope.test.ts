@@ -22,7 +22,10 @@ describe("failureOf", () => {
     holder.exec("CREATE TABLE t (x)");
     holder.exec("BEGIN IMMEDIATE");
     const other = new Database(path, { timeout: 0 });
-    expect(failureOf(thrown(() => other.exec("INSERT INTO t VALUES (1)")))).toEqual({ httpStatus: 503, body: { status: "error", errorType: "store_busy", error: "the store is busy with another writer; try again" } });
+    expect(failureOf(thrown(() => other.exec("INSERT INTO t VALUES (1)")))).toEqual({
+      httpStatus: 503,
+      body: { status: "error", errorType: "store_busy", error: "the store is busy with another writer; try again" },
+    });
     holder.exec("ROLLBACK");
     other.pragma("query_only = ON");
     const refused = failureOf(thrown(() => other.exec("INSERT INTO t VALUES (1)")));
@@ -32,7 +35,13 @@ describe("failureOf", () => {
   });
 
   it("keeps its own failures, and hides anything else behind 500 internal", () => {
-    expect(failureOf(new ApiFailure(413, "too_large", "too big"))).toEqual({ httpStatus: 413, body: { status: "error", errorType: "too_large", error: "too big" } });
-    expect(failureOf(new Error("secret detail"))).toEqual({ httpStatus: 500, body: { status: "error", errorType: "internal", error: "internal error; see the server log" } });
+    expect(failureOf(new ApiFailure(413, "too_large", "too big"))).toEqual({
+      httpStatus: 413,
+      body: { status: "error", errorType: "too_large", error: "too big" },
+    });
+    expect(failureOf(new Error("secret detail"))).toEqual({
+      httpStatus: 500,
+      body: { status: "error", errorType: "internal", error: "internal error; see the server log" },
+    });
   });
 });

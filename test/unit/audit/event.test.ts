@@ -4,7 +4,18 @@ import { eventsOf, readLine, toRequest, type AuditEvent } from "@/lib/audit/even
 import { auditEvent, micro } from "../../helpers/audit-log";
 
 const T = Date.UTC(2026, 10, 29, 10, 0, 0, 123);
-const base = { verb: "patch", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name: "r1", subresource: "status", receivedMs: T, latencyMs: 12, user: "alice", userAgent: "kubectl/v1.31.0" };
+const base = {
+  verb: "patch",
+  resource: "httproutes",
+  group: "gateway.networking.k8s.io",
+  namespace: "apps",
+  name: "r1",
+  subresource: "status",
+  receivedMs: T,
+  latencyMs: 12,
+  user: "alice",
+  userAgent: "kubectl/v1.31.0",
+};
 
 function request(line: string) {
   const outcome = readLine(line);
@@ -17,7 +28,20 @@ function request(line: string) {
 describe("readLine and toRequest", () => {
   it("reads a v1 ResponseComplete write with its user, agent, code and latency", () => {
     const r = request(JSON.stringify(auditEvent({ ...base, auditID: "a1", code: 201 })));
-    expect(r).toMatchObject({ key: "a1/ResponseComplete", tsMs: T, verb: "patch", group: "gateway.networking.k8s.io", resource: "httproutes", subresource: "status", namespace: "apps", name: "r1", user: "alice", userAgent: "kubectl/v1.31.0", code: 201, latencyMs: 12 });
+    expect(r).toMatchObject({
+      key: "a1/ResponseComplete",
+      tsMs: T,
+      verb: "patch",
+      group: "gateway.networking.k8s.io",
+      resource: "httproutes",
+      subresource: "status",
+      namespace: "apps",
+      name: "r1",
+      user: "alice",
+      userAgent: "kubectl/v1.31.0",
+      code: 201,
+      latencyMs: 12,
+    });
   });
 
   it("reads v1beta1 and falls back to the legacy timestamp when requestReceivedTimestamp is missing", () => {
@@ -58,7 +82,11 @@ describe("readLine and toRequest", () => {
 
   it("unwraps envelopes: properties.log as an object and as an escaped string, and a log shipper's log field", () => {
     const event = auditEvent({ ...base, auditID: "env" });
-    for (const wrapped of [{ time: "x", properties: { log: event } }, { properties: { log: JSON.stringify(event) } }, { stream: "stdout", log: JSON.stringify(event) }]) {
+    for (const wrapped of [
+      { time: "x", properties: { log: event } },
+      { properties: { log: JSON.stringify(event) } },
+      { stream: "stdout", log: JSON.stringify(event) },
+    ]) {
       expect(request(JSON.stringify(wrapped)).key).toBe("env/ResponseComplete");
     }
   });
@@ -68,7 +96,11 @@ describe("readLine and toRequest", () => {
     const b = auditEvent({ ...base, auditID: "hub-2" });
     const message = {
       records: [
-        { category: "kube-audit", operationName: "Microsoft.ContainerService/managedClusters/diagnosticLogs/Read", properties: { log: `${JSON.stringify(a)}\n`, stream: "stdout", pod: "kube-apiserver-0" } },
+        {
+          category: "kube-audit",
+          operationName: "Microsoft.ContainerService/managedClusters/diagnosticLogs/Read",
+          properties: { log: `${JSON.stringify(a)}\n`, stream: "stdout", pod: "kube-apiserver-0" },
+        },
         { category: "kube-apiserver", properties: { log: "I0109 21:24:54.475483       1 clusterstate.go:300] not an event" } },
         { category: "kube-audit-admin", properties: { log: JSON.stringify(b) } },
       ],
@@ -78,7 +110,11 @@ describe("readLine and toRequest", () => {
   });
 
   it("reads an EventList batch as the webhook posts it", () => {
-    const list = { kind: "EventList", apiVersion: "audit.k8s.io/v1", items: [auditEvent({ ...base, auditID: "b1" }), auditEvent({ ...base, auditID: "b2", stage: "RequestReceived" })] };
+    const list = {
+      kind: "EventList",
+      apiVersion: "audit.k8s.io/v1",
+      items: [auditEvent({ ...base, auditID: "b1" }), auditEvent({ ...base, auditID: "b2", stage: "RequestReceived" })],
+    };
     expect(eventsOf(list)?.map((e) => e.auditID)).toEqual(["b1", "b2"]);
   });
 
@@ -103,7 +139,14 @@ describe("readLine and toRequest", () => {
     const { requestURI: _uri, objectRef: _ref, apiVersion: _v, ...headless } = event;
     expect(readLine(JSON.stringify(headless))).toEqual({ kind: "foreign" });
     // A GKE Cloud Logging entry: audit data in another schema.
-    expect(readLine(JSON.stringify({ protoPayload: { "@type": "type.googleapis.com/google.cloud.audit.AuditLog", methodName: "io.k8s.core.v1.pods.create" }, logName: "projects/p/logs/cloudaudit.googleapis.com%2Factivity" }))).toEqual({ kind: "foreign" });
+    expect(
+      readLine(
+        JSON.stringify({
+          protoPayload: { "@type": "type.googleapis.com/google.cloud.audit.AuditLog", methodName: "io.k8s.core.v1.pods.create" },
+          logName: "projects/p/logs/cloudaudit.googleapis.com%2Factivity",
+        }),
+      ),
+    ).toEqual({ kind: "foreign" });
     expect(eventsOf({ items: [{ kind: "Pod" }] })).toBeNull();
   });
 
@@ -117,16 +160,37 @@ describe("readLine and toRequest", () => {
   });
 
   it("reads a 200 kB line", () => {
-    const big = { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "big", namespace: "apps", resourceVersion: "9" }, data: { blob: "x".repeat(200_000) } };
-    const r = request(JSON.stringify(auditEvent({ ...base, verb: "update", resource: "configmaps", group: undefined, subresource: undefined, name: "big", responseObject: big })));
+    const big = {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { name: "big", namespace: "apps", resourceVersion: "9" },
+      data: { blob: "x".repeat(200_000) },
+    };
+    const r = request(
+      JSON.stringify(
+        auditEvent({ ...base, verb: "update", resource: "configmaps", group: undefined, subresource: undefined, name: "big", responseObject: big }),
+      ),
+    );
     expect(r.response?.resourceVersion).toBe("9");
     expect((r.response?.object as { data: { blob: string } }).data.blob).toHaveLength(200_000);
   });
 
   it("takes a created object's name from the response (generateName), and ignores a Status response", () => {
-    const created = request(JSON.stringify(auditEvent({ ...base, verb: "create", name: undefined, subresource: undefined, responseObject: { kind: "HTTPRoute", metadata: { name: "gen-x7", resourceVersion: "3" } } })));
+    const created = request(
+      JSON.stringify(
+        auditEvent({
+          ...base,
+          verb: "create",
+          name: undefined,
+          subresource: undefined,
+          responseObject: { kind: "HTTPRoute", metadata: { name: "gen-x7", resourceVersion: "3" } },
+        }),
+      ),
+    );
     expect(created.name).toBe("gen-x7");
-    const deleted = request(JSON.stringify(auditEvent({ ...base, verb: "delete", subresource: undefined, responseObject: { kind: "Status", status: "Success" } })));
+    const deleted = request(
+      JSON.stringify(auditEvent({ ...base, verb: "delete", subresource: undefined, responseObject: { kind: "Status", status: "Success" } })),
+    );
     expect(deleted.response).toBeUndefined();
   });
 

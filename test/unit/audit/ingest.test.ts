@@ -21,7 +21,12 @@ function setup() {
   };
   const byClass = () =>
     Object.fromEntries(
-      (store.db.prepare("SELECT o.name || ':' || w.class AS k, COUNT(*) AS n FROM writes w JOIN objects o ON o.id = w.object_id GROUP BY k").all() as { k: string; n: number }[]).map((r) => [r.k, r.n]),
+      (
+        store.db.prepare("SELECT o.name || ':' || w.class AS k, COUNT(*) AS n FROM writes w JOIN objects o ON o.id = w.object_id GROUP BY k").all() as {
+          k: string;
+          n: number;
+        }[]
+      ).map((r) => [r.k, r.n]),
     );
   return { store, ingester, feed, byClass };
 }
@@ -46,10 +51,15 @@ describe("AuditIngester", () => {
     expect(Object.fromEntries(users.map((u) => [u.usr, u.n]))).toEqual(truth.requestsByUser);
     // Flux's write is the routed one, by Flux; the no-ops are the policy controller's.
     const writers = store.db.prepare("SELECT DISTINCT class, writer FROM writes WHERE class IN ('routed', 'no-op') ORDER BY class").all();
-    expect(writers).toEqual([{ class: "no-op", writer: POLICY_CONTROLLER }, { class: "routed", writer: ROUTE_OWNER }]);
+    expect(writers).toEqual([
+      { class: "no-op", writer: POLICY_CONTROLLER },
+      { class: "routed", writer: ROUTE_OWNER },
+    ]);
     // The Objects ranking flags the timer.
     const { rows } = store.objects({ fromMs: START - 1, toMs: START + 3_600_000 }, 10, 0);
-    expect(rows.map((r) => r.periodicNoop)).toEqual(truth.routes.map(() => ({ everySeconds: truth.periodSeconds, writes: expect.any(Number), writer: POLICY_CONTROLLER })));
+    expect(rows.map((r) => r.periodicNoop)).toEqual(
+      truth.routes.map(() => ({ everySeconds: truth.periodSeconds, writes: expect.any(Number), writer: POLICY_CONTROLLER })),
+    );
     expect(rows.find((r) => r.name === "route-0")!.noop).toBe(truth.noop["route-0"]);
   });
 
@@ -86,9 +96,13 @@ describe("AuditIngester", () => {
   it("keeps failed requests and unprofiled kinds for the clients view only", () => {
     const { feed, ingester, store } = setup();
     feed([
-      JSON.stringify(auditEvent({ verb: "update", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name: "r", code: 409, receivedMs: START })),
+      JSON.stringify(
+        auditEvent({ verb: "update", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name: "r", code: 409, receivedMs: START }),
+      ),
       JSON.stringify(auditEvent({ verb: "update", resource: "configmaps", namespace: "apps", name: "c", receivedMs: START })),
-      JSON.stringify(auditEvent({ verb: "deletecollection", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", receivedMs: START })),
+      JSON.stringify(
+        auditEvent({ verb: "deletecollection", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", receivedMs: START }),
+      ),
     ]);
     expect(ingester.counts).toMatchObject({ requests: 3, failed: 1, unprofiled: 2, objectWrites: 0 });
     expect(store.db.prepare("SELECT COUNT(*) AS n FROM writes").get()).toEqual({ n: 0 });
@@ -96,7 +110,11 @@ describe("AuditIngester", () => {
 
   it("matches a write the watch recorder already stored instead of counting it twice", () => {
     const { store, ingester, feed } = setup();
-    const recorder = new ProfileRecorder(store, "prod", DEFAULT_PROFILES.filter((p) => p.name === "httproute"));
+    const recorder = new ProfileRecorder(
+      store,
+      "prod",
+      DEFAULT_PROFILES.filter((p) => p.name === "httproute"),
+    );
     recorder.applyList([httpRoute("w", 5, ["a.example.com"], 1)], "5", START);
     recorder.applyEvent("MODIFIED", httpRoute("w", 6, ["b.example.com"], 1), START + 1_000);
     const audit = { verb: "update", resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name: "w", user: ROUTE_OWNER };
@@ -115,20 +133,62 @@ describe("AuditIngester", () => {
 });
 
 describe("cluster-scoped objects", () => {
-  const namespaceProfile = { ...DEFAULT_PROFILES.find((p) => p.name === "httproute")!, name: "namespace", group: "", version: "v1", resource: "namespaces", kind: "Namespace", source: { path: "$.metadata" }, routed: { labels: { path: "$.labels" } } };
+  const namespaceProfile = {
+    ...DEFAULT_PROFILES.find((p) => p.name === "httproute")!,
+    name: "namespace",
+    group: "",
+    version: "v1",
+    resource: "namespaces",
+    kind: "Namespace",
+    source: { path: "$.metadata" },
+    routed: { labels: { path: "$.labels" } },
+  };
   const siteProfile = { ...namespaceProfile, name: "site", group: "net.example.io", resource: "sites", kind: "Site", scope: "Cluster" as const };
 
   it("keys a Namespace, a ClusterRole and a cluster-scoped custom resource without a namespace, whatever objectRef says", () => {
     const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-scope-")), "s.sqlite"));
     const ingester = new AuditIngester(store, "prod", [...DEFAULT_PROFILES, namespaceProfile, siteProfile]);
-    const ns = (rv: number, labels: Record<string, string>) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name: "openshift-ovn-kubernetes", resourceVersion: String(rv), labels } });
+    const ns = (rv: number, labels: Record<string, string>) => ({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name: "openshift-ovn-kubernetes", resourceVersion: String(rv), labels },
+    });
     const lines = [
       // The API server names the namespace itself in objectRef.namespace for some verbs and not for others.
       ...requestLines({ verb: "create", resource: "namespaces", name: "openshift-ovn-kubernetes", receivedMs: START, responseObject: ns(1, { a: "1" }) }),
-      ...requestLines({ verb: "update", resource: "namespaces", namespace: "openshift-ovn-kubernetes", name: "openshift-ovn-kubernetes", receivedMs: START + 1000, responseObject: ns(2, { a: "2" }) }),
-      ...requestLines({ verb: "patch", resource: "namespaces", namespace: "openshift-ovn-kubernetes", name: "openshift-ovn-kubernetes", receivedMs: START + 2000, responseObject: ns(2, { a: "2" }) }),
-      ...requestLines({ verb: "update", resource: "clusterroles", group: "rbac.authorization.k8s.io", namespace: "kube-system", name: "system:controller:x", receivedMs: START + 3000 }),
-      ...requestLines({ verb: "patch", resource: "sites", group: "net.example.io", namespace: "stray", name: "site-1", receivedMs: START + 4000, responseObject: { kind: "Site", metadata: { name: "site-1", resourceVersion: "5" } } }),
+      ...requestLines({
+        verb: "update",
+        resource: "namespaces",
+        namespace: "openshift-ovn-kubernetes",
+        name: "openshift-ovn-kubernetes",
+        receivedMs: START + 1000,
+        responseObject: ns(2, { a: "2" }),
+      }),
+      ...requestLines({
+        verb: "patch",
+        resource: "namespaces",
+        namespace: "openshift-ovn-kubernetes",
+        name: "openshift-ovn-kubernetes",
+        receivedMs: START + 2000,
+        responseObject: ns(2, { a: "2" }),
+      }),
+      ...requestLines({
+        verb: "update",
+        resource: "clusterroles",
+        group: "rbac.authorization.k8s.io",
+        namespace: "kube-system",
+        name: "system:controller:x",
+        receivedMs: START + 3000,
+      }),
+      ...requestLines({
+        verb: "patch",
+        resource: "sites",
+        group: "net.example.io",
+        namespace: "stray",
+        name: "site-1",
+        receivedMs: START + 4000,
+        responseObject: { kind: "Site", metadata: { name: "site-1", resourceVersion: "5" } },
+      }),
     ];
     lines.forEach((line, i) => ingester.line(line, i + 1, "scope.log"));
     ingester.flush();
@@ -137,7 +197,11 @@ describe("cluster-scoped objects", () => {
       { kind: "Site", namespace: "", name: "site-1" },
     ]);
     // One object, so its writes compare with each other: the update changed a label, the patch changed nothing.
-    expect(store.db.prepare("SELECT w.class FROM writes w JOIN objects o ON o.id = w.object_id WHERE o.kind = 'Namespace' ORDER BY w.ts_ms").all()).toEqual([{ class: "create" }, { class: "routed" }, { class: "no-op" }]);
+    expect(store.db.prepare("SELECT w.class FROM writes w JOIN objects o ON o.id = w.object_id WHERE o.kind = 'Namespace' ORDER BY w.ts_ms").all()).toEqual([
+      { class: "create" },
+      { class: "routed" },
+      { class: "no-op" },
+    ]);
     // The Clients view's requests are keyed the same way.
     expect(store.db.prepare("SELECT DISTINCT resource, namespace FROM audit_requests ORDER BY resource").all()).toEqual([
       { resource: "clusterroles", namespace: "" },
@@ -164,7 +228,10 @@ describe("retention", () => {
 describe("re-ingesting after retention", () => {
   const days = 86_400_000;
   /** Every object write as the Objects views read it, in order: the figure a prune and re-ingest must not change. */
-  const writes = (store: WriteStore) => store.db.prepare("SELECT o.name, w.ts_ms, w.class, w.verb, w.rv, w.changes FROM writes w JOIN objects o ON o.id = w.object_id ORDER BY w.ts_ms, o.name").all();
+  const writes = (store: WriteStore) =>
+    store.db
+      .prepare("SELECT o.name, w.ts_ms, w.class, w.verb, w.rv, w.changes FROM writes w JOIN objects o ON o.id = w.object_id ORDER BY w.ts_ms, o.name")
+      .all();
   const requests = (store: WriteStore) => store.db.prepare("SELECT request_key, noop FROM audit_requests ORDER BY request_key").all();
   /** One `npm run ingest`: a new ingester on the same store, as a new process has. */
   const run = (store: WriteStore, lines: string[]) => {
@@ -208,7 +275,8 @@ describe("re-ingesting after retention", () => {
     const reversed = setup().store;
     run(reversed, newer);
     run(reversed, older);
-    const byWrite = (store: WriteStore) => new Map((writes(store) as { name: string; ts_ms: number; class: string }[]).map((w) => [`${w.name}@${w.ts_ms}`, w.class]));
+    const byWrite = (store: WriteStore) =>
+      new Map((writes(store) as { name: string; ts_ms: number; class: string }[]).map((w) => [`${w.name}@${w.ts_ms}`, w.class]));
     const expected = byWrite(inOrder);
     const got = byWrite(reversed);
     expect([...got.keys()].sort()).toEqual([...expected.keys()].sort());
@@ -217,7 +285,7 @@ describe("re-ingesting after retention", () => {
     expect(differing.length).toBeLessThanOrEqual(truth.routes.length);
     for (const [k] of differing) expect(got.get(k)).toBe("unknown");
     // And the newest version stays the newest: a write after both logs is compared with the last one.
-    const last = (inOrder.db.prepare("SELECT rv, ts_ms FROM audit_latest ORDER BY object_id").all() as { rv: string; ts_ms: number }[]);
+    const last = inOrder.db.prepare("SELECT rv, ts_ms FROM audit_latest ORDER BY object_id").all() as { rv: string; ts_ms: number }[];
     expect(reversed.db.prepare("SELECT rv, ts_ms FROM audit_latest ORDER BY object_id").all()).toEqual(last);
   });
 
@@ -230,7 +298,9 @@ describe("re-ingesting after retention", () => {
     expect(store.pruneIfDue(14 * days, START + 20 * days + 1000)).toBeNull(); // not due again within the hour
     const next = new AuditIngester(store, "prod", DEFAULT_PROFILES);
     next.pruned = pruned;
-    expect(next.summary()).toContain(`pruned ${stored.requests} requests and ${stored.writes} object writes older than ${new Date(START + 6 * days).toISOString()}`);
+    expect(next.summary()).toContain(
+      `pruned ${stored.requests} requests and ${stored.writes} object writes older than ${new Date(START + 6 * days).toISOString()}`,
+    );
   });
 });
 

@@ -19,8 +19,32 @@ function log(): { lines: string[]; users: string[] } {
     const user = `ünïcødé-✓-${i}`;
     const big = i % 50 === 0 ? { data: { blob: "ß".repeat(100_000) } } : {};
     users.push(user);
-    lines.push(JSON.stringify(auditEvent({ auditID: `r-${i}`, verb: "update", resource: "configmaps", namespace: "ns", name: `c${i}`, user, receivedMs: T + i, responseObject: { kind: "ConfigMap", metadata: { name: `c${i}`, resourceVersion: String(i) }, ...big } })));
-    lines.push(JSON.stringify(auditEvent({ verb: "get", resource: "configmaps", namespace: "ns", name: `c${i}`, receivedMs: T + i, responseObject: { kind: "ConfigMap", data: { x: "é".repeat(1_000) } } })));
+    lines.push(
+      JSON.stringify(
+        auditEvent({
+          auditID: `r-${i}`,
+          verb: "update",
+          resource: "configmaps",
+          namespace: "ns",
+          name: `c${i}`,
+          user,
+          receivedMs: T + i,
+          responseObject: { kind: "ConfigMap", metadata: { name: `c${i}`, resourceVersion: String(i) }, ...big },
+        }),
+      ),
+    );
+    lines.push(
+      JSON.stringify(
+        auditEvent({
+          verb: "get",
+          resource: "configmaps",
+          namespace: "ns",
+          name: `c${i}`,
+          receivedMs: T + i,
+          responseObject: { kind: "ConfigMap", data: { x: "é".repeat(1_000) } },
+        }),
+      ),
+    );
   }
   return { lines, users };
 }
@@ -43,7 +67,7 @@ describe("readFileLines", () => {
       const { requests, reader } = await read(path);
       expect(requests.map((r) => r.user)).toEqual(users);
       expect(reader.counts).toMatchObject({ lines: lines.length, notWrites: users.length, malformed: 0 });
-      expect(((requests[50].response?.object as { data: { blob: string } }).data.blob)).toBe("ß".repeat(100_000));
+      expect((requests[50].response?.object as { data: { blob: string } }).data.blob).toBe("ß".repeat(100_000));
     }
   });
 

@@ -42,7 +42,9 @@ async function ingest(files: string[]) {
   for (const file of files) await ingestFile(ingester, file);
   ingester.flush();
   const writes: Record<string, Record<string, Record<string, number>>> = {};
-  const rows = store.db.prepare("SELECT o.kind, o.namespace, o.name, w.verb, w.class, COUNT(*) AS n FROM writes w JOIN objects o ON o.id = w.object_id GROUP BY 1, 2, 3, 4, 5").all() as { kind: string; namespace: string; name: string; verb: string; class: string; n: number }[];
+  const rows = store.db
+    .prepare("SELECT o.kind, o.namespace, o.name, w.verb, w.class, COUNT(*) AS n FROM writes w JOIN objects o ON o.id = w.object_id GROUP BY 1, 2, 3, 4, 5")
+    .all() as { kind: string; namespace: string; name: string; verb: string; class: string; n: number }[];
   for (const r of rows) ((writes[`${r.kind}/${r.namespace}/${r.name}`] ??= {})[r.verb] ??= {})[r.class] = r.n;
   store.close();
   return { counts: ingester.counts, writes };
@@ -51,7 +53,15 @@ async function ingest(files: string[]) {
 const CASES: [string, string[]][] = [
   ["audit2rbac's 2017 v1beta1 Metadata log", ["audit2rbac-demo-excerpt.log"]],
   ["the same log read twice (every request a duplicate the second time)", ["audit2rbac-demo-excerpt.log", "audit2rbac-demo-excerpt.log"]],
-  ["Falco's re-serialised traces without apiVersion, and a foreign line", ["falco/minikube_creates_namespace_foo.json", "falco/delete_namespace_foo.json", "falco/modify_cluster_role_node_problem_detector.json", "falco/fal_01_003.json"]],
+  [
+    "Falco's re-serialised traces without apiVersion, and a foreign line",
+    [
+      "falco/minikube_creates_namespace_foo.json",
+      "falco/delete_namespace_foo.json",
+      "falco/modify_cluster_role_node_problem_detector.json",
+      "falco/fal_01_003.json",
+    ],
+  ],
 ];
 
 describe("real audit logs", () => {

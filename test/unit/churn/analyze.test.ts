@@ -9,8 +9,21 @@ import { DEFAULT_REPLAY } from "@/lib/demo/params";
 import { setPath, fieldsV1Keys, ownsPath, parsePath } from "@/lib/churn/paths";
 
 const profile = (name: string): Profile => DEFAULT_PROFILES.find((p) => p.name === name)!;
-const ready = (status: string, message: string) => ({ type: "Ready", status, reason: status === "True" ? "ConnectorReady" : "ConnectorNotReady", message, lastTransitionTime: "2026-09-11T18:11:57Z" });
-const connector = (readyStatus: string, message: string, addresses = [{ address: "192.0.2.1", port: 1 }, { address: "10.0.0.1", port: 2 }]) => ({
+const ready = (status: string, message: string) => ({
+  type: "Ready",
+  status,
+  reason: status === "True" ? "ConnectorReady" : "ConnectorNotReady",
+  message,
+  lastTransitionTime: "2026-09-11T18:11:57Z",
+});
+const connector = (
+  readyStatus: string,
+  message: string,
+  addresses = [
+    { address: "192.0.2.1", port: 1 },
+    { address: "10.0.0.1", port: 2 },
+  ],
+) => ({
   apiVersion: "networking.datumapis.com/v1alpha1",
   kind: "Connector",
   metadata: { name: "c", namespace: "ns", resourceVersion: "1" },
@@ -46,14 +59,21 @@ describe("analyze", () => {
 
   it("reports a reordered address list as a change the edge does not route on", () => {
     const a = connector("True", "ok");
-    const b = connector("True", "ok", [{ address: "10.0.0.1", port: 2 }, { address: "192.0.2.1", port: 1 }]);
+    const b = connector("True", "ok", [
+      { address: "10.0.0.1", port: 2 },
+      { address: "192.0.2.1", port: 1 },
+    ]);
     const result = analyze(profile("connector-project"), a, b);
     expect(result.cls).toBe("unrouted");
     expect(result.changes.map((c) => c.path)).toEqual(["status.connectionDetails.publicKey.addresses"]);
   });
 
   it("ignores HTTPRoute status.parents lastTransitionTime and entry order (Linkerd's rule); spec changes are routed", () => {
-    const parent = (name: string, ltt: string) => ({ parentRef: { name }, controllerName: "linkerd.io/policy-controller", conditions: [{ type: "Accepted", status: "True", lastTransitionTime: ltt }] });
+    const parent = (name: string, ltt: string) => ({
+      parentRef: { name },
+      controllerName: "linkerd.io/policy-controller",
+      conditions: [{ type: "Accepted", status: "True", lastTransitionTime: ltt }],
+    });
     const route = (parents: Json[], hostnames = ["a.example"]) => ({ metadata: { resourceVersion: "1" }, spec: { hostnames }, status: { parents } });
     const p = profile("httproute");
     const restamped = analyze(p, route([parent("x", "t1"), parent("y", "t1")]), route([parent("y", "t2"), parent("x", "t2")]));
@@ -76,13 +96,21 @@ describe("normalise", () => {
   it("drops plain ignored paths, nested or overlapping, without touching the object or its key order", () => {
     const base = DEFAULT_PROFILES[0];
     const of = (ignore: string[]): Profile => ({ ...base, ignore, unordered: [] });
-    const obj = { kind: "X", metadata: { name: "n", resourceVersion: "7", managedFields: [{ manager: "m" }], labels: { a: "1" } }, status: { a: { b: 1, c: 2 }, d: 3 } };
+    const obj = {
+      kind: "X",
+      metadata: { name: "n", resourceVersion: "7", managedFields: [{ manager: "m" }], labels: { a: "1" } },
+      status: { a: { b: 1, c: 2 }, d: 3 },
+    };
     const before = JSON.stringify(obj);
     const ignored = of(["$.metadata.resourceVersion", "$.metadata.managedFields", "$.status.a.b", "$.missing.path"]);
     expect(normalise(ignored, obj)).toEqual({ kind: "X", metadata: { name: "n", labels: { a: "1" } }, status: { a: { c: 2 }, d: 3 } });
     expect(Object.keys(normalise(ignored, obj) as object)).toEqual(["kind", "metadata", "status"]);
     // A path inside an ignored one, in either order, leaves the outer one ignored.
-    for (const paths of [["$.metadata", "$.metadata.name"], ["$.metadata.name", "$.metadata"]]) expect(normalise(of(paths), obj)).toEqual({ kind: "X", status: obj.status });
+    for (const paths of [
+      ["$.metadata", "$.metadata.name"],
+      ["$.metadata.name", "$.metadata"],
+    ])
+      expect(normalise(of(paths), obj)).toEqual({ kind: "X", status: obj.status });
     expect(normalise(of(["$.nothing"]), obj)).toBe(obj); // nothing to drop: the object itself
     expect(JSON.stringify(obj)).toBe(before);
   });
@@ -96,7 +124,15 @@ describe("paths", () => {
     setPath(obj, "status.conditions[type=Ready].message", "b");
     setPath(obj, "status.conditions[type=Other].status", "True");
     setPath(obj, 'metadata.annotations["x/y"]', "1");
-    expect(obj).toEqual({ status: { conditions: [{ type: "Ready", message: "b" }, { type: "Other", status: "True" }] }, metadata: { annotations: { "x/y": "1" } } });
+    expect(obj).toEqual({
+      status: {
+        conditions: [
+          { type: "Ready", message: "b" },
+          { type: "Other", status: "True" },
+        ],
+      },
+      metadata: { annotations: { "x/y": "1" } },
+    });
     expect(ownsPath({ "f:status": { "f:conditions": { 'k:{"type":"Ready"}': {} } } }, "status.conditions[type=Ready].message")).toBe(true);
     expect(ownsPath({ "f:status": { "f:leaseRef": {} } }, "status.conditions[type=Ready].message")).toBe(false);
   });

@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { childPath, diffObjects } from "@/lib/churn/diff";
 import { jsonEqual, sortedJson, type Json } from "@/lib/churn/json";
 
-const ready = (status: string, message: string, ltt = "2026-09-11T18:11:57Z") => ({ type: "Ready", status, reason: "ConnectorNotReady", message, lastTransitionTime: ltt });
+const ready = (status: string, message: string, ltt = "2026-09-11T18:11:57Z") => ({
+  type: "Ready",
+  status,
+  reason: "ConnectorNotReady",
+  message,
+  lastTransitionTime: ltt,
+});
 
 describe("diffObjects", () => {
   it("names a changed condition field by the condition's type", () => {
@@ -12,8 +18,18 @@ describe("diffObjects", () => {
   });
 
   it("matches list-map items by key, so reordering conditions alone is no change", () => {
-    const a = { conditions: [{ type: "A", status: "True" }, { type: "B", status: "False" }] };
-    const b = { conditions: [{ type: "B", status: "False" }, { type: "A", status: "True" }] };
+    const a = {
+      conditions: [
+        { type: "A", status: "True" },
+        { type: "B", status: "False" },
+      ],
+    };
+    const b = {
+      conditions: [
+        { type: "B", status: "False" },
+        { type: "A", status: "True" },
+      ],
+    };
     expect(diffObjects(a, b)).toEqual([]);
   });
 
@@ -50,8 +66,30 @@ describe("sortedJson", () => {
   });
 
   it("jsonEqual says what comparing sortedJson says, on values of every shape", () => {
-    const values: Json[] = [null, 0, 1, "1", true, false, [], {}, [1], [[1]], { a: null }, { a: 1 }, { a: "1" }, { a: 1, b: 2 }, { b: 2, a: 1 }, { a: [1, { c: 2, d: 3 }] }, { a: [1, { d: 3, c: 2 }] }, { a: [{ d: 3, c: 2 }, 1] }, { a: {} }, { b: null }];
-    for (const x of values) for (const y of values) expect(jsonEqual(x, y), `${JSON.stringify(x)} vs ${JSON.stringify(y)}`).toBe(sortedJson(x) === sortedJson(y));
+    const values: Json[] = [
+      null,
+      0,
+      1,
+      "1",
+      true,
+      false,
+      [],
+      {},
+      [1],
+      [[1]],
+      { a: null },
+      { a: 1 },
+      { a: "1" },
+      { a: 1, b: 2 },
+      { b: 2, a: 1 },
+      { a: [1, { c: 2, d: 3 }] },
+      { a: [1, { d: 3, c: 2 }] },
+      { a: [{ d: 3, c: 2 }, 1] },
+      { a: {} },
+      { b: null },
+    ];
+    for (const x of values)
+      for (const y of values) expect(jsonEqual(x, y), `${JSON.stringify(x)} vs ${JSON.stringify(y)}`).toBe(sortedJson(x) === sortedJson(y));
     expect(jsonEqual(undefined, undefined)).toBe(true);
     expect(jsonEqual(undefined, null)).toBe(false);
   });

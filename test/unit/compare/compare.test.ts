@@ -22,7 +22,13 @@ describe("counter selectors typed in the browser", () => {
     expect(ok(' apiserver_request_total { job = "milo-apiserver" , verb=~\'PUT|PATCH\', code!="409", resource!~`lease.*`, } ').text).toBe(
       'apiserver_request_total{job="milo-apiserver", verb=~"PUT|PATCH", code!="409", resource!~"lease.*"}',
     );
-    expect(ok('{__name__="x", a="b"}').selector).toEqual({ metric: undefined, matchers: [{ label: "__name__", op: "=", value: "x" }, { label: "a", op: "=", value: "b" }] });
+    expect(ok('{__name__="x", a="b"}').selector).toEqual({
+      metric: undefined,
+      matchers: [
+        { label: "__name__", op: "=", value: "x" },
+        { label: "a", op: "=", value: "b" },
+      ],
+    });
     expect(ok("ns:metric:rate5m").selector.metric).toBe("ns:metric:rate5m");
   });
 
@@ -87,8 +93,22 @@ describe("the compare table", () => {
       startMs: 0,
       endMs: 3 * 3_600_000,
       series: [
-        { labels: { series: "A" }, points: [[3_600_000, 10], [7_200_000, null], [10_800_000, 4]] },
-        { labels: { series: "B" }, points: [[3_600_000, 5], [7_200_000, 3], [10_800_000, 0]] },
+        {
+          labels: { series: "A" },
+          points: [
+            [3_600_000, 10],
+            [7_200_000, null],
+            [10_800_000, 4],
+          ],
+        },
+        {
+          labels: { series: "B" },
+          points: [
+            [3_600_000, 5],
+            [7_200_000, 3],
+            [10_800_000, 0],
+          ],
+        },
       ],
     } as unknown as PanelData;
     const { rows, total } = compareRows(data);

@@ -86,7 +86,9 @@ describe("configuration", () => {
   });
 
   it("reports missing files, bad YAML and missing secrets", () => {
-    expect(message(() => loadConfig({ CHURNSCOPE_CONFIG: "nope.yaml" }, dirWith({})))).toMatch(/cannot read configuration file .*nope\.yaml \(from CHURNSCOPE_CONFIG\)/);
+    expect(message(() => loadConfig({ CHURNSCOPE_CONFIG: "nope.yaml" }, dirWith({})))).toMatch(
+      /cannot read configuration file .*nope\.yaml \(from CHURNSCOPE_CONFIG\)/,
+    );
     expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": "prometheus: [unclosed" })))).toMatch(/not valid YAML/);
     expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": "- a list" })))).toMatch(/top level must be a mapping/);
     const noEnv = dirWith({ "churnscope.yaml": "prometheus:\n  url: http://p:9090\n  bearerToken: { env: MISSING_TOKEN }\n" });
@@ -105,7 +107,7 @@ describe("profiles in the configuration", () => {
         "    resource: deployments",
         "    kind: Deployment",
         "    source: { path: $.spec }",
-        "    routed: { image: { path: \"$.template.spec.containers[*].image\" } }",
+        '    routed: { image: { path: "$.template.spec.containers[*].image" } }',
         "    ignore: [$.metadata.resourceVersion, $.status.observedGeneration]",
         "  - name: lease",
         "    group: coordination.k8s.io",
@@ -127,12 +129,25 @@ describe("profiles in the configuration", () => {
 
   it("rejects a JSONPath that does not parse, which would fail every write it reads, and takes the shipped ones", () => {
     for (const path of ["$.status.conditions[?(@.type=='Ready'", "$.status.conditions[?(@.type=='Ready)].status", "$.status[?(@.a ===)]"]) {
-      const dir = dirWith({ "churnscope.yaml": `profiles:\n  - { name: x, group: g, version: v1, resource: xs, kind: X, routed: { ready: { path: ${JSON.stringify(path)} } } }\n` });
-      expect(message(() => loadConfig({}, dir)), path).toMatch(/profiles\.0\.routed\.ready\.path: not a JSONPath that jsonpath-plus can read/);
+      const dir = dirWith({
+        "churnscope.yaml": `profiles:\n  - { name: x, group: g, version: v1, resource: xs, kind: X, routed: { ready: { path: ${JSON.stringify(path)} } } }\n`,
+      });
+      expect(
+        message(() => loadConfig({}, dir)),
+        path,
+      ).toMatch(/profiles\.0\.routed\.ready\.path: not a JSONPath that jsonpath-plus can read/);
     }
-    const fine = ["$.status.conditions[?(@.type=='Ready')].status", "$.metadata.annotations['networking.datumapis.com/upstream-status']", "$..conditions[*].lastTransitionTime", "$.status.addresses[0].ip", "$.status[?(@.a.b.c == 'x')]"];
+    const fine = [
+      "$.status.conditions[?(@.type=='Ready')].status",
+      "$.metadata.annotations['networking.datumapis.com/upstream-status']",
+      "$..conditions[*].lastTransitionTime",
+      "$.status.addresses[0].ip",
+      "$.status[?(@.a.b.c == 'x')]",
+    ];
     for (const path of fine) {
-      const dir = dirWith({ "churnscope.yaml": `profiles:\n  - { name: x, group: g, version: v1, resource: xs, kind: X, routed: { ready: { path: ${JSON.stringify(path)} } } }\n` });
+      const dir = dirWith({
+        "churnscope.yaml": `profiles:\n  - { name: x, group: g, version: v1, resource: xs, kind: X, routed: { ready: { path: ${JSON.stringify(path)} } } }\n`,
+      });
       expect(loadConfig({}, dir).profiles.find((p) => p.name === "x")?.routed.ready.path, path).toBe(path);
     }
   });
@@ -149,7 +164,10 @@ describe("the annotated example", () => {
 
 describe("markers in the configuration", () => {
   it("become release markers at their time, and a bad time names the key", () => {
-    const config = loadConfig({}, dirWith({ "churnscope.yaml": "markers:\n  - { time: '2026-09-11T14:45:00Z', label: infra v0.83.42, detail: stable sites }\n" }));
+    const config = loadConfig(
+      {},
+      dirWith({ "churnscope.yaml": "markers:\n  - { time: '2026-09-11T14:45:00Z', label: infra v0.83.42, detail: stable sites }\n" }),
+    );
     expect(config.markers).toEqual([{ timeMs: Date.parse("2026-09-11T14:45:00Z"), label: "infra v0.83.42", detail: "stable sites", kind: "release" }]);
     const text = message(() => loadConfig({}, dirWith({ "churnscope.yaml": "markers:\n  - { time: yesterday, label: x }\n" })));
     expect(text).toMatch(/markers\.0\.time: expected an RFC 3339 time/);

@@ -109,7 +109,8 @@ describe("the Connector churn replay reproduces seed 000", () => {
     for (const site of replay.params.sites) {
       const ends = replay.sink.rebuilds.filter((r) => r.site === site);
       const perHour: number[] = [];
-      for (let h = at("2026-09-11T14:00:00Z"); h < at("2026-09-13T00:00:00Z"); h += hour) perHour.push(ends.filter((r) => r.startMs + r.durationMs > h && r.startMs + r.durationMs <= h + hour).length);
+      for (let h = at("2026-09-11T14:00:00Z"); h < at("2026-09-13T00:00:00Z"); h += hour)
+        perHour.push(ends.filter((r) => r.startMs + r.durationMs > h && r.startMs + r.durationMs <= h + hour).length);
       const sorted = [...perHour].sort((a, b) => a - b);
       expect(sorted[Math.floor(sorted.length * 0.1)]).toBeGreaterThanOrEqual(140);
       expect(sorted[Math.floor(sorted.length * 0.9)]).toBeLessThanOrEqual(200);
@@ -133,7 +134,14 @@ describe("the Connector churn replay reproduces seed 000", () => {
 
 describe("replay determinism", () => {
   it("is byte-stable for a seed, and a different seed gives different data", () => {
-    const small: ReplayParams = { ...DEFAULT_REPLAY, startMs: at("2026-09-11T10:00:00Z"), endMs: at("2026-09-11T16:00:00Z"), sites: ["edge-a", "edge-b"], connectors: 20, projects: 4 };
+    const small: ReplayParams = {
+      ...DEFAULT_REPLAY,
+      startMs: at("2026-09-11T10:00:00Z"),
+      endMs: at("2026-09-11T16:00:00Z"),
+      sites: ["edge-a", "edge-b"],
+      connectors: 20,
+      projects: 4,
+    };
     const digest = (params: ReplayParams) => {
       const r = generateReplay(params);
       const hash = createHash("sha256");

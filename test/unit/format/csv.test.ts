@@ -14,7 +14,13 @@ describe("panelCsv", () => {
       startMs: 0,
       endMs: 60_000,
       series: [
-        { labels: { resource: "connectors", verb: "PUT" }, points: [[0, 0.0333333333333], [60_000, null]] },
+        {
+          labels: { resource: "connectors", verb: "PUT" },
+          points: [
+            [0, 0.0333333333333],
+            [60_000, null],
+          ],
+        },
         { labels: { resource: 'a,"b"' }, points: [[0, 2]] },
       ],
     } as PanelData;

@@ -23,7 +23,8 @@ describe("marker label rows", () => {
     const spans = [right(100, 110), right(160, 40), right(170, 70), right(130, 90), right(400, 50)];
     const rows = labelRows(spans, 4);
     for (let a = 0; a < spans.length; a++) {
-      for (let b = a + 1; b < spans.length; b++) if (rows[a] === rows[b]) expect(meet(spans[a], spans[b]), `labels ${a} and ${b} in row ${rows[a]}`).toBe(false);
+      for (let b = a + 1; b < spans.length; b++)
+        if (rows[a] === rows[b]) expect(meet(spans[a], spans[b]), `labels ${a} and ${b} in row ${rows[a]}`).toBe(false);
     }
     expect(rows[4]).toBe(0);
     expect(Math.max(...rows)).toBeLessThan(4);

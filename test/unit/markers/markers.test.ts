@@ -10,15 +10,41 @@ const query = { name: "NSO", expr: "nso_build_info", label: "version", detail: "
 describe("markers from a PromQL expression", () => {
   it("mark where a series appears, not where one was already present", () => {
     const { markers } = markersFromSeries(query, [
-      { labels: { version: "v0.26.4" }, points: [[0, 1], [60, 1], [120, null], [180, null]] },
-      { labels: { version: "v0.26.5" }, points: [[0, null], [60, null], [120, 1], [180, 1]] },
+      {
+        labels: { version: "v0.26.4" },
+        points: [
+          [0, 1],
+          [60, 1],
+          [120, null],
+          [180, null],
+        ],
+      },
+      {
+        labels: { version: "v0.26.5" },
+        points: [
+          [0, null],
+          [60, null],
+          [120, 1],
+          [180, 1],
+        ],
+      },
     ]);
-    expect(markers).toEqual([{ timeMs: 120, label: "NSO v0.26.5", detail: 'operator release\nfirst point of {version="v0.26.5"}\nfrom nso_build_info', kind: "query" }]);
+    expect(markers).toEqual([
+      { timeMs: 120, label: "NSO v0.26.5", detail: 'operator release\nfirst point of {version="v0.26.5"}\nfrom nso_build_info', kind: "query" },
+    ]);
   });
 
   it("mark every reappearance (a rollback shows up again) and name by all labels without `label`", () => {
     const { markers } = markersFromSeries({ ...query, label: undefined, detail: "" }, [
-      { labels: { job: "nso", version: "v1" }, points: [[0, null], [60, 1], [120, null], [180, 1]] },
+      {
+        labels: { job: "nso", version: "v1" },
+        points: [
+          [0, null],
+          [60, 1],
+          [120, null],
+          [180, 1],
+        ],
+      },
     ]);
     expect(markers.map((m) => [m.timeMs, m.label])).toEqual([
       [60, 'NSO job="nso", version="v1"'],
@@ -46,7 +72,13 @@ describe("notes", () => {
     expect(first).toEqual({ id: first.id, timeMs: at, text: "rolled back infra v0.83.42", author: "alice", createdMs: at + 5_000 });
     expect(notes.between(at - 1, at + 1).map((n) => n.text)).toEqual(["rolled back infra v0.83.42"]);
     expect(notes.between(at, at + 3_600_000).map((n) => n.author)).toEqual(["alice", "bob"]);
-    expect(noteMarker(first)).toEqual({ timeMs: at, label: "rolled back infra v0.83.42", detail: "rolled back infra v0.83.42\n— alice, added 2026-09-11T14:50Z", kind: "note", id: first.id });
+    expect(noteMarker(first)).toEqual({
+      timeMs: at,
+      label: "rolled back infra v0.83.42",
+      detail: "rolled back infra v0.83.42\n— alice, added 2026-09-11T14:50Z",
+      kind: "note",
+      id: first.id,
+    });
     notes.remove(first.id);
     expect(notes.between(0, at + 3_600_000)).toHaveLength(1);
     expect(() => notes.remove(first.id)).toThrow(/no note/);

@@ -22,7 +22,11 @@ function connector(name: string, rv: number, ready: "True" | "False", message: s
     kind: "Connector",
     metadata: { name, namespace: "demos", resourceVersion: String(rv), uid: `uid-${name}` },
     spec: { connectionClassName: "datum-connect" },
-    status: { conditions: [{ type: "Ready", status: ready, reason: ready === "True" ? "LeaseHeld" : "LeaseExpired", message, lastTransitionTime: "2026-09-11T13:00:00Z" }] },
+    status: {
+      conditions: [
+        { type: "Ready", status: ready, reason: ready === "True" ? "LeaseHeld" : "LeaseExpired", message, lastTransitionTime: "2026-09-11T13:00:00Z" },
+      ],
+    },
   };
 }
 
@@ -40,7 +44,13 @@ describe("exported object writes", () => {
 
     const { writes, leftOut } = exportObjectWrites(live, { startMs: 10_000, endMs: 20_000 });
     expect(leftOut).toBe(0);
-    expect(writes!.writes.map((w) => [w.t, w.cls])).toEqual([[11_000, "unrouted"], [12_000, "routed"], [13_000, "create"], [14_000, "unrouted"], [15_000, "delete"]]);
+    expect(writes!.writes.map((w) => [w.t, w.cls])).toEqual([
+      [11_000, "unrouted"],
+      [12_000, "routed"],
+      [13_000, "create"],
+      [14_000, "unrouted"],
+      [15_000, "delete"],
+    ]);
     // a's state at the start of the range includes the write before it.
     const a = writes!.objects.findIndex((o) => o.name === "a");
     expect((writes!.objects[a].initial as ReturnType<typeof connector>).status.conditions[0].message).toBe("expired");
@@ -50,7 +60,8 @@ describe("exported object writes", () => {
     importObjectWrites(frozen, writes!, DEFAULT_PROFILES);
     for (const name of ["a", "b", "c"]) {
       const key = { cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "demos", name };
-      const strip = (ws: ReturnType<WriteStore["writesOf"]>) => ws.map(({ cls, changes, projection, heartbeat, tsMs }) => ({ cls, changes, projection, heartbeat, tsMs }));
+      const strip = (ws: ReturnType<WriteStore["writesOf"]>) =>
+        ws.map(({ cls, changes, projection, heartbeat, tsMs }) => ({ cls, changes, projection, heartbeat, tsMs }));
       expect(strip(frozen.writesOf(key, 10_000, 20_000, 100)), name).toEqual(strip(live.writesOf(key, 10_000, 20_000, 100)));
       expect(frozen.projectionBefore(key, 10_000), name).toEqual(live.projectionBefore(key, 10_000));
     }
@@ -59,7 +70,15 @@ describe("exported object writes", () => {
   it("leave out objects whose first version was never kept, and say how many", () => {
     const old = newStore();
     const key = { cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "demos", name: "legacy" };
-    old.record(key, { tsMs: 11_000, cls: "unrouted", writer: "x", source: "watch", heartbeat: false, changes: [{ path: "status.message", before: "a", after: "b" }], projection: {} });
+    old.record(key, {
+      tsMs: 11_000,
+      cls: "unrouted",
+      writer: "x",
+      source: "watch",
+      heartbeat: false,
+      changes: [{ path: "status.message", before: "a", after: "b" }],
+      projection: {},
+    });
     const { writes, leftOut } = exportObjectWrites(old, { startMs: 10_000, endMs: 20_000 });
     expect(leftOut).toBe(1);
     expect(writes!.objects).toEqual([]);

@@ -5,7 +5,6 @@ import { objectKeyFromSegments, objectPath } from "@/lib/objects/key";
 import { createRng } from "@/lib/scenario/rng";
 import type { ObjectKey } from "@/lib/wire/objects";
 
-
 // What Kubernetes allows in a path-segment name (RBAC's system:* among them): anything but "/" and "%".
 const NAME_CHARS = [..."abcz09-.:_~!$&'()*+,;=@ ?#[]\"<>^`{|}", "ü", "ß", "名", "前", "🙂", "\u00a0"];
 const DNS_CHARS = [..."abcdefxyz0123456789-"];

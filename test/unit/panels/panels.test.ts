@@ -19,11 +19,22 @@ const vars = (over: Partial<PanelVars> = {}): PanelVars => ({
   labelSets: { etcd: "group-resource", watchCache: "group-resource", watchEvents: "resource" },
   ...over,
 });
-const promql = (id: string, over: Partial<PanelVars> = {}) => findPanel(id)!.queries(vars(over)).queries.map((q) => q.promql);
+const promql = (id: string, over: Partial<PanelVars> = {}) =>
+  findPanel(id)!
+    .queries(vars(over))
+    .queries.map((q) => q.promql);
 
 describe("panel catalog", () => {
   it("has the stable ids", () => {
-    expect(PANELS.map((p) => p.id)).toEqual(["writes-by-resource", "writes-by-verb", "write-totals", "write-errors", "effective-writes", "lease-renewals", "watch-fanout"]);
+    expect(PANELS.map((p) => p.id)).toEqual([
+      "writes-by-resource",
+      "writes-by-verb",
+      "write-totals",
+      "write-errors",
+      "effective-writes",
+      "lease-renewals",
+      "watch-fanout",
+    ]);
   });
   it("counts every write verb, including APPLY and DELETECOLLECTION", () => {
     expect(promql("writes-by-resource")[0]).toBe(
@@ -48,8 +59,16 @@ describe("panel catalog", () => {
     expect(findPanel("effective-writes")!.queries(old).queries[1].promql).toContain('type="connectors.networking.datumapis.com"');
     const anyGroup = vars({ resource: "connectors", labelSets: { etcd: "type", watchCache: "resource", watchEvents: "kind" } });
     expect(findPanel("effective-writes")!.queries(anyGroup).queries[1].promql).toContain('type=~"connectors(\\\\..+)?"');
-    const before128 = findPanel("effective-writes")!.queries(vars({ resource: "connectors", group: "networking.datumapis.com", labelSets: { etcd: "type", etcdCounter: "etcd_request_duration_seconds_count", watchCache: "resource", watchEvents: "kind" } }));
-    expect(before128.queries[1].promql).toMatch(/^sum\(rate\(etcd_request_duration_seconds_count\{job="milo-apiserver", type="connectors.networking.datumapis.com", operation=~"create\|update\|delete"\}/);
+    const before128 = findPanel("effective-writes")!.queries(
+      vars({
+        resource: "connectors",
+        group: "networking.datumapis.com",
+        labelSets: { etcd: "type", etcdCounter: "etcd_request_duration_seconds_count", watchCache: "resource", watchEvents: "kind" },
+      }),
+    );
+    expect(before128.queries[1].promql).toMatch(
+      /^sum\(rate\(etcd_request_duration_seconds_count\{job="milo-apiserver", type="connectors.networking.datumapis.com", operation=~"create\|update\|delete"\}/,
+    );
     expect(before128.infos[0]).toMatch(/≤ 1.27/);
     const cacheOnly = findPanel("effective-writes")!.queries(vars({ labelSets: { etcd: "none", watchCache: "resource", watchEvents: "resource" } }));
     expect(cacheOnly.queries[1].promql).toMatch(/^max\(sum by \(instance\) \(rate\(apiserver_watch_cache_events_received_total/);
@@ -81,7 +100,15 @@ describe("panel parameters", () => {
   };
 
   it("defaults to the last 6 hours and about 1000 points", () => {
-    expect(parse({})).toEqual({ startMs: now - 6 * 3_600_000, endMs: now, job: undefined, resource: undefined, group: undefined, requestedStepSeconds: undefined, width: 1000 });
+    expect(parse({})).toEqual({
+      startMs: now - 6 * 3_600_000,
+      endMs: now,
+      job: undefined,
+      resource: undefined,
+      group: undefined,
+      requestedStepSeconds: undefined,
+      width: 1000,
+    });
   });
   it("splits kubectl-style resources into resource and group", () => {
     expect(parse({ resource: "connectors.networking.datumapis.com" })).toMatchObject({ resource: "connectors", group: "networking.datumapis.com" });
@@ -106,13 +133,19 @@ describe("panel parameters", () => {
 });
 
 describe("top 10 + other", () => {
-  const s = (name: string, values: (number | null)[]) => ({ labels: { resource: name }, points: values.map((v, i) => [i * 1000, v] as [number, number | null]) });
+  const s = (name: string, values: (number | null)[]) => ({
+    labels: { resource: name },
+    points: values.map((v, i) => [i * 1000, v] as [number, number | null]),
+  });
   it("keeps the largest series by area and sums the rest point by point", () => {
     const input = [s("a", [1, 1]), s("b", [5, 5]), s("c", [2, null]), s("d", [0.5, 3])];
     const out = topNWithOther(input, 2);
     expect(out.map((x) => x.labels.resource ?? "other")).toEqual(["b", "d", "other"]);
     expect(out[2].labels[OTHER_LABEL]).toBe("2");
-    expect(out[2].points).toEqual([[0, 3], [1000, 1]]);
+    expect(out[2].points).toEqual([
+      [0, 3],
+      [1000, 1],
+    ]);
   });
   it("returns everything sorted when there are few series", () => {
     expect(topNWithOther([s("a", [1]), s("b", [2])], 10).map((x) => x.labels.resource)).toEqual(["b", "a"]);
@@ -120,7 +153,10 @@ describe("top 10 + other", () => {
 });
 
 describe("what a panel passes on", () => {
-  const s = (name: string, value: number, points = 3) => ({ labels: { site: name }, points: Array.from({ length: points }, (_, i) => [i * 1000, value] as [number, number]) });
+  const s = (name: string, value: number, points = 3) => ({
+    labels: { site: name },
+    points: Array.from({ length: points }, (_, i) => [i * 1000, value] as [number, number]),
+  });
   it("keeps the 100 series with the largest values, in their order, and says how many were left out", () => {
     const input = Array.from({ length: 150 }, (_, i) => s(`s${i}`, i % 2 ? 1000 + i : i));
     const { series, warnings } = limitSeries(input);
@@ -141,18 +177,34 @@ describe("what a panel passes on", () => {
 describe("totals and chart rows", () => {
   const t = (labels: Record<string, string>, v: number) => ({ labels, points: [[1, v]] as [number, number][] });
   it("joins current and previous by series and sorts by change", () => {
-    const rows = joinTotals([t({ resource: "connectors", group: "networking.datumapis.com", verb: "PUT", subresource: "status" }, 753), t({ resource: "leases", verb: "PATCH" }, 10)], [t({ resource: "connectors", group: "networking.datumapis.com", verb: "PUT", subresource: "status" }, 61)]);
+    const rows = joinTotals(
+      [t({ resource: "connectors", group: "networking.datumapis.com", verb: "PUT", subresource: "status" }, 753), t({ resource: "leases", verb: "PATCH" }, 10)],
+      [t({ resource: "connectors", group: "networking.datumapis.com", verb: "PUT", subresource: "status" }, 61)],
+    );
     expect(rows[0]).toMatchObject({ resource: "connectors.networking.datumapis.com", current: 753, previous: 61 });
     expect(rows[1].previous).toBe(0);
     expect(sortTotals(rows, "change", true)[0].resource).toBe("leases");
     expect(sortTotals(rows, "resource", false)[0].resource).toBe("connectors.networking.datumapis.com");
   });
   it("names series for legends and lines up rows with gaps", () => {
-    expect(seriesName({ job: "milo-apiserver", resource: "connectors", group: "networking.datumapis.com" })).toBe("milo-apiserver · connectors.networking.datumapis.com");
+    expect(seriesName({ job: "milo-apiserver", resource: "connectors", group: "networking.datumapis.com" })).toBe(
+      "milo-apiserver · connectors.networking.datumapis.com",
+    );
     expect(seriesName({ verb: "PUT", subresource: "status" })).toBe("PUT status");
     expect(seriesName({ [OTHER_LABEL]: "3" })).toBe("other (3 more)");
     expect(seriesName({})).toBe("total");
-    expect(toColumns([{ labels: {}, points: [[2, 1]] }, { labels: {}, points: [[1, 5], [2, 6]] }])).toEqual({
+    expect(
+      toColumns([
+        { labels: {}, points: [[2, 1]] },
+        {
+          labels: {},
+          points: [
+            [1, 5],
+            [2, 6],
+          ],
+        },
+      ]),
+    ).toEqual({
       xs: [1, 2],
       ys: [
         [null, 1],
@@ -220,7 +272,10 @@ describe("the preload script", () => {
     const rebuildCalls = rebuildRequests({ startMs: nowMs - 48 * 3_600_000, endMs: nowMs, atMs: Number(at) });
     for (const pageWidth of [640, 1384]) {
       const inputs = rebuildInputs(rebuildCalls, chartWidths(pageWidth));
-      const asked = [...[...Object.values(inputs.charts), inputs.summary, inputs.summaryBefore, inputs.beforeAt!, inputs.afterAt!].map(panelUrl), `/api/markers?from=${nowMs - 48 * 3_600_000}&to=${nowMs}`];
+      const asked = [
+        ...[...Object.values(inputs.charts), inputs.summary, inputs.summaryBefore, inputs.beforeAt!, inputs.afterAt!].map(panelUrl),
+        `/api/markers?from=${nowMs - 48 * 3_600_000}&to=${nowMs}`,
+      ];
       expect(runScript(rebuilds, pageWidth).map((l) => l.href)).toEqual(asked);
     }
     // Unmeasured (hidden) pages preload nothing; nor does a range the page refuses.

@@ -46,7 +46,14 @@ async function failure(promise: Promise<unknown>): Promise<PromError> {
 describe("Prometheus client", () => {
   it("POSTs range queries with credentials, partial_response=false and a server-side timeout; keeps warnings and infos", async () => {
     handler = (_req, _body, res) =>
-      res.end(JSON.stringify({ status: "success", data: { resultType: "matrix", result: [] }, warnings: ["results truncated due to limit"], infos: ["PromQL info: x"] }));
+      res.end(
+        JSON.stringify({
+          status: "success",
+          data: { resultType: "matrix", result: [] },
+          warnings: ["results truncated due to limit"],
+          infos: ["PromQL info: x"],
+        }),
+      );
     const result = await client().queryRange("up", { startSeconds: 60, endSeconds: 120, stepSeconds: 15 });
     expect(result.warnings).toEqual(["results truncated due to limit"]);
     expect(result.infos).toEqual(["PromQL info: x"]);
@@ -70,7 +77,8 @@ describe("Prometheus client", () => {
   });
 
   it("asks for metric metadata by name", async () => {
-    handler = (_req, _body, res) => res.end(JSON.stringify({ status: "success", data: { apiserver_request_total: [{ type: "counter", help: "h", unit: "" }] } }));
+    handler = (_req, _body, res) =>
+      res.end(JSON.stringify({ status: "success", data: { apiserver_request_total: [{ type: "counter", help: "h", unit: "" }] } }));
     const result = await client().metadata("apiserver_request_total");
     expect(result.data.apiserver_request_total[0].type).toBe("counter");
     expect(seen[seen.length - 1].url).toBe("/prefix/api/v1/metadata?metric=apiserver_request_total");
@@ -190,7 +198,14 @@ describe("Prometheus client", () => {
   });
 
   it("reports success answers whose data has the wrong shape as the upstream's fault", async () => {
-    for (const data of [null, {}, { resultType: "matrix", result: null }, { resultType: "matrix", result: [{ metric: {}, values: "x" }] }, { resultType: "vector", result: [{ metric: { a: 1 } }] }, { resultType: "nonsense", result: [] }]) {
+    for (const data of [
+      null,
+      {},
+      { resultType: "matrix", result: null },
+      { resultType: "matrix", result: [{ metric: {}, values: "x" }] },
+      { resultType: "vector", result: [{ metric: { a: 1 } }] },
+      { resultType: "nonsense", result: [] },
+    ]) {
       handler = (_req, _body, res) => res.end(JSON.stringify({ status: "success", data }));
       const error = await failure(client().queryRange("up", { startSeconds: 60, endSeconds: 120, stepSeconds: 15 }));
       expect([JSON.stringify(data), error.failure]).toEqual([JSON.stringify(data), "bad_response"]);

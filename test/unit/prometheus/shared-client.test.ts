@@ -9,7 +9,10 @@ function gatedClient() {
   const calls: { expr: string; release: (ok: boolean) => void }[] = [];
   const answer = (expr: string) =>
     new Promise<PromResult<PromQueryData>>((resolve, reject) =>
-      calls.push({ expr, release: (ok) => (ok ? resolve({ data: { resultType: "vector", result: [] }, warnings: [expr], infos: [] }) : reject(new Error(`failed ${expr}`))) }),
+      calls.push({
+        expr,
+        release: (ok) => (ok ? resolve({ data: { resultType: "vector", result: [] }, warnings: [expr], infos: [] }) : reject(new Error(`failed ${expr}`))),
+      }),
     );
   const inner = { query: (expr: string) => answer(expr), queryRange: (expr: string) => answer(expr) } as unknown as PromClient;
   return { inner, calls };

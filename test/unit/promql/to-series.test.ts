@@ -6,9 +6,27 @@ describe("wire → domain", () => {
   it("converts matrix samples to epoch ms and numbers, NaN to gaps", () => {
     const series = toSeries({
       resultType: "matrix",
-      result: [{ metric: { verb: "PUT" }, values: [[1789132320, "1.5"], [1789132335.5, "NaN"], [1789132350, "+Inf"]] }],
+      result: [
+        {
+          metric: { verb: "PUT" },
+          values: [
+            [1789132320, "1.5"],
+            [1789132335.5, "NaN"],
+            [1789132350, "+Inf"],
+          ],
+        },
+      ],
     });
-    expect(series).toEqual([{ labels: { verb: "PUT" }, points: [[1789132320000, 1.5], [1789132335500, null], [1789132350000, Infinity]] }]);
+    expect(series).toEqual([
+      {
+        labels: { verb: "PUT" },
+        points: [
+          [1789132320000, 1.5],
+          [1789132335500, null],
+          [1789132350000, Infinity],
+        ],
+      },
+    ]);
   });
   it("converts vectors and scalars", () => {
     expect(toSeries({ resultType: "vector", result: [{ metric: {}, value: [10, "3"] }] })).toEqual([{ labels: {}, points: [[10000, 3]] }]);

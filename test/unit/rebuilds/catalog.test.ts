@@ -14,7 +14,10 @@ const vars = (id: string, buckets: number[], extra: Partial<RebuildVars> = {}): 
   ...extra,
 });
 
-const promql = (panel: string, v: RebuildVars) => findRebuildPanel(panel)!.queries(v).queries.map((q) => q.promql);
+const promql = (panel: string, v: RebuildVars) =>
+  findRebuildPanel(panel)!
+    .queries(v)
+    .queries.map((q) => q.promql);
 
 describe("rebuild panels", () => {
   it("count Envoy Gateway rebuilds per hour per site from the xds runner", () => {
@@ -37,7 +40,10 @@ describe("rebuild panels", () => {
     expect(slowThresholds([0.1, 0.5, 1, 3, 30])).toEqual([30]);
     expect(slowThresholds([0.1, 5])).toEqual([5]);
     const contour = vars("contour", []);
-    expect(findRebuildPanel("rebuild-slow-share")!.queries(contour)).toEqual({ queries: [], infos: ["contour_dagrebuild_seconds has no buckets, so slow shares cannot be counted."] });
+    expect(findRebuildPanel("rebuild-slow-share")!.queries(contour)).toEqual({
+      queries: [],
+      infos: ["contour_dagrebuild_seconds has no buckets, so slow shares cannot be counted."],
+    });
     expect(findRebuildPanel("rebuild-backlog")!.queries(contour).infos[0]).toMatch(/no backlog gauge/);
     expect(findRebuildPanel("rebuild-amplification")!.queries(vars("envoy-gateway", [10], { hubJobs: [] })).infos[0]).toMatch(/apiservers\.hub/);
   });
@@ -50,7 +56,9 @@ describe("rebuild panels", () => {
   });
 
   it("draw the top bucket on the quantile panel and a saturation line on the busy panel", () => {
-    expect(findRebuildPanel("rebuild-duration-quantiles")!.thresholds!(vars("envoy-gateway", [1, 5, 10]))).toEqual([{ value: 10, label: "top bucket: ≥ 10 s" }]);
+    expect(findRebuildPanel("rebuild-duration-quantiles")!.thresholds!(vars("envoy-gateway", [1, 5, 10]))).toEqual([
+      { value: 10, label: "top bucket: ≥ 10 s" },
+    ]);
     expect(findRebuildPanel("rebuild-busy")!.thresholds!(vars("envoy-gateway", [10]))).toEqual([{ value: 1, label: "saturated" }]);
   });
 });
@@ -58,9 +66,27 @@ describe("rebuild panels", () => {
 describe("capWarnings", () => {
   it("names each quantile and site that reaches the top finite bucket, and nothing below it", () => {
     const series = [
-      { labels: { series: "p50", cluster: "b" }, points: [[1, 10], [2, 9.5]] as [number, number | null][] },
-      { labels: { series: "p50", cluster: "a" }, points: [[1, 10], [2, 10]] as [number, number | null][] },
-      { labels: { series: "p90", cluster: "a" }, points: [[1, 9.99], [2, null]] as [number, number | null][] },
+      {
+        labels: { series: "p50", cluster: "b" },
+        points: [
+          [1, 10],
+          [2, 9.5],
+        ] as [number, number | null][],
+      },
+      {
+        labels: { series: "p50", cluster: "a" },
+        points: [
+          [1, 10],
+          [2, 10],
+        ] as [number, number | null][],
+      },
+      {
+        labels: { series: "p90", cluster: "a" },
+        points: [
+          [1, 9.99],
+          [2, null],
+        ] as [number, number | null][],
+      },
     ];
     expect(capWarnings(series, 10, "cluster")).toEqual([
       'p50 reaches the top finite bucket (10 s) at a, b (3 points): there it means "10 s or more", not 10 s. Read the mean and the slow share instead.',

@@ -7,11 +7,20 @@ import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { namedObject, ProfileRecorder, readableEvent } from "@/lib/recorder/core";
 import { WriteStore } from "@/lib/store/store";
 
-const lease = (name: string, rv: string, renewTime: string) => ({ apiVersion: "coordination.k8s.io/v1", kind: "Lease", metadata: { name, namespace: "ns", resourceVersion: rv }, spec: { holderIdentity: name, renewTime } });
+const lease = (name: string, rv: string, renewTime: string) => ({
+  apiVersion: "coordination.k8s.io/v1",
+  kind: "Lease",
+  metadata: { name, namespace: "ns", resourceVersion: rv },
+  spec: { holderIdentity: name, renewTime },
+});
 
 function setup() {
   const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-core-")), "s.sqlite"));
-  const recorder = new ProfileRecorder(store, "c1", DEFAULT_PROFILES.filter((p) => p.name === "lease"));
+  const recorder = new ProfileRecorder(
+    store,
+    "c1",
+    DEFAULT_PROFILES.filter((p) => p.name === "lease"),
+  );
   const writes = () => store.db.prepare("SELECT o.name, w.rv, w.class, w.heartbeat FROM writes w JOIN objects o ON o.id = w.object_id ORDER BY w.id").all();
   return { store, recorder, writes };
 }
@@ -54,9 +63,19 @@ describe("ProfileRecorder", () => {
     ]);
     expect(recorder.observedUntilMs()).toBe(2500);
     recorder.markObserved(3000); // a clean stop
-    const next = new ProfileRecorder(store, "c1", DEFAULT_PROFILES.filter((p) => p.name === "lease"));
+    const next = new ProfileRecorder(
+      store,
+      "c1",
+      DEFAULT_PROFILES.filter((p) => p.name === "lease"),
+    );
     expect(next.observedUntilMs()).toBe(3000);
-    expect(new ProfileRecorder(store, "c2", DEFAULT_PROFILES.filter((p) => p.name === "lease")).observedUntilMs()).toBeUndefined();
+    expect(
+      new ProfileRecorder(
+        store,
+        "c2",
+        DEFAULT_PROFILES.filter((p) => p.name === "lease"),
+      ).observedUntilMs(),
+    ).toBeUndefined();
   });
 });
 
@@ -83,7 +102,11 @@ describe("odd objects from a cluster, or from a proxy that mangles the stream", 
 
   it("stores each version of an object whatever shape its fields take, and still reads what consumers route on", () => {
     const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-core-")), "s.sqlite"));
-    const recorder = new ProfileRecorder(store, "milo", DEFAULT_PROFILES.filter((p) => p.name === "connector-project"));
+    const recorder = new ProfileRecorder(
+      store,
+      "milo",
+      DEFAULT_PROFILES.filter((p) => p.name === "connector-project"),
+    );
     recorder.applyList([], "1", 1000);
     const connector = (rv: number, extra: Record<string, unknown>, metadata: Record<string, unknown> = {}) => ({
       apiVersion: "networking.datumapis.com/v1alpha1",

@@ -17,7 +17,9 @@ describe("joinInFlight", () => {
     expect(runs).toBe(1);
     expect(running.size).toBe(0);
     fail = false;
-    await expect(Promise.all([joinInFlight(running, "a", work), joinInFlight(running, "b", work), joinInFlight(running, "a", work)])).resolves.toEqual([2, 3, 2]);
+    await expect(Promise.all([joinInFlight(running, "a", work), joinInFlight(running, "b", work), joinInFlight(running, "a", work)])).resolves.toEqual([
+      2, 3, 2,
+    ]);
     expect(runs).toBe(3);
   });
 });

@@ -16,7 +16,11 @@ describe("perProcess", () => {
 
   it("keeps nothing when making the value fails, so the next call tries again", async () => {
     const { perProcess } = await import("@/lib/runtime/per-process");
-    expect(() => perProcess("test.failing", () => { throw new Error("no config"); })).toThrow("no config");
+    expect(() =>
+      perProcess("test.failing", () => {
+        throw new Error("no config");
+      }),
+    ).toThrow("no config");
     expect(perProcess("test.failing", () => "made")).toBe("made");
   });
 });

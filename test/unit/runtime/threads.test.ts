@@ -27,7 +27,10 @@ describe("a task in a thread", () => {
   it("is stopped at its deadline, with a code the caller can answer by", async () => {
     const busy = thread(forever);
     const exited = new Promise((resolve) => busy.once("exit", resolve));
-    await expect(runTask(busy, "checking the upload", { deadlineMs: 200 })).rejects.toMatchObject({ code: DEADLINE_CODE, message: "checking the upload: stopped after 0 s" });
+    await expect(runTask(busy, "checking the upload", { deadlineMs: 200 })).rejects.toMatchObject({
+      code: DEADLINE_CODE,
+      message: "checking the upload: stopped after 0 s",
+    });
     await exited;
   });
 
@@ -42,7 +45,10 @@ describe("a task in a thread", () => {
   });
 
   it("is stopped at its heap bound, and the caller is told so by the thread's code", async () => {
-    const hungry = new Worker(`const keep = []; for (;;) keep.push(new Array(100_000).fill(Math.random()));`, { eval: true, resourceLimits: { maxOldGenerationSizeMb: 32 } });
+    const hungry = new Worker(`const keep = []; for (;;) keep.push(new Array(100_000).fill(Math.random()));`, {
+      eval: true,
+      resourceLimits: { maxOldGenerationSizeMb: 32 },
+    });
     await expect(runTask(hungry, "opening the snapshot")).rejects.toMatchObject({ code: "ERR_WORKER_OUT_OF_MEMORY" });
   });
 
@@ -60,7 +66,10 @@ describe("a task in a thread", () => {
 
   it("starts a TypeScript entry outside Next", async () => {
     const dir = mkdtempSync(join(tmpdir(), "churnscope-thread-"));
-    writeFileSync(join(dir, "entry.ts"), `import { parentPort } from "node:worker_threads";\nconst answer: number = 41;\nparentPort?.postMessage({ ok: answer + 1 });\n`);
+    writeFileSync(
+      join(dir, "entry.ts"),
+      `import { parentPort } from "node:worker_threads";\nconst answer: number = 41;\nparentPort?.postMessage({ ok: answer + 1 });\n`,
+    );
     await expect(runTask(typeScriptThread(join(dir, "entry.ts"), {}), "typed")).resolves.toBe(42);
   });
 });
@@ -81,7 +90,12 @@ describe("a service in a thread", () => {
 
 describe("work done in a thread, as the caller gets it", () => {
   it("is the result, or an API failure with its status, or an unexpected error naming the work", () => {
-    expect(resultOf(outcomeOf(() => 42), "counting")).toBe(42);
+    expect(
+      resultOf(
+        outcomeOf(() => 42),
+        "counting",
+      ),
+    ).toBe(42);
     const failure = outcomeOf(() => {
       throw badRequest("the snapshot is not JSON");
     });
@@ -105,8 +119,13 @@ describe("work done in a thread, as the caller gets it", () => {
     const full = outcomeOf(() => {
       throw Object.assign(new Error("database or disk is full"), { code: "SQLITE_FULL" });
     });
-    expect(() => resultOf(structuredClone(full), "building the store")).toThrow(expect.objectContaining({ code: "SQLITE_FULL", message: "building the store: database or disk is full" }));
+    expect(() => resultOf(structuredClone(full), "building the store")).toThrow(
+      expect.objectContaining({ code: "SQLITE_FULL", message: "building the store: database or disk is full" }),
+    );
     await expect(runTask(posting({ ok: 7 }), "counting")).resolves.toBe(7);
-    await expect(runTask(posting({ failure: { httpStatus: 413, errorType: "too_large", message: "too big" } }), "checking")).rejects.toMatchObject({ httpStatus: 413, errorType: "too_large" });
+    await expect(runTask(posting({ failure: { httpStatus: 413, errorType: "too_large", message: "too big" } }), "checking")).rejects.toMatchObject({
+      httpStatus: 413,
+      errorType: "too_large",
+    });
   });
 });

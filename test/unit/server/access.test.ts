@@ -16,9 +16,18 @@ describe("authorize", () => {
     expect(authorize(auth, "/", h({ authorization: "bearer t0k" }))).toEqual({ ok: true, user: "bearer token" });
     expect(authorize(auth, "/healthz", h({}))).toEqual({ ok: true });
     for (const authorization of [basic("sre", "p"), basic("SRE", "p:w"), "Bearer t0", "Bearer", "Basic !!", "t0k"]) {
-      expect(authorize(auth, "/api/markers", h({ authorization })), authorization).toMatchObject({ ok: false, status: 401, message: "the credentials were not accepted" });
+      expect(authorize(auth, "/api/markers", h({ authorization })), authorization).toMatchObject({
+        ok: false,
+        status: 401,
+        message: "the credentials were not accepted",
+      });
     }
-    expect(authorize(auth, "/", h({}))).toEqual({ ok: false, status: 401, challenge: 'Basic realm="Churnscope", charset="UTF-8"', message: "sign in: send basic auth or a bearer token" });
+    expect(authorize(auth, "/", h({}))).toEqual({
+      ok: false,
+      status: 401,
+      challenge: 'Basic realm="Churnscope", charset="UTF-8"',
+      message: "sign in: send basic auth or a bearer token",
+    });
     expect(authorize({ bearerToken: "t0k" }, "/", h({}))).toMatchObject({ challenge: 'Bearer realm="Churnscope"' });
     // With credentials checked here, the proxy header names nobody: a token holder could send any name in it.
     const both = { ...auth, userHeader: "X-Forwarded-User" };

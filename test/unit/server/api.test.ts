@@ -23,9 +23,18 @@ describe("handleApi", () => {
   it("admits the dashboard's users only, with the challenge that says how to sign in", async () => {
     for (const path of ["/api/markers", "/api/objects", "/api/panels/writes-by-verb", "/api/snapshots/export", "/api/clients"]) {
       const refused = await ask(path);
-      expect([path, refused.status, json(refused).errorType, refused.headers["WWW-Authenticate"]]).toEqual([path, 401, "unauthorized", 'Basic realm="Churnscope", charset="UTF-8"']);
+      expect([path, refused.status, json(refused).errorType, refused.headers["WWW-Authenticate"]]).toEqual([
+        path,
+        401,
+        "unauthorized",
+        'Basic realm="Churnscope", charset="UTF-8"',
+      ]);
     }
-    for (const [path, method] of [["/api/audit/uploads", "POST"], ["/api/snapshots", "POST"], ["/api/notes", "POST"]]) {
+    for (const [path, method] of [
+      ["/api/audit/uploads", "POST"],
+      ["/api/snapshots", "POST"],
+      ["/api/notes", "POST"],
+    ]) {
       expect((await ask(path, { method, body: "{}" })).status, path).toBe(401);
     }
     expect((await ask("/api/markers?from=now-1h", { headers: { authorization: basic("sre", "wrong") } })).status).toBe(401);
@@ -38,12 +47,20 @@ describe("handleApi", () => {
   });
 
   it("gives a note the admitted user as its author, whatever header the client sent", async () => {
-    const added = await ask("/api/notes", { method: "POST", headers: { authorization: basic("sre", "s3cret"), "x-churnscope-user": "mallory" }, body: JSON.stringify({ timeMs: Date.UTC(2026, 10, 30), text: "rollback" }) });
+    const added = await ask("/api/notes", {
+      method: "POST",
+      headers: { authorization: basic("sre", "s3cret"), "x-churnscope-user": "mallory" },
+      body: JSON.stringify({ timeMs: Date.UTC(2026, 10, 30), text: "rollback" }),
+    });
     expect([added.status, json(added)]).toMatchObject([200, { data: { author: "sre" } }]);
   });
 
   it("puts the security headers and a policy on every answer, and never lets a failure be kept", async () => {
-    for (const response of [await ask("/api/markers"), await ask("/api/nope"), await ask("/api/markers?from=now-1h", { headers: { authorization: basic("sre", "s3cret") } })]) {
+    for (const response of [
+      await ask("/api/markers"),
+      await ask("/api/nope"),
+      await ask("/api/markers?from=now-1h", { headers: { authorization: basic("sre", "s3cret") } }),
+    ]) {
       expect(response.headers["X-Content-Type-Options"]).toBe("nosniff");
       expect(response.headers["Content-Security-Policy"]).toContain("frame-ancestors 'none'");
       expect(response.headers["Cache-Control"]).toBe("no-store");

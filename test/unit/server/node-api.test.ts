@@ -91,7 +91,10 @@ describe("nodeApi", () => {
     const errors = vi.spyOn(console, "error");
     try {
       const browser = new AbortController();
-      const pending = fetch(`${url}/api/panels/writes-by-resource?from=now-1h&to=now`, { signal: browser.signal }).then((r) => r.text(), (e: Error) => e.name);
+      const pending = fetch(`${url}/api/panels/writes-by-resource?from=now-1h&to=now`, { signal: browser.signal }).then(
+        (r) => r.text(),
+        (e: Error) => e.name,
+      );
       await arrived;
       browser.abort();
       expect(await pending).toBe("AbortError");

@@ -10,7 +10,25 @@ const END = Date.parse("2026-09-11T16:00:00Z");
 
 function sample(): Snapshot {
   const result = {
-    data: { panel: "writes-by-verb", title: "Writes", unit: "writes/s", query: "q", queries: [{ promql: "q" }], stepSeconds: 60, startMs: START, endMs: END, series: [{ labels: { verb: "PUT" }, points: [[START, 0.5], [START + 60_000, null]] as [number, number | null][] }] },
+    data: {
+      panel: "writes-by-verb",
+      title: "Writes",
+      unit: "writes/s",
+      query: "q",
+      queries: [{ promql: "q" }],
+      stepSeconds: 60,
+      startMs: START,
+      endMs: END,
+      series: [
+        {
+          labels: { verb: "PUT" },
+          points: [
+            [START, 0.5],
+            [START + 60_000, null],
+          ] as [number, number | null][],
+        },
+      ],
+    },
     warnings: [],
     infos: ["an info"],
   };
@@ -25,7 +43,10 @@ function sample(): Snapshot {
     apiservers: [{ job: "milo-apiserver", role: "project" }],
     panels: [{ panel: "writes-by-verb", startMs: START, endMs: END, apiserver: "milo-apiserver", resource: "connectors.networking.datumapis.com", result }],
     markers: [{ timeMs: START + 1, label: "v1", detail: "release", kind: "release" }],
-    objectWrites: { objects: [{ cluster: "c", apiVersion: "v1", kind: "Lease", namespace: "n", name: "x", initial: null }], writes: [{ t: START + 5, o: 0, verb: "POST", by: "m", cls: "create", changes: [] }] },
+    objectWrites: {
+      objects: [{ cluster: "c", apiVersion: "v1", kind: "Lease", namespace: "n", name: "x", initial: null }],
+      writes: [{ t: START + 5, o: 0, verb: "POST", by: "m", cls: "create", changes: [] }],
+    },
   };
 }
 
@@ -57,7 +78,10 @@ describe("snapshot bundles", () => {
       [gz({ ...sample(), version: "1" }), /no version number/],
       [gz({ ...sample(), ranges: [] }), /ranges: /],
       [gz({ ...sample(), panels: [{ ...sample().panels[0], result: { data: {}, warnings: [], infos: [] } }] }), /panels\.0\.result\.data\.panel/],
-      [gz({ ...sample(), objectWrites: { ...sample().objectWrites!, writes: [{ t: 1, o: 7, verb: "PUT", by: "m", cls: "routed", changes: [] }] } }), /writes\.0 names object 7, but there are 1/],
+      [
+        gz({ ...sample(), objectWrites: { ...sample().objectWrites!, writes: [{ t: 1, o: 7, verb: "PUT", by: "m", cls: "routed", changes: [] }] } }),
+        /writes\.0 names object 7, but there are 1/,
+      ],
       [gz({ ...sample(), ranges: [{ startMs: END, endMs: START }] }), /ranges\.0 ends before it starts/],
     ];
     for (const [bytes, message] of cases) {

@@ -11,8 +11,16 @@ const START = Date.parse("2026-09-11T12:00:00Z");
 
 function sample(title: string): Snapshot {
   return {
-    format: SNAPSHOT_FORMAT, version: 1, title, takenAtMs: START + 1, source: "prometheus", views: ["write-load"],
-    ranges: [{ startMs: START, endMs: START + 1 }], apiservers: [], panels: [], markers: [],
+    format: SNAPSHOT_FORMAT,
+    version: 1,
+    title,
+    takenAtMs: START + 1,
+    source: "prometheus",
+    views: ["write-load"],
+    ranges: [{ startMs: START, endMs: START + 1 }],
+    apiservers: [],
+    panels: [],
+    markers: [],
     objectWrites: {
       objects: [{ cluster: "c", apiVersion: "networking.datumapis.com/v1alpha1", kind: "Connector", namespace: "ns", name: "a", initial: {} }],
       writes: [{ t: START, o: 0, verb: "update", sub: "status", by: "agent", cls: "unrouted", changes: [] }],

@@ -7,7 +7,13 @@ import { DayRollups } from "@/lib/store/day-rollups";
 import { WriteStore } from "@/lib/store/store";
 import type { ObjectKey, StoredWrite } from "@/lib/wire/objects";
 
-const key = (name: string, kind = "Connector"): ObjectKey => ({ cluster: "milo", group: kind === "Lease" ? "coordination.k8s.io" : "networking.datumapis.com", kind, namespace: "ns", name });
+const key = (name: string, kind = "Connector"): ObjectKey => ({
+  cluster: "milo",
+  group: kind === "Lease" ? "coordination.k8s.io" : "networking.datumapis.com",
+  kind,
+  namespace: "ns",
+  name,
+});
 const write = (tsMs: number, cls: StoredWrite["cls"], writer: string, paths: string[], projection = { online: "false" }): StoredWrite => ({
   tsMs,
   cls,
@@ -35,7 +41,17 @@ describe("WriteStore", () => {
     const { total, rows } = fixture().objects({ fromMs: 0, toMs: 50_000 }, 10, 0);
     expect(total).toBe(3);
     expect(rows.map((r) => r.name)).toEqual(["busy", "quiet", "lease"]);
-    expect(rows[0]).toMatchObject({ writes: 31, routed: 1, unrouted: 30, create: 0, topFields: [{ path: "status.message", changes: 30 }, { path: "status.ready", changes: 1 }], writers: [{ writer: "operator", writes: 31 }] });
+    expect(rows[0]).toMatchObject({
+      writes: 31,
+      routed: 1,
+      unrouted: 30,
+      create: 0,
+      topFields: [
+        { path: "status.message", changes: 30 },
+        { path: "status.ready", changes: 1 },
+      ],
+      writers: [{ writer: "operator", writes: 31 }],
+    });
     expect(rows[0].wastedRatio).toBeCloseTo(30 / 31, 12);
     expect(rows[0].sparkline.reduce((a, b) => a + b, 0)).toBe(31);
     expect(rows[0].sparkline.length).toBe(40);
@@ -64,7 +80,10 @@ describe("WriteStore", () => {
   it("returns one object's writes in order and the projection in force before a range", () => {
     const store = fixture();
     const writes = store.writesOf(key("busy"), 29_000, 40_000, 100);
-    expect(writes.map((w) => [w.tsMs, w.cls])).toEqual([[30_000, "unrouted"], [31_000, "routed"]]);
+    expect(writes.map((w) => [w.tsMs, w.cls])).toEqual([
+      [30_000, "unrouted"],
+      [31_000, "routed"],
+    ]);
     expect(writes[1].changes).toEqual([{ path: "status.ready", before: 1, after: 2 }]);
     expect(store.projectionBefore(key("busy"), 50_000)).toEqual({ online: "true" });
     expect(store.projectionBefore(key("busy"), 500)).toBeUndefined();
@@ -98,11 +117,29 @@ describe("daily rollups in the Objects ranking", () => {
 
   /** The ranking's numbers computed here from the plan, not from the store. */
   function expected(fromMs: number, toMs: number, kind?: string) {
-    type Row = { writes: number; routed: number; noop: number; unknown: number; heartbeat: number; writers: Record<string, number>; fields: Record<string, number>; spark: number[] };
+    type Row = {
+      writes: number;
+      routed: number;
+      noop: number;
+      unknown: number;
+      heartbeat: number;
+      writers: Record<string, number>;
+      fields: Record<string, number>;
+      spark: number[];
+    };
     const byObject = new Map<string, Row>();
     for (const w of planned) {
       if (w.tsMs <= fromMs || w.tsMs > toMs || (kind && w.kind !== kind)) continue;
-      const row: Row = byObject.get(`${w.kind}/${w.name}`) ?? { writes: 0, routed: 0, noop: 0, unknown: 0, heartbeat: 0, writers: {}, fields: {}, spark: new Array<number>(40).fill(0) };
+      const row: Row = byObject.get(`${w.kind}/${w.name}`) ?? {
+        writes: 0,
+        routed: 0,
+        noop: 0,
+        unknown: 0,
+        heartbeat: 0,
+        writers: {},
+        fields: {},
+        spark: new Array<number>(40).fill(0),
+      };
       row.writes++;
       row.writers[w.writer] = (row.writers[w.writer] ?? 0) + 1;
       row.fields[w.path] = (row.fields[w.path] ?? 0) + 1;
@@ -123,9 +160,17 @@ describe("daily rollups in the Objects ranking", () => {
     expect(total).toBe(truth.size);
     for (const r of rows) {
       const t = truth.get(`${r.kind}/${r.name}`)!;
-      expect({ writes: r.writes, routed: r.routed, noop: r.noop, unknown: r.unknown, heartbeat: r.heartbeat }, `${r.kind}/${r.name}`).toEqual({ writes: t.writes, routed: t.routed, noop: t.noop, unknown: t.unknown, heartbeat: t.heartbeat });
+      expect({ writes: r.writes, routed: r.routed, noop: r.noop, unknown: r.unknown, heartbeat: r.heartbeat }, `${r.kind}/${r.name}`).toEqual({
+        writes: t.writes,
+        routed: t.routed,
+        noop: t.noop,
+        unknown: t.unknown,
+        heartbeat: t.heartbeat,
+      });
       expect(Object.fromEntries(r.writers.map((w) => [w.writer, w.writes]))).toEqual(t.writers);
-      const top = Object.entries(t.fields).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 3);
+      const top = Object.entries(t.fields)
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .slice(0, 3);
       expect(r.topFields.map((f) => [f.path, f.changes])).toEqual(top);
       expect(r.sparkline.reduce((a, b) => a + b, 0)).toBe(t.writes);
       if (exactSpark) expect(r.sparkline).toEqual(t.spark);
@@ -173,7 +218,13 @@ describe("daily rollups in the Objects ranking", () => {
     store.record(key("o1", "Connector"), write(D0 + 2 * DAY + 5, "routed", "late", ["status.late"]));
     store.rollPending(D0 + 30 * DAY, 4 * 4 + 2); // 4 hours and half of the fifth, which is read from the writes
     const partDay = [(day0 + 2) * 24, (day0 + 2) * 24 + 3];
-    expect(new DayRollups(store.db).plan(D0 + 2 * DAY, D0 + 3 * DAY, D0 + 30 * DAY)).toEqual({ rolled: [], hours: [partDay], minusHours: [], raw: [[D0 + 2 * DAY + 4 * HOUR, D0 + 3 * DAY]], wholeHours: [partDay] });
+    expect(new DayRollups(store.db).plan(D0 + 2 * DAY, D0 + 3 * DAY, D0 + 30 * DAY)).toEqual({
+      rolled: [],
+      hours: [partDay],
+      minusHours: [],
+      raw: [[D0 + 2 * DAY + 4 * HOUR, D0 + 3 * DAY]],
+      wholeHours: [partDay],
+    });
   });
 
   it("a write into a rolled-up day drops its rollup, and the ranking counts the write", () => {
@@ -194,7 +245,15 @@ describe("daily rollups in the Objects ranking", () => {
     store.rollPending(D0 + 30 * DAY, 30 * 4); // the latest day, and the first 6 hours of the day before it
     const partDay = D0 / DAY + 4; // day k holds (k·24 h, (k+1)·24 h]: the plan's last day is D0 / DAY + 5
     expect(store.db.prepare("SELECT day, slices FROM rank_days_progress").all()).toEqual([{ day: partDay, slices: 24 }]);
-    const late = { name: "o2", kind: "Connector", tsMs: partDay * DAY + 2 * 3_600_000 + 5, cls: "routed" as const, heartbeat: false, writer: "late", path: "status.late" };
+    const late = {
+      name: "o2",
+      kind: "Connector",
+      tsMs: partDay * DAY + 2 * 3_600_000 + 5,
+      cls: "routed" as const,
+      heartbeat: false,
+      writer: "late",
+      path: "status.late",
+    };
     store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
     expect(store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_progress").get()).toEqual({ n: 0 });
     planned.push(late);
@@ -280,7 +339,15 @@ describe("daily rollups in the Objects ranking", () => {
     });
     check(store, D0 + 3 * DAY, nowMs);
 
-    const after = { name: "o3", kind: "Connector", tsMs: D0 + 3 * DAY + 10 * HOUR + 60_000, cls: "routed" as const, heartbeat: false, writer: "now", path: "status.now" };
+    const after = {
+      name: "o3",
+      kind: "Connector",
+      tsMs: D0 + 3 * DAY + 10 * HOUR + 60_000,
+      cls: "routed" as const,
+      heartbeat: false,
+      writer: "now",
+      path: "status.now",
+    };
     const late = { name: "o4", kind: "Lease", tsMs: D0 + 3 * DAY + 2 * HOUR + 7, cls: "no-op" as const, heartbeat: false, writer: "late", path: "status.late" };
     store.record(key(after.name, after.kind), write(after.tsMs, after.cls, after.writer, [after.path]));
     expect(progress()).toEqual([{ day: today, slices: 40 }]);
