@@ -8,7 +8,7 @@ import { analyzeVersions, prepare, project, type Version } from "../churn/analyz
 import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { clusterScope } from "../churn/scope";
-import type { WriteStore } from "../store/store";
+import type { WriteRepository } from "../store/types";
 import { keptBody, VersionChain } from "../store/version-chain";
 import type { ObjectKey } from "../wire/objects";
 
@@ -64,7 +64,7 @@ export class ProfileRecorder {
 
   /** `profiles` all read the same resource; each object is read with the one that fits it (profileFor). */
   constructor(
-    private readonly store: WriteStore,
+    private readonly store: WriteRepository,
     private readonly cluster: string,
     private readonly profiles: Profile[],
   ) {

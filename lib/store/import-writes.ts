@@ -10,7 +10,7 @@ import type { Json } from "../churn/json";
 import { applyChanges } from "../churn/paths";
 import { profileFor, type Profile } from "../churn/profiles";
 import type { ObjectWrites } from "../snapshot/format/schema";
-import type { WriteStore } from "./store";
+import type { WriteRepository } from "./types";
 import { keptBody, VersionChain } from "./version-chain";
 
 type Obj = { [key: string]: Json };
@@ -29,7 +29,7 @@ function unprofiled(before: Json | undefined, after: Json | undefined): Analysis
 /** Objects whose current version is kept in memory while a snapshot is imported (the store has the rest). */
 const RECENT_OBJECTS = 5_000;
 
-export function importObjectWrites(store: WriteStore, writes: ObjectWrites, profiles: Profile[]): number {
+export function importObjectWrites(store: WriteRepository, writes: ObjectWrites, profiles: Profile[]): number {
   // Each object's current version (null: not there), rebuilt write by write from the snapshot's changes.
   const chain = new VersionChain<Json | null>({
     read: (key) => {

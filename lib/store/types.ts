@@ -1,6 +1,24 @@
-/** The store's record types, shared by the write store and the audit repository. */
+/** The store's record types and the interfaces its engine implements for the recorder, audit ingest and snapshot import. */
 import type Database from "better-sqlite3";
-import type { ObjectKey } from "../wire/objects";
+import type { Json } from "../churn/json";
+import type { ObjectKey, StoredWrite } from "../wire/objects";
+
+/**
+ * What a writer of object writes needs of a store (the watch recorder's core, snapshot import): the
+ * writes, each object's first-seen and last version, meta values, and one transaction around a batch.
+ */
+export interface WriteRepository {
+  batch<T>(work: () => T): T;
+  record(key: ObjectKey, write: StoredWrite): void;
+  recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json): void;
+  /** the last version written (null body: deleted) */
+  latest(key: ObjectKey): { resourceVersion: string; body: string | null } | undefined;
+  setLatest(key: ObjectKey, resourceVersion: string, body: string | null): void;
+  /** objects of a kind on a cluster last seen alive */
+  liveKeys(cluster: string, group: string, kind: string): ObjectKey[];
+  getMeta(key: string): string | undefined;
+  setMeta(key: string, value: string): void;
+}
 
 /** What a repository needs of the store's connection: its prepared statements and object ids. */
 export interface StoreConnection {

@@ -1,0 +1,274 @@
+/**
+ * The Objects and Field churn rankings over the writes of a range: objects by writes with class
+ * counts, top fields, writers, sparklines and timers found in their no-ops, whole days and hours read
+ * from the roll-ups, the edges from the writes themselves.
+ */
+import { MIN_PERIODIC_WRITES, periodicNoop } from "../analysis/periodic";
+import type { WriteClass } from "../churn/analyze";
+import type { FieldRow, ObjectRow } from "../wire/objects";
+import type { StoreDatabase } from "./database";
+import { CLASS_SUMS, COUNT_COLUMNS, DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
+
+export interface ObjectFilter {
+  cluster?: string;
+  group?: string;
+  kind?: string;
+  namespace?: string;
+  cls?: WriteClass;
+  fromMs: number;
+  toMs: number;
+}
+
+const CLASS_COLUMN: Record<WriteClass, string> = {
+  create: "c_create",
+  delete: "c_delete",
+  routed: "c_routed",
+  unrouted: "c_unrouted",
+  "no-op": "c_noop",
+  unknown: "c_unknown",
+};
+
+/** The no-op writes read per object to look for a timer (the latest ones). */
+const PERIODIC_SAMPLE = 500;
+
+const SPARK_BUCKETS = 40;
+
+/** Per-object counts summed over signed parts; an object left with no writes (all subtracted) is not in the range. */
+function mergeCounts(parts: { rows: Record<string, number>[]; sign: 1 | -1 }[]): Record<string, number>[] {
+  const byId = new Map<number, Record<string, number>>();
+  for (const { rows, sign } of parts) {
+    for (const row of rows) {
+      const sum = byId.get(row.id);
+      if (!sum) byId.set(row.id, sign === 1 ? { ...row } : Object.fromEntries(Object.entries(row).map(([k, v]) => [k, k === "id" ? v : -v])));
+      else for (const column of COUNT_COLUMNS) sum[column] += sign * row[column];
+    }
+  }
+  return [...byId.values()].filter((row) => row.writes > 0);
+}
+
+export class Ranking {
+  constructor(
+    private readonly database: StoreDatabase,
+    private readonly rollups: DayRollups,
+  ) {}
+
+  private where(filter: ObjectFilter, alias = "w"): { sql: string; params: (string | number)[] } {
+    const clauses = [`${alias}.ts_ms > ?`, `${alias}.ts_ms <= ?`];
+    const params: (string | number)[] = [filter.fromMs, filter.toMs];
+    for (const [column, value] of [
+      ["o.cluster", filter.cluster],
+      ["o.grp", filter.group],
+      ["o.kind", filter.kind],
+      ["o.namespace", filter.namespace],
+    ] as const) {
+      if (value !== undefined) {
+        clauses.push(`${column} = ?`);
+        params.push(value);
+      }
+    }
+    return { sql: clauses.join(" AND "), params };
+  }
+
+  /** Objects ranked by writes in (from, to], one page; `cls` keeps objects with at least one write of that class. */
+  objects(filter: ObjectFilter, limit: number, offset: number): { total: number; rows: ObjectRow[] } {
+    // One grouping pass over the writes alone (objects are joined for the page only), then ranked here:
+    // there are at most as many groups as objects, and total and page come from the same pass.
+    const scoped = filter.cluster !== undefined || filter.group !== undefined || filter.kind !== undefined || filter.namespace !== undefined;
+    const objectClauses: string[] = [];
+    const objectParams: string[] = [];
+    for (const [column, value] of [
+      ["cluster", filter.cluster],
+      ["grp", filter.group],
+      ["kind", filter.kind],
+      ["namespace", filter.namespace],
+    ] as const) {
+      if (value !== undefined) {
+        objectClauses.push(`${column} = ?`);
+        objectParams.push(value);
+      }
+    }
+    const inScope = (column: string) => (scoped ? ` AND ${column} IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : "");
+    // Whole days and hours from the rollups; part hours at the edges, and hours not rolled up yet, from the writes.
+    const plan = this.rollups.plan(filter.fromMs, filter.toMs);
+    const sums = COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ");
+    const countInRange = this.database.statement("SELECT COUNT(*) AS n FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ?");
+    const rollup = (sql: string, runs: [number, number][], sign: 1 | -1) =>
+      runs.map((run) => ({ rows: this.database.db.prepare(sql).all(...run, ...objectParams) as Record<string, number>[], sign }));
+    const parts: { rows: Record<string, number>[]; sign: 1 | -1 }[] = [
+      ...plan.raw.map(([fromMs, toMs]) => {
+        // A part hour at an edge, or hours with few writes, are a sliver of the table: read them by time.
+        // The planner would skip-scan the per-object index instead, a seek per object (about 0.1 s on
+        // 20,000 objects however few writes), which only pays off past about 200,000 writes.
+        const byTime =
+          toMs - fromMs <= HOUR_MS || (toMs - fromMs <= 2 * DAY_MS && (countInRange.get(fromMs, toMs) as { n: number }).n <= 200_000)
+            ? "INDEXED BY writes_ts"
+            : "";
+        const sql = `SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w ${byTime} WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`;
+        return { rows: this.database.db.prepare(sql).all(fromMs, toMs, ...objectParams) as Record<string, number>[], sign: 1 as const };
+      }),
+      ...rollup(`SELECT object_id AS id, ${sums} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.rolled, 1),
+      ...rollup(`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.hours, 1),
+      ...rollup(`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.minusHours, -1),
+    ];
+    const groups = parts.length === 1 ? parts[0].rows : mergeCounts(parts);
+    const kept = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
+    const keyOf = this.database.statement("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?");
+    // Most writes first; ties by namespace and name (one read of every object's name beats one per tie).
+    let names: Map<number, { namespace: string; name: string }> | undefined;
+    const nameOf = (id: number) =>
+      (names ??= new Map(
+        (this.database.statement("SELECT id, namespace, name FROM objects").all() as { id: number; namespace: string; name: string }[]).map((r) => [r.id, r]),
+      )).get(id) ?? {
+        namespace: "",
+        name: "",
+      };
+    kept.sort(
+      (x, y) => y.writes - x.writes || nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name),
+    );
+    const total = kept.length;
+    const page = kept.slice(offset, offset + limit).map((g) => ({ ...g, ...(keyOf.get(g.id) as Record<string, string>) })) as Record<string, number | string>[];
+    const ids = page.map((r) => r.id as number);
+    // The page's details: whole days from the daily rollups, the rest from the page's own writes (each
+    // object's writes are together in the per-object indexes, so an hour or a day of them is a short read).
+    const hourMs = ([first, last]: [number, number]): [number, number] => [first * HOUR_MS, (last + 1) * HOUR_MS];
+    const details = (fromWrites: string, fromDays: string) =>
+      this.perObject(ids, [
+        ...plan.raw.map((range) => ({ sql: fromWrites, params: range, sign: 1 as const })),
+        ...plan.hours.map((run) => ({ sql: fromWrites, params: hourMs(run), sign: 1 as const })),
+        ...plan.minusHours.map((run) => ({ sql: fromWrites, params: hourMs(run), sign: -1 as const })),
+        // Each day of a run named: the day-first keys are then a seek per day and object, not a scan of the days.
+        ...plan.rolled.map(([first, last]) => ({
+          sql: fromDays.replace("#", Array.from({ length: last - first + 1 }, (_, i) => first + i).join(",")),
+          params: [] as number[],
+          sign: 1 as const,
+        })),
+      ]);
+    const fields = details(
+      "SELECT object_id AS id, path AS k, COUNT(*) AS n FROM field_changes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path",
+      "SELECT object_id AS id, path AS k, SUM(n) AS n FROM rank_days_fields WHERE object_id IN (%) AND day IN (#) GROUP BY object_id, path",
+    );
+    const writers = details(
+      "SELECT object_id AS id, writer AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer",
+      "SELECT object_id AS id, writer AS k, SUM(n) AS n FROM rank_days_writers WHERE object_id IN (%) AND day IN (#) GROUP BY object_id, writer",
+    );
+    // Sparkline buckets: a write by its time; over rolled-up hours, an hour's writes by the hour's end.
+    const span = Math.max(1, filter.toMs - filter.fromMs);
+    const bucket = (tsExpr: string) => `CAST(MIN(${SPARK_BUCKETS - 1}, (${tsExpr} - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}) AS TEXT)`;
+    const spark = this.perObject(ids, [
+      ...plan.raw.map((range) => ({
+        sql: `SELECT object_id AS id, ${bucket("ts_ms")} AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
+        params: range,
+        sign: 1 as const,
+      })),
+      ...plan.wholeHours.map((run) => ({
+        sql: `SELECT object_id AS id, ${bucket(`(hour + 1) * ${HOUR_MS}`)} AS k, SUM(writes) AS n FROM rank_hours WHERE object_id IN (%) AND hour BETWEEN ? AND ? GROUP BY object_id, k`,
+        params: run,
+        sign: 1 as const,
+      })),
+    ]);
+    const noops = new Map<number, { tsMs: number; writer: string }[]>();
+    const withNoops = page.filter((r) => (r.c_noop as number) >= MIN_PERIODIC_WRITES).map((r) => r.id as number);
+    // Each object's latest no-ops, read backwards along its index entries: a few hundred rows, however long the range.
+    const latestNoops = this.database.statement(
+      `SELECT ts_ms, writer FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND class = 'no-op' ORDER BY ts_ms DESC LIMIT ${PERIODIC_SAMPLE}`,
+    );
+    for (const id of withNoops) {
+      const latest = latestNoops.all(id, filter.fromMs, filter.toMs) as { ts_ms: number; writer: string }[];
+      noops.set(
+        id,
+        latest.reverse().map((r) => ({ tsMs: r.ts_ms, writer: r.writer })),
+      );
+    }
+    const rows = page.map((r): ObjectRow => {
+      const id = r.id as number;
+      const writes = r.writes as number;
+      const sparkline = new Array<number>(SPARK_BUCKETS).fill(0);
+      for (const { k, n } of spark.get(id) ?? []) sparkline[Number(k)] = n;
+      return {
+        cluster: r.cluster as string,
+        group: r.grp as string,
+        kind: r.kind as string,
+        namespace: r.namespace as string,
+        name: r.name as string,
+        writes,
+        create: r.c_create as number,
+        delete: r.c_delete as number,
+        routed: r.c_routed as number,
+        unrouted: r.c_unrouted as number,
+        noop: r.c_noop as number,
+        unknown: r.c_unknown as number,
+        heartbeat: r.c_heartbeat as number,
+        wastedRatio: ((r.c_noop as number) + (r.c_unrouted as number)) / writes,
+        topFields: (fields.get(id) ?? []).slice(0, 3).map(({ k, n }) => ({ path: k, changes: n })),
+        writers: (writers.get(id) ?? []).map(({ k, n }) => ({ writer: k, writes: n })),
+        sparkline,
+        periodicNoop: noops.has(id) ? periodicNoop(noops.get(id)!) : null,
+      };
+    });
+    return { total, rows };
+  }
+
+  /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */
+  private perObject(ids: number[], sources: { sql: string; params: number[]; sign: 1 | -1 }[]): Map<number, { k: string; n: number }[]> {
+    const out = new Map<number, { k: string; n: number }[]>();
+    if (ids.length === 0) return out;
+    const marks = ids.map(() => "?").join(",");
+    const sums = new Map<number, Map<string, number>>();
+    for (const { sql, params, sign } of sources) {
+      for (const row of this.database.db.prepare(sql.replace("%", marks)).all(...ids, ...params) as { id: number; k: string; n: number }[]) {
+        const byKey = sums.get(row.id) ?? new Map<string, number>();
+        byKey.set(row.k, (byKey.get(row.k) ?? 0) + sign * row.n);
+        sums.set(row.id, byKey);
+      }
+    }
+    // A key whose every count was subtracted (all outside the range) is not in the range.
+    for (const [id, byKey] of sums)
+      out.set(
+        id,
+        [...byKey]
+          .filter(([, n]) => n > 0)
+          .map(([k, n]) => ({ k, n }))
+          .sort((a, b) => b.n - a.n || a.k.localeCompare(b.k)),
+      );
+    return out;
+  }
+
+  /** Every cluster/group/kind the store has objects of (for the filters). */
+  kinds(): { cluster: string; group: string; kind: string }[] {
+    return this.database.db.prepare('SELECT DISTINCT cluster, grp AS "group", kind FROM objects ORDER BY cluster, grp, kind').all() as {
+      cluster: string;
+      group: string;
+      kind: string;
+    }[];
+  }
+
+  /** Changed paths across objects, ranked by changes, split by writer. */
+  fields(filter: ObjectFilter, limit: number): FieldRow[] {
+    const { sql, params } = this.where(filter, "f");
+    const rows = this.database.db
+      .prepare(
+        `SELECT f.path, f.writer, COUNT(*) AS n, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path, f.writer`,
+      )
+      .all(...params) as { path: string; writer: string; n: number; objects: number }[];
+    const objects = new Map(
+      (
+        this.database.db
+          .prepare(
+            `SELECT f.path, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path`,
+          )
+          .all(...params) as { path: string; objects: number }[]
+      ).map((r) => [r.path, r.objects]),
+    );
+    const byPath = new Map<string, FieldRow>();
+    for (const r of rows) {
+      const row = byPath.get(r.path) ?? { path: r.path, changes: 0, objects: objects.get(r.path) ?? 0, writers: [] };
+      row.changes += r.n;
+      row.writers.push({ writer: r.writer, changes: r.n });
+      byPath.set(r.path, row);
+    }
+    return [...byPath.values()]
+      .map((r) => ({ ...r, writers: r.writers.sort((a, b) => b.changes - a.changes) }))
+      .sort((a, b) => b.changes - a.changes || a.path.localeCompare(b.path))
+      .slice(0, limit);
+  }
+}
