@@ -7,6 +7,7 @@ import { readBodyLimited } from "../api/read-body";
 import { listApiservers } from "../panels/apiservers";
 import { parsePanelParams } from "../panels/params";
 import { info } from "../snapshot/lookup";
+import type { ApiRequest } from "./api-request";
 import type { ServerContext } from "./context";
 import { receiveUpload, receiveWebhook } from "./handlers/audit";
 import { clientsAnswer } from "./handlers/clients";
@@ -18,7 +19,7 @@ import { answerPanel } from "./handlers/panels";
 /** What a handler is given: the request (for a body), its query, the path's captured parts, the admitted user. */
 export interface ApiCall {
   ctx: ServerContext;
-  request: Request;
+  request: ApiRequest;
   query: Record<string, string>;
   /** the route's captured path parts, as sent (still percent-encoded); an optional part not sent is undefined */
   captured: (string | undefined)[];
@@ -89,9 +90,9 @@ export const API_ROUTES: readonly ApiRoute[] = [
   {
     path: /^\/api\/audit\/webhook(?:\/([^/]+))?$/,
     access: "webhook",
-    methods: { POST: ({ ctx, request, captured }) => receiveWebhook(ctx, request, captured[0] === undefined ? undefined : decoded(captured[0])) },
+    methods: { POST: ({ ctx, request, query, captured }) => receiveWebhook(ctx, request, query, captured[0] === undefined ? undefined : decoded(captured[0])) },
   },
-  { path: /^\/api\/audit\/uploads$/, access: "user", methods: { POST: ({ ctx, request }) => receiveUpload(ctx, request) } },
+  { path: /^\/api\/audit\/uploads$/, access: "user", methods: { POST: ({ ctx, request, query }) => receiveUpload(ctx, request, query) } },
 ];
 
 /** The route at `path` with what it captured, or null. */

@@ -9,6 +9,7 @@ import { ApiFailure, badRequest, failureOf, notFound } from "../api/envelope";
 import { envelopeOf } from "../api/respond";
 import { authorize, contentSecurityPolicy, newNonce } from "./access";
 import { AnswerCache, cacheHeaders, encodeAnswer, gzippedOf, notModified, type EncodedAnswer } from "./answer-cache";
+import type { ApiRequest } from "./api-request";
 import { apiMethods, findRoute, type ApiCall, type ApiRoute } from "./api-routes";
 import type { ServerContext } from "./context";
 import type { Download } from "./handlers/export-view";
@@ -80,15 +81,15 @@ function cacheOf(ctx: ServerContext): AnswerCache {
  * The answer to one API request. It never throws: whatever goes wrong is an envelope with the headers.
  * Server-Timing shows in the browser's network panel how much of a slow answer was this server's.
  */
-export async function handleApi(context: () => ServerContext, request: Request, options: { compress: boolean } = { compress: true }): Promise<ApiResponse> {
+export async function handleApi(context: () => ServerContext, request: ApiRequest, options: { compress: boolean } = { compress: true }): Promise<ApiResponse> {
   const startedMs = performance.now();
   const response = await answerRequest(context, request, options.compress);
   response.headers["Server-Timing"] = `api;dur=${(performance.now() - startedMs).toFixed(1)}`;
   return response;
 }
 
-async function answerRequest(context: () => ServerContext, request: Request, compress: boolean): Promise<ApiResponse> {
-  const url = new URL(request.url);
+async function answerRequest(context: () => ServerContext, request: ApiRequest, compress: boolean): Promise<ApiResponse> {
+  const url = new URL(request.url, "http://localhost");
   const path = url.pathname;
   const method = request.method.toUpperCase();
   try {
@@ -146,7 +147,7 @@ async function answer(route: ApiRoute, method: string, call: ApiCall, cache: Ans
   return { encoded, headers: outcome.headers };
 }
 
-function encodedResponse(encoded: EncodedAnswer, extra: Record<string, string>, shared: boolean, request: Request, compress: boolean): ApiResponse {
+function encodedResponse(encoded: EncodedAnswer, extra: Record<string, string>, shared: boolean, request: ApiRequest, compress: boolean): ApiResponse {
   const headers: Record<string, string> = {
     ...baseHeaders(development()),
     "Content-Type": "application/json",

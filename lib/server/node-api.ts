@@ -6,7 +6,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
+import type { HeaderReader } from "./access";
 import { failureResponse, handleApi, refusal, type ApiResponse } from "./api";
+import type { ApiRequest } from "./api-request";
 import type { ServerContext } from "./context";
 
 /** Takes the request and answers it (true), or leaves it to Next (false). */
@@ -42,22 +44,28 @@ async function answer(context: () => ServerContext, req: IncomingMessage, res: S
     const gone = new AbortController();
     res.once("close", () => res.writableFinished || gone.abort());
     const method = (req.method ?? "GET").toUpperCase();
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-    const body = method === "GET" || method === "HEAD" ? undefined : (Readable.toWeb(req) as ReadableStream<Uint8Array>);
-    const request = new Request(`http://${req.headers.host ?? "localhost"}${url}`, {
+    const request: ApiRequest = {
       method,
-      headers,
-      body,
+      url,
+      headers: headersOf(req),
       signal: gone.signal,
-      duplex: "half",
-    } as RequestInit);
+      body: method === "GET" || method === "HEAD" ? null : (Readable.toWeb(req) as ReadableStream<Uint8Array>),
+    };
     response = await handleApi(context, request);
   } catch (error) {
-    // A request node:http took but a web Request cannot stand for (a malformed Host, say).
     response = failureResponse(error);
   }
   send(res, response);
+}
+
+/** node:http's headers as the pipeline reads them, by name, so nothing is copied. */
+function headersOf(req: IncomingMessage): HeaderReader {
+  return {
+    get: (name) => {
+      const value = req.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(", ") : value;
+    },
+  };
 }
 
 function send(res: ServerResponse, response: ApiResponse): void {

@@ -12,6 +12,7 @@ import { readBodyLimited, readLimited } from "../../api/read-body";
 import { CLUSTER_NAME } from "../../config/schema";
 import { formatBytes } from "../../format/number";
 import { sameSecret } from "../access";
+import type { ApiRequest } from "../api-request";
 import type { ServerContext } from "../context";
 import { tooLarge } from "../../snapshot/format/codec";
 import { eventsOf } from "../../audit/event";
@@ -19,8 +20,8 @@ import { ingestFile } from "../../audit/files";
 import { AuditIngester } from "../../audit/ingest";
 import type { IngestAnswer } from "../../wire/audit";
 
-function clusterParam(params: URLSearchParams, fromPath?: string): string {
-  const cluster = fromPath ?? params.get("cluster") ?? "default";
+function clusterParam(query: Record<string, string>, fromPath?: string): string {
+  const cluster = fromPath ?? query.cluster ?? "default";
   if (!CLUSTER_NAME.test(cluster) || cluster.length > 63)
     throw badRequest(`parameter cluster: expected a DNS-style name such as prod-eu, got ${JSON.stringify(cluster.slice(0, 80))}`);
   return cluster;
@@ -54,11 +55,16 @@ let lastTokenlessWarningMs = 0;
  * POST /api/audit/webhook/NAME (or ?cluster=NAME) with `Authorization: Bearer <audit.webhookToken>`
  * and an EventList body. The path form is what a webhook kubeconfig's `server` can carry.
  */
-export async function receiveWebhook(ctx: ServerContext, request: Request, clusterFromPath?: string): Promise<{ data: IngestAnswer; warnings: string[] }> {
+export async function receiveWebhook(
+  ctx: ServerContext,
+  request: ApiRequest,
+  query: Record<string, string>,
+  clusterFromPath?: string,
+): Promise<{ data: IngestAnswer; warnings: string[] }> {
   const token = ctx.config.audit.webhookToken;
   if (!token) throw new ApiFailure(404, "not_found", "the audit webhook is off: set audit.webhookToken in the configuration");
   const [scheme, credentials = ""] = (request.headers.get("authorization") ?? "").split(/\s+/, 2);
-  if (!request.headers.has("authorization")) {
+  if (request.headers.get("authorization") === null) {
     // What a real kube-apiserver does when its webhook kubeconfig names an http:// server: it sends no token.
     // Said in the log once a minute at most (the API server retries every batch).
     if (Date.now() - lastTokenlessWarningMs > 60_000) {
@@ -75,7 +81,7 @@ export async function receiveWebhook(ctx: ServerContext, request: Request, clust
   }
   if (scheme?.toLowerCase() !== "bearer" || !sameSecret(credentials, token))
     throw new ApiFailure(401, "unauthorized", "the audit webhook needs Authorization: Bearer <audit.webhookToken>");
-  const cluster = clusterParam(new URL(request.url).searchParams, clusterFromPath);
+  const cluster = clusterParam(query, clusterFromPath);
   const startedMs = Date.now();
   const bytes = await readBodyLimited(request.body, ctx.config.audit.maxWebhookBytes, "audit.maxWebhookMiB");
   let value: unknown;
@@ -132,8 +138,12 @@ export function removeLeftUploads(dataDir: string, startedAtMs = Date.now() - pr
 }
 
 /** POST /api/audit/uploads?cluster=NAME with the log (plain or .gz) as the body. */
-export async function receiveUpload(ctx: ServerContext, request: Request): Promise<{ data: IngestAnswer; warnings: string[] }> {
-  const cluster = clusterParam(new URL(request.url).searchParams);
+export async function receiveUpload(
+  ctx: ServerContext,
+  request: ApiRequest,
+  query: Record<string, string>,
+): Promise<{ data: IngestAnswer; warnings: string[] }> {
+  const cluster = clusterParam(query);
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > ctx.config.audit.maxUploadBytes)
     throw tooLarge(
