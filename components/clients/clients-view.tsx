@@ -1,6 +1,6 @@
 "use client";
 /**
- * Clients (Q7): write requests from the ingested audit logs by client (user · user-agent name) over
+ * Clients: write requests from the ingested audit logs by client (user · user-agent name) over
  * time, per resource and per object with their top writers, and before/after a chosen time per client.
  */
 import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";

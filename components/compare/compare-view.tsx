@@ -1,7 +1,7 @@
 "use client";
 /**
- * The compare view (Q6): two counters counted window by window, both counts and their ratio per
- * window, as seed 000 did by hand for reconciles vs status writes and hub vs project writes.
+ * The compare view: two counters counted window by window, both counts and their ratio per
+ * window, as the Connector churn write-up did by hand for reconciles vs status writes and hub vs project writes.
  * The counters, the window and the range are all in the URL.
  */
 import { parseAsString, useQueryStates } from "nuqs";

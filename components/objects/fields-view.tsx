@@ -1,5 +1,5 @@
 "use client";
-/** Field churn (Q4): the changed paths of a kind ranked by changes across objects, split by writer. */
+/** Field churn: the changed paths of a kind ranked by changes across objects, split by writer. */
 import Link from "next/link";
 import { useQueryStates } from "nuqs";
 import { ApiNotices, StoreLoading } from "./api-notices";

@@ -1,6 +1,6 @@
 "use client";
 /**
- * Objects (Q4): which objects are written most in the range, how many writes changed what the
+ * Objects: which objects are written most in the range, how many writes changed what the
  * consumer routes on and how many did not, which fields changed and who wrote them.
  */
 import Link from "next/link";

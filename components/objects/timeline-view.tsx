@@ -1,6 +1,6 @@
 "use client";
 /**
- * One object's timeline (Q4): a band for the routed projection (what the consumer acts on), a lane
+ * One object's timeline: a band for the routed projection (what the consumer acts on), a lane
  * per most-changed field, every write as a tick coloured by class, and the chosen write's diff.
  */
 import Link from "next/link";

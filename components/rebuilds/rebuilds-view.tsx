@@ -1,6 +1,6 @@
 "use client";
 /**
- * The Edge rebuilds page (Q3): per site, how often and how long the edge rebuilds its whole
+ * The Edge rebuilds page: per site, how often and how long the edge rebuilds its whole
  * configuration, whether the rebuild loop saturates, and how many rebuilds each upstream write
  * buys. Every panel answers for all sites; the site selector filters in the browser.
  */

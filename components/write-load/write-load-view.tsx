@@ -1,6 +1,6 @@
 "use client";
 /**
- * The Write load page (Q1, Q2): which resources' writes rose, when, by which verb and subresource,
+ * The Write load page: which resources' writes rose, when, by which verb and subresource,
  * on which API server, and how many of them changed nothing. All view state is in the URL.
  */
 import { parseAsString, useQueryStates } from "nuqs";

@@ -1,5 +1,5 @@
 /**
- * Profiles: how to read one kind (DESIGN.md §2). The routed projection is the small set of values a
+ * Profiles: how to read one kind. The routed projection is the small set of values a
  * consumer acts on; ignored paths are dropped before diffing; unordered lists are compared as sets;
  * heartbeat paths are expected churn. Every path is JSONPath, evaluated by jsonpath-plus in its
  * safe mode (no JavaScript is run). A profile can read its projection from JSON inside an
@@ -18,7 +18,7 @@ const connectorOnline = {
   nodeId: { path: "$.connectionDetails.publicKey.id", onlyWhen: { field: "online", equals: "true" } },
 };
 
-/** Shipped defaults (domain.md §3, §5, §7). */
+/** Shipped defaults. */
 export const DEFAULT_PROFILES: Profile[] = [
   {
     name: "connector-project",

@@ -1,7 +1,7 @@
 /**
  * A real Prometheus holding generated series: written as OpenMetrics, backfilled with promtool,
  * then served by Debian's prometheus on a free loopback port. Backfill happens before start so the
- * blocks are queryable at once (stack.md G18 f). Used by the replay build and the tests.
+ * blocks are queryable at once. Used by the replay build and the tests.
  */
 import { spawnSync } from "node:child_process";
 import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from "node:fs";

@@ -1,5 +1,5 @@
 /**
- * Counters worth comparing, ready to pick: the ones seed 000 set side by side, written for the
+ * Counters worth comparing, ready to pick: the ones the Connector churn write-up set side by side, written for the
  * configured API server jobs. Picking one fills the selector box, so a pick is also a worked example.
  */
 import { literalAlternation, matcher } from "../promql/promql";

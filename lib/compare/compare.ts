@@ -1,6 +1,6 @@
 /**
  * The compare view's answer: two counters counted in consecutive windows aligned to the window size
- * (3 h windows end at 00:00, 03:00, … UTC), the way seed 000 set them side by side. One range query
+ * (3 h windows end at 00:00, 03:00, … UTC), the way the Connector churn write-up set them side by side. One range query
  * per counter, `sum(increase(selector[window]))` stepped by the window, so each point is the count in
  * the window that ends there.
  */

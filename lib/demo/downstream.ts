@@ -1,8 +1,8 @@
 /**
  * Everything downstream of a project-side Connector write: the replicator mirroring the status into
- * the hub copy's upstream-status annotation (domain.md §2), Karmada propagating each hub change to
- * every edge site (§2.3), and each site's xDS runner rebuilding the whole configuration, one
- * rebuild at a time, coalescing whatever arrives while it is busy (metrics.md §3.1).
+ * the hub copy's upstream-status annotation, Karmada propagating each hub change to
+ * every edge site, and each site's xDS runner rebuilding the whole configuration, one
+ * rebuild at a time, coalescing whatever arrives while it is busy.
  */
 import { sortedJson, type Json } from "../churn/json";
 import type { Rng } from "../scenario/rng";

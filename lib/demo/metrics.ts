@@ -1,8 +1,8 @@
 /**
  * The replay as Prometheus would have scraped it: every modelled request, reconcile, propagation
  * and rebuild becomes a counter increment at its time; traffic the replay does not model object by
- * object (other resources, reads) is drawn per scrape interval. Metric names and labels follow
- * reference/metrics.md.
+ * object (other resources, reads) is drawn per scrape interval. Metric names and labels are the
+ * real components' own (kube-apiserver, Karmada, the gateway).
  */
 import { countWithMean, createRng } from "../scenario/rng";
 import type { CounterSeries } from "../scenario/counters";
@@ -20,7 +20,7 @@ interface Background extends Omit<ApiRequest, "timeMs" | "code"> {
   conflicts?: number;
 }
 
-/** Writes the replay does not model object by object; 409 shares follow NSO's 24 h counts (domain.md §8). */
+/** Writes the replay does not model object by object; 409 shares follow NSO's 24 h counts. */
 const BACKGROUND: Background[] = [
   { job: PROJECT_JOB, resource: "httpproxies", group: "networking.datumapis.com", version: "v1alpha1", verb: "PUT", perSecond: 0.09, conflicts: 0.24 },
   { job: PROJECT_JOB, resource: "httpproxies", group: "networking.datumapis.com", version: "v1alpha1", verb: "PUT", subresource: "status", perSecond: 0.03 },

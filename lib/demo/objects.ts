@@ -1,5 +1,5 @@
 /**
- * Object shapes of the replay, following reference/domain.md: the project-side Connector, its hub
+ * Object shapes of the replay, as the real controllers write them: the project-side Connector, its hub
  * copy carrying the replicator's `networking.datumapis.com/upstream-status` annotation, and the
  * agent's Lease. Values (ids, addresses, uids) come from the seeded generator.
  */
@@ -133,7 +133,7 @@ export function projectConnector(id: ConnectorIdentity, status: Obj): Obj {
   };
 }
 
-/** The hub copy the replicator writes with one CreateOrUpdate (domain.md §2.2). */
+/** The hub copy the replicator writes with one CreateOrUpdate. */
 export function hubConnector(upstream: Obj, hubNamespace: string, anchorUid: string, hubUid: string): Obj {
   const meta = upstream.metadata as Obj;
   return {
@@ -158,7 +158,7 @@ export function hubConnector(upstream: Obj, hubNamespace: string, anchorUid: str
       ],
     },
     spec: upstream.spec as Json,
-    // The CRD's default status; the edge reads the annotation instead (domain.md §3.1).
+    // The CRD's default status; the edge reads the annotation instead.
     status: {
       conditions: [{ type: "Accepted", status: "Unknown", reason: "Pending", message: "Waiting for controller", lastTransitionTime: "1970-01-01T00:00:00Z" }],
     },

@@ -1,5 +1,5 @@
 /**
- * Parameters of the Connector churn replay. The defaults reproduce seed 000 (the Connector status
+ * Parameters of the Connector churn replay. The defaults reproduce the Connector churn write-up (the Connector status
  * churn incident of 11–13 September 2026); every number below is either from that write-up or
  * chosen so that the write-up's published windows come out of the simulation.
  */
@@ -44,11 +44,11 @@ export interface ReplayParams {
 const at = (iso: string) => Date.parse(iso);
 
 export const SEED_MARKERS: Marker[] = [
-  { timeMs: at("2026-09-11T04:04:00Z"), label: "DatumConnect v0.1.4", detail: "Desktop release; no client code over v0.1.3 (seed 000).", kind: "release" },
+  { timeMs: at("2026-09-11T04:04:00Z"), label: "DatumConnect v0.1.4", detail: "Desktop release; no client code over v0.1.3.", kind: "release" },
   {
     timeMs: at("2026-09-11T14:45:00Z"),
     label: "infra v0.83.42",
-    detail: "Rollout of the iroh gateway v0.1.4 image reaches stable sites; Flux left v0.83.41 at about 14:50Z (seed 000).",
+    detail: "Rollout of the iroh gateway v0.1.4 image reaches stable sites; Flux left v0.83.41 at about 14:50Z.",
     kind: "release",
   },
   {
@@ -80,7 +80,7 @@ export const DEFAULT_REPLAY: ReplayParams = {
   markers: SEED_MARKERS,
 };
 
-/** Named objects of seed 000. */
+/** Named objects of the Connector churn write-up. */
 export const NAMED = {
   project: "demos-md21mk",
   /** flaps from the onset and is not written after about 15:10Z on the 11th */

@@ -1,7 +1,7 @@
 /**
  * One Connector's life in its project control plane: what its agent writes (Lease renewals,
  * connectionDetails), what the connector and iroh-dns controllers write back in response, and the
- * requests and reconciles that produces. The controllers follow domain.md §1.4: Ready is computed
+ * requests and reconciles that produces. The controllers behave as the real ones do: Ready is computed
  * from the Lease, SetStatusCondition keeps lastTransitionTime unless the status flips, and status
  * is written only when it changed.
  */
@@ -44,7 +44,7 @@ export type Action =
   | { t: number; type: "create" }
   | { t: number; type: "delete" };
 
-/** What the edge reads from a Connector (domain.md §3.2): the generator's model of "routed". */
+/** What the edge reads from a Connector: the generator's model of "routed". */
 export function edgeView(status: Json | undefined): string {
   const st = (status ?? {}) as Obj;
   const ready = ((st.conditions as Condition[] | undefined) ?? []).find((c) => c.type === "Ready");
@@ -97,7 +97,7 @@ export class ConnectorSim {
     if (!this.leaseObj || !this.conn) return;
     this.writeLease(t, "heartbeat", (spec) => (spec.renewTime = microTime(t)), FIELDS.leaseRenew);
     this.reconcile(t + 20);
-    // Both controllers watch the Lease without a predicate (domain.md §1.4): each renewal re-runs both.
+    // Both controllers watch the Lease without a predicate: each renewal re-runs both.
     this.sink.reconciles.push({ timeMs: t + 400, controller: "iroh-dns", result: "success" });
   }
 
@@ -144,7 +144,7 @@ export class ConnectorSim {
   private reorder(t: number): void {
     const current = ((this.conn?.status as Obj | undefined)?.connectionDetails as Obj | undefined)?.publicKey as Obj | undefined;
     if (!current) return;
-    // Same set, other order: the agent compares order-sensitively and re-patches (domain.md §4).
+    // Same set, other order: the agent compares order-sensitively and re-patches.
     const addresses = [...(current.addresses as Obj[])].reverse();
     this.writeAgentStatus(t, "address-order", addresses);
   }

@@ -9,7 +9,7 @@ import { HUB_JOB, PROJECT_JOB } from "./types";
 
 export const REPLAY_TITLE = "Connector status churn, 9–13 September 2026 (replay)";
 export const REPLAY_DESCRIPTION =
-  "A reconstruction of the incident in which every Connector status write made every edge site rebuild its whole gateway configuration (seed 000). " +
+  "A reconstruction of the incident in which every Connector status write made every edge site rebuild its whole gateway configuration (the Connector churn write-up). " +
   "The numbers come from a seeded simulation of the real objects and controllers, backfilled into a real Prometheus and exported by Churnscope itself.";
 
 export const REPLAY_APISERVERS: Snapshot["apiservers"] = [
@@ -37,7 +37,7 @@ export function replayCalls(params: ReplayParams): PanelCall[] {
   return [...distinctCalls(replayStates(params)), ...rebuilds, ...replayComparisons(params)];
 }
 
-/** Seed 000's two tables, for every range. */
+/** The Connector churn write-up's two tables, for every range. */
 export function replayComparisons(params: ReplayParams): PanelCall[] {
   const presets = comparePresets(counterPresets({ project: [PROJECT_JOB], hub: [HUB_JOB] }));
   return replayRanges(params).flatMap(({ startMs, endMs }) =>

@@ -1,5 +1,5 @@
 /**
- * The Connector churn replay (seed 000): builds the cast, runs every Connector's project-side life,
+ * The Connector churn replay (the Connector churn write-up): builds the cast, runs every Connector's project-side life,
  * replicates to the hub, fans out to the edge, and returns the objects, their writes, the requests
  * and the edge's rebuilds. Deterministic: the same parameters give the same output on every machine.
  */

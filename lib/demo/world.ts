@@ -1,6 +1,6 @@
 /**
  * The replay's cast: projects, their Connectors, and what each Connector's agent does in the window.
- * Names and ids come from the seeded generator, except the objects seed 000 names.
+ * Names and ids come from the seeded generator, except the objects the Connector churn write-up names.
  */
 import type { Rng } from "../scenario/rng";
 import { NAMED, type ReplayParams } from "./params";
@@ -120,7 +120,7 @@ export function buildWorld(params: ReplayParams, rng: Rng): World {
   add({ kind: "deleted", atMs: onsetMs + 19 * hour + Math.round(rng() * hour) });
   // The rest have no agent running in the window; the project named in the seed gets one more.
   add({ kind: "offline" }, NAMED.project);
-  // The window ends with params.connectors Connectors, as seed 000 counted them on the 13th.
+  // The window ends with params.connectors Connectors, as the Connector churn write-up counted them on the 13th.
   const deleted = connectors.filter((c) => c.role.kind === "deleted").length;
   while (connectors.length < params.connectors + deleted) add({ kind: "offline" });
   return { namespaceUids, connectors };

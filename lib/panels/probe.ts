@@ -1,5 +1,5 @@
 /**
- * Kubernetes 1.34 renamed the labels of the etcd and watch metrics (metrics.md §0.3). Rather than
+ * Kubernetes 1.34 renamed the labels of the etcd and watch metrics. Rather than
  * guess the version, ask Prometheus which labels one series of each family carries.
  */
 import type { PromClient, TimeBounds } from "../promql/types";

@@ -1,5 +1,5 @@
 /**
- * The Edge rebuilds panels, as data (reference/metrics.md §3.4 and §4). Every query is built from
+ * The Edge rebuilds panels, as data. Every query is built from
  * the detected profile's metric names and the configured site label, through the escaping selector
  * builder. Ids are stable: they appear in URLs, the JSON API and snapshots.
  */

@@ -1,6 +1,6 @@
 /**
  * Rebuild metric profiles: which metric families count an edge gateway's full configuration
- * rebuilds and time them, per gateway implementation (reference/metrics.md §3). The dashboard
+ * rebuilds and time them, per gateway implementation. The dashboard
  * detects the profile from what Prometheus holds, in this order, unless the config names one.
  */
 import type { Matcher } from "../promql/promql";

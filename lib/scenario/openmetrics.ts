@@ -1,6 +1,6 @@
 /**
  * Writes counter series as OpenMetrics text for `promtool tsdb create-blocks-from openmetrics`.
- * promtool's traps (stack.md G18): timestamps are seconds, every series is written in ascending
+ * promtool's traps: timestamps are seconds, every series is written in ascending
  * time, each family's series stay together under one TYPE line, and the file ends with "# EOF".
  */
 import { escapeLabelValue } from "../promql/promql";

@@ -28,7 +28,7 @@ export interface ObjectRow extends ObjectKey {
   writers: { writer: string; writes: number }[];
   /** writes per equal slice of the range */
   sparkline: number[];
-  /** the same object re-sent on a timer with nothing changed (seed 003) */
+  /** the same object re-sent on a timer with nothing changed (the HTTPRoute status-patch fix) */
   periodicNoop: PeriodicPattern | null;
 }
 

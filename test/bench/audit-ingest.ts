@@ -7,7 +7,7 @@
  * Each runs as its own process under /usr/bin/time for wall time and peak RSS.
  * Targets: ≥ 2× jq's MB/s, ≥ 0.5× the ceiling's, peak RSS < 500 MB.
  *
- * The log: HTTPRoute status patches re-sent unchanged (seed 003), Connector status updates, gets,
+ * The log: HTTPRoute status patches re-sent unchanged (the HTTPRoute status-patch fix), Connector status updates, gets,
  * lists of 20 routes and watches, each write as RequestReceived + ResponseComplete with bodies, as a
  * RequestResponse policy logs them. The write share of the bytes is reported with the figures.
  * Run: npx tsx test/bench/audit-ingest.ts

@@ -1,5 +1,5 @@
 /**
- * Audit logs in Chromium: a seed 003 log (a policy controller re-sending every HTTPRoute's status
+ * Audit logs in Chromium: a the HTTPRoute status-patch fix log (a policy controller re-sending every HTTPRoute's status
  * every 10 s) uploaded on the Clients page with its progress bar, then Clients, Objects and a
  * route's timeline show who sent the writes, which changed nothing, and the timer — all against
  * the generator's counts.

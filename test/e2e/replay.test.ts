@@ -83,7 +83,7 @@ describe("the replay in Chromium", () => {
     await page.close();
   });
 
-  it("the compare view reproduces seed 000's tables: reconciles vs status PUTs per 3 h, hub vs project writes per 6 h", async () => {
+  it("the compare view reproduces the Connector churn write-up's tables: reconciles vs status PUTs per 3 h, hub vs project writes per 6 h", async () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1100 } });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));

@@ -1,6 +1,6 @@
 /**
  * Audit events written the way kube-apiserver writes them (field order, microsecond timestamps,
- * RequestReceived before ResponseComplete), and seed 003's scenario: a policy controller patching
+ * RequestReceived before ResponseComplete), and the HTTPRoute status-patch fix's scenario: a policy controller patching
  * every HTTPRoute's status every 10 s with nothing changed, among real changes and reads. The
  * scenario returns its ground truth, counted as it writes, never read back from the ingester.
  */

@@ -1,7 +1,7 @@
 /**
  * The committed replay bundle (what `npm start` opens with nothing configured) against the
  * generator's ground truth: the numbers Prometheus computed and Churnscope exported must equal the
- * events the generator wrote, and reproduce seed 000's windows.
+ * events the generator wrote, and reproduce the Connector churn write-up's windows.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";

@@ -1,7 +1,7 @@
 /**
- * The Clients view (Q7): completed write requests from the audit log by client (user and user-agent
+ * The Clients view: completed write requests from the audit log by client (user and user-agent
  * name, without its version, so a rollout does not split a client in two), over time, per resource,
- * per object, and before/after a chosen time (seed 002: "−54 % controller API calls").
+ * per object, and before/after a chosen time (the worker-gateway watch-scoping change: "−54 % controller API calls").
  */
 import { z } from "zod";
 import { badRequest } from "../../api/envelope";

@@ -1,6 +1,6 @@
 /**
  * The snapshot bundle: a view's data for a time range, frozen so that it opens without Prometheus
- * or cluster access (DESIGN.md §3.4). Versioned; stored and shared as gzip-compressed JSON.
+ * or cluster access. Versioned; stored and shared as gzip-compressed JSON.
  */
 import { z } from "zod";
 

@@ -1,4 +1,4 @@
-/** The ingester's core on a real SQLite store: seed 003's no-op storm, duplicates, Metadata-only logs, and watch overlap. */
+/** The ingester's core on a real SQLite store: the HTTPRoute status-patch fix's no-op storm, duplicates, Metadata-only logs, and watch overlap. */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -32,7 +32,7 @@ function setup() {
 }
 
 describe("AuditIngester", () => {
-  it("finds seed 003's no-op status patches, the real changes among them, and who sent each", () => {
+  it("finds the HTTPRoute status-patch fix's no-op status patches, the real changes among them, and who sent each", () => {
     const truth = seed003(START, 30);
     const { store, ingester, feed, byClass } = setup();
     feed(truth.lines);

@@ -122,7 +122,7 @@ describe("the compare table", () => {
 });
 
 describe("the counter catalog", () => {
-  it("writes the configured jobs into seed 000's selectors, and every preset parses", () => {
+  it("writes the configured jobs into the Connector churn write-up's selectors, and every preset parses", () => {
     const counters = counterPresets({ project: ["milo-apiserver", "milo.b"], hub: ["karmada-system/karmada-apiserver"] });
     expect(counters.find((c) => c.id === "project-connector-status-puts")?.selector).toBe(
       'apiserver_request_total{job=~"milo-apiserver|milo\\\\.b", resource="connectors", subresource="status", verb="PUT"}',

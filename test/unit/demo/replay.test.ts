@@ -1,5 +1,5 @@
 /**
- * The replay generator against the published numbers of seed 000. The checks read the generator's
+ * The replay generator against the published numbers of the Connector churn write-up. The checks read the generator's
  * own events, so they fail if the model drifts from the write-up.
  */
 import { createHash } from "node:crypto";
@@ -18,7 +18,7 @@ beforeAll(() => {
   replay = generateReplay();
 }, 60_000);
 
-describe("the Connector churn replay reproduces seed 000", () => {
+describe("the Connector churn replay reproduces the Connector churn write-up", () => {
   it("has 89 Connectors at the end across about a dozen projects, including the named ones", () => {
     const connectors = objectTruth(replay).filter((o) => o.cluster === "milo" && o.kind === "Connector");
     const deleted = connectors.filter((o) => o.byClass.delete > 0).length;
