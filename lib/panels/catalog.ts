@@ -1,7 +1,7 @@
 /**
  * The Write load panels, as data. Each entry says what it shows, in which unit, and how to build
  * its PromQL from validated variables; panels.ts runs them. Ids are stable: they appear in URLs,
- * the JSON API and snapshots. Queries follow reference/metrics.md §1.
+ * the JSON API and snapshots.
  */
 import { byClause, literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
@@ -44,6 +44,8 @@ export interface PanelDef {
   needsResource: boolean;
   /** Keep the N largest series and sum the rest into one "other" series. */
   topN?: number;
+  /** The selected resource only keeps its own series out of "other": the query is the same without it. */
+  resourcePinsSeries?: boolean;
   /** Present when the panel shows an estimate: the formula and its caveats. */
   estimate?: string;
   queries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] };
@@ -96,6 +98,7 @@ export const PANELS: readonly PanelDef[] = [
     chart: "stacked",
     needsResource: false,
     topN: 10,
+    resourcePinsSeries: true,
     queries: (vars) => ({
       queries: [{ promql: `sum${by(vars, ["group", "resource"])} (rate(${writes({ ...vars, resource: undefined, group: undefined })}[${w(vars)}]))` }],
       infos: [],

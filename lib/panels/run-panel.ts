@@ -123,7 +123,13 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
     labelSets,
   });
   const answer = await executeQueries(deps.client, panel.mode, plan, req, queries, signal);
-  const limited = limitSeries(panel.topN !== undefined ? topNWithOther(answer.series, panel.topN) : answer.series);
+  // The resource the page is about stays its own series, never folded into "other".
+  const selected = (labels: Record<string, string>) =>
+    panel.resourcePinsSeries === true &&
+    req.resource !== undefined &&
+    labels.resource === req.resource &&
+    (req.group === undefined || (labels.group ?? "") === req.group);
+  const limited = limitSeries(panel.topN !== undefined ? topNWithOther(answer.series, panel.topN, selected) : answer.series);
   const series = limited.series;
   return {
     data: {

@@ -1,7 +1,8 @@
 /**
  * Keeps the N series with the largest area over the range and sums the rest, point by point, into
  * one "other" series. Done here rather than with PromQL topk(), which picks a different top set at
- * every step and makes stacked charts lie.
+ * every step and makes stacked charts lie. A pinned series (the resource the page is about) is
+ * always kept as itself, whatever its area.
  */
 import type { Point, Series } from "../promql/types";
 
@@ -13,11 +14,12 @@ function area(series: Series): number {
   return sum;
 }
 
-export function topNWithOther(series: Series[], n: number): Series[] {
+export function topNWithOther(series: Series[], n: number, pinned: (labels: Record<string, string>) => boolean = () => false): Series[] {
   if (series.length <= n) return sortByArea(series);
   const ranked = sortByArea(series);
-  const kept = ranked.slice(0, n);
-  const rest = ranked.slice(n);
+  const kept = ranked.filter((s, i) => i < n || pinned(s.labels));
+  const rest = ranked.filter((s, i) => i >= n && !pinned(s.labels));
+  if (rest.length === 0) return kept;
   const sums = new Map<number, number | null>();
   for (const s of rest) {
     for (const [ts, value] of s.points) {

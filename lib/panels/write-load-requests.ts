@@ -42,7 +42,8 @@ export function writeLoadRequests(state: ViewState): WriteLoadCalls {
   const whole = { startMs, endMs, apiserver };
   const before = previousRange({ startMs, endMs });
   return {
-    writesByResource: { panel: "writes-by-resource", ...whole },
+    // With the selected resource: it is kept as its own series (see topNWithOther).
+    writesByResource: { panel: "writes-by-resource", ...whole, resource },
     writesByVerb: resource ? { panel: "writes-by-verb", ...whole, resource } : undefined,
     effectiveWrites: { panel: "effective-writes", ...whole, resource },
     writeErrors: { panel: "write-errors", ...whole, resource },

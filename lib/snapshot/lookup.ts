@@ -1,5 +1,6 @@
 /** Answers the page's panel requests from a snapshot, and describes what a snapshot holds. */
 import { ApiFailure } from "../api/envelope";
+import { findPanel } from "../panels/catalog";
 import type { PanelResult } from "../panels/run-panel";
 import { panelCallKey, type PanelCall } from "../panels/write-load-requests";
 import { formatRange } from "../format/time";
@@ -41,6 +42,10 @@ export function snapshotPanel(snapshot: HeldSnapshot, call: PanelCall): PanelRes
   const widened = heldResource(snapshot, call);
   const hit = widened ? byKey.get(panelCallKey({ ...call, resource: widened })) : undefined;
   if (hit) return hit;
+  // A chart the resource only pins a series of, held without it: the same chart, the resource perhaps in "other".
+  const unpinned =
+    call.resource !== undefined && findPanel(call.panel)?.resourcePinsSeries ? byKey.get(panelCallKey({ ...call, resource: undefined })) : undefined;
+  if (unpinned) return unpinned;
   const ranges = snapshot.ranges.map((r) => formatRange(r.startMs, r.endMs)).join("; ");
   const inRange = snapshot.ranges.some((r) => r.startMs === call.startMs && r.endMs === call.endMs);
   const held = info(snapshot, "").resources[call.apiserver ?? ""] ?? [];

@@ -150,6 +150,18 @@ describe("top 10 + other", () => {
   it("returns everything sorted when there are few series", () => {
     expect(topNWithOther([s("a", [1]), s("b", [2])], 10).map((x) => x.labels.resource)).toEqual(["b", "a"]);
   });
+  it("keeps a pinned series as itself, however small, and sums only the rest", () => {
+    const input = [s("a", [1, 1]), s("b", [5, 5]), s("c", [2, null]), s("d", [0.5, 3])];
+    const out = topNWithOther(input, 2, (labels) => labels.resource === "a");
+    expect(out.map((x) => x.labels.resource ?? "other")).toEqual(["b", "d", "a", "other"]);
+    expect(out[3].labels[OTHER_LABEL]).toBe("1");
+    expect(out[3].points).toEqual([
+      [0, 2],
+      [1000, null],
+    ]);
+    // Pinned among the largest already: nothing changes.
+    expect(topNWithOther(input, 2, (labels) => labels.resource === "b")).toEqual(topNWithOther(input, 2));
+  });
 });
 
 describe("what a panel passes on", () => {
