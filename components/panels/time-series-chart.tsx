@@ -10,7 +10,7 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { formatNumber, formatTick, formatValue } from "@/lib/format/number";
 import { formatAxisTime, formatUtc, timeTicks } from "@/lib/format/time";
-import { LABEL_OFFSET, labelRows } from "@/lib/markers/label-rows";
+import { LABEL_OFFSET, placeLabels } from "@/lib/markers/label-rows";
 import type { Marker } from "@/lib/markers/marker";
 import type { Series } from "@/lib/promql/types";
 import { seriesName, stackColumns, toColumns } from "@/lib/panels/series-name";
@@ -57,6 +57,22 @@ function labelWidth(text: string, font = FONT): number {
   if (!measuring) return text.length * 7;
   measuring.font = font;
   return measuring.measureText(text).width;
+}
+
+const MARKER_FONT = `${MARKER_FONT_PX}px ${FONT_FAMILY}`;
+/** Narrower than this, a cut label says nothing; its line's hover text still does. */
+const MIN_LABEL_PX = 24;
+
+/** A marker's label with its time (UTC), as drawn where there is room. */
+const markerText = (m: { timeMs: number; label: string }) => `${m.label} ${formatUtc(m.timeMs, false).slice(11)}`;
+
+/** The longest of the label with its time, the label, or the label cut with an ellipsis, that fits `width`. */
+function fittedLabel(m: { timeMs: number; label: string }, width: number): string {
+  for (const text of [markerText(m), m.label]) if (labelWidth(text, MARKER_FONT) <= width + 0.5) return text;
+  if (width < MIN_LABEL_PX) return "";
+  let cut = m.label.length;
+  while (cut > 1 && labelWidth(`${m.label.slice(0, cut)}…`, MARKER_FONT) > width) cut--;
+  return `${m.label.slice(0, cut)}…`;
 }
 
 /** Where the plotting area lies in the chart, in CSS pixels, and the y scale drawn. */
@@ -189,22 +205,17 @@ export function TimeSeriesChart({
   const halo = { stroke: colors.panel, strokeWidth: 3, strokeLinejoin: "round" as const, paintOrder: "stroke" };
   const markerColor = (m: ChartMarker) => (m.kind === "onset" ? colors.accent : colors.muted);
   const markerTitle = (m: ChartMarker) => `${formatUtc(m.timeMs)} · ${m.label}\n${m.detail}`;
-  // Labels near the right edge go left of their line.
-  const leftward = (x: number) => x > width * 0.7;
   // Placed once per layout, not on every move of the cursor (which draws this component again).
-  const markerRows = useMemo(
+  const placements = useMemo(
     () =>
       box
-        ? labelRows(
-            shownMarkers.map((m) => ({
-              x: xOf(m.timeMs),
-              width: labelWidth(m.label, `${MARKER_FONT_PX}px ${FONT_FAMILY}`),
-              leftward: leftward(xOf(m.timeMs)),
-            })),
+        ? placeLabels(
+            shownMarkers.map((m) => ({ x: xOf(m.timeMs), width: labelWidth(markerText(m), MARKER_FONT) })),
+            { left: box.left, right: box.left + box.width },
             MARKER_ROWS,
           )
         : [],
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- xOf and leftward follow from box, width and the range
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- xOf follows from box and the range
     [box, width, startMs, endMs, markers],
   );
 
@@ -240,13 +251,17 @@ export function TimeSeriesChart({
             {/* After every line, so that no line crosses a label. */}
             {shownMarkers.map((m, i) => {
               const x = xOf(m.timeMs);
+              const { leftward, row, width: room } = placements[i] ?? { leftward: false, row: 0, width: 0 };
+              const text = fittedLabel(m, room);
+              if (text === "") return null;
               return (
                 <text
                   key={`${m.timeMs}-${m.label}`}
                   data-marker-label={m.label}
-                  x={leftward(x) ? x - LABEL_OFFSET : x + LABEL_OFFSET}
-                  y={box.top + 10 + markerRows[i] * 11}
-                  textAnchor={leftward(x) ? "end" : "start"}
+                  data-marker-x={x.toFixed(1)}
+                  x={leftward ? x - LABEL_OFFSET : x + LABEL_OFFSET}
+                  y={box.top + 10 + row * 11}
+                  textAnchor={leftward ? "end" : "start"}
                   fontSize={MARKER_FONT_PX}
                   fontFamily={FONT_FAMILY}
                   fill={markerColor(m)}
@@ -254,7 +269,7 @@ export function TimeSeriesChart({
                   className="pointer-events-auto"
                 >
                   <title>{markerTitle(m)}</title>
-                  {m.label}
+                  {text}
                 </text>
               );
             })}

@@ -1,8 +1,10 @@
 /**
- * Where marker labels go on a chart: each in the top row where it overlaps no label already placed,
- * so a release, a detected onset and a rollback minutes apart stay readable rather than printed over
- * one another. Labels are placed from left to right. When every row is taken, the label goes where it
- * overlaps least; its line and hover text still say what it is.
+ * Where marker labels go on a chart. A label is drawn beside its own line and never across another
+ * marker's line, where it would read as that line's: right of its line if it fits before the next
+ * one, else left if it fits there, else cut to the wider side's room. Then each goes in the top row
+ * where it overlaps no label already placed, so a release, a detected onset and a rollback minutes
+ * apart stay readable rather than printed over one another. When every row is taken, the label goes
+ * where it overlaps least; its line and hover text still say what it is.
  */
 export interface LabelSpan {
   /** the marker line's x, in pixels */
@@ -34,4 +36,31 @@ export function labelRows(spans: LabelSpan[], rows: number): number[] {
     placed[i] = row;
   }
   return placed;
+}
+
+export interface LabelPlacement {
+  row: number;
+  leftward: boolean;
+  /** the width the label may be drawn at: its own, or less when it must be cut to stay off other lines */
+  width: number;
+}
+
+/**
+ * Each label's side, drawn width and row. `spans` give each line's x and its label's full width;
+ * `bounds` is the plot's horizontal extent.
+ */
+export function placeLabels(spans: { x: number; width: number }[], bounds: { left: number; right: number }, rows: number): LabelPlacement[] {
+  const xs = spans.map((s) => s.x);
+  const sided = spans.map(({ x, width }) => {
+    // Another line at the same x is the same place in time: the labels share it, in rows.
+    const next = Math.min(bounds.right, ...xs.filter((other) => other > x + 0.5));
+    const previous = Math.max(bounds.left, ...xs.filter((other) => other < x - 0.5));
+    const rightRoom = next - x - LABEL_OFFSET - LABEL_GAP;
+    const leftRoom = x - previous - LABEL_OFFSET - LABEL_GAP;
+    if (width <= rightRoom) return { x, width, leftward: false };
+    if (width <= leftRoom) return { x, width, leftward: true };
+    return leftRoom > rightRoom ? { x, width: Math.max(0, leftRoom), leftward: true } : { x, width: Math.max(0, rightRoom), leftward: false };
+  });
+  const placed = labelRows(sided, rows);
+  return sided.map((s, i) => ({ row: placed[i], leftward: s.leftward, width: s.width }));
 }

@@ -1,0 +1,59 @@
+/**
+ * Marker labels on the replay's charts, in Chromium, on a laptop and on a phone: each label is drawn
+ * beside its own line and across no other marker's line, and where it is drawn whole it says its time.
+ */
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { formatUtc } from "@/lib/format/time";
+import { ARTIFACTS } from "../helpers/browser";
+import { useReplayApp } from "../helpers/replay-app";
+
+const h = useReplayApp();
+// The replay's busiest stretch of markers (the onset, a release, the rollback), and the whole replay, where they are pixels apart.
+const ONSET_DAY = "/?snapshot=replay&from=1789131600000&to=1789164000000&resource=connectors.networking.datumapis.com";
+const WHOLE = "/?snapshot=replay&resource=connectors.networking.datumapis.com";
+
+describe("marker labels", () => {
+  it.each([
+    ["laptop", 1400, "onset-day", ONSET_DAY],
+    ["phone", 390, "onset-day", ONSET_DAY],
+    ["laptop", 1400, "whole", WHOLE],
+  ])("sit beside their own line on a %s, %i px wide, over the %s range", async (name, width, range, path) => {
+    const page = await h.browser.newPage({ viewport: { width, height: 900 } });
+    try {
+      await page.goto(`${h.app.url}${path}`);
+      const chart = '[data-panel="writes-by-resource"]';
+      await page.waitForSelector(`${chart} [data-chart][data-drawn]`, { state: "attached", timeout: 30_000 });
+      await page.locator(chart).screenshot({ path: join(ARTIFACTS, `markers-${name}-${range}.png`) });
+      const drawn = await page.$$eval(`${chart} [data-marker-label]`, (labels) =>
+        labels.map((label) => {
+          const box = label.getBoundingClientRect();
+          const svg = label.closest("svg")!.getBoundingClientRect();
+          return {
+            label: label.getAttribute("data-marker-label")!,
+            x: Number(label.getAttribute("data-marker-x")),
+            left: box.left - svg.left,
+            right: box.right - svg.left,
+            text: Array.from(label.childNodes)
+              .filter((n) => n.nodeType === Node.TEXT_NODE)
+              .map((n) => n.textContent)
+              .join(""),
+          };
+        }),
+      );
+      const lines = await page.$$eval(`${chart} [data-marker] line`, (ls) => ls.map((l) => Number(l.getAttribute("x1"))));
+      const shown = h.replay.params.markers;
+      expect(drawn.length).toBeGreaterThan(0);
+      for (const d of drawn) {
+        // Its own line touches one end of it; no other line passes under it (the text's outline aside).
+        expect(Math.min(Math.abs(d.left - d.x), Math.abs(d.right - d.x)), d.label).toBeLessThan(6);
+        for (const x of lines)
+          if (Math.abs(x - d.x) > 0.5) expect(x < d.left + 1 || x > d.right - 1, `${d.label} [${d.left}, ${d.right}] crosses the line at ${x}`).toBe(true);
+        const marker = shown.find((m) => m.label === d.label);
+        if (marker && !d.text.endsWith("…") && d.text !== marker.label) expect(d.text).toBe(`${marker.label} ${formatUtc(marker.timeMs, false).slice(11)}`);
+      }
+    } finally {
+      await page.close();
+    }
+  });
+});
