@@ -180,7 +180,7 @@ function CounterInput({ side, value, counters, onCommit }: { side: "a" | "b"; va
           </option>
         ))}
       </select>
-      <div className="min-w-[20rem] flex-1">
+      <div className="min-w-0 flex-1 basis-[20rem]">
         <input
           data-testid={`selector-${side}`}
           spellCheck={false}
@@ -190,7 +190,7 @@ function CounterInput({ side, value, counters, onCommit }: { side: "a" | "b"; va
           onBlur={commit}
           onKeyDown={(e) => e.key === "Enter" && commit()}
         />
-        <div className="mt-0.5 font-mono text-[11px] text-[var(--muted)]" data-testid={`selector-${side}-status`}>
+        <div className="mt-0.5 break-all font-mono text-[11px] text-[var(--muted)]" data-testid={`selector-${side}-status`}>
           {parsed.ok ? `sum(increase(${parsed.text}[window]))` : <span className="text-[var(--err-fg)]">{parsed.error}</span>}
         </div>
       </div>

@@ -22,7 +22,7 @@ export function NavLinks() {
   }
   const suffix = carried.size > 0 ? `?${carried}` : "";
   return (
-    <nav className="flex gap-4 text-sm text-[var(--muted)]">
+    <nav className="flex flex-wrap gap-x-4 gap-y-1 text-sm text-[var(--muted)]">
       {/* No prefetching, here or on any link: a page prefetched is a server render, and on opening an
           alert link those renders would compete with the page's own panel queries. */}
       {PAGES.map((p) => (

@@ -15,7 +15,7 @@ export function NotConfigured({ configSource, problem }: { configSource: string;
       <ol className="list-decimal space-y-3 pl-5 text-sm">
         <li>
           Quickest: start with the URL of a Prometheus (or Thanos, Mimir, VictoriaMetrics) that scrapes your API servers:
-          <pre className="mt-1 rounded bg-[var(--panel)] p-2 font-mono text-xs">PROMETHEUS_URL=http://prometheus.monitoring:9090 npm start</pre>
+          <pre className="mt-1 overflow-x-auto rounded bg-[var(--panel)] p-2 font-mono text-xs">PROMETHEUS_URL=http://prometheus.monitoring:9090 npm start</pre>
         </li>
         <li>
           For credentials, API-server roles and the site label, copy <code>churnscope.example.yaml</code> to <code>churnscope.yaml</code> (or point

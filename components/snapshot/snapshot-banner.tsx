@@ -17,8 +17,8 @@ export function SnapshotBanner({ info, startMs, endMs, view }: { info: SnapshotI
       {replay ? (
         <p className="mt-1">
           {info.description} To watch your own cluster instead, start Churnscope with{" "}
-          <code className="rounded bg-[var(--panel)] px-1 font-mono text-xs">PROMETHEUS_URL=http://prometheus.monitoring:9090 npm start</code> (docs/deploy.md
-          in the repository explains credentials and API-server roles).
+          <code className="break-all rounded bg-[var(--panel)] px-1 font-mono text-xs">PROMETHEUS_URL=http://prometheus.monitoring:9090 npm start</code>{" "}
+          (docs/deploy.md in the repository explains credentials and API-server roles).
         </p>
       ) : (
         info.description && <p className="mt-1">{info.description}</p>

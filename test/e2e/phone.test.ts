@@ -1,0 +1,67 @@
+/**
+ * An alert link opened on call: every page of the replay at 390 px wide (a phone), in Chromium. The
+ * page never scrolls sideways (a wide table scrolls in its own box), and its main content is there.
+ * Screenshots land in test-results/phone-*.png.
+ */
+import { join } from "node:path";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { ARTIFACTS } from "../helpers/browser";
+import { useReplayApp } from "../helpers/replay-app";
+
+const h = useReplayApp();
+const RANGE = "snapshot=replay&from=1789135200000&to=1789164000000";
+
+const PAGES: [string, string, string][] = [
+  ["write-load", `/?${RANGE}&resource=connectors.networking.datumapis.com`, '[data-panel="writes-by-resource"] [data-chart][data-drawn]'],
+  ["rebuilds", `/rebuilds?${RANGE}`, "[data-panel] [data-chart][data-drawn]"],
+  ["objects", `/objects?${RANGE}`, '[data-testid="objects-table"]'],
+  ["fields", `/fields?${RANGE}`, "table"],
+  ["compare", `/compare?${RANGE}`, "main"],
+  ["clients", `/clients?${RANGE}`, "main"],
+];
+
+/** What sticks out past the viewport's right edge, outside any box that scrolls on its own. */
+function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth;
+    const scrollsItself = (el: Element | null): boolean => {
+      for (let e = el?.parentElement ?? null; e; e = e.parentElement) {
+        const style = getComputedStyle(e);
+        if (style.overflowX === "auto" || style.overflowX === "scroll" || style.overflowX === "hidden") return true;
+      }
+      return false;
+    };
+    const out: string[] = [];
+    for (const el of Array.from(document.body.querySelectorAll("*"))) {
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 || box.right <= width + 1 || scrollsItself(el)) continue;
+      out.push(
+        `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ""}.${(el.getAttribute("class") ?? "").split(" ").slice(0, 3).join(".")} right=${Math.round(box.right)}`,
+      );
+    }
+    // Text that runs past its own box (a long unbroken query, say) widens the page without any element doing so.
+    for (const el of Array.from(document.body.querySelectorAll("*"))) {
+      const style = getComputedStyle(el);
+      const block = el instanceof HTMLElement && style.display !== "inline" && style.display !== "none";
+      if (block && style.overflowX === "visible" && el.scrollWidth > el.clientWidth + 1 && el.children.length === 0 && !scrollsItself(el))
+        out.push(`${el.tagName.toLowerCase()} text runs to ${el.scrollWidth} px in ${el.clientWidth}`);
+    }
+    return document.documentElement.scrollWidth > width ? [`page scrolls to ${document.documentElement.scrollWidth} px`, ...out.slice(0, 8)] : out.slice(0, 8);
+  });
+}
+
+describe("on a phone", () => {
+  it.each(PAGES)("the %s page fits 390 px and shows its content", async (name, path, content) => {
+    const page = await h.browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    try {
+      await page.goto(`${h.app.url}${path}`);
+      await page.waitForSelector(content, { state: "attached", timeout: 30_000 });
+      await page.waitForLoadState("networkidle");
+      await page.screenshot({ path: join(ARTIFACTS, `phone-${name}.png`), fullPage: true });
+      expect(await overflowing(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
