@@ -78,11 +78,11 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
     <main ref={mainRef} data-view="write-load" className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3">
         <h1 className="text-lg font-semibold">Write load</h1>
-        <label className="flex items-center gap-1 text-sm">
+        <label className="flex min-w-0 max-w-full items-center gap-1 text-sm">
           <span className="text-[var(--muted)]">API server</span>
           <select
             data-testid="apiserver-select"
-            className="rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1"
+            className="min-w-0 max-w-full rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1"
             value={apiserver ?? ""}
             onChange={(e) => setUrl({ apiserver: e.target.value || null })}
           >
@@ -95,11 +95,11 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
             ))}
           </select>
         </label>
-        <label className="flex items-center gap-1 text-sm">
+        <label className="flex min-w-0 max-w-full items-center gap-1 text-sm">
           <span className="text-[var(--muted)]">Resource</span>
           <select
             data-testid="resource-select"
-            className="max-w-[22rem] rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1"
+            className="min-w-0 max-w-full rounded border sm:max-w-[22rem] border-[var(--border)] bg-[var(--panel)] px-2 py-1"
             value={resource ?? ""}
             onChange={(e) => selectResource(e.target.value)}
           >
@@ -133,6 +133,12 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
         fallback="the last 6 hours"
         note={apiservers.error ? `API server list unavailable: ${apiservers.error.message}` : undefined}
       />
+      {!snapshot &&
+        (apiservers.data?.warnings ?? []).map((warning) => (
+          <p key={warning} role="status" data-testid="request-metrics-missing" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
+            {warning}
+          </p>
+        ))}
 
       {onset && (
         <p className="text-xs" data-testid="onset-summary">
