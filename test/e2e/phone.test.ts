@@ -64,4 +64,23 @@ describe("on a phone", () => {
       await page.close();
     }
   });
+
+  it("has a skip link as the keyboard's first stop, which leads to the page itself", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 390, height: 844 } });
+    try {
+      await page.goto(`${h.app.url}/objects?${RANGE}`);
+      await page.waitForSelector('[data-testid="objects-table"]', { timeout: 30_000 });
+      await page.keyboard.press("Tab");
+      const first = await page.evaluate(() => ({
+        text: document.activeElement?.textContent,
+        visible: (document.activeElement as HTMLElement | null)?.getBoundingClientRect().width ?? 0,
+      }));
+      expect(first.text).toBe("Skip to content");
+      expect(first.visible).toBeGreaterThan(20);
+      await page.keyboard.press("Enter");
+      await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe("content");
+    } finally {
+      await page.close();
+    }
+  });
 });
