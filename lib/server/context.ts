@@ -11,6 +11,7 @@ import { forCaller, sharedClient, type SharedClient } from "../prometheus/shared
 import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
 import { NoteStore } from "../store/notes";
+import { OpenedAtStart } from "../runtime/opened-at-start";
 import { detectRebuildProfile, type DetectedProfile } from "../rebuilds/detect";
 import { existing, perProcess } from "../runtime/per-process";
 import type { Recorder } from "../recorder/recorder";
@@ -23,7 +24,8 @@ export interface ServerContext {
   stores: ObjectStores;
   /** the in-process recorder: undefined until the start decides, null when there is nothing to record */
   recording: { recorder?: Recorder | null };
-  /** opened on first use, so a page that never shows notes never touches the data directory */
+  /** opened at start (a 503 until it has) */
+  notesStore: OpenedAtStart<NoteStore>;
   notes: () => NoteStore;
   prometheus: {
     /** shares identical calls and bounds them; its counters are on /metrics */
@@ -86,11 +88,11 @@ export function buildContext(config: AppConfig): ServerContext {
     concurrentChecks: config.limits.concurrentSnapshotChecks,
     queuedChecks: config.limits.queuedSnapshotChecks,
   });
-  let noteStore: NoteStore | undefined;
-  const notes = () => (noteStore ??= new NoteStore(join(config.dataDir, "notes.sqlite")));
+  const notesStore = new OpenedAtStart("the notes store", () => new NoteStore(join(config.dataDir, "notes.sqlite")));
+  const notes = () => notesStore.get();
   const stores = new ObjectStores({ config, snapshots });
   const recording = {};
-  if (!config.prometheus) return { config, snapshots, stores, recording, notes, prometheus: null };
+  if (!config.prometheus) return { config, snapshots, stores, recording, notesStore, notes, prometheus: null };
   const client = sharedClient(createPromClient(config.prometheus), config.prometheus.sharing);
   const labelSets = kept<LabelSets>(() => true);
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) =>
@@ -109,6 +111,7 @@ export function buildContext(config: AppConfig): ServerContext {
     snapshots,
     stores,
     recording,
+    notesStore,
     notes,
     prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe },
   };

@@ -1,7 +1,9 @@
 /**
  * What the server does once, when it starts (Next calls instrumentation.ts's register()): open the live
- * store with its roll-ups, clear audit uploads a stop left half-written, and begin recording if there
- * is a cluster to record. Each step that fails says so in the log; the views say why they cannot show.
+ * store with its roll-ups and the notes, clear audit uploads a stop left half-written, and begin
+ * recording if there is a cluster to record. Each step that fails says so in the log; the views say
+ * why they cannot show. A store that did not open is tried again every 30 s (a data directory mounted
+ * late), and recording begins once the live store is open.
  */
 import type { ServerContext } from "./context";
 import { removeLeftUploads } from "./handlers/audit";
@@ -15,10 +17,19 @@ export function startServer(ctx: ServerContext): void {
       console.error(`churnscope: ${what}: ${(error as Error).message}`);
     }
   };
-  step("could not open the live store", () => ctx.stores.openLive());
   step("could not look for half-written uploads", () => {
     const removed = removeLeftUploads(ctx.config.dataDir);
     if (removed > 0) console.log(`churnscope: removed ${removed} audit upload${removed === 1 ? "" : "s"} a stop left half-written`);
   });
-  step("the recorder did not start", () => startRecording(ctx));
+  const openStores = () => {
+    step("could not open the notes store", () => ctx.notesStore.open());
+    step("could not open the live store", () => ctx.stores.live.open());
+    if (ctx.stores.live.opened) step("the recorder did not start", () => startRecording(ctx));
+    return ctx.stores.live.opened && ctx.notesStore.opened;
+  };
+  if (openStores()) return;
+  const retry = setInterval(() => openStores() && clearInterval(retry), RETRY_MS);
+  retry.unref();
 }
+
+const RETRY_MS = 30_000;

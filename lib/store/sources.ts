@@ -10,6 +10,7 @@ import { Worker } from "node:worker_threads";
 import { ApiFailure } from "../api/envelope";
 import type { AppConfig } from "../config/load";
 import { joinInFlight } from "../runtime/in-flight";
+import { OpenedAtStart } from "../runtime/opened-at-start";
 import { runService, runTask } from "../runtime/threads";
 import type { ImportedCount, ImportJob } from "./import-worker";
 import { WriteStore } from "./store";
@@ -32,22 +33,19 @@ const STORE_FORMAT = "4";
  * each snapshot's store, built on first use. Held by the server's context, so one process has one of each.
  */
 export class ObjectStores {
-  private live: WriteStore | undefined;
+  /** what the watch recorder and audit ingest write, opened at start with its roll-up thread */
+  readonly live: OpenedAtStart<WriteStore>;
   private readonly snapshots = new Map<string, WriteStore>();
   /** Snapshot stores being opened or built: requests that arrive meanwhile wait for the same one. */
   private readonly building = new Map<string, Promise<WriteStore>>();
 
-  constructor(private readonly ctx: StoreContext) {}
-
-  /** Opens the live store, what the watch recorder and audit ingest write, and starts its roll-ups; at start, once. */
-  openLive(): WriteStore {
-    this.live ??= openLiveStore(this.ctx.config.dataDir);
-    return this.live;
+  constructor(private readonly ctx: StoreContext) {
+    this.live = new OpenedAtStart("the live object store", () => openLiveStore(ctx.config.dataDir));
   }
 
-  /** The live store opened at start; after a failed start it tries again (a data directory mounted late). */
+  /** The live store opened at start (a 503 until it has). */
   liveStore(): WriteStore {
-    return this.openLive();
+    return this.live.get();
   }
 
   async snapshotStore(id: string): Promise<WriteStore> {

@@ -6,11 +6,14 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config/load";
 import { handleApi, type ApiResponse } from "@/lib/server/api";
 import { buildContext } from "@/lib/server/context";
+import { startServer } from "@/lib/server/start";
 
 function context(yaml: string) {
   const dir = mkdtempSync(join(tmpdir(), "api-"));
   writeFileSync(join(dir, "churnscope.yaml"), yaml);
-  return buildContext(loadConfig({ CHURNSCOPE_DATA_DIR: join(dir, "data"), API_PASS: "s3cret" }, dir));
+  const ctx = buildContext(loadConfig({ CHURNSCOPE_DATA_DIR: join(dir, "data"), API_PASS: "s3cret" }, dir));
+  startServer(ctx);
+  return ctx;
 }
 
 const basic = (user: string, password: string) => `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
