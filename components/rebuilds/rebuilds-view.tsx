@@ -97,7 +97,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
           <input
             data-testid="at-input"
             className="w-44 rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1 font-mono text-xs"
-            placeholder="2026-09-11T13:12:00Z"
+            placeholder="YYYY-MM-DDTHH:MM:SSZ"
             value={atText ?? (atMs !== undefined ? new Date(atMs).toISOString().replace(".000Z", "Z") : "")}
             onChange={(e) => setAtText(e.target.value)}
             onBlur={(e) => setAt(e.target.value)}

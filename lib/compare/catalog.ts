@@ -57,20 +57,21 @@ export function counterPresets(apiservers: { project: string[]; hub: string[] })
   }
   out.push({
     id: "connector-reconciles-not-ready",
-    title: "Connector reconciles ending not ready",
+    // The write-up counted these as reconciles that ended not ready; the selector can only say how they ended for controller-runtime.
+    title: 'Connector reconciles, result="success"',
     selector: 'controller_runtime_reconcile_total{controller="connector", result="success"}',
   });
   return out;
 }
 
-/** Seed 000's two tables, when the counters they need are configured. */
+/** The Connector churn write-up's two tables, when the counters they need are configured. */
 export function comparePresets(counters: CounterPreset[]): ComparePreset[] {
   const find = (id: string) => counters.find((c) => c.id === id);
   const out: ComparePreset[] = [];
   const reconciles = find("connector-reconciles-not-ready");
   const status = find("project-connector-status-puts");
   if (reconciles && status)
-    out.push({ title: "Reconciles ending not ready vs status PUTs, per 3 h", a: reconciles.selector, b: status.selector, window: "3h" });
+    out.push({ title: "Connector reconciles (success) vs status PUTs, per 3 h", a: reconciles.selector, b: status.selector, window: "3h" });
   const hub = find("hub-connector-puts");
   const project = find("project-connector-writes");
   if (hub && project) out.push({ title: "Hub Connector PUTs vs project Connector writes, per 6 h", a: hub.selector, b: project.selector, window: "6h" });

@@ -105,6 +105,10 @@ describe("the replay in Chromium", () => {
     const threeHours = windowTruth(h.replay, 3);
     expect(await table()).toEqual(threeHours.map((w) => [w.endMs, formatCount(w.notReadyReconciles), formatCount(w.statusUpdates)]));
     await page.screenshot({ path: join(ARTIFACTS, "replay-compare.png"), fullPage: true });
+    // Each preset's words say what its selectors count: the reconciles are those controller-runtime ended with success.
+    const presets = await page.$$eval('[data-testid="compare-presets"] button', (bs) => bs.map((b) => b.textContent));
+    expect(presets[0]).toMatch(/^Connector reconciles \(success\) vs status PUTs, per 3 h/);
+    expect(await page.inputValue('[data-testid="selector-a"]')).toContain('result="success"');
 
     await page.click('[data-testid="compare-presets"] button:has-text("per 6 h")');
     await page.waitForURL((url) => url.searchParams.get("window") === "6h");
