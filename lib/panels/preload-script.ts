@@ -19,9 +19,10 @@ function startPreloads(plan: Plan, widthsOf: (pageWidth: number) => ChartWidths)
   const element = document.querySelector(plan.selector);
   if (!element || typeof ResizeObserver !== "function") return;
   const observer = new ResizeObserver((entries) => {
-    observer.disconnect();
+    // Not laid out yet (no width): the next observation will have one.
     const widths = widthsOf(Math.floor(entries[0].contentRect.width));
     if (widths.full <= 0) return;
+    observer.disconnect();
     for (const url of plan.urls) {
       const link = document.createElement("link");
       link.rel = "preload";

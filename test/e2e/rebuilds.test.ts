@@ -35,9 +35,6 @@ describe("Edge rebuilds on the replay in Chromium", () => {
     await page.goto(`${h.app.url}/rebuilds`);
     await page.waitForURL((url) => url.searchParams.get("at") === String(h.replay.params.onsetMs));
     await waitForCharts(page);
-    // The before/after box shows the time it holds; its hint is a format, never a time that could pass for one set.
-    expect(await page.inputValue('[data-testid="at-input"]')).toBe(new Date(h.replay.params.onsetMs).toISOString().replace(".000Z", "Z"));
-    expect(await page.getAttribute('[data-testid="at-input"]', "placeholder")).not.toMatch(/\d/);
     // The page's inline script preloaded every panel request (8 charts, 4 summaries) at the width the
     // page measured, and the markers; the page took each preloaded answer: no URL was asked for twice.
     await page.waitForLoadState("networkidle");
@@ -46,6 +43,9 @@ describe("Edge rebuilds on the replay in Chromium", () => {
     );
     expect(preloads.length).toBe(13);
     expect(asked.sort()).toEqual(preloads.sort());
+    // The before/after box shows the time it holds; its hint is a format, never a time that could pass for one set.
+    expect(await page.inputValue('[data-testid="at-input"]')).toBe(new Date(h.replay.params.onsetMs).toISOString().replace(".000Z", "Z"));
+    expect(await page.getAttribute('[data-testid="at-input"]', "placeholder")).not.toMatch(/\d/);
     await expect(page.textContent('[data-testid="rebuild-profile"]')).resolves.toMatch(/Envoy Gateway ≥ 1\.5/);
     expect(await page.$$eval('[data-testid="site-multiples"] [data-site]', (els) => els.map((e) => e.getAttribute("data-site")))).toEqual(
       [...h.replay.params.sites].sort(),
