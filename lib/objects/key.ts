@@ -7,6 +7,9 @@ import type { ObjectKey } from "../wire/objects";
 
 export const OBJECT_PATH_HELP = "{cluster}/{group}/{kind}/{namespace}/{name} (group core for the core API, namespace _ when cluster-scoped)";
 
+/** One text per object, for maps keyed by object (no part of a key can hold a NUL). */
+export const objectKeyText = (key: ObjectKey) => `${key.cluster}\u0000${key.group}\u0000${key.kind}\u0000${key.namespace}\u0000${key.name}`;
+
 export function objectPath(key: ObjectKey): string {
   return [key.cluster, key.group || "core", key.kind, key.namespace || "_", key.name].map(encodeURIComponent).join("/");
 }

@@ -89,10 +89,10 @@ export async function handleApi(context: () => ServerContext, request: ApiReques
 }
 
 async function answerRequest(context: () => ServerContext, request: ApiRequest, compress: boolean): Promise<ApiResponse> {
-  const url = new URL(request.url, "http://localhost");
-  const path = url.pathname;
-  const method = request.method.toUpperCase();
   try {
+    const url = new URL(request.url, "http://localhost");
+    const path = url.pathname;
+    const method = request.method.toUpperCase();
     const refused = refusal(method, path);
     if (refused) return refused;
     let ctx: ServerContext;

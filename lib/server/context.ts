@@ -26,7 +26,6 @@ export interface ServerContext {
   recording: { recorder?: Recorder | null };
   /** opened at start (a 503 until it has) */
   notesStore: OpenedAtStart<NoteStore>;
-  notes: () => NoteStore;
   prometheus: {
     /** shares identical calls and bounds them; its counters are on /metrics */
     client: SharedClient;
@@ -89,10 +88,9 @@ export function buildContext(config: AppConfig): ServerContext {
     queuedChecks: config.limits.queuedSnapshotChecks,
   });
   const notesStore = new OpenedAtStart("the notes store", () => new NoteStore(join(config.dataDir, "notes.sqlite")));
-  const notes = () => notesStore.get();
   const stores = new ObjectStores({ config, snapshots });
   const recording = {};
-  if (!config.prometheus) return { config, snapshots, stores, recording, notesStore, notes, prometheus: null };
+  if (!config.prometheus) return { config, snapshots, stores, recording, notesStore, prometheus: null };
   const client = sharedClient(createPromClient(config.prometheus), config.prometheus.sharing);
   const labelSets = kept<LabelSets>(() => true);
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) =>
@@ -112,7 +110,6 @@ export function buildContext(config: AppConfig): ServerContext {
     stores,
     recording,
     notesStore,
-    notes,
     prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe },
   };
 }

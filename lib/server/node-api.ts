@@ -26,15 +26,14 @@ export function nodeApi(context: () => ServerContext): NodeHandler {
     const url = req.url ?? "/";
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
-    // A web Request cannot even be made with TRACE, so what no route takes is refused first.
-    const refused = refusal((req.method ?? "GET").toUpperCase(), path);
-    if (refused) {
-      send(res, refused);
+    if (path.startsWith("/api/")) {
+      // The pipeline refuses what no route takes itself.
+      void answer(context, req, res, url);
       return true;
     }
-    if (!path.startsWith("/api/")) return false;
-    void answer(context, req, res, url);
-    return true;
+    const refused = refusal((req.method ?? "GET").toUpperCase(), path);
+    if (refused) send(res, refused);
+    return refused !== null;
   };
 }
 

@@ -4,6 +4,7 @@
  * ranking, audit) run their SQL through it; another engine would replace this part and that SQL.
  */
 import Database from "better-sqlite3";
+import { objectKeyText } from "../objects/key";
 import type { ObjectKey } from "../wire/objects";
 import type { StoreConnection } from "./types";
 
@@ -95,7 +96,7 @@ export class StoreDatabase implements StoreConnection {
   }
 
   idOf(key: ObjectKey): number {
-    const text = `${key.cluster}\u0000${key.group}\u0000${key.kind}\u0000${key.namespace}\u0000${key.name}`;
+    const text = objectKeyText(key);
     const known = this.ids.get(text);
     if (known !== undefined) return known;
     const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;

@@ -6,6 +6,7 @@
  */
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
+import { objectKeyText as idOf } from "../objects/key";
 import type { ObjectKey } from "../wire/objects";
 
 export interface ChainTier<V> {
@@ -22,8 +23,6 @@ export interface ChainTier<V> {
 export interface Transactional {
   batch<T>(work: () => T): T;
 }
-
-const idOf = (key: ObjectKey) => `${key.cluster}\u0000${key.group}\u0000${key.kind}\u0000${key.namespace}\u0000${key.name}`;
 
 export class VersionChain<V> {
   private readonly recent = new Map<string, { value: V; weight: number }>();

@@ -33,12 +33,12 @@ export async function addNote(
   } catch {
     throw badRequest('the body is not JSON: send {"timeMs": <epoch ms>, "text": "…"}');
   }
-  const note = ctx.notes().add(input, user || "anonymous");
+  const note = ctx.notesStore.get().add(input, user || "anonymous");
   return { data: { ...note, marker: noteMarker(note) } };
 }
 
 export async function deleteNote(ctx: ServerContext, idText: string): Promise<{ data: { deleted: number } }> {
   if (!/^\d{1,15}$/.test(idText)) throw badRequest(`"${idText.slice(0, 20)}" is not a note id`);
-  ctx.notes().remove(Number(idText));
+  ctx.notesStore.get().remove(Number(idText));
   return { data: { deleted: Number(idText) } };
 }
