@@ -3,6 +3,7 @@
  * Clients: write requests from the ingested audit logs by client (user · user-agent name) over
  * time, per resource and per object with their top writers, and before/after a chosen time per client.
  */
+import { ChartZoomContext } from "@/components/panels/chart-zoom";
 import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
 import { ApiNotices } from "@/components/objects/api-notices";
 import { TimeSeriesChart } from "@/components/panels/time-series-chart";
@@ -43,7 +44,13 @@ function Top({ top }: { top: TopEntry[] }) {
 
 export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: number; fromSnapshot: boolean }) {
   const [url, setUrl] = useQueryStates(state, { history: "push" });
-  const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, undefined, url.from, url.to, (from, to) => void setUrl({ from, to, at: null }));
+  const { startMs, endMs, errors, controls, onZoom } = useViewRange(
+    initialNowMs,
+    undefined,
+    url.from,
+    url.to,
+    (from, to) => void setUrl({ from, to, at: null }),
+  );
   const answer = useApi<ClientsAnswer>(
     apiUrl("/api/clients", { from: startMs, to: endMs, cluster: url.cluster ?? undefined, resource: url.resource ?? undefined, at: url.at ?? undefined }),
   );
@@ -52,207 +59,209 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
   const atMs = url.at ?? undefined;
 
   return (
-    <main className="mx-auto max-w-[1600px] space-y-3 p-3">
-      <div className="flex flex-wrap items-center gap-3 text-sm">
-        <h1 className="text-lg font-semibold">Clients</h1>
-        <label className="flex items-center gap-1 text-xs">
-          cluster
-          <select
-            aria-label="cluster"
-            value={url.cluster ?? ""}
-            onChange={(e) => void setUrl({ cluster: e.target.value || null })}
-            className="rounded border border-[var(--border)] bg-transparent px-1 py-0.5"
-          >
-            <option value="">every cluster</option>
-            {(data?.clusters ?? []).map((c) => (
-              <option key={c}>{c}</option>
-            ))}
-          </select>
-        </label>
-        {url.resource && (
-          <button
-            type="button"
-            onClick={() => void setUrl({ resource: null })}
-            className="rounded border border-[var(--border)] px-2 py-0.5 text-xs"
-            title="show every resource"
-          >
-            {url.resource} ✕
-          </button>
+    <ChartZoomContext value={onZoom}>
+      <main className="mx-auto max-w-[1600px] space-y-3 p-3">
+        <div className="flex flex-wrap items-center gap-3 text-sm">
+          <h1 className="text-lg font-semibold">Clients</h1>
+          <label className="flex items-center gap-1 text-xs">
+            cluster
+            <select
+              aria-label="cluster"
+              value={url.cluster ?? ""}
+              onChange={(e) => void setUrl({ cluster: e.target.value || null })}
+              className="rounded border border-[var(--border)] bg-transparent px-1 py-0.5"
+            >
+              <option value="">every cluster</option>
+              {(data?.clusters ?? []).map((c) => (
+                <option key={c}>{c}</option>
+              ))}
+            </select>
+          </label>
+          {url.resource && (
+            <button
+              type="button"
+              onClick={() => void setUrl({ resource: null })}
+              className="rounded border border-[var(--border)] px-2 py-0.5 text-xs"
+              title="show every resource"
+            >
+              {url.resource} ✕
+            </button>
+          )}
+          <ViewControls {...controls} />
+        </div>
+        <RangeStatus startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
+        {fromSnapshot && (
+          <p role="status" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
+            Snapshots do not carry audit requests: this page shows the audit logs ingested into this dashboard, not the snapshot you came from.
+          </p>
         )}
-        <ViewControls {...controls} />
-      </div>
-      <RangeStatus startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
-      {fromSnapshot && (
-        <p role="status" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
-          Snapshots do not carry audit requests: this page shows the audit logs ingested into this dashboard, not the snapshot you came from.
-        </p>
-      )}
-      <AuditUpload />
-      <ApiNotices error={answer.error} answer={answer.data} />
-      <section
-        data-testid="clients-chart"
-        data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"}
-        className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
-      >
-        <h2 className="text-sm font-semibold">Write requests by client</h2>
-        <p className="mb-2 text-xs text-[var(--muted)]">
-          Completed create, update, patch and delete requests from the audit log, per {data ? formatDurationMs(data.stepMs) : "step"}. A client is the user and
-          the user agent&apos;s name (its version left out, so a rollout keeps one line).
-          {data ? ` ${formatNumber(data.total, true)} requests in the range.` : ""}
-        </p>
-        {data && data.series.length > 0 && (
-          <TimeSeriesChart series={data.series} unit="writes" stacked startMs={startMs} endMs={endMs} markers={markers} nameOf={(l) => l.client} />
-        )}
-        {data && data.total === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No audit write requests in this range.</p>}
-      </section>
-      {data && data.total > 0 && (
-        <>
-          <section data-testid="clients-table" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
-            <div className="mb-2 flex flex-wrap items-center gap-3">
-              <h2 className="text-sm font-semibold">Clients</h2>
-              <label className="flex items-center gap-1 text-xs">
-                before/after at
-                <input
-                  type="datetime-local"
-                  aria-label="before/after time (UTC)"
-                  step={60}
-                  value={atMs === undefined ? "" : new Date(atMs).toISOString().slice(0, 16)}
-                  onChange={(e) => void setUrl({ at: e.target.value ? Date.parse(`${e.target.value}:00Z`) : null })}
-                  className="rounded border border-[var(--border)] bg-transparent px-1 py-0.5 font-mono"
-                />
-                UTC
-              </label>
-              {atMs === undefined ? (
-                <button
-                  type="button"
-                  onClick={() => void setUrl({ at: Math.round((startMs + endMs) / 2 / 60_000) * 60_000 })}
-                  className="rounded border border-[var(--border)] px-2 py-0.5 text-xs"
-                >
-                  Compare before/after the middle
-                </button>
-              ) : (
-                <button type="button" onClick={() => void setUrl({ at: null })} className="rounded border border-[var(--border)] px-2 py-0.5 text-xs">
-                  Clear
-                </button>
-              )}
-              {data.comparison && (
-                <span className="text-xs text-[var(--muted)]">
-                  {formatDurationMs(data.comparison.windowMs)} before vs {formatDurationMs(data.comparison.windowMs)} after{" "}
-                  {formatUtc(data.comparison.atMs, false)} UTC
-                </span>
-              )}
+        <AuditUpload />
+        <ApiNotices error={answer.error} answer={answer.data} />
+        <section
+          data-testid="clients-chart"
+          data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"}
+          className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
+        >
+          <h2 className="text-sm font-semibold">Write requests by client</h2>
+          <p className="mb-2 text-xs text-[var(--muted)]">
+            Completed create, update, patch and delete requests from the audit log, per {data ? formatDurationMs(data.stepMs) : "step"}. A client is the user
+            and the user agent&apos;s name (its version left out, so a rollout keeps one line).
+            {data ? ` ${formatNumber(data.total, true)} requests in the range.` : ""}
+          </p>
+          {data && data.series.length > 0 && (
+            <TimeSeriesChart series={data.series} unit="writes" stacked startMs={startMs} endMs={endMs} markers={markers} nameOf={(l) => l.client} />
+          )}
+          {data && data.total === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No audit write requests in this range.</p>}
+        </section>
+        {data && data.total > 0 && (
+          <>
+            <section data-testid="clients-table" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+              <div className="mb-2 flex flex-wrap items-center gap-3">
+                <h2 className="text-sm font-semibold">Clients</h2>
+                <label className="flex items-center gap-1 text-xs">
+                  before/after at
+                  <input
+                    type="datetime-local"
+                    aria-label="before/after time (UTC)"
+                    step={60}
+                    value={atMs === undefined ? "" : new Date(atMs).toISOString().slice(0, 16)}
+                    onChange={(e) => void setUrl({ at: e.target.value ? Date.parse(`${e.target.value}:00Z`) : null })}
+                    className="rounded border border-[var(--border)] bg-transparent px-1 py-0.5 font-mono"
+                  />
+                  UTC
+                </label>
+                {atMs === undefined ? (
+                  <button
+                    type="button"
+                    onClick={() => void setUrl({ at: Math.round((startMs + endMs) / 2 / 60_000) * 60_000 })}
+                    className="rounded border border-[var(--border)] px-2 py-0.5 text-xs"
+                  >
+                    Compare before/after the middle
+                  </button>
+                ) : (
+                  <button type="button" onClick={() => void setUrl({ at: null })} className="rounded border border-[var(--border)] px-2 py-0.5 text-xs">
+                    Clear
+                  </button>
+                )}
+                {data.comparison && (
+                  <span className="text-xs text-[var(--muted)]">
+                    {formatDurationMs(data.comparison.windowMs)} before vs {formatDurationMs(data.comparison.windowMs)} after{" "}
+                    {formatUtc(data.comparison.atMs, false)} UTC
+                  </span>
+                )}
+              </div>
+              <table className="w-full text-sm tabular">
+                <thead className="text-xs text-[var(--muted)]">
+                  <tr>
+                    <th className={`${cell} text-left font-medium`}>client (user · agent)</th>
+                    <th className={`${cell} text-right font-medium`}>writes</th>
+                    <th className={`${cell} text-right font-medium`}>failed</th>
+                    <th className={`${cell} text-right font-medium`} title="requests that changed nothing (needs RequestResponse bodies)">
+                      no-op
+                    </th>
+                    {data.comparison && (
+                      <>
+                        <th className={`${cell} text-right font-medium`}>before</th>
+                        <th className={`${cell} text-right font-medium`}>after</th>
+                        <th className={`${cell} text-right font-medium`}>change</th>
+                      </>
+                    )}
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.clients.map((c) => {
+                    const cmp = data.comparison?.rows.find((r) => r.client === c.client);
+                    return (
+                      <tr key={c.client} data-client={c.client} className="border-t border-[var(--border)]">
+                        <td className={`${cell} font-mono text-xs`}>
+                          <div className="break-all">{c.client}</div>
+                          <div className="text-[11px] text-[var(--muted)]" data-cell="verbs">
+                            {c.verbs.map((v) => `${v.verb} ${formatNumber(v.writes, true)}`).join(" · ")}
+                          </div>
+                        </td>
+                        <td className={num} data-cell="writes">
+                          {formatNumber(c.writes, true)}
+                        </td>
+                        <td className={num}>{formatNumber(c.failed, true)}</td>
+                        <td className={num} data-cell="noop">
+                          {formatNumber(c.noop, true)}
+                        </td>
+                        {data.comparison && (
+                          <>
+                            <td className={num} data-cell="before">
+                              {formatNumber(cmp?.before ?? 0, true)}
+                            </td>
+                            <td className={num} data-cell="after">
+                              {formatNumber(cmp?.after ?? 0, true)}
+                            </td>
+                            <td className={num} data-cell="change">
+                              {cmp?.changePct === null || cmp === undefined
+                                ? "new"
+                                : `${cmp.changePct > 0 ? "+" : cmp.changePct < 0 ? "−" : ""}${Math.abs(cmp.changePct).toFixed(0)} %`}
+                            </td>
+                          </>
+                        )}
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </section>
+            <div className="grid gap-3 xl:grid-cols-2">
+              <section data-testid="clients-resources" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+                <h2 className="mb-2 text-sm font-semibold">Top writers per resource</h2>
+                <table className="w-full text-sm tabular">
+                  <tbody>
+                    {data.byResource.map((r) => (
+                      <tr key={r.resource} className="border-t border-[var(--border)]">
+                        <td className={`${cell} font-mono text-xs`}>
+                          <button
+                            type="button"
+                            className="text-left text-[var(--accent)] hover:underline"
+                            onClick={() => void setUrl({ resource: r.resource.split("/")[0] })}
+                            title="only this resource"
+                          >
+                            {r.resource}
+                          </button>
+                        </td>
+                        <td className={num}>{formatNumber(r.writes, true)}</td>
+                        <td className={cell}>
+                          <Top top={r.top} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </section>
+              <section data-testid="clients-objects" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+                <h2 className="mb-2 text-sm font-semibold">Top writers per object</h2>
+                <table className="w-full text-sm tabular">
+                  <tbody>
+                    {data.byObject.map((o) => (
+                      <tr key={`${o.resource}/${o.namespace}/${o.name}`} data-object={`${o.namespace}/${o.name}`} className="border-t border-[var(--border)]">
+                        <td className={`${cell} font-mono text-xs`}>
+                          <div className="break-all">
+                            {o.namespace ? `${o.namespace}/` : ""}
+                            {o.name}
+                          </div>
+                          <div className="text-[11px] text-[var(--muted)]">{o.resource}</div>
+                        </td>
+                        <td className={num}>{formatNumber(o.writes, true)}</td>
+                        <td className={`${num} whitespace-nowrap`} title="no-op writes">
+                          {o.noop ? `${formatNumber(o.noop, true)} no-op` : ""}
+                        </td>
+                        <td className={cell}>
+                          <Top top={o.top} />
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </section>
             </div>
-            <table className="w-full text-sm tabular">
-              <thead className="text-xs text-[var(--muted)]">
-                <tr>
-                  <th className={`${cell} text-left font-medium`}>client (user · agent)</th>
-                  <th className={`${cell} text-right font-medium`}>writes</th>
-                  <th className={`${cell} text-right font-medium`}>failed</th>
-                  <th className={`${cell} text-right font-medium`} title="requests that changed nothing (needs RequestResponse bodies)">
-                    no-op
-                  </th>
-                  {data.comparison && (
-                    <>
-                      <th className={`${cell} text-right font-medium`}>before</th>
-                      <th className={`${cell} text-right font-medium`}>after</th>
-                      <th className={`${cell} text-right font-medium`}>change</th>
-                    </>
-                  )}
-                </tr>
-              </thead>
-              <tbody>
-                {data.clients.map((c) => {
-                  const cmp = data.comparison?.rows.find((r) => r.client === c.client);
-                  return (
-                    <tr key={c.client} data-client={c.client} className="border-t border-[var(--border)]">
-                      <td className={`${cell} font-mono text-xs`}>
-                        <div className="break-all">{c.client}</div>
-                        <div className="text-[11px] text-[var(--muted)]" data-cell="verbs">
-                          {c.verbs.map((v) => `${v.verb} ${formatNumber(v.writes, true)}`).join(" · ")}
-                        </div>
-                      </td>
-                      <td className={num} data-cell="writes">
-                        {formatNumber(c.writes, true)}
-                      </td>
-                      <td className={num}>{formatNumber(c.failed, true)}</td>
-                      <td className={num} data-cell="noop">
-                        {formatNumber(c.noop, true)}
-                      </td>
-                      {data.comparison && (
-                        <>
-                          <td className={num} data-cell="before">
-                            {formatNumber(cmp?.before ?? 0, true)}
-                          </td>
-                          <td className={num} data-cell="after">
-                            {formatNumber(cmp?.after ?? 0, true)}
-                          </td>
-                          <td className={num} data-cell="change">
-                            {cmp?.changePct === null || cmp === undefined
-                              ? "new"
-                              : `${cmp.changePct > 0 ? "+" : cmp.changePct < 0 ? "−" : ""}${Math.abs(cmp.changePct).toFixed(0)} %`}
-                          </td>
-                        </>
-                      )}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
-          </section>
-          <div className="grid gap-3 xl:grid-cols-2">
-            <section data-testid="clients-resources" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
-              <h2 className="mb-2 text-sm font-semibold">Top writers per resource</h2>
-              <table className="w-full text-sm tabular">
-                <tbody>
-                  {data.byResource.map((r) => (
-                    <tr key={r.resource} className="border-t border-[var(--border)]">
-                      <td className={`${cell} font-mono text-xs`}>
-                        <button
-                          type="button"
-                          className="text-left text-[var(--accent)] hover:underline"
-                          onClick={() => void setUrl({ resource: r.resource.split("/")[0] })}
-                          title="only this resource"
-                        >
-                          {r.resource}
-                        </button>
-                      </td>
-                      <td className={num}>{formatNumber(r.writes, true)}</td>
-                      <td className={cell}>
-                        <Top top={r.top} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </section>
-            <section data-testid="clients-objects" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
-              <h2 className="mb-2 text-sm font-semibold">Top writers per object</h2>
-              <table className="w-full text-sm tabular">
-                <tbody>
-                  {data.byObject.map((o) => (
-                    <tr key={`${o.resource}/${o.namespace}/${o.name}`} data-object={`${o.namespace}/${o.name}`} className="border-t border-[var(--border)]">
-                      <td className={`${cell} font-mono text-xs`}>
-                        <div className="break-all">
-                          {o.namespace ? `${o.namespace}/` : ""}
-                          {o.name}
-                        </div>
-                        <div className="text-[11px] text-[var(--muted)]">{o.resource}</div>
-                      </td>
-                      <td className={num}>{formatNumber(o.writes, true)}</td>
-                      <td className={`${num} whitespace-nowrap`} title="no-op writes">
-                        {o.noop ? `${formatNumber(o.noop, true)} no-op` : ""}
-                      </td>
-                      <td className={cell}>
-                        <Top top={o.top} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </section>
-          </div>
-        </>
-      )}
-    </main>
+          </>
+        )}
+      </main>
+    </ChartZoomContext>
   );
 }

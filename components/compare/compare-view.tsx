@@ -4,6 +4,7 @@
  * window, as the Connector churn write-up did by hand for reconciles vs status writes and hub vs project writes.
  * The counters, the window and the range are all in the URL.
  */
+import { ChartZoomContext } from "@/components/panels/chart-zoom";
 import { parseAsString, useQueryStates } from "nuqs";
 import { useState } from "react";
 import { PanelFrame } from "@/components/panels/panel-frame";
@@ -38,7 +39,7 @@ interface Props {
 
 export function CompareView({ initialNowMs, counters, presets, snapshot }: Props) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
-  const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
+  const { startMs, endMs, errors, controls, onZoom } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
   const fallback = presets[0];
   const a = url.a ?? fallback?.a ?? "";
   const b = url.b ?? fallback?.b ?? "";
@@ -56,46 +57,48 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
   const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
 
   return (
-    <main className="mx-auto max-w-[1600px] space-y-3 p-3">
-      <div className="flex flex-wrap items-center gap-3">
-        <h1 className="text-lg font-semibold">Compare counters</h1>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "compare", a, b, window }} />
-      </div>
-      <RangeStatus snapshot={snapshot} view="compare" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 2 days" />
+    <ChartZoomContext value={onZoom}>
+      <main className="mx-auto max-w-[1600px] space-y-3 p-3">
+        <div className="flex flex-wrap items-center gap-3">
+          <h1 className="text-lg font-semibold">Compare counters</h1>
+          <ViewControls snapshot={snapshot} {...controls} download={{ view: "compare", a, b, window }} />
+        </div>
+        <RangeStatus snapshot={snapshot} view="compare" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 2 days" />
 
-      <section className="space-y-2 rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 text-sm">
-        {picks.length > 0 && (
-          <div className="flex flex-wrap items-center gap-2" data-testid="compare-presets">
-            <span className="text-[var(--muted)]">{snapshot ? "Held in this snapshot:" : "Seed 000's tables:"}</span>
-            {picks.map((p) => (
-              <button
-                key={`${p.a}|${p.b}|${p.window}`}
-                type="button"
-                aria-pressed={same(p, { a, b, window })}
-                className="rounded border border-[var(--border)] px-2 py-1 text-xs aria-pressed:border-[var(--accent)] aria-pressed:font-semibold"
-                onClick={() => void setUrl({ a: p.a, b: p.b, window: p.window })}
-              >
-                {p.title}
-              </button>
-            ))}
-          </div>
-        )}
-        <CounterInput side="a" value={a} counters={counters} onCommit={(v) => void setUrl({ a: v, b, window })} />
-        <CounterInput side="b" value={b} counters={counters} onCommit={(v) => void setUrl({ a, b: v, window })} />
-        <WindowPicker value={window} onCommit={(v) => void setUrl({ a, b, window: v })} />
-        <p className="text-xs text-[var(--muted)]">{SELECTOR_HELP}</p>
-      </section>
+        <section className="space-y-2 rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 text-sm">
+          {picks.length > 0 && (
+            <div className="flex flex-wrap items-center gap-2" data-testid="compare-presets">
+              <span className="text-[var(--muted)]">{snapshot ? "Held in this snapshot:" : "Seed 000's tables:"}</span>
+              {picks.map((p) => (
+                <button
+                  key={`${p.a}|${p.b}|${p.window}`}
+                  type="button"
+                  aria-pressed={same(p, { a, b, window })}
+                  className="rounded border border-[var(--border)] px-2 py-1 text-xs aria-pressed:border-[var(--accent)] aria-pressed:font-semibold"
+                  onClick={() => void setUrl({ a: p.a, b: p.b, window: p.window })}
+                >
+                  {p.title}
+                </button>
+              ))}
+            </div>
+          )}
+          <CounterInput side="a" value={a} counters={counters} onCommit={(v) => void setUrl({ a: v, b, window })} />
+          <CounterInput side="b" value={b} counters={counters} onCommit={(v) => void setUrl({ a, b: v, window })} />
+          <WindowPicker value={window} onCommit={(v) => void setUrl({ a, b, window: v })} />
+          <p className="text-xs text-[var(--muted)]">{SELECTOR_HELP}</p>
+        </section>
 
-      <PanelFrame
-        id="compare"
-        title={`A vs B per ${window}`}
-        description="Both counts in each window that ends at the time shown, and A ÷ B."
-        state={query}
-        idleMessage={ready ? undefined : "Type two valid counters to compare."}
-      >
-        {(data) => <CompareBody data={data} markers={markers} titleA={titleOf(a) ?? "A"} titleB={titleOf(b) ?? "B"} />}
-      </PanelFrame>
-    </main>
+        <PanelFrame
+          id="compare"
+          title={`A vs B per ${window}`}
+          description="Both counts in each window that ends at the time shown, and A ÷ B."
+          state={query}
+          idleMessage={ready ? undefined : "Type two valid counters to compare."}
+        >
+          {(data) => <CompareBody data={data} markers={markers} titleA={titleOf(a) ?? "A"} titleB={titleOf(b) ?? "B"} />}
+        </PanelFrame>
+      </main>
+    </ChartZoomContext>
   );
 }
 

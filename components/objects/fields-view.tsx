@@ -2,6 +2,7 @@
 /** Field churn: the changed paths of a kind ranked by changes across objects, split by writer. */
 import Link from "next/link";
 import { useQueryStates } from "nuqs";
+import { seriesColors } from "@/lib/panels/series-colors";
 import { ApiNotices, StoreLoading } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
@@ -12,8 +13,6 @@ import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { objectFilterState } from "./object-link";
 import type { FieldRow } from "@/lib/wire/objects";
 
-const WRITER_COLORS = ["#2563eb", "#f59e0b", "#16a34a", "#dc2626", "#7c3aed", "#0891b2"];
-
 export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(objectFilterState, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
@@ -21,7 +20,9 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
   const answer = useApi<{ rows: FieldRow[] }>(apiUrl("/api/fields", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }));
   const rows = answer.data?.data.rows ?? [];
   const writers = [...new Set(rows.flatMap((r) => r.writers.map((w) => w.writer)))];
-  const colorOf = (writer: string) => WRITER_COLORS[writers.indexOf(writer) % WRITER_COLORS.length];
+  // A writer is the same colour here as on the Clients chart.
+  const writerColors = seriesColors.colorsOf(writers);
+  const colorOf = (writer: string) => writerColors[writers.indexOf(writer)];
   const max = Math.max(1, ...rows.map((r) => r.changes));
   const scope = [filter.kind ?? "every kind", filter.cluster ? `on ${filter.cluster}` : "", filter.namespace ? `in ${filter.namespace}` : ""]
     .filter(Boolean)

@@ -10,6 +10,7 @@ import type { PanelData } from "@/lib/panels/run-panel";
 import { panelCsv } from "@/lib/format/csv";
 import { formatRange } from "@/lib/format/time";
 import { isBusy } from "@/lib/query/hooks";
+import { ApiClientError } from "@/lib/api/fetch-envelope";
 import { Notices } from "./notices";
 import { panelPng } from "./panel-png";
 
@@ -40,11 +41,25 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
   const panel = data?.data;
   // Busy (Churnscope is holding queries back) shows at once, through the retries, not only after the last one.
   const busy = !data && (isBusy(error) || (isLoading && isBusy(state.failureReason)));
+  // What a snapshot does not hold is a fact about the snapshot, not a failure: said plainly, never in red.
+  const notHeld = error instanceof ApiClientError && error.errorType === "not_in_snapshot" ? error.message : undefined;
   return (
     <section
       data-panel={id}
       data-state={
-        idleMessage ? "idle" : busy ? "busy" : isLoading ? "loading" : error && !data ? "error" : panel && panel.series.length === 0 ? "empty" : "ready"
+        idleMessage
+          ? "idle"
+          : busy
+            ? "busy"
+            : notHeld
+              ? "not-held"
+              : isLoading
+                ? "loading"
+                : error && !data
+                  ? "error"
+                  : panel && panel.series.length === 0
+                    ? "empty"
+                    : "ready"
       }
       // Still showing the previous answer while the new one loads.
       data-updating={isFetching && !isLoading ? "" : undefined}
@@ -63,8 +78,10 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
         </span>
       </header>
       <p className="mb-2 text-xs text-[var(--muted)]">{description}</p>
-      {idleMessage ? (
-        <div className="flex h-40 items-center justify-center text-sm text-[var(--muted)]">{idleMessage}</div>
+      {idleMessage || notHeld ? (
+        <div role={notHeld ? "status" : undefined} className="flex h-40 items-center justify-center px-4 text-center text-sm text-[var(--muted)]">
+          {idleMessage ?? `Not in this snapshot: ${notHeld}.`}
+        </div>
       ) : busy ? (
         <div role="status" data-busy="true" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
           <div className="font-semibold">Busy: Churnscope is holding back queries to Prometheus</div>

@@ -1,11 +1,12 @@
 "use client";
 /**
- * A time-series chart (stacked areas or lines) with exact values in the tooltip and a clickable
- * legend. The series are drawn on a canvas by uPlot (thousands of points in a few milliseconds,
- * where an SVG chart took half a second for a page); markers and thresholds are a small SVG layer
- * on top, so each keeps its hover text.
+ * A time-series chart (stacked areas or lines) with exact values in the tooltip, a crosshair shared
+ * with the page's other charts, drag to zoom, and a legend whose entries show only themselves. The
+ * series are drawn on a canvas by uPlot (thousands of points in a few milliseconds, where an SVG
+ * chart took half a second for a page); markers and thresholds are a small SVG layer on top, so each
+ * keeps its hover text.
  */
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useRef, useState, type CSSProperties } from "react";
 import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { formatNumber, formatTick, formatValue } from "@/lib/format/number";
@@ -15,8 +16,10 @@ import type { Marker } from "@/lib/markers/marker";
 import type { Series } from "@/lib/promql/types";
 import { seriesName, stackColumns, toColumns } from "@/lib/panels/series-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
+import { OTHER_COLOR, seriesColors } from "@/lib/panels/series-colors";
+import { useChartZoom } from "./chart-zoom";
 import { useElementWidth } from "./use-element-width";
-import { OTHER_COLOR, SERIES_COLORS, useThemeColors } from "./use-theme-colors";
+import { useThemeColors } from "./use-theme-colors";
 
 /** Releases, notes and PromQL-found changes; "onset" (found by change-point detection) is drawn in the accent colour. */
 export type ChartMarker = Marker;
@@ -85,8 +88,33 @@ interface PlotBox {
   yMax: number;
 }
 
-function colorOf(series: Series, index: number): string {
-  return series.labels[OTHER_LABEL] !== undefined ? OTHER_COLOR : SERIES_COLORS[index % SERIES_COLORS.length];
+/** Every chart on a page moves its crosshair with the one under the pointer (they share the page's range). */
+const CROSSHAIR_SYNC_KEY = "churnscope-page";
+/** Narrower than this (a phone), the tooltip goes below the plot, where it can be as wide as the chart. */
+const NARROW_CHART_PX = 560;
+/** A drag narrower than this is a click, not a zoom. */
+const MIN_DRAG_PX = 4;
+
+/** Each series' colour: its name's, the same on every chart, and grey for "other". */
+function colorsOf(series: Series[], names: string[]): string[] {
+  const named = seriesColors.colorsOf(names.filter((_, i) => series[i].labels[OTHER_LABEL] === undefined));
+  let next = 0;
+  return series.map((s) => (s.labels[OTHER_LABEL] !== undefined ? OTHER_COLOR : named[next++]));
+}
+
+/**
+ * The legend's click: show only this series, or everything again when it is already the only one shown;
+ * with Ctrl or ⌘, hide or show this one alone (as in Grafana).
+ */
+function toggledHidden(hidden: ReadonlySet<string>, names: readonly string[], name: string, alone: boolean): Set<string> {
+  const next = new Set(hidden);
+  if (!alone) {
+    if (next.has(name)) next.delete(name);
+    else next.add(name);
+    return next.size >= names.length ? new Set() : next;
+  }
+  const onlyThis = !hidden.has(name) && names.every((n) => n === name || hidden.has(n));
+  return onlyThis ? new Set() : new Set(names.filter((n) => n !== name));
 }
 
 function mean(series: Series): number | null {
@@ -124,13 +152,30 @@ export function TimeSeriesChart({
 }: Props) {
   const [ref, width] = useElementWidth<HTMLDivElement>();
   const colors = useThemeColors();
-  const columns = useMemo(() => toColumns(series), [series]);
+  const onZoom = useChartZoom();
+  const zoomRef = useRef(onZoom);
+  zoomRef.current = onZoom;
+  const zoomable = onZoom !== undefined;
+  const allNames = useMemo(() => series.map((s) => nameOf(s.labels)), [series, nameOf]);
+  const allColors = useMemo(() => colorsOf(series, allNames), [series, allNames]);
+  const [hidden, setHidden] = useState<ReadonlySet<string>>(() => new Set());
+  const shown = useMemo(() => {
+    const all = series.map((s, i) => ({ s, name: allNames[i], color: allColors[i] }));
+    const entries = all.filter((e) => !hidden.has(e.name));
+    // A new answer without any of the names still shown shows everything again.
+    return entries.length > 0 ? entries : all;
+  }, [series, allNames, allColors, hidden]);
+  const visible = useMemo(() => shown.map((e) => e.s), [shown]);
+  const names = useMemo(() => shown.map((e) => e.name), [shown]);
+  const shownColors = useMemo(() => shown.map((e) => e.color), [shown]);
+  const columns = useMemo(() => toColumns(visible), [visible]);
   const drawn = useMemo(() => (stacked ? stackColumns(columns.ys) : columns.ys), [columns, stacked]);
-  const names = useMemo(() => series.map((s) => nameOf(s.labels)), [series, nameOf]);
   const thresholdKey = thresholds.map((t) => t.value).join(",");
   const canvasRef = useRef<HTMLDivElement | null>(null);
   const [box, setBox] = useState<PlotBox | null>(null);
   const [cursor, setCursor] = useState<{ index: number; left: number; top: number } | null>(null);
+  // Only the chart under the pointer shows values; the others follow with their crosshair alone.
+  const hoveredRef = useRef(false);
 
   useEffect(() => {
     const target = canvasRef.current;
@@ -147,7 +192,13 @@ export function TimeSeriesChart({
       height,
       padding: [6, RIGHT_PADDING, 0, 0],
       legend: { show: false },
-      cursor: { y: false, points: { show: false }, drag: { x: false, y: false } },
+      cursor: {
+        y: false,
+        points: { show: false },
+        drag: { x: zoomable, y: false, setScale: false },
+        // Pointer moves only: a drag zooms the chart it is made on, not every chart at once.
+        sync: { key: CROSSHAIR_SYNC_KEY, setSeries: false, filters: { pub: (type) => type === "mousemove" } },
+      },
       scales: { x: { time: false, range: [startMs, endMs] }, y: { range: [yMin, yMax] } },
       axes: [
         {
@@ -161,16 +212,16 @@ export function TimeSeriesChart({
       ],
       series: [
         {},
-        ...series.map((s, i) => ({
+        ...visible.map((_, i) => ({
           label: names[i],
-          stroke: colorOf(s, i),
+          stroke: shownColors[i],
           width: stacked ? 1 : 1.5,
           // Stacked: each area is filled down to the one below it (the bands), the lowest down to zero.
-          ...(stacked ? { fill: `${colorOf(s, i)}8c` } : {}),
+          ...(stacked ? { fill: `${shownColors[i]}8c` } : {}),
           points: { show: false },
         })),
       ],
-      bands: stacked ? series.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) : undefined,
+      bands: stacked ? visible.slice(1).map((_, i) => ({ series: [i + 2, i + 1] as [number, number] })) : undefined,
       hooks: {
         draw: [
           (u) => {
@@ -182,11 +233,15 @@ export function TimeSeriesChart({
         setCursor: [
           (u) => {
             const index = u.cursor.idx;
-            setCursor(
-              index === null || index === undefined || u.cursor.left === undefined || u.cursor.left < 0
-                ? null
-                : { index, left: u.cursor.left, top: u.cursor.top ?? 0 },
-            );
+            const off = index === null || index === undefined || u.cursor.left === undefined || u.cursor.left < 0;
+            setCursor(off || !hoveredRef.current ? null : { index, left: u.cursor.left!, top: u.cursor.top ?? 0 });
+          },
+        ],
+        setSelect: [
+          (u) => {
+            const { left, width: dragged } = u.select;
+            if (dragged >= MIN_DRAG_PX) zoomRef.current?.(u.posToVal(left, "x"), u.posToVal(left + dragged, "x"));
+            if (dragged > 0) u.setSelect({ left: 0, top: 0, width: 0, height: 0 }, false);
           },
         ],
       },
@@ -196,7 +251,7 @@ export function TimeSeriesChart({
       plot.destroy();
       delete target.dataset.drawn;
     };
-  }, [columns, drawn, names, series, stacked, startMs, endMs, width, height, colors, thresholdKey]);
+  }, [columns, drawn, names, visible, shownColors, stacked, startMs, endMs, width, height, colors, thresholdKey, zoomable]);
 
   const xOf = (tsMs: number) => (box ? box.left + ((tsMs - startMs) / (endMs - startMs)) * box.width : 0);
   const yOf = (value: number) => (box ? box.top + (1 - (value - box.yMin) / (box.yMax - box.yMin)) * box.height : 0);
@@ -221,7 +276,17 @@ export function TimeSeriesChart({
 
   return (
     <div>
-      <div ref={ref} className="relative w-full" style={{ height }}>
+      <div
+        ref={ref}
+        className={`relative w-full ${zoomable ? "cursor-crosshair" : ""}`}
+        style={{ height }}
+        data-zoomable={zoomable ? "" : undefined}
+        onMouseEnter={() => (hoveredRef.current = true)}
+        onMouseLeave={() => {
+          hoveredRef.current = false;
+          setCursor(null);
+        }}
+      >
         <div ref={canvasRef} data-chart className="absolute inset-0" />
         {box && (
           <svg
@@ -278,45 +343,52 @@ export function TimeSeriesChart({
         {cursor && box && (
           <ChartTooltip
             tsMs={columns.xs[cursor.index]}
-            items={series.map((s, i) => ({ index: i, name: names[i], color: colorOf(s, i), value: columns.ys[i][cursor.index] }))}
+            items={visible.map((_, i) => ({ index: i, name: names[i], color: shownColors[i], value: columns.ys[i][cursor.index] }))}
             unit={unit}
             left={box.left + cursor.left}
             top={box.top + cursor.top}
-            flip={box.left + cursor.left > width * 0.6}
+            chartWidth={width}
+            chartHeight={height}
           />
         )}
       </div>
       {legend && (
         <ul className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs" data-testid="legend">
           {series.map((s, i) => {
-            const name = names[i];
+            const name = allNames[i];
             const avg = mean(s);
-            const content = (
-              <>
-                <span data-legend-swatch className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colorOf(s, i) }} />
-                <span data-legend-text className={name === selectedName ? "font-semibold underline" : ""}>
-                  {name}
-                </span>
-                <span data-legend-text className="text-[var(--muted)] tabular">
-                  {/* A mean of counts is not a count: shown with its fraction, never rounded to a whole number. */}
-                  avg {avg === null ? "no data" : `${formatNumber(avg)} ${unit}`}
-                </span>
-              </>
-            );
+            const off = !names.includes(name);
             const selectable = onSelectSeries && s.labels[OTHER_LABEL] === undefined && s.labels.resource !== undefined;
             return (
-              <li key={i}>
-                {selectable ? (
+              <li key={i} className="flex items-center gap-1">
+                <button
+                  type="button"
+                  data-legend-entry={name}
+                  aria-pressed={!off}
+                  className={`flex items-center gap-1.5 rounded hover:underline ${off ? "opacity-45" : ""}`}
+                  onClick={(e) => setHidden(toggledHidden(hidden, allNames, name, !(e.ctrlKey || e.metaKey)))}
+                  title={`Show only ${name}; click again to show all (Ctrl or ⌘: hide or show just this one)`}
+                >
+                  <span data-legend-swatch className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: allColors[i] }} />
+                  <span data-legend-text className={name === selectedName ? "font-semibold underline" : off ? "line-through" : ""}>
+                    {name}
+                  </span>
+                  <span data-legend-text className="text-[var(--muted)] tabular">
+                    {/* A mean of counts is not a count: shown with its fraction, never rounded to a whole number. */}
+                    avg {avg === null ? "no data" : `${formatNumber(avg)} ${unit}`}
+                  </span>
+                </button>
+                {selectable && name !== selectedName && (
                   <button
                     type="button"
-                    className="flex items-center gap-1.5 hover:underline"
+                    data-drill={name}
+                    className="rounded px-1 font-semibold text-[var(--accent)] hover:bg-[var(--bg)]"
                     onClick={() => onSelectSeries(s.labels)}
-                    title={`Drill into ${name}`}
+                    title={`Drill into ${name}: its verbs, objects and writers`}
+                    aria-label={`Drill into ${name}`}
                   >
-                    {content}
+                    ›
                   </button>
-                ) : (
-                  <span className="flex items-center gap-1.5">{content}</span>
                 )}
               </li>
             );
@@ -327,36 +399,62 @@ export function TimeSeriesChart({
   );
 }
 
-/** The values at the cursor's time, largest first, each exact (not the stacked total). */
+/** A name that wraps after its dots, slashes and separators (a resource's group, a namespace) before anywhere else. */
+function breakable(name: string) {
+  return name.split(/(?<=[./·])/).map((part, i) => (
+    <span key={i}>
+      {i > 0 && <wbr />}
+      {part}
+    </span>
+  ));
+}
+
+/** The values at the cursor's time, largest first, each exact (not the stacked total); names wrap, never cut. */
 function ChartTooltip({
   tsMs,
   items,
   unit,
   left,
   top,
-  flip,
+  chartWidth,
+  chartHeight,
 }: {
   tsMs: number;
   items: { index: number; name: string; color: string; value: number | null }[];
   unit: string;
   left: number;
   top: number;
-  flip: boolean;
+  chartWidth: number;
+  chartHeight: number;
 }) {
   const sorted = [...items].sort((a, b) => (b.value ?? -Infinity) - (a.value ?? -Infinity));
+  // Beside the cursor, on the side with more room and as wide as it allows; on a chart as narrow as a
+  // phone's, below the plot across its whole width, over the legend, where names fit on a line.
+  const flip = left > chartWidth / 2;
+  const style: CSSProperties =
+    chartWidth < NARROW_CHART_PX
+      ? { left: 0, right: 0, top: chartHeight + 4 }
+      : {
+          left: flip ? undefined : left + 12,
+          right: flip ? `calc(100% - ${left - 12}px)` : undefined,
+          top: Math.max(0, top - 10),
+          maxWidth: Math.max(160, (flip ? left : chartWidth - left) - 16),
+        };
   return (
     <div
       role="tooltip"
       data-tooltip-time={tsMs}
       className="pointer-events-none absolute z-10 rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1 text-xs shadow"
-      style={{ left: flip ? undefined : left + 12, right: flip ? `calc(100% - ${left - 12}px)` : undefined, top: Math.max(0, top - 10) }}
+      style={style}
     >
       <div className="mb-1 font-semibold tabular">{formatUtc(tsMs)}</div>
       {sorted.map((item) => (
-        <div key={item.index} data-series-index={item.index} className="flex items-center gap-2 tabular">
-          <span className="inline-block h-2 w-2 rounded-sm" style={{ background: item.color }} />
-          <span className="max-w-[22rem] truncate">{item.name}</span>
-          <span data-value className="ml-auto pl-3 font-mono">
+        <div key={item.index} data-series-index={item.index} className="flex items-start gap-2 tabular">
+          <span className="mt-1 inline-block h-2 w-2 shrink-0 rounded-sm" style={{ background: item.color }} />
+          <span data-tooltip-name className="min-w-0 [overflow-wrap:anywhere]">
+            {breakable(item.name)}
+          </span>
+          <span data-value className="ml-auto shrink-0 pl-3 font-mono">
             {formatValue(item.value, unit)}
           </span>
         </div>

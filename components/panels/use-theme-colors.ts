@@ -33,7 +33,3 @@ export function useThemeColors(): ThemeColors {
   }, []);
   return colors;
 }
-
-/** Distinct in light and dark; the last is kept for "other". */
-export const SERIES_COLORS = ["#3b82f6", "#f97316", "#10b981", "#e11d48", "#8b5cf6", "#eab308", "#06b6d4", "#db2777", "#65a30d", "#a16207"];
-export const OTHER_COLOR = "#94a3b8";

@@ -4,6 +4,7 @@
  * configuration, whether the rebuild loop saturates, and how many rebuilds each upstream write
  * buys. Every panel answers for all sites; the site selector filters in the browser.
  */
+import { ChartZoomContext } from "@/components/panels/chart-zoom";
 import { parseAsString, useQueryStates } from "nuqs";
 import { useState } from "react";
 import { PanelFrame } from "@/components/panels/panel-frame";
@@ -42,7 +43,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const [atText, setAtText] = useState<string | null>(null);
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
-  const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
+  const { startMs, endMs, errors, controls, onZoom } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
   const atMs = parseAtParam(url.at);
   const calls = rebuildRequests({ startMs, endMs, atMs });
   const siteLabel = snapshot?.siteLabel ?? configuredSiteLabel;
@@ -73,140 +74,142 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   };
 
   return (
-    <main ref={mainRef} data-view="rebuilds" className="mx-auto max-w-[1600px] space-y-3 p-3">
-      <div className="flex flex-wrap items-center gap-3">
-        <h1 className="text-lg font-semibold">Edge rebuilds</h1>
-        <label className="flex items-center gap-1 text-sm">
-          <span className="text-[var(--muted)]">Site</span>
-          <select
-            data-testid="site-select"
-            className="rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1"
-            value={site ?? ""}
-            onChange={(e) => void setUrl({ site: e.target.value || null })}
-          >
-            <option value="">All sites</option>
-            {[...new Set([...sites, ...(site ? [site] : [])])].map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex items-center gap-1 text-sm" title="Compare the range before and after this time (UTC), e.g. the onset">
-          <span className="text-[var(--muted)]">Before/after</span>
-          <input
-            data-testid="at-input"
-            className="w-44 rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1 font-mono text-xs"
-            placeholder="YYYY-MM-DDTHH:MM:SSZ"
-            value={atText ?? (atMs !== undefined ? new Date(atMs).toISOString().replace(".000Z", "Z") : "")}
-            onChange={(e) => setAtText(e.target.value)}
-            onBlur={(e) => setAt(e.target.value)}
-            onKeyDown={(e) => e.key === "Enter" && setAt(e.currentTarget.value)}
-          />
-        </label>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "rebuilds", at: atMs }} />
-      </div>
-      <RangeStatus snapshot={snapshot} view="rebuilds" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 24 hours" />
-      <p className="text-sm" data-testid="rebuild-profile">
-        {profile ? (
-          <>
-            <span className="font-semibold">Rebuild metrics: {profile.title}.</span>{" "}
-            <span className="text-[var(--muted)]">Chosen because {profile.reason}.</span>
-          </>
-        ) : rate.data ? (
-          <span className="text-[var(--muted)]">{rate.data.infos.join(" ")}</span>
-        ) : (
-          <span className="text-[var(--muted)]">Finding the rebuild metrics…</span>
-        )}
-      </p>
-
-      {onset && (
-        <p className="text-xs" data-testid="onset-summary">
-          <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}
+    <ChartZoomContext value={onZoom}>
+      <main ref={mainRef} data-view="rebuilds" className="mx-auto max-w-[1600px] space-y-3 p-3">
+        <div className="flex flex-wrap items-center gap-3">
+          <h1 className="text-lg font-semibold">Edge rebuilds</h1>
+          <label className="flex items-center gap-1 text-sm">
+            <span className="text-[var(--muted)]">Site</span>
+            <select
+              data-testid="site-select"
+              className="rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1"
+              value={site ?? ""}
+              onChange={(e) => void setUrl({ site: e.target.value || null })}
+            >
+              <option value="">All sites</option>
+              {[...new Set([...sites, ...(site ? [site] : [])])].map((s) => (
+                <option key={s} value={s}>
+                  {s}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="flex items-center gap-1 text-sm" title="Compare the range before and after this time (UTC), e.g. the onset">
+            <span className="text-[var(--muted)]">Before/after</span>
+            <input
+              data-testid="at-input"
+              className="w-44 rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1 font-mono text-xs"
+              placeholder="YYYY-MM-DDTHH:MM:SSZ"
+              value={atText ?? (atMs !== undefined ? new Date(atMs).toISOString().replace(".000Z", "Z") : "")}
+              onChange={(e) => setAtText(e.target.value)}
+              onBlur={(e) => setAt(e.target.value)}
+              onKeyDown={(e) => e.key === "Enter" && setAt(e.currentTarget.value)}
+            />
+          </label>
+          <ViewControls snapshot={snapshot} {...controls} download={{ view: "rebuilds", at: atMs }} />
+        </div>
+        <RangeStatus snapshot={snapshot} view="rebuilds" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 24 hours" />
+        <p className="text-sm" data-testid="rebuild-profile">
+          {profile ? (
+            <>
+              <span className="font-semibold">Rebuild metrics: {profile.title}.</span>{" "}
+              <span className="text-[var(--muted)]">Chosen because {profile.reason}.</span>
+            </>
+          ) : rate.data ? (
+            <span className="text-[var(--muted)]">{rate.data.infos.join(" ")}</span>
+          ) : (
+            <span className="text-[var(--muted)]">Finding the rebuild metrics…</span>
+          )}
         </p>
-      )}
-      {sites.length > 0 && (
-        <section data-testid="site-multiples" className="grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-7">
-          {sites.map((s) => {
-            const series = (rate.data?.data.series ?? []).filter((x) => siteOf(x.labels) === s);
-            const values = series.flatMap((x) => x.points.map((p) => p[1])).filter((v): v is number => v !== null);
-            const avg = values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
-            return (
-              <button
-                key={s}
-                type="button"
-                data-site={s}
-                aria-pressed={s === site}
-                onClick={() => void setUrl({ site: s === site ? null : s })}
-                className="rounded border border-[var(--border)] bg-[var(--panel)] p-2 text-left aria-pressed:border-[var(--accent)]"
-              >
-                <div className="flex items-baseline justify-between text-xs">
-                  <span className="font-semibold">{s}</span>
-                  <span className="tabular text-[var(--muted)]">{avg === null ? "—" : `${formatNumber(avg)}/h`}</span>
-                </div>
-                <TimeSeriesChart
-                  series={series}
-                  unit="rebuilds/h"
-                  stacked={false}
-                  startMs={startMs}
-                  endMs={endMs}
-                  height={70}
-                  nameOf={() => s}
-                  legend={false}
-                />
-              </button>
-            );
-          })}
-        </section>
-      )}
 
-      <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
-        {REBUILD_CHARTS.map((id) => (
-          <RebuildChart key={id} id={id} call={inputs.charts[id]} site={site} siteOf={siteOf} nameOf={nameOf} markers={markers} />
-        ))}
-      </div>
-
-      <PanelFrame
-        id="rebuild-summary"
-        chart={false}
-        title="This range against the previous one"
-        description={`Per site, ${formatRange(startMs, endMs)} against the ${formatRange(calls.summaryBefore.startMs, calls.summaryBefore.endMs)} before it.`}
-        state={summary}
-      >
-        {(data) => (
-          <RebuildSummaryTable
-            testId="summary-previous"
-            left={{ label: "previous", data: summaryBefore.data?.data }}
-            right={{ label: "this range", data }}
-            siteOf={siteOf}
-            selectedSite={site}
-          />
+        {onset && (
+          <p className="text-xs" data-testid="onset-summary">
+            <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}
+          </p>
         )}
-      </PanelFrame>
-      {calls.beforeAt && calls.afterAt && atMs !== undefined ? (
+        {sites.length > 0 && (
+          <section data-testid="site-multiples" className="grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-7">
+            {sites.map((s) => {
+              const series = (rate.data?.data.series ?? []).filter((x) => siteOf(x.labels) === s);
+              const values = series.flatMap((x) => x.points.map((p) => p[1])).filter((v): v is number => v !== null);
+              const avg = values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+              return (
+                <button
+                  key={s}
+                  type="button"
+                  data-site={s}
+                  aria-pressed={s === site}
+                  onClick={() => void setUrl({ site: s === site ? null : s })}
+                  className="rounded border border-[var(--border)] bg-[var(--panel)] p-2 text-left aria-pressed:border-[var(--accent)]"
+                >
+                  <div className="flex items-baseline justify-between text-xs">
+                    <span className="font-semibold">{s}</span>
+                    <span className="tabular text-[var(--muted)]">{avg === null ? "—" : `${formatNumber(avg)}/h`}</span>
+                  </div>
+                  <TimeSeriesChart
+                    series={series}
+                    unit="rebuilds/h"
+                    stacked={false}
+                    startMs={startMs}
+                    endMs={endMs}
+                    height={70}
+                    nameOf={() => s}
+                    legend={false}
+                  />
+                </button>
+              );
+            })}
+          </section>
+        )}
+
+        <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
+          {REBUILD_CHARTS.map((id) => (
+            <RebuildChart key={id} id={id} call={inputs.charts[id]} site={site} siteOf={siteOf} nameOf={nameOf} markers={markers} />
+          ))}
+        </div>
+
         <PanelFrame
-          id="rebuild-before-after"
+          id="rebuild-summary"
           chart={false}
-          title={`Before and after ${formatUtc(atMs)}`}
-          description={`Per site, ${formatRange(calls.beforeAt.startMs, calls.beforeAt.endMs)} against ${formatRange(calls.afterAt.startMs, calls.afterAt.endMs)}.`}
-          state={afterAt}
+          title="This range against the previous one"
+          description={`Per site, ${formatRange(startMs, endMs)} against the ${formatRange(calls.summaryBefore.startMs, calls.summaryBefore.endMs)} before it.`}
+          state={summary}
         >
           {(data) => (
             <RebuildSummaryTable
-              testId="summary-at"
-              left={{ label: "before", data: beforeAt.data?.data }}
-              right={{ label: "after", data }}
+              testId="summary-previous"
+              left={{ label: "previous", data: summaryBefore.data?.data }}
+              right={{ label: "this range", data }}
               siteOf={siteOf}
               selectedSite={site}
             />
           )}
         </PanelFrame>
-      ) : (
-        <p className="text-xs text-[var(--muted)]">
-          Enter a time inside the range under Before/after (e.g. the onset) to compare each site before and after it.
-        </p>
-      )}
-    </main>
+        {calls.beforeAt && calls.afterAt && atMs !== undefined ? (
+          <PanelFrame
+            id="rebuild-before-after"
+            chart={false}
+            title={`Before and after ${formatUtc(atMs)}`}
+            description={`Per site, ${formatRange(calls.beforeAt.startMs, calls.beforeAt.endMs)} against ${formatRange(calls.afterAt.startMs, calls.afterAt.endMs)}.`}
+            state={afterAt}
+          >
+            {(data) => (
+              <RebuildSummaryTable
+                testId="summary-at"
+                left={{ label: "before", data: beforeAt.data?.data }}
+                right={{ label: "after", data }}
+                siteOf={siteOf}
+                selectedSite={site}
+              />
+            )}
+          </PanelFrame>
+        ) : (
+          <p className="text-xs text-[var(--muted)]">
+            Enter a time inside the range under Before/after (e.g. the onset) to compare each site before and after it.
+          </p>
+        )}
+      </main>
+    </ChartZoomContext>
   );
 }
 

@@ -16,9 +16,11 @@ export interface TimeRangePickerProps {
   endMs: number;
   onChange: (from: string, to: string) => void;
   onRefresh: () => void;
+  /** twice the range around its middle; undefined where the view cannot widen (a snapshot's held range) */
+  onZoomOut?: () => void;
 }
 
-export function TimeRangePicker({ from, to, startMs, endMs, onChange, onRefresh }: TimeRangePickerProps) {
+export function TimeRangePicker({ from, to, startMs, endMs, onChange, onRefresh, onZoomOut }: TimeRangePickerProps) {
   const [open, setOpen] = useState(false);
   const [draftFrom, setDraftFrom] = useState(from);
   const [draftTo, setDraftTo] = useState(to);
@@ -68,14 +70,7 @@ export function TimeRangePicker({ from, to, startMs, endMs, onChange, onRefresh 
       >
         ›
       </button>
-      <button
-        type="button"
-        className="rounded border border-[var(--border)] px-2 py-1"
-        onClick={() => absolute(startMs - length / 2, endMs + length / 2)}
-        title="Zoom out ×2"
-      >
-        −
-      </button>
+      <ZoomOutButton onZoomOut={onZoomOut} />
       <button
         type="button"
         className="rounded border border-[var(--border)] px-2 py-1"
@@ -137,5 +132,22 @@ export function TimeRangePicker({ from, to, startMs, endMs, onChange, onRefresh 
         </div>
       )}
     </div>
+  );
+}
+
+/** Twice the range around its middle: the way back from a zoom dragged on a chart (so is the browser's Back). */
+export function ZoomOutButton({ onZoomOut }: { onZoomOut?: () => void }) {
+  if (!onZoomOut) return null;
+  return (
+    <button
+      type="button"
+      data-testid="zoom-out"
+      className="rounded border border-[var(--border)] px-2 py-1 text-sm"
+      onClick={onZoomOut}
+      title="Zoom out: twice the range (drag across a chart to zoom in)"
+      aria-label="Zoom out"
+    >
+      −
+    </button>
   );
 }

@@ -1,6 +1,6 @@
 "use client";
 /**
- * The right-hand controls every page shares: the range (a snapshot offers only its own ranges),
+ * The right-hand controls every page shares: the range (a snapshot offers its own ranges and zooms inside them),
  * notes (live only), "Copy link", "Download snapshot" for what is on screen, and "Open snapshot…".
  */
 import { useState } from "react";
@@ -8,7 +8,7 @@ import { OpenSnapshot } from "@/components/snapshot/open-snapshot";
 import { formatRange } from "@/lib/format/time";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { NotesControl } from "./notes-control";
-import { TimeRangePicker, type TimeRangePickerProps } from "./time-range-picker";
+import { TimeRangePicker, ZoomOutButton, type TimeRangePickerProps } from "./time-range-picker";
 
 interface Props extends TimeRangePickerProps {
   snapshot?: SnapshotInfo;
@@ -16,7 +16,7 @@ interface Props extends TimeRangePickerProps {
   download?: Record<string, string | number | undefined>;
 }
 
-export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onRefresh, download }: Props) {
+export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onRefresh, onZoomOut, download }: Props) {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries({ ...download, from: startMs, to: endMs, snapshot: snapshot?.id }))
     if (value !== undefined) search.set(key, String(value));
@@ -35,9 +35,19 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
               {r.label ?? formatRange(r.startMs, r.endMs)}
             </button>
           ))}
+          {onZoomOut && (
+            <span
+              data-testid="snapshot-zoom"
+              className="flex items-center gap-1 tabular"
+              title="A snapshot holds its points at the step it was taken with: zooming in shows those points, never finer ones"
+            >
+              <span className="text-[var(--muted)]">zoomed to {formatRange(startMs, endMs)}, at the held step</span>
+              <ZoomOutButton onZoomOut={onZoomOut} />
+            </span>
+          )}
         </span>
       ) : (
-        <TimeRangePicker from={from} to={to} startMs={startMs} endMs={endMs} onChange={onChange} onRefresh={onRefresh} />
+        <TimeRangePicker from={from} to={to} startMs={startMs} endMs={endMs} onChange={onChange} onRefresh={onRefresh} onZoomOut={onZoomOut} />
       )}
       {!snapshot && <NotesControl startMs={startMs} endMs={endMs} />}
       <CopyLink startMs={startMs} endMs={endMs} />

@@ -3,6 +3,7 @@
  * The Write load page: which resources' writes rose, when, by which verb and subresource,
  * on which API server, and how many of them changed nothing. All view state is in the URL.
  */
+import { ChartZoomContext } from "@/components/panels/chart-zoom";
 import { parseAsString, useQueryStates } from "nuqs";
 import { PanelFrame } from "@/components/panels/panel-frame";
 import { useElementWidth, useWidthCookie } from "@/components/panels/use-element-width";
@@ -48,7 +49,7 @@ interface Props {
 export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: Props) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
-  const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
+  const { startMs, endMs, errors, controls, onZoom } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
   const apiserver = url.apiserver ?? undefined;
   const resource = url.resource ?? undefined;
   const calls = writeLoadRequests({ startMs, endMs, apiserver, resource });
@@ -75,112 +76,119 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const selectResource = (value: string | null) => setUrl({ resource: value || null });
 
   return (
-    <main ref={mainRef} data-view="write-load" className="mx-auto max-w-[1600px] space-y-3 p-3">
-      <div className="flex flex-wrap items-center gap-3">
-        <h1 className="text-lg font-semibold">Write load</h1>
-        <label className="flex min-w-0 max-w-full items-center gap-1 text-sm">
-          <span className="text-[var(--muted)]">API server</span>
-          <select
-            data-testid="apiserver-select"
-            className="min-w-0 max-w-full rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1"
-            value={apiserver ?? ""}
-            onChange={(e) => setUrl({ apiserver: e.target.value || null })}
-          >
-            <option value="">All API servers</option>
-            {serverList.map((s) => (
-              <option key={s.job} value={s.job}>
-                {s.job}
-                {s.role !== "discovered" ? ` (${s.role})` : ""}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex min-w-0 max-w-full items-center gap-1 text-sm">
-          <span className="text-[var(--muted)]">Resource</span>
-          <select
-            data-testid="resource-select"
-            className="min-w-0 max-w-full rounded border sm:max-w-[22rem] border-[var(--border)] bg-[var(--panel)] px-2 py-1"
-            value={resource ?? ""}
-            onChange={(e) => selectResource(e.target.value)}
-          >
-            <option value="">All resources</option>
-            {resourceOptions.map((r) => (
-              <option key={r} value={r}>
-                {r}
-              </option>
-            ))}
-          </select>
-        </label>
-        {resource && (
-          <Link
-            prefetch={false}
-            data-testid="objects-link"
-            className="text-sm text-[var(--accent)] hover:underline"
-            href={objectsHref(resource, { from: startMs, to: endMs, snapshot: snapshot?.id })}
-            title="Which objects of this resource were written, by whom, and whether the writes changed what consumers route on"
-          >
-            Objects →
-          </Link>
-        )}
-        <ViewControls snapshot={snapshot} {...controls} download={{ apiserver, resource }} />
-      </div>
-      <RangeStatus
-        snapshot={snapshot}
-        view="write-load"
-        startMs={startMs}
-        endMs={endMs}
-        errors={errors}
-        fallback="the last 6 hours"
-        note={apiservers.error ? `API server list unavailable: ${apiservers.error.message}` : undefined}
-      />
-      {!snapshot &&
-        (apiservers.data?.warnings ?? []).map((warning) => (
-          <p key={warning} role="status" data-testid="request-metrics-missing" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
-            {warning}
-          </p>
-        ))}
+    <ChartZoomContext value={onZoom}>
+      <main ref={mainRef} data-view="write-load" className="mx-auto max-w-[1600px] space-y-3 p-3">
+        <div className="flex flex-wrap items-center gap-3">
+          <h1 className="text-lg font-semibold">Write load</h1>
+          <label className="flex min-w-0 max-w-full items-center gap-1 text-sm">
+            <span className="text-[var(--muted)]">API server</span>
+            <select
+              data-testid="apiserver-select"
+              className="min-w-0 max-w-full rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1"
+              value={apiserver ?? ""}
+              onChange={(e) => setUrl({ apiserver: e.target.value || null })}
+            >
+              <option value="">All API servers</option>
+              {serverList.map((s) => (
+                <option key={s.job} value={s.job}>
+                  {s.job}
+                  {s.role !== "discovered" ? ` (${s.role})` : ""}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label className="flex min-w-0 max-w-full items-center gap-1 text-sm">
+            <span className="text-[var(--muted)]">Resource</span>
+            <select
+              data-testid="resource-select"
+              className="min-w-0 max-w-full rounded border sm:max-w-[22rem] border-[var(--border)] bg-[var(--panel)] px-2 py-1"
+              value={resource ?? ""}
+              onChange={(e) => selectResource(e.target.value)}
+            >
+              <option value="">All resources</option>
+              {resourceOptions.map((r) => (
+                <option key={r} value={r}>
+                  {r}
+                </option>
+              ))}
+            </select>
+          </label>
+          {resource && (
+            <Link
+              prefetch={false}
+              data-testid="objects-link"
+              className="text-sm text-[var(--accent)] hover:underline"
+              href={objectsHref(resource, { from: startMs, to: endMs, snapshot: snapshot?.id })}
+              title="Which objects of this resource were written, by whom, and whether the writes changed what consumers route on"
+            >
+              Objects →
+            </Link>
+          )}
+          <ViewControls snapshot={snapshot} {...controls} download={{ apiserver, resource }} />
+        </div>
+        <RangeStatus
+          snapshot={snapshot}
+          view="write-load"
+          startMs={startMs}
+          endMs={endMs}
+          errors={errors}
+          fallback="the last 6 hours"
+          note={apiservers.error ? `API server list unavailable: ${apiservers.error.message}` : undefined}
+        />
+        {!snapshot &&
+          (apiservers.data?.warnings ?? []).map((warning) => (
+            <p
+              key={warning}
+              role="status"
+              data-testid="request-metrics-missing"
+              className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]"
+            >
+              {warning}
+            </p>
+          ))}
 
-      {onset && (
-        <p className="text-xs" data-testid="onset-summary">
-          <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}
-        </p>
-      )}
-      <PanelCard
-        def={panel("writes-by-resource")}
-        input={inputs.writesByResource}
-        onSelectSeries={(labels) => selectResource(joinResource(labels.resource, labels.group))}
-        selectedName={resource}
-        markers={markers}
-      />
-      <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
+        {onset && (
+          <p className="text-xs" data-testid="onset-summary">
+            <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}
+          </p>
+        )}
         <PanelCard
-          def={panel("writes-by-verb")}
-          input={inputs.writesByVerb ?? { panel: "writes-by-verb", startMs, endMs, apiserver, width: chartWidths(mainWidth).half }}
-          idleMessage={resource ? undefined : "Pick a resource (legend, table or selector) to split its writes by verb and subresource."}
+          def={panel("writes-by-resource")}
+          input={inputs.writesByResource}
+          onSelectSeries={(labels) => selectResource(joinResource(labels.resource, labels.group))}
+          selectedName={resource}
           markers={markers}
         />
-        <PanelCard def={panel("effective-writes")} input={inputs.effectiveWrites} markers={markers} />
-        <PanelCard def={panel("write-errors")} input={inputs.writeErrors} markers={markers} />
-        <PanelCard def={panel("lease-renewals")} input={inputs.leaseRenewals} markers={markers} />
-        <PanelCard def={panel("watch-fanout")} input={inputs.watchFanout} markers={markers} />
-      </div>
-      <PanelFrame
-        id="write-totals"
-        title={`Write totals${resource ? ` (${splitResource(resource)[0]} highlighted)` : ""}`}
-        description={`Writes in ${formatRange(startMs, endMs)} against the previous range of the same length. Click a resource to drill in.`}
-        state={totals}
-        chart={false}
-      >
-        {(data) => (
-          <TotalsTable
-            current={data.series}
-            previous={totalsBefore.data?.data.series}
-            showJob={apiserver === undefined}
-            selectedResource={resource}
-            onSelectResource={selectResource}
+        <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
+          <PanelCard
+            def={panel("writes-by-verb")}
+            input={inputs.writesByVerb ?? { panel: "writes-by-verb", startMs, endMs, apiserver, width: chartWidths(mainWidth).half }}
+            idleMessage={resource ? undefined : "Pick a resource (legend, table or selector) to split its writes by verb and subresource."}
+            markers={markers}
           />
-        )}
-      </PanelFrame>
-    </main>
+          <PanelCard def={panel("effective-writes")} input={inputs.effectiveWrites} markers={markers} />
+          <PanelCard def={panel("write-errors")} input={inputs.writeErrors} markers={markers} />
+          <PanelCard def={panel("lease-renewals")} input={inputs.leaseRenewals} markers={markers} />
+          <PanelCard def={panel("watch-fanout")} input={inputs.watchFanout} markers={markers} />
+        </div>
+        <PanelFrame
+          id="write-totals"
+          title={`Write totals${resource ? ` (${splitResource(resource)[0]} highlighted)` : ""}`}
+          description={`Writes in ${formatRange(startMs, endMs)} against the previous range of the same length. Click a resource to drill in.`}
+          state={totals}
+          chart={false}
+        >
+          {(data) => (
+            <TotalsTable
+              current={data.series}
+              previous={totalsBefore.data?.data.series}
+              showJob={apiserver === undefined}
+              selectedResource={resource}
+              onSelectResource={selectResource}
+            />
+          )}
+        </PanelFrame>
+      </main>
+    </ChartZoomContext>
   );
 }

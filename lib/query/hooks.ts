@@ -47,6 +47,7 @@ export function useApiservers(startMs: number, endMs: number, enabled = true) {
 }
 
 export const isBusy = (error: unknown) => error instanceof ApiClientError && error.errorType === "busy";
+const isRefusal = (error: unknown) => error instanceof ApiClientError && error.httpStatus !== undefined && error.httpStatus >= 400 && error.httpStatus < 500;
 
 export function makeQueryClient(): QueryClient {
   return new QueryClient({
@@ -55,7 +56,8 @@ export function makeQueryClient(): QueryClient {
         staleTime: 30_000,
         refetchOnWindowFocus: false,
         // "busy" means Churnscope is holding back queries to Prometheus: wait and ask again, a few times.
-        retry: (failures, error) => failures < (isBusy(error) ? 5 : 1),
+        // Any other refusal (4xx) gives the same answer again, so it is shown at once.
+        retry: (failures, error) => (isBusy(error) ? failures < 5 : !isRefusal(error) && failures < 1),
         retryDelay: (failures, error) => (isBusy(error) ? 2_000 * 2 ** failures + Math.random() * 1_000 : 1_000),
       },
     },

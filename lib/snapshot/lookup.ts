@@ -6,6 +6,7 @@ import { panelCallKey, type PanelCall } from "../panels/write-load-requests";
 import { formatRange } from "../format/time";
 import { splitResource } from "../panels/resource-name";
 import type { Snapshot, SnapshotInfo } from "./format/schema";
+import { holdingRange } from "./format/view-range";
 
 /**
  * What the server keeps of an open snapshot: all but its object writes, which are most of a bundle (35 of the
@@ -31,7 +32,8 @@ export function opened(snapshot: Snapshot): OpenedSnapshot {
 
 const index = new WeakMap<HeldSnapshot, Map<string, PanelResult>>();
 
-export function snapshotPanel(snapshot: HeldSnapshot, call: PanelCall): PanelResult {
+/** The held answer to `call` for its exact range, or undefined. */
+function heldAnswer(snapshot: HeldSnapshot, call: PanelCall): PanelResult | undefined {
   let byKey = index.get(snapshot);
   if (!byKey) {
     byKey = new Map(snapshot.panels.map((entry) => [panelCallKey(entry), entry.result as PanelResult]));
@@ -43,11 +45,34 @@ export function snapshotPanel(snapshot: HeldSnapshot, call: PanelCall): PanelRes
   const hit = widened ? byKey.get(panelCallKey({ ...call, resource: widened })) : undefined;
   if (hit) return hit;
   // A chart the resource only pins a series of, held without it: the same chart, the resource perhaps in "other".
-  const unpinned =
-    call.resource !== undefined && findPanel(call.panel)?.resourcePinsSeries ? byKey.get(panelCallKey({ ...call, resource: undefined })) : undefined;
-  if (unpinned) return unpinned;
+  return call.resource !== undefined && findPanel(call.panel)?.resourcePinsSeries ? byKey.get(panelCallKey({ ...call, resource: undefined })) : undefined;
+}
+
+/**
+ * A held chart cut to a range inside the one it was held for, at its held step: zooming a snapshot shows the
+ * points it holds and never invents finer ones. A total over the held range (a table) cannot be cut: the
+ * snapshot says so instead of showing the whole range's total as the zoom's.
+ */
+function zoomedAnswer(held: PanelResult, holding: { startMs: number; endMs: number }, call: PanelCall): PanelResult {
+  const { data } = held;
+  if (data.stepSeconds * 1000 >= holding.endMs - holding.startMs)
+    throw new ApiFailure(
+      404,
+      "not_in_snapshot",
+      `this snapshot holds these totals for ${formatRange(holding.startMs, holding.endMs)} only, not for a part of it; zoom out to see them`,
+    );
+  const series = data.series.map((s) => ({ ...s, points: s.points.filter(([tsMs]) => tsMs >= call.startMs && tsMs <= call.endMs) }));
+  return { ...held, data: { ...data, startMs: call.startMs, endMs: call.endMs, series: series.filter((s) => s.points.length > 0) } };
+}
+
+export function snapshotPanel(snapshot: HeldSnapshot, call: PanelCall): PanelResult {
+  const exact = heldAnswer(snapshot, call);
+  if (exact) return exact;
+  const holding = holdingRange(snapshot.ranges, call);
+  const wider = holding && heldAnswer(snapshot, { ...call, ...holding });
+  if (holding && wider) return zoomedAnswer(wider, holding, call);
   const ranges = snapshot.ranges.map((r) => formatRange(r.startMs, r.endMs)).join("; ");
-  const inRange = snapshot.ranges.some((r) => r.startMs === call.startMs && r.endMs === call.endMs);
+  const inRange = holding !== undefined;
   const held = info(snapshot, "").resources[call.apiserver ?? ""] ?? [];
   const comparisons = heldComparisons(snapshot).map((c) => `${c.a} vs ${c.b} per ${c.window}`);
   throw new ApiFailure(

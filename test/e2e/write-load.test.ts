@@ -237,12 +237,46 @@ describe("Write load page in Chromium", () => {
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}`);
     await waitForCharts(page, ["writes-by-resource"]);
     await expect(page.textContent('[data-panel="writes-by-verb"]')).resolves.toMatch(/Pick a resource/);
-    await page.click('[data-panel="writes-by-resource"] [data-testid="legend"] button:has-text("leases.coordination.k8s.io")');
+    await page.click('[data-panel="writes-by-resource"] [data-drill="leases.coordination.k8s.io"]');
     await page.waitForURL((url) => url.searchParams.get("resource") === "leases.coordination.k8s.io");
     await waitForCharts(page, ["writes-by-verb"]);
     const legend = await page.textContent('[data-panel="writes-by-verb"] [data-testid="legend"]');
     expect(legend).toContain("PATCH");
     expect(legend).toContain("PUT");
+    await page.close();
+  });
+
+  it("zooms live on a drag: absolute from/to in the URL, every chart asks Prometheus for it, Zoom out and Back undo it", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=leases.coordination.k8s.io`);
+    await waitForCharts(page, ["writes-by-resource", "writes-by-verb"]);
+    const asked: URL[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/api/panels/")) asked.push(new URL(r.url()));
+    });
+    const area = (await page.locator('[data-panel="writes-by-verb"] .u-over').boundingBox())!;
+    const y = area.y + area.height / 2;
+    await page.mouse.move(area.x + area.width * 0.25, y);
+    await page.mouse.down();
+    await page.mouse.move(area.x + area.width * 0.5, y, { steps: 8 });
+    await page.mouse.up();
+    await page.waitForURL((url) => url.searchParams.get("from") !== String(FROM_MS));
+    const url = new URL(page.url());
+    const fromMs = Number(url.searchParams.get("from"));
+    const toMs = Number(url.searchParams.get("to"));
+    const pixelMs = (TO_MS - FROM_MS) / area.width;
+    expect(Math.abs(fromMs - (FROM_MS + 0.25 * (TO_MS - FROM_MS)))).toBeLessThanOrEqual(pixelMs + 1_000);
+    expect(Math.abs(toMs - (FROM_MS + 0.5 * (TO_MS - FROM_MS)))).toBeLessThanOrEqual(pixelMs + 1_000);
+    await waitForCharts(page, ["writes-by-resource", "writes-by-verb", "effective-writes"]);
+    const charts = asked.filter((u) => u.pathname !== "/api/panels/write-totals");
+    expect(charts.length).toBeGreaterThanOrEqual(6);
+    for (const u of charts) expect([Number(u.searchParams.get("from")), Number(u.searchParams.get("to"))], u.pathname).toEqual([fromMs, toMs]);
+    await page.click('[data-testid="zoom-out"]');
+    await page.waitForURL((u) => Number(u.searchParams.get("to")) - Number(u.searchParams.get("from")) === 2 * (toMs - fromMs));
+    await page.goBack();
+    await page.waitForURL((u) => Number(u.searchParams.get("from")) === fromMs);
+    await page.goBack();
+    await page.waitForURL((u) => Number(u.searchParams.get("from")) === FROM_MS);
     await page.close();
   });
 

@@ -1,11 +1,21 @@
 /** The range a page shows for its link: the link's own, or for a snapshot one of the snapshot's. */
-import { parseRangeParams, resolveRange } from "../../time/range";
+import { parseRangeParams, resolveRange, type AbsoluteRange } from "../../time/range";
+import { contains, MIN_ZOOM_SPAN_MS } from "../../time/zoom";
 import type { SnapshotInfo } from "./schema";
 
-/** A snapshot answers only its own ranges: a link with another range opens the first one. */
-export function snapshotRange(snapshot: SnapshotInfo | undefined, resolved: { startMs: number; endMs: number }) {
+/**
+ * The held range a snapshot answers `range` from: the held range itself, or the shortest one it is zoomed
+ * into (at least a minute wide); undefined when no held range contains it.
+ */
+export function holdingRange(ranges: readonly AbsoluteRange[], range: AbsoluteRange): AbsoluteRange | undefined {
+  if (range.endMs - range.startMs < MIN_ZOOM_SPAN_MS) return ranges.find((r) => r.startMs === range.startMs && r.endMs === range.endMs);
+  return ranges.filter((r) => contains(r, range)).sort((a, b) => a.endMs - a.startMs - (b.endMs - b.startMs))[0];
+}
+
+/** A snapshot answers its own ranges and zooms inside them: a link with another range opens the first one. */
+export function snapshotRange(snapshot: SnapshotInfo | undefined, resolved: AbsoluteRange): AbsoluteRange {
   if (!snapshot) return resolved;
-  return snapshot.ranges.find((r) => r.startMs === resolved.startMs && r.endMs === resolved.endMs) ?? snapshot.ranges[0];
+  return holdingRange(snapshot.ranges, resolved) ? { startMs: resolved.startMs, endMs: resolved.endMs } : snapshot.ranges[0];
 }
 
 /** The range a page shows for its link's `from` and `to` with "now" at `nowMs`: the page and its preloads both resolve it here. */

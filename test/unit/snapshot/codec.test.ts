@@ -124,4 +124,28 @@ describe("answering from a snapshot", () => {
     expect(() => snapshotPanel(snapshot, { ...call, startMs: START - 1 })).toThrow(/holds the ranges/);
     expect(info(snapshot, "abc").resources).toEqual({ "milo-apiserver": ["connectors.networking.datumapis.com"] });
   });
+  it("zooms inside a held range at the held step, and says a total cannot be cut", () => {
+    const bundle = sample();
+    const points = Array.from({ length: 240 }, (_, i) => [START + i * 60_000, i] as [number, number | null]);
+    bundle.panels[0].result.data.series[0].points = points;
+    const totals = structuredClone(bundle.panels[0]);
+    totals.panel = "write-totals";
+    totals.resource = undefined;
+    totals.result.data.stepSeconds = (END - START) / 1000;
+    bundle.panels.push(totals);
+    const snapshot = heldPart(bundle);
+    const call = { panel: "writes-by-verb", startMs: START + 30 * 60_000, endMs: START + 90 * 60_000, apiserver: "milo-apiserver", resource: "connectors" };
+    const zoomed = snapshotPanel(snapshot, call);
+    expect(zoomed.data.startMs).toBe(call.startMs);
+    expect(zoomed.data.endMs).toBe(call.endMs);
+    expect(zoomed.data.stepSeconds).toBe(60);
+    expect(zoomed.data.series[0].points).toEqual(points.filter(([t]) => t >= call.startMs && t <= call.endMs));
+    expect(zoomed.data.series[0].points).toHaveLength(61);
+    expect(zoomed.infos).toEqual(snapshot.panels[0].result.infos);
+    expect(() => snapshotPanel(snapshot, { ...call, panel: "write-totals", resource: undefined })).toThrow(
+      /holds these totals for .* only, not for a part of it/,
+    );
+    // Past the held range is still outside it.
+    expect(() => snapshotPanel(snapshot, { ...call, endMs: END + 60_000 })).toThrow(/holds the ranges/);
+  });
 });
