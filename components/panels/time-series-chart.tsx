@@ -11,13 +11,13 @@ import uPlot from "uplot";
 import "uplot/dist/uPlot.min.css";
 import { formatNumber, formatTick, formatValue } from "@/lib/format/number";
 import { formatAxisTime, formatUtc, timeTicks } from "@/lib/format/time";
-import { LABEL_OFFSET, placeLabels } from "@/lib/markers/label-rows";
 import type { Marker } from "@/lib/markers/marker";
 import type { Series } from "@/lib/promql/types";
 import { seriesName, stackColumns, toColumns } from "@/lib/panels/series-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
 import { OTHER_COLOR, seriesColors } from "@/lib/panels/series-colors";
 import { useChartZoom } from "./chart-zoom";
+import { CHART_FONT_FAMILY, labelWidth, MarkerLayer } from "./marker-layer";
 import { useElementWidth } from "./use-element-width";
 import { useThemeColors } from "./use-theme-colors";
 
@@ -44,39 +44,9 @@ interface Props {
   legend?: boolean;
 }
 
-const FONT_FAMILY = "system-ui, -apple-system, 'Segoe UI', sans-serif";
-const FONT = `11px ${FONT_FAMILY}`;
-const MARKER_FONT_PX = 10;
-/** Rows of marker labels at the top of the plot, before one must share a row. */
-const MARKER_ROWS = 4;
+const FONT = `11px ${CHART_FONT_FAMILY}`;
 const Y_AXIS_WIDTH = 52;
 const RIGHT_PADDING = 18;
-
-let measuring: CanvasRenderingContext2D | null = null;
-
-/** How wide a label is drawn in the axis font (or another), in CSS pixels. */
-function labelWidth(text: string, font = FONT): number {
-  measuring ??= document.createElement("canvas").getContext("2d");
-  if (!measuring) return text.length * 7;
-  measuring.font = font;
-  return measuring.measureText(text).width;
-}
-
-const MARKER_FONT = `${MARKER_FONT_PX}px ${FONT_FAMILY}`;
-/** Narrower than this, a cut label says nothing; its line's hover text still does. */
-const MIN_LABEL_PX = 24;
-
-/** A marker's label with its time (UTC), as drawn where there is room. */
-const markerText = (m: { timeMs: number; label: string }) => `${m.label} ${formatUtc(m.timeMs, false).slice(11)}`;
-
-/** The longest of the label with its time, the label, or the label cut with an ellipsis, that fits `width`. */
-function fittedLabel(m: { timeMs: number; label: string }, width: number): string {
-  for (const text of [markerText(m), m.label]) if (labelWidth(text, MARKER_FONT) <= width + 0.5) return text;
-  if (width < MIN_LABEL_PX) return "";
-  let cut = m.label.length;
-  while (cut > 1 && labelWidth(`${m.label.slice(0, cut)}…`, MARKER_FONT) > width) cut--;
-  return `${m.label.slice(0, cut)}…`;
-}
 
 /** Where the plotting area lies in the chart, in CSS pixels, and the y scale drawn. */
 interface PlotBox {
@@ -258,21 +228,6 @@ export function TimeSeriesChart({
   const shownMarkers = markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
   // Labels are outlined in the panel's colour so that they stay legible over the series drawn below them.
   const halo = { stroke: colors.panel, strokeWidth: 3, strokeLinejoin: "round" as const, paintOrder: "stroke" };
-  const markerColor = (m: ChartMarker) => (m.kind === "onset" ? colors.accent : colors.muted);
-  const markerTitle = (m: ChartMarker) => `${formatUtc(m.timeMs)} · ${m.label}\n${m.detail}`;
-  // Placed once per layout, not on every move of the cursor (which draws this component again).
-  const placements = useMemo(
-    () =>
-      box
-        ? placeLabels(
-            shownMarkers.map((m) => ({ x: xOf(m.timeMs), width: labelWidth(markerText(m), MARKER_FONT) })),
-            { left: box.left, right: box.left + box.width },
-            MARKER_ROWS,
-          )
-        : [],
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- xOf follows from box and the range
-    [box, width, startMs, endMs, markers],
-  );
 
   return (
     <div>
@@ -304,40 +259,7 @@ export function TimeSeriesChart({
                 </text>
               </g>
             ))}
-            {shownMarkers.map((m) => {
-              const x = xOf(m.timeMs);
-              return (
-                <g key={`${m.timeMs}-${m.label}`} data-marker={m.label} data-marker-kind={m.kind ?? "release"} className="pointer-events-auto">
-                  <title>{markerTitle(m)}</title>
-                  <line x1={x} x2={x} y1={box.top} y2={box.top + box.height} stroke={markerColor(m)} strokeDasharray={m.kind === "onset" ? "6 2" : "4 3"} />
-                </g>
-              );
-            })}
-            {/* After every line, so that no line crosses a label. */}
-            {shownMarkers.map((m, i) => {
-              const x = xOf(m.timeMs);
-              const { leftward, row, width: room } = placements[i] ?? { leftward: false, row: 0, width: 0 };
-              const text = fittedLabel(m, room);
-              if (text === "") return null;
-              return (
-                <text
-                  key={`${m.timeMs}-${m.label}`}
-                  data-marker-label={m.label}
-                  data-marker-x={x.toFixed(1)}
-                  x={leftward ? x - LABEL_OFFSET : x + LABEL_OFFSET}
-                  y={box.top + 10 + row * 11}
-                  textAnchor={leftward ? "end" : "start"}
-                  fontSize={MARKER_FONT_PX}
-                  fontFamily={FONT_FAMILY}
-                  fill={markerColor(m)}
-                  {...halo}
-                  className="pointer-events-auto"
-                >
-                  <title>{markerTitle(m)}</title>
-                  {text}
-                </text>
-              );
-            })}
+            <MarkerLayer markers={shownMarkers} xOf={xOf} top={box.top} height={box.height} left={box.left} right={box.left + box.width} colors={colors} />
           </svg>
         )}
         {cursor && box && (

@@ -23,13 +23,13 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
   return (
     <div className="ml-auto flex flex-wrap items-center gap-2">
       {snapshot ? (
-        <span className="flex gap-1 text-sm" data-testid="snapshot-ranges">
+        <span className="flex flex-wrap items-center gap-1 text-sm" data-testid="snapshot-ranges">
           {snapshot.ranges.map((r) => (
             <button
               key={`${r.startMs}-${r.endMs}`}
               type="button"
               aria-pressed={r.startMs === startMs && r.endMs === endMs}
-              className="rounded border border-[var(--border)] px-2 py-1 aria-pressed:bg-[var(--accent)] aria-pressed:text-white"
+              className="whitespace-nowrap rounded border border-[var(--border)] px-2 py-1 aria-pressed:bg-[var(--accent)] aria-pressed:text-white"
               onClick={() => onChange(String(r.startMs), String(r.endMs))}
             >
               {r.label ?? formatRange(r.startMs, r.endMs)}
@@ -41,7 +41,10 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
               className="flex items-center gap-1 tabular"
               title="A snapshot holds its points at the step it was taken with: zooming in shows those points, never finer ones"
             >
-              <span className="text-[var(--muted)]">zoomed to {formatRange(startMs, endMs)}, at the held step</span>
+              <span className="text-[var(--muted)]">
+                zoomed to {formatRange(startMs, endMs)}
+                <span className="hidden sm:inline">, at the held step</span>
+              </span>
               <ZoomOutButton onZoomOut={onZoomOut} />
             </span>
           )}

@@ -8,11 +8,13 @@ import type Database from "better-sqlite3";
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
-import type { FieldRow, ObjectHistory, ObjectKey, ObjectRow, StoredWrite } from "../wire/objects";
+import type { FieldRow, ObjectHistory, ObjectKey, ObjectRow, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import { AuditStore } from "./audit-store";
 import { StoreDatabase } from "./database";
 import { DayRollups } from "./day-rollups";
 import { Ranking, type ObjectFilter } from "./ranking";
+import { Timelines, type WritePick } from "./timelines";
+import type { ObjectTimeline } from "../objects/timeline";
 import type { WriteRepository } from "./types";
 
 export type { ObjectFilter } from "./ranking";
@@ -33,6 +35,7 @@ export class WriteStore implements WriteRepository {
   private readonly insertField: Database.Statement;
   private readonly rollups: DayRollups;
   private readonly ranking: Ranking;
+  private readonly timelines: Timelines;
   private auditStore?: AuditStore;
 
   constructor(path: string) {
@@ -43,6 +46,7 @@ export class WriteStore implements WriteRepository {
     this.insertField = this.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
     this.rollups = new DayRollups(this.db);
     this.ranking = new Ranking(this.database, this.rollups);
+    this.timelines = new Timelines(this.database);
   }
 
   /** The SQLite connection, for what reads the file directly (tests, the roll-ups). */
@@ -279,43 +283,21 @@ export class WriteStore implements WriteRepository {
 
   /** One object's writes in (from, to], oldest first. */
   writesOf(key: ObjectKey, fromMs: number, toMs: number, limit: number): (StoredWrite & { seq: number })[] {
-    const id = this.database.knownIdOf(key);
-    if (id === undefined) return [];
-    const rows = this.db
-      .prepare(
-        "SELECT id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?",
-      )
-      .all(id, fromMs, toMs, limit) as Record<string, string | number | null>[];
-    return rows.map((r) => ({
-      seq: r.id as number,
-      tsMs: r.ts_ms as number,
-      ...(r.rv ? { resourceVersion: r.rv as string } : {}),
-      cls: r.class as WriteClass,
-      writer: r.writer as string,
-      source: r.source as StoredWrite["source"],
-      heartbeat: r.heartbeat === 1,
-      changes: JSON.parse(r.changes as string) as FieldChange[],
-      projection: JSON.parse(r.projection as string) as Record<string, string>,
-      ...(r.verb === null
-        ? {}
-        : {
-            request: {
-              verb: r.verb as string,
-              subresource: (r.subresource as string | null) ?? "",
-              userAgent: (r.user_agent as string | null) ?? "",
-              code: (r.code as number | null) ?? 0,
-              latencyMs: r.latency_ms as number | null,
-            },
-          }),
-    }));
+    return this.timelines.writesOf(key, fromMs, toMs, limit);
   }
 
   /** The projection just before `fromMs` (the state band's starting value). */
   projectionBefore(key: ObjectKey, fromMs: number): Record<string, string> | undefined {
-    const id = this.database.knownIdOf(key);
-    if (id === undefined) return undefined;
-    const hit = (this.statement("SELECT projection FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms DESC, id DESC LIMIT 1").get(id, fromMs) ??
-      this.statement("SELECT projection FROM first_seen WHERE object_id = ? AND ts_ms <= ?").get(id, fromMs)) as { projection: string } | undefined;
-    return hit ? (JSON.parse(hit.projection) as Record<string, string>) : undefined;
+    return this.timelines.projectionBefore(key, fromMs);
+  }
+
+  /** One object's writes in (from, to] counted into `columns` pixel columns. */
+  timeline(key: ObjectKey, fromMs: number, toMs: number, columns: number): ObjectTimeline {
+    return this.timelines.timeline(key, fromMs, toMs, columns);
+  }
+
+  /** One write in full, by its seq or the nearest to a time, with its neighbours in (from, to]. */
+  pickWrite(key: ObjectKey, fromMs: number, toMs: number, pick: WritePick): PickedWriteAnswer | undefined {
+    return this.timelines.pick(key, fromMs, toMs, pick);
   }
 }

@@ -3,6 +3,7 @@ import type { PeriodicPattern } from "../analysis/periodic";
 import type { WriteClass } from "../churn/analyze";
 import type { FieldChange } from "../churn/diff";
 import type { Json } from "../churn/json";
+import type { ObjectTimeline } from "../objects/timeline";
 
 export interface ObjectKey {
   cluster: string;
@@ -92,4 +93,16 @@ export interface ObjectWritesAnswer {
   initialProjection?: Record<string, string>;
   writes: ApiWrite[];
   truncated: boolean;
+}
+
+/** /api/objects/{object path}/timeline: every write in a range counted per pixel column. */
+export type ObjectTimelineAnswer = ObjectTimeline & { key: ObjectKey };
+
+/** /api/objects/{object path}/write: one write in full, which of the range's writes it is, and its neighbours. */
+export interface PickedWriteAnswer {
+  write: ApiWrite;
+  index: number;
+  total: number;
+  previousSeq: number | null;
+  nextSeq: number | null;
 }

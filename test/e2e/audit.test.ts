@@ -117,11 +117,18 @@ describe("audit logs in Chromium", () => {
     }
     await page.screenshot({ path: join(ARTIFACTS, "objects-audit.png"), fullPage: true });
     await page.locator('tr[data-object="prod-eu/HTTPRoute/apps/route-0"] a').first().click();
-    await page.waitForSelector('[data-testid="timeline"][data-state="ready"] rect[data-write]');
-    expect(await page.locator('rect[data-write][data-class="no-op"]').count()).toBe(truth.noop["route-0"]);
-    const tick = (await page.locator('rect[data-write][data-class="no-op"]').nth(100).boundingBox())!;
-    await page.mouse.click(tick.x + tick.width / 2, tick.y + tick.height / 2);
+    await page.waitForSelector('[data-testid="timeline"][data-state="ready"] [data-column]');
+    const columns = await page.$$eval("[data-column]", (gs) => gs.map((g) => JSON.parse(g.getAttribute("data-classes")!) as Record<string, number>));
+    expect(columns.reduce((n, c) => n + (c["no-op"] ?? 0), 0)).toBe(truth.noop["route-0"]);
+    // Step from the first write with → until a no-op: it says it changed nothing the profile keeps.
+    await page.keyboard.press("ArrowRight");
+    for (let i = 0; i < 5 && (await page.locator('[data-testid="diff-class"]').textContent()) !== "no-op"; i++) {
+      const place = await page.textContent('[data-testid="diff-place"]');
+      await page.keyboard.press("ArrowRight");
+      await page.waitForFunction((before) => document.querySelector('[data-testid="diff-place"]')?.textContent !== before, place);
+    }
     await expect(page.textContent('[data-testid="diff-class"]')).resolves.toBe("no-op");
+    await expect(page.getAttribute('[data-testid="diff-kept"]', "data-kept")).resolves.toBe("no");
     await expect(page.textContent('[data-testid="diff-writer"]')).resolves.toBe(POLICY_CONTROLLER);
     await expect(page.textContent('[data-testid="diff-source"]')).resolves.toContain("source: audit · patch /status");
     await page.screenshot({ path: join(ARTIFACTS, "timeline-audit.png"), fullPage: true });

@@ -172,8 +172,15 @@ describe("exports", () => {
     const png = readFileSync((await download.path())!);
     expect(png.subarray(0, 8).toString("hex")).toBe("89504e470d0a1a0a");
     expect(png.readUInt32BE(16)).toBe(Math.round((chartWidth + 24) * 2));
-    // Decoded by the browser: the first series' area (its colour #3b82f6 at 55 % over the white panel) fills a visible part of the picture.
-    const fill = [0x3b, 0x82, 0xf6].map((c) => Math.round(c * 0.55 + 255 * 0.45));
+    // Decoded by the browser: the first series' area (its legend colour at 55 % over the white panel) fills a visible part of the picture.
+    const swatch = await page
+      .locator('[data-panel="writes-by-resource"] [data-legend-swatch]')
+      .first()
+      .evaluate((e) => getComputedStyle(e).backgroundColor);
+    const fill = swatch
+      .match(/\d+/g)!
+      .slice(0, 3)
+      .map((c) => Math.round(Number(c) * 0.55 + 255 * 0.45));
     const share = await page.evaluate(
       async ({ b64, rgb }) => {
         const image = new Image();

@@ -55,7 +55,7 @@ describe("object churn views on the replay in Chromium", () => {
     await expect(first.locator('[data-cell="fields"]').textContent()).resolves.toContain("status.conditions[type=Ready].message");
     await page.screenshot({ path: join(ARTIFACTS, "objects.png"), fullPage: true });
 
-    const releaseWrites = await holdAnswers(page, /\/api\/objects\/.*\/writes\?/);
+    const releaseWrites = await holdAnswers(page, /\/api\/objects\/.*\/timeline\?/);
     await first.locator("a").first().click();
     await expectStoreLoading(page, "timeline");
     // Never "0 writes", nor an "unknown" projection band, while they load.
@@ -63,22 +63,36 @@ describe("object churn views on the replay in Chromium", () => {
     expect(await page.locator('[data-testid="timeline"] svg').count()).toBe(0);
     releaseWrites();
     await page.waitForURL((url) => url.pathname === `/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`);
-    await page.waitForSelector('[data-testid="timeline"][data-state="ready"] rect[data-write]');
+    await page.waitForSelector('[data-testid="timeline"][data-state="ready"] [data-column]');
     const index = h.replay.sink.objects.findIndex((o) => o.cluster === "milo" && o.kind === "Connector" && o.name === NAMED.flipsThenFlaps);
-    const truth = h.replay.sink.writes.filter((w) => w.objectIndex === index);
-    expect(await page.locator("rect[data-write]").count()).toBe(truth.length);
-    expect(await page.locator('rect[data-write][data-class="routed"]').count()).toBe(truth.filter((w) => w.cls === "routed").length);
+    const range = new URL(page.url());
+    const [fromMs, toMs] = [Number(range.searchParams.get("from")), Number(range.searchParams.get("to"))];
+    const truth = h.replay.sink.writes.filter((w) => w.objectIndex === index && w.timeMs > fromMs && w.timeMs <= toMs);
+    // Every write of the range is drawn, counted into its pixel column, by class.
+    const columns = await page.$$eval("[data-column]", (gs) => gs.map((g) => JSON.parse(g.getAttribute("data-classes")!) as Record<string, number>));
+    const sum = (cls?: string) => columns.reduce((n, c) => n + (cls ? (c[cls] ?? 0) : Object.values(c).reduce((a, b) => a + b, 0)), 0);
+    expect(sum()).toBe(truth.length);
+    expect(sum("routed")).toBe(truth.filter((w) => w.cls === "routed").length);
     expect(await page.$$eval("[data-band]", (els) => els.map((e) => e.getAttribute("data-band")))).toEqual(
       expect.arrayContaining([expect.stringMatching(/^online=true nodeId=/), "online=false nodeId=—"]),
     );
 
-    // Click the lanes at an unrouted write's position: the view picks the nearest write there.
-    const tick = (await page.locator('rect[data-write][data-class="unrouted"]').nth(40).boundingBox())!;
-    await page.mouse.click(tick.x + tick.width / 2, tick.y + tick.height / 2);
+    // Click the timeline where an unrouted write is: the view picks the nearest write there.
+    const unrouted = truth.filter((w) => w.cls === "unrouted")[40];
+    const svg = (await page.locator('[data-testid="timeline"] svg').boundingBox())!;
+    const labelWidth = 260;
+    const plot = svg.width - labelWidth;
+    // A whole pixel (what the browser's pointer reports), and the time it stands for.
+    const clickX = Math.round(svg.x + labelWidth + ((unrouted.timeMs - fromMs) / (toMs - fromMs)) * plot);
+    const clickedMs = fromMs + ((clickX - svg.x - labelWidth) / plot) * (toMs - fromMs);
+    await page.mouse.click(clickX, svg.y + svg.height - 30);
     await page.waitForSelector('[data-testid="diff"] tr[data-change]');
     const writer = await page.textContent('[data-testid="diff-writer"]');
     expect(["network-services-operator", "datum-connect"]).toContain(writer);
-    await expect(page.textContent('[data-testid="diff-class"]')).resolves.toBe("unrouted");
+    // The picked write is the one nearest the click.
+    const pickedMs = Number(await page.getAttribute('[data-testid="diff-time"]', "data-ts"));
+    const nearest = Math.min(...truth.map((w) => Math.abs(w.timeMs - clickedMs)));
+    expect(Math.abs(pickedMs - clickedMs)).toBeCloseTo(nearest, -1);
     await page.screenshot({ path: join(ARTIFACTS, "object-timeline.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();

@@ -41,6 +41,8 @@ const ROUTES = [
   "/api/panels/*",
   "/api/objects",
   "/api/objects/*/*/*/*/*/writes",
+  "/api/objects/*/*/*/*/*/timeline",
+  "/api/objects/*/*/*/*/*/write",
   "/api/fields",
   "/api/markers",
   "/api/apiservers",

@@ -141,6 +141,48 @@ describe("object churn API on the replay", () => {
     expect(body.data.initialProjection).toEqual({ online: "true", nodeId: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
+  it("counts every write of an object's range into pixel columns, and answers a picked write whole with its neighbours", async () => {
+    const object = `/api/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`;
+    const index = replay.sink.objects.findIndex((o) => o.cluster === "milo" && o.kind === "Connector" && o.name === NAMED.flipsThenFlaps);
+    const truth = replay.sink.writes.filter((w) => w.objectIndex === index);
+    const { status, body } = await get(`${object}/timeline?${range}&width=500`);
+    expect(status).toBe(200);
+    expect(body.data.total).toBe(truth.length);
+    const byClass: Record<string, number> = {};
+    for (const w of truth) byClass[w.cls] = (byClass[w.cls] ?? 0) + 1;
+    expect(body.data.byClass).toEqual(byClass);
+    const { startMs, endMs } = body.data;
+    const perColumn = new Map<number, number>();
+    for (const w of truth) {
+      const i = Math.min(499, Math.floor(((w.timeMs - startMs) / (endMs - startMs)) * 500));
+      perColumn.set(i, (perColumn.get(i) ?? 0) + 1);
+    }
+    expect(body.data.ticks.map((t: { i: number; n: number }) => [t.i, t.n])).toEqual([...perColumn.entries()].sort((a, b) => a[0] - b[0]));
+    // The one routed flip ends the online segment.
+    const flip = truth.find((w) => w.cls === "routed")!;
+    expect(body.data.segments.map((s: { fromMs: number }) => s.fromMs)).toContain(flip.timeMs);
+
+    const third = await get(`${object}/write?${range}&near=${truth[2].timeMs}`);
+    expect(third.status).toBe(200);
+    expect([third.body.data.write.tsMs, third.body.data.write.class, third.body.data.write.writer]).toEqual([truth[2].timeMs, truth[2].cls, truth[2].manager]);
+    expect([third.body.data.index, third.body.data.total]).toEqual([3, truth.length]);
+    const next = await get(`${object}/write?${range}&seq=${third.body.data.nextSeq}`);
+    expect(next.body.data.write.tsMs).toBe(truth[3].timeMs);
+    expect(next.body.data.previousSeq).toBe(third.body.data.write.seq);
+    for (const [path, code] of [
+      [`${object}/write?${range}&seq=999999999`, 404],
+      [`${object}/write?${range}`, 400],
+      [`${object}/write?${range}&near=soon`, 400],
+      [`${object}/timeline?${range}&width=0`, 400],
+      [`${object}/timeline?${range}&width=4001`, 400],
+      [`${object}/history?${range}`, 400],
+    ] as const) {
+      const answer = await get(path);
+      expect(answer.status, path).toBe(code);
+      expect(answer.body.error, path).toMatch(/\w/);
+    }
+  });
+
   it("answers bad parameters with 400 and a message, never a 500", async () => {
     for (const path of [
       `/api/objects?${range}&class=sometimes`,

@@ -3,7 +3,8 @@
  * requests read the snapshot's store; others read the live store.
  */
 import { z } from "zod";
-import { badRequest } from "../../api/envelope";
+import { badRequest, notFound } from "../../api/envelope";
+import { MAX_TIMELINE_COLUMNS } from "../../objects/timeline";
 import { WRITE_CLASSES } from "../../churn/analyze";
 import type { ServerContext } from "../context";
 import type { ObjectFilter } from "../../store/store";
@@ -11,7 +12,7 @@ import { rangeParams } from "../../panels/params";
 import { hasLiveObjects } from "../recording";
 import { OBJECT_PATH_HELP, objectKeyFromSegments } from "../../objects/key";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
-import type { FieldRow, ObjectKey, ObjectWritesAnswer, ObjectsAnswer } from "../../wire/objects";
+import type { FieldRow, ObjectKey, ObjectTimelineAnswer, ObjectWritesAnswer, ObjectsAnswer, PickedWriteAnswer } from "../../wire/objects";
 
 const name = z.string().max(253);
 const filterSchema = z.object({
@@ -82,10 +83,57 @@ export async function listFields(
   };
 }
 
-/** /api/objects/{object path}/writes */
-export function keyFromSegments(segments: string[]): ObjectKey {
-  if (segments.at(-1) !== "writes") throw badRequest(`expected /api/objects/${OBJECT_PATH_HELP}/writes`);
-  return objectKeyFromSegments(segments.slice(0, -1));
+const OBJECT_ANSWERS = ["writes", "timeline", "write"] as const;
+type ObjectAnswer = (typeof OBJECT_ANSWERS)[number];
+
+/** /api/objects/{object path}/writes, …/timeline or …/write */
+export function objectRoute(segments: string[]): { key: ObjectKey; answer: ObjectAnswer } {
+  const answer = OBJECT_ANSWERS.find((a) => a === segments.at(-1));
+  if (!answer) throw badRequest(`expected /api/objects/${OBJECT_PATH_HELP}/ followed by writes, timeline or write`);
+  return { key: objectKeyFromSegments(segments.slice(0, -1)), answer };
+}
+
+/** One object's answer of the kind its path ends with. */
+export function objectAnswer(ctx: ServerContext, segments: string[], params: Record<string, string>) {
+  const { key, answer } = objectRoute(segments);
+  return answer === "timeline" ? objectTimeline(ctx, key, params) : answer === "write" ? pickedWrite(ctx, key, params) : objectWrites(ctx, key, params);
+}
+
+/** The warnings a live object answer carries: the periods its cluster was not observed. */
+function objectWarnings(ctx: ServerContext, snapshot: string | undefined, key: ObjectKey, filter: ObjectFilter): string[] {
+  return snapshot === undefined ? liveNotes(ctx, filter).warnings.filter((g) => g.includes(`on ${key.cluster} `)) : [];
+}
+
+const columnsSchema = z.coerce.number().int().min(1).max(MAX_TIMELINE_COLUMNS).default(1_000);
+
+/** /api/objects/{object path}/timeline?width=N: every write in the range counted into N pixel columns. */
+export async function objectTimeline(
+  ctx: ServerContext,
+  key: ObjectKey,
+  params: Record<string, string>,
+): Promise<{ data: ObjectTimelineAnswer; warnings: string[] }> {
+  const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
+  const columns = columnsSchema.safeParse(params.width || undefined);
+  if (!columns.success) throw badRequest(`parameter width: a whole number of pixel columns from 1 to ${MAX_TIMELINE_COLUMNS}`);
+  const store = await storeFor(ctx, p.snapshot);
+  return { data: { key, ...store.timeline(key, filter.fromMs, filter.toMs, columns.data) }, warnings: objectWarnings(ctx, p.snapshot, key, filter) };
+}
+
+const pickSchema = z.union([z.object({ seq: z.coerce.number().int().min(0) }), z.object({ near: z.coerce.number().int().min(0).max(8_640_000_000_000_000) })]);
+
+/** /api/objects/{object path}/write?seq=N or ?near=epoch-ms: one write in full, with its neighbours in the range. */
+export async function pickedWrite(
+  ctx: ServerContext,
+  key: ObjectKey,
+  params: Record<string, string>,
+): Promise<{ data: PickedWriteAnswer; warnings: string[] }> {
+  const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
+  const picked = pickSchema.safeParse(params.seq ? { seq: params.seq } : params.near ? { near: params.near } : {});
+  if (!picked.success) throw badRequest("give seq (a write's number) or near (epoch milliseconds)");
+  const pick = "seq" in picked.data ? { seq: picked.data.seq } : { nearMs: picked.data.near };
+  const found = (await storeFor(ctx, p.snapshot)).pickWrite(key, filter.fromMs, filter.toMs, pick);
+  if (!found) throw notFound("seq" in pick ? `this object has no write ${pick.seq} in this range` : "this object has no writes in this range");
+  return { data: found, warnings: objectWarnings(ctx, p.snapshot, key, filter) };
 }
 
 export async function objectWrites(
@@ -107,7 +155,7 @@ export async function objectWrites(
       writes: writes.slice(0, limit).map(({ cls, ...rest }) => ({ ...rest, class: cls })),
       truncated: writes.length > limit,
     },
-    warnings: p.snapshot === undefined ? liveNotes(ctx, filter).warnings.filter((g) => g.includes(`on ${key.cluster} `)) : [],
+    warnings: objectWarnings(ctx, p.snapshot, key, filter),
     infos: writes.length > limit ? [`Showing the first ${limit} writes in this range; narrow the range to see the rest.`] : [],
   };
 }

@@ -1,0 +1,124 @@
+"use client";
+/** The picked write: when, by whom, through which request, whether it changed anything the profile keeps, and its field diff. */
+import { formatUtc } from "@/lib/format/time";
+import type { PickedWriteAnswer } from "@/lib/wire/objects";
+import { CLASS_COLORS } from "./object-link";
+import { projectionText } from "./timeline-chart";
+
+const valueText = (v: unknown) => (v === undefined ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v));
+
+/** What the write did to what the profile keeps, in one sentence, and yes / no / cannot say. */
+function keptVerdict(picked: PickedWriteAnswer["write"]): { kept: "yes" | "no" | "unknown"; text: string } {
+  switch (picked.class) {
+    case "routed":
+      return { kept: "yes", text: "Changed what consumers route on (the routed projection), which the profile keeps." };
+    case "unrouted":
+      return { kept: "yes", text: "Changed fields the profile keeps, but not what consumers route on." };
+    case "create":
+      return { kept: "yes", text: "Created the object." };
+    case "delete":
+      return { kept: "yes", text: "Deleted the object." };
+    case "no-op":
+      return { kept: "no", text: "Changed nothing the profile keeps: the object was the same once ignored fields are left out." };
+    default:
+      return {
+        kept: "unknown",
+        text: "Cannot say: the audit log kept no bodies for this request (Metadata level), or it is the first version seen of this object.",
+      };
+  }
+}
+
+interface Props {
+  picked?: PickedWriteAnswer;
+  loading: boolean;
+  error: Error | null;
+  onStep: (seq: number) => void;
+}
+
+export function WriteDiff({ picked, loading, error, onStep }: Props) {
+  if (error) return <p className="text-[var(--err-fg)]">{error.message}</p>;
+  if (!picked)
+    return (
+      <p className="text-[var(--muted)]">
+        {loading
+          ? "Loading the write…"
+          : "Click the timeline, or press → , to see a write: what it changed, who wrote it, and whether the consumer's view changed."}
+      </p>
+    );
+  const { write } = picked;
+  const verdict = keptVerdict(write);
+  return (
+    <div data-seq={write.seq}>
+      <div className="mb-2 flex flex-wrap items-center gap-3">
+        <span className="font-semibold tabular" data-testid="diff-time" data-ts={write.tsMs}>
+          {formatUtc(write.tsMs)}
+        </span>
+        <span className="text-[var(--muted)] tabular" data-testid="diff-place">
+          write {picked.index.toLocaleString("en-US")} of {picked.total.toLocaleString("en-US")}
+        </span>
+        <span style={{ color: CLASS_COLORS[write.class] }} data-testid="diff-class">
+          {write.class}
+          {write.heartbeat ? " (heartbeat)" : ""}
+        </span>
+        <span>
+          by{" "}
+          <span className="font-mono" data-testid="diff-writer">
+            {write.writer}
+          </span>
+        </span>
+        <span className="text-[var(--muted)]" data-testid="diff-source">
+          source: {write.source}
+          {write.request
+            ? ` · ${write.request.verb}${write.request.subresource ? ` /${write.request.subresource}` : ""} · ${write.request.userAgent || "no user agent"} · HTTP ${write.request.code || "?"}${write.request.latencyMs === null ? "" : ` in ${write.request.latencyMs.toFixed(0)} ms`}`
+            : ""}
+        </span>
+        <span className="ml-auto flex gap-1">
+          <button
+            type="button"
+            data-testid="write-earlier"
+            className="rounded border border-[var(--border)] px-2 disabled:opacity-40"
+            disabled={picked.previousSeq === null}
+            onClick={() => picked.previousSeq !== null && onStep(picked.previousSeq)}
+            title="The write before this one (←)"
+          >
+            ← earlier
+          </button>
+          <button
+            type="button"
+            data-testid="write-later"
+            className="rounded border border-[var(--border)] px-2 disabled:opacity-40"
+            disabled={picked.nextSeq === null}
+            onClick={() => picked.nextSeq !== null && onStep(picked.nextSeq)}
+            title="The write after this one (→)"
+          >
+            later →
+          </button>
+        </span>
+      </div>
+      <p className="mb-2 text-sm" data-testid="diff-kept" data-kept={verdict.kept}>
+        {verdict.text}
+      </p>
+      <p className="mb-2 text-xs text-[var(--muted)]">Routed projection after this write: {projectionText(write.projection)}</p>
+      {write.changes.length > 0 && (
+        <table className="w-full table-fixed font-mono text-xs">
+          <thead className="text-[var(--muted)]">
+            <tr>
+              <th className="w-1/4 px-2 py-1 text-left font-medium">field</th>
+              <th className="px-2 py-1 text-left font-medium">before</th>
+              <th className="px-2 py-1 text-left font-medium">after</th>
+            </tr>
+          </thead>
+          <tbody>
+            {write.changes.map((c) => (
+              <tr key={c.path} data-change={c.path} className="border-t border-[var(--border)] align-top">
+                <td className="break-all px-2 py-1">{c.path || "(whole object)"}</td>
+                <td className="break-all px-2 py-1 text-[var(--err-fg)]">{valueText(c.before).slice(0, 2000)}</td>
+                <td className="break-all px-2 py-1 text-green-700 dark:text-green-400">{valueText(c.after).slice(0, 2000)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </div>
+  );
+}

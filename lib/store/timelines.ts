@@ -1,0 +1,130 @@
+/**
+ * One object's writes as its timeline page reads them: all of a range counted per pixel column (no
+ * write returned whole), one write in full when it is picked (by seq, or the nearest to a time) with
+ * its place among the range's writes, and the projection the range began with.
+ */
+import type { FieldChange } from "../churn/diff";
+import type { WriteClass } from "../churn/analyze";
+import { buildTimeline, type ObjectTimeline, type TimelineChange, type TimelineRow } from "../objects/timeline";
+import type { ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
+import type { StoreDatabase } from "./database";
+
+export type WritePick = { seq: number } | { nearMs: number };
+
+const WRITE_COLUMNS = "id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms";
+
+function storedWrite(r: Record<string, string | number | null>): StoredWrite & { seq: number } {
+  return {
+    seq: r.id as number,
+    tsMs: r.ts_ms as number,
+    ...(r.rv ? { resourceVersion: r.rv as string } : {}),
+    cls: r.class as WriteClass,
+    writer: r.writer as string,
+    source: r.source as StoredWrite["source"],
+    heartbeat: r.heartbeat === 1,
+    changes: JSON.parse(r.changes as string) as FieldChange[],
+    projection: JSON.parse(r.projection as string) as Record<string, string>,
+    ...(r.verb === null
+      ? {}
+      : {
+          request: {
+            verb: r.verb as string,
+            subresource: (r.subresource as string | null) ?? "",
+            userAgent: (r.user_agent as string | null) ?? "",
+            code: (r.code as number | null) ?? 0,
+            latencyMs: r.latency_ms as number | null,
+          },
+        }),
+  };
+}
+
+export class Timelines {
+  constructor(private readonly database: StoreDatabase) {}
+
+  /** One object's writes in (from, to], oldest first. */
+  writesOf(key: ObjectKey, fromMs: number, toMs: number, limit: number): (StoredWrite & { seq: number })[] {
+    const id = this.database.knownIdOf(key);
+    if (id === undefined) return [];
+    const rows = this.database
+      .statement(`SELECT ${WRITE_COLUMNS} FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?`)
+      .all(id, fromMs, toMs, limit) as Record<string, string | number | null>[];
+    return rows.map(storedWrite);
+  }
+
+  /** The projection just before `fromMs` (the state band's starting value). */
+  projectionBefore(key: ObjectKey, fromMs: number): Record<string, string> | undefined {
+    const id = this.database.knownIdOf(key);
+    const text = id === undefined ? undefined : this.projectionTextBefore(id, fromMs);
+    return text === undefined ? undefined : (JSON.parse(text) as Record<string, string>);
+  }
+
+  private projectionTextBefore(id: number, fromMs: number): string | undefined {
+    const hit = (this.database
+      .statement("SELECT projection FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms DESC, id DESC LIMIT 1")
+      .get(id, fromMs) ?? this.database.statement("SELECT projection FROM first_seen WHERE object_id = ? AND ts_ms <= ?").get(id, fromMs)) as
+      { projection: string } | undefined;
+    return hit?.projection;
+  }
+
+  /** Every write in (from, to] counted into `columns` columns, read row by row: memory follows the columns, not the writes. */
+  timeline(key: ObjectKey, fromMs: number, toMs: number, columns: number): ObjectTimeline {
+    const range = { startMs: fromMs, endMs: toMs };
+    const id = this.database.knownIdOf(key);
+    if (id === undefined) return buildTimeline([], [], range, columns);
+    const statement = (sql: string) => this.database.statement(sql);
+    // Generators, so the second query starts only once the first has been read to its end.
+    const rows = function* () {
+      yield* statement(
+        "SELECT ts_ms AS tsMs, class AS cls, projection FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id",
+      ).iterate(id, fromMs, toMs) as IterableIterator<TimelineRow>;
+    };
+    const changes = function* () {
+      yield* statement("SELECT ts_ms AS tsMs, path FROM field_changes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ?").iterate(
+        id,
+        fromMs,
+        toMs,
+      ) as IterableIterator<TimelineChange>;
+    };
+    return buildTimeline(rows(), changes(), range, columns, this.projectionTextBefore(id, fromMs));
+  }
+
+  /** The picked write in (from, to], or undefined when the object has none there (or not that one). */
+  pick(key: ObjectKey, fromMs: number, toMs: number, pick: WritePick): PickedWriteAnswer | undefined {
+    const id = this.database.knownIdOf(key);
+    if (id === undefined) return undefined;
+    const one = (where: string, order: string, ...args: number[]) =>
+      this.database
+        .statement(`SELECT ${WRITE_COLUMNS} FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND ${where} ORDER BY ${order} LIMIT 1`)
+        .get(id, fromMs, toMs, ...args) as Record<string, string | number | null> | undefined;
+    const FORWARD = "ts_ms, id";
+    const BACKWARD = "ts_ms DESC, id DESC";
+    let row: Record<string, string | number | null> | undefined;
+    if ("seq" in pick) row = one("id = ?", FORWARD, pick.seq);
+    else {
+      const after = one("ts_ms >= ?", FORWARD, pick.nearMs);
+      const before = one("ts_ms < ?", BACKWARD, pick.nearMs);
+      row = before && (!after || pick.nearMs - (before.ts_ms as number) < (after.ts_ms as number) - pick.nearMs) ? before : after;
+    }
+    if (!row) return undefined;
+    const tsMs = row.ts_ms as number;
+    const seq = row.id as number;
+    const earlier = "(ts_ms < ? OR (ts_ms = ? AND id < ?))";
+    const later = "(ts_ms > ? OR (ts_ms = ? AND id > ?))";
+    const count = (where: string, ...args: number[]) =>
+      (
+        this.database
+          .statement(`SELECT COUNT(*) AS n FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND ${where}`)
+          .get(id, fromMs, toMs, ...args) as {
+          n: number;
+        }
+      ).n;
+    const { cls, ...rest } = storedWrite(row);
+    return {
+      write: { ...rest, class: cls },
+      index: count(earlier, tsMs, tsMs, seq) + 1,
+      total: count("1"),
+      previousSeq: (one(earlier, BACKWARD, tsMs, tsMs, seq)?.id as number | undefined) ?? null,
+      nextSeq: (one(later, FORWARD, tsMs, tsMs, seq)?.id as number | undefined) ?? null,
+    };
+  }
+}
