@@ -2,22 +2,22 @@
  * One object's timeline for a range, drawn at the chart's width: every write in the range counted into
  * the pixel column it falls in (by class), the most-changed fields' lanes, and the routed projection's
  * segments. The answer's size follows the width, not the number of writes, so a range with a hundred
- * thousand writes draws whole; a write's diff is fetched when it is picked.
+ * thousand writes draws whole; a write's diff is fetched when it is picked. The store counts (in SQL);
+ * this assembles the counts and merges the projection's changes to at most one segment per column.
  */
 import type { WriteClass } from "../churn/analyze";
 
-/** One stored write as the timeline reads it: no bodies, no values, only what it draws. */
-export interface TimelineRow {
-  tsMs: number;
+/** Writes of one class in one column, as the store counts them. */
+export interface ColumnCount {
+  i: number;
   cls: WriteClass;
-  /** the routed projection after the write, as stored (JSON text) */
-  projection: string;
+  n: number;
 }
 
-/** One field a write changed. */
-export interface TimelineChange {
+/** A write that changed the routed projection (JSON text, as stored), oldest first. */
+export interface ProjectionChange {
   tsMs: number;
-  path: string;
+  projection: string;
 }
 
 /** A pixel column with writes in it. */
@@ -51,63 +51,47 @@ export interface ObjectTimeline {
 export const MAX_TIMELINE_COLUMNS = 4_000;
 /** Field lanes drawn under the writes. */
 export const TIMELINE_LANES = 6;
-/** Fields counted per column; the rest still count towards the writes, not towards a lane. */
-const MAX_TRACKED_PATHS = 1_000;
+
+/** The column a time falls in: floor((t − start) × columns ÷ span), the same arithmetic the store does in SQL. */
+export function columnOf(tsMs: number, range: { startMs: number; endMs: number }, columns: number): number {
+  return Math.min(columns - 1, Math.max(0, Math.floor(((tsMs - range.startMs) * columns) / (range.endMs - range.startMs))));
+}
 
 /**
- * Counts `rows` (oldest first) and the fields they changed, all inside (startMs, endMs], into `columns`
- * columns. `initial` is the projection when the range began (JSON text), or undefined when unknown.
+ * Assembles a timeline from the store's counts: writes per column and class, the top lanes, and the
+ * projection changes (oldest first, inside (startMs, endMs]). `initial` is the projection when the range
+ * began (JSON text), or undefined when unknown.
  */
 export function buildTimeline(
-  rows: Iterable<TimelineRow>,
-  changes: Iterable<TimelineChange>,
+  input: { counts: Iterable<ColumnCount>; lanes: ObjectTimeline["lanes"]; changes: Iterable<ProjectionChange>; initial?: string },
   range: { startMs: number; endMs: number },
   columns: number,
-  initial?: string,
 ): ObjectTimeline {
-  const span = range.endMs - range.startMs;
-  const columnOf = (tsMs: number) => Math.min(columns - 1, Math.max(0, Math.floor(((tsMs - range.startMs) / span) * columns)));
   const ticks = new Map<number, TimelineTick>();
   const byClass: Partial<Record<WriteClass, number>> = {};
-  const byPath = new Map<string, { changes: number; columns: Map<number, number> }>();
+  let total = 0;
+  for (const { i, cls, n } of input.counts) {
+    const tick = ticks.get(i) ?? { i, n: 0, byClass: {} };
+    tick.n += n;
+    tick.byClass[cls] = (tick.byClass[cls] ?? 0) + n;
+    ticks.set(i, tick);
+    byClass[cls] = (byClass[cls] ?? 0) + n;
+    total += n;
+  }
   const parse = (text: string | undefined) => (text === undefined ? null : (JSON.parse(text) as Record<string, string>));
   const segments: TimelineSegment[] = [];
-  let current = initial;
-  let segment: TimelineSegment = { fromMs: range.startMs, toMs: range.endMs, projection: parse(initial), changes: 0 };
-  let total = 0;
-  for (const row of rows) {
-    total++;
-    const i = columnOf(row.tsMs);
-    const tick = ticks.get(i) ?? { i, n: 0, byClass: {} };
-    tick.n++;
-    tick.byClass[row.cls] = (tick.byClass[row.cls] ?? 0) + 1;
-    ticks.set(i, tick);
-    byClass[row.cls] = (byClass[row.cls] ?? 0) + 1;
-    if (row.projection !== current) {
-      current = row.projection;
-      // Changes within the column the segment began in are one drawn segment: its last value, and how many changes it hides.
-      if (segment.changes > 0 && columnOf(segment.fromMs) === i) {
-        segment.projection = parse(current);
-        segment.changes++;
-      } else {
-        segments.push({ ...segment, toMs: row.tsMs });
-        segment = { fromMs: row.tsMs, toMs: range.endMs, projection: parse(current), changes: 1 };
-      }
+  let segment: TimelineSegment = { fromMs: range.startMs, toMs: range.endMs, projection: parse(input.initial), changes: 0 };
+  for (const change of input.changes) {
+    // Changes within the column the segment began in are one drawn segment: its last value, and how many changes it hides.
+    if (segment.changes > 0 && columnOf(segment.fromMs, range, columns) === columnOf(change.tsMs, range, columns)) {
+      segment.projection = parse(change.projection);
+      segment.changes++;
+    } else {
+      segments.push({ ...segment, toMs: change.tsMs });
+      segment = { fromMs: change.tsMs, toMs: range.endMs, projection: parse(change.projection), changes: 1 };
     }
   }
   segments.push(segment);
-  for (const change of changes) {
-    let lane = byPath.get(change.path);
-    if (!lane && byPath.size < MAX_TRACKED_PATHS) byPath.set(change.path, (lane = { changes: 0, columns: new Map() }));
-    if (!lane) continue;
-    const i = columnOf(change.tsMs);
-    lane.changes++;
-    lane.columns.set(i, (lane.columns.get(i) ?? 0) + 1);
-  }
-  const lanes = [...byPath.entries()]
-    .sort((a, b) => b[1].changes - a[1].changes || (a[0] < b[0] ? -1 : 1))
-    .slice(0, TIMELINE_LANES)
-    .map(([path, lane]) => ({ path, changes: lane.changes, ticks: [...lane.columns.entries()].sort((a, b) => a[0] - b[0]) }));
   return {
     startMs: range.startMs,
     endMs: range.endMs,
@@ -115,7 +99,7 @@ export function buildTimeline(
     total,
     byClass,
     ticks: [...ticks.values()].sort((a, b) => a.i - b.i),
-    lanes,
+    lanes: input.lanes,
     segments: segments.filter((s) => s.toMs > s.fromMs || s.changes > 0),
   };
 }

@@ -5,7 +5,7 @@
  */
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
-import { buildTimeline, type ObjectTimeline, type TimelineChange, type TimelineRow } from "../objects/timeline";
+import { buildTimeline, TIMELINE_LANES, type ColumnCount, type ObjectTimeline, type ProjectionChange } from "../objects/timeline";
 import type { ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import type { StoreDatabase } from "./database";
 
@@ -38,6 +38,15 @@ function storedWrite(r: Record<string, string | number | null>): StoredWrite & {
   };
 }
 
+/** The range's first write counts as a change only when it differs from the projection the range began with. */
+function* firstDiffering(changes: Iterable<ProjectionChange>, initial: string | undefined): Generator<ProjectionChange> {
+  let first = true;
+  for (const change of changes) {
+    if (!(first && change.projection === initial)) yield change;
+    first = false;
+  }
+}
+
 export class Timelines {
   constructor(private readonly database: StoreDatabase) {}
 
@@ -66,26 +75,39 @@ export class Timelines {
     return hit?.projection;
   }
 
-  /** Every write in (from, to] counted into `columns` columns, read row by row: memory follows the columns, not the writes. */
+  /** Every write in (from, to] counted into `columns` columns by SQLite: memory follows the columns and the lanes, not the writes. */
   timeline(key: ObjectKey, fromMs: number, toMs: number, columns: number): ObjectTimeline {
     const range = { startMs: fromMs, endMs: toMs };
     const id = this.database.knownIdOf(key);
-    if (id === undefined) return buildTimeline([], [], range, columns);
-    const statement = (sql: string) => this.database.statement(sql);
-    // Generators, so the second query starts only once the first has been read to its end.
-    const rows = function* () {
-      yield* statement(
-        "SELECT ts_ms AS tsMs, class AS cls, projection FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id",
-      ).iterate(id, fromMs, toMs) as IterableIterator<TimelineRow>;
-    };
-    const changes = function* () {
-      yield* statement("SELECT ts_ms AS tsMs, path FROM field_changes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ?").iterate(
-        id,
-        fromMs,
-        toMs,
-      ) as IterableIterator<TimelineChange>;
-    };
-    return buildTimeline(rows(), changes(), range, columns, this.projectionTextBefore(id, fromMs));
+    if (id === undefined) return buildTimeline({ counts: [], lanes: [], changes: [] }, range, columns);
+    const inRange = "object_id = @id AND ts_ms > @fromMs AND ts_ms <= @toMs";
+    // columnOf (objects/timeline.ts) in SQL: the same double arithmetic in the same order, truncated (as floor is, above zero).
+    const column = "MIN(@columns - 1, CAST(((ts_ms - @fromMs) * @columns) / (@toMs - @fromMs) AS INTEGER))";
+    const args = { id, fromMs, toMs, columns };
+    const counts = this.database
+      .statement(`SELECT ${column} AS i, class AS cls, COUNT(*) AS n FROM writes WHERE ${inRange} GROUP BY i, cls`)
+      .all(args) as ColumnCount[];
+    const top = this.database
+      .statement(`SELECT path, COUNT(*) AS changes FROM field_changes WHERE ${inRange} GROUP BY path ORDER BY changes DESC, path LIMIT ${TIMELINE_LANES}`)
+      .all(args) as { path: string; changes: number }[];
+    const byLane = new Map<string, [number, number][]>(top.map((t) => [t.path, []]));
+    const paths = top.map((_, i) => `@p${i}`).join(", ");
+    if (top.length > 0)
+      for (const t of this.database
+        .statement(`SELECT path, ${column} AS i, COUNT(*) AS n FROM field_changes WHERE ${inRange} AND path IN (${paths}) GROUP BY path, i ORDER BY path, i`)
+        .all({ ...args, ...Object.fromEntries(top.map((t, i) => [`p${i}`, t.path])) }) as { path: string; i: number; n: number }[])
+        byLane.get(t.path)?.push([t.i, t.n]);
+    const lanes = top.map(({ path, changes }) => ({ path, changes, ticks: byLane.get(path) ?? [] }));
+    // The writes whose projection differs from the one before them. Only a write that changed routing, created or
+    // deleted (or that no body shows) can: an unrouted or no-op write left the projection as it was, so it is skipped.
+    const changes = this.database
+      .statement(
+        `SELECT tsMs, projection FROM (SELECT ts_ms AS tsMs, projection, LAG(projection) OVER (ORDER BY ts_ms, id) AS before FROM writes
+         WHERE ${inRange} AND class NOT IN ('unrouted', 'no-op')) WHERE before IS NOT projection`,
+      )
+      .iterate(args) as IterableIterator<ProjectionChange>;
+    const initial = this.projectionTextBefore(id, fromMs);
+    return buildTimeline({ counts, lanes, changes: firstDiffering(changes, initial), initial }, range, columns);
   }
 
   /** The picked write in (from, to], or undefined when the object has none there (or not that one). */

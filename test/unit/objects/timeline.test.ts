@@ -119,8 +119,8 @@ describe("an object's timeline", () => {
   });
 
   it("merges many projection changes inside one column into one segment with the last value", () => {
-    const rows = [1, 2, 3].map((i) => ({ tsMs: 10 + i, cls: "routed" as const, projection: JSON.stringify({ online: String(i % 2 === 1) }) }));
-    const timeline = buildTimeline(rows, [], { startMs: 0, endMs: 1000 }, 10, JSON.stringify({ online: "false" }));
+    const changes = [1, 2, 3].map((i) => ({ tsMs: 10 + i, projection: JSON.stringify({ online: String(i % 2 === 1) }) }));
+    const timeline = buildTimeline({ counts: [], lanes: [], changes, initial: JSON.stringify({ online: "false" }) }, { startMs: 0, endMs: 1000 }, 10);
     expect(timeline.segments).toEqual([
       { fromMs: 0, toMs: 11, projection: { online: "false" }, changes: 0 },
       { fromMs: 11, toMs: 1000, projection: { online: "true" }, changes: 3 },
