@@ -1,8 +1,8 @@
 "use client";
 /**
  * "Notes": add a note at a time (it becomes a marker on every chart, for everyone), see and delete
- * the notes in this range, and see which marker queries failed. Live views only: a snapshot's
- * markers are frozen into it.
+ * the notes in this range, and see which marker queries failed. On a snapshot (the replay included)
+ * a note is that snapshot's: drawn on its charts here, and packed into it when it is downloaded.
  */
 import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
@@ -13,22 +13,24 @@ import { parseTimeExpr, resolveTimeExpr } from "@/lib/time/range";
 
 const iso = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000).toISOString().replace(":00.000Z", "Z");
 
-export function NotesControl({ startMs, endMs }: { startMs: number; endMs: number }) {
+export function NotesControl({ startMs, endMs, snapshot }: { startMs: number; endMs: number; snapshot?: string }) {
   const [open, setOpen] = useState(false);
   const [time, setTime] = useState("");
   const [text, setText] = useState("");
   const [error, setError] = useState<string | null>(null);
   const queryClient = useQueryClient();
-  const markers = useMarkers(startMs, endMs);
+  const markers = useMarkers(startMs, endMs, snapshot);
   const notes = (markers.data?.data ?? []).filter((m) => m.kind === "note");
   const warnings = markers.data?.warnings ?? [];
   const refresh = () => queryClient.invalidateQueries({ queryKey: ["markers"] });
+  // Live, now (or the range's end); on a snapshot, whose "now" is long past, the middle of what is on screen.
+  const defaultMs = snapshot ? Math.round((startMs + endMs) / 2) : Math.min(endMs, Date.now());
 
   const save = async () => {
-    const parsed = parseTimeExpr(time.trim() || iso(Math.min(endMs, Date.now())));
+    const parsed = parseTimeExpr(time.trim() || iso(defaultMs));
     if (!parsed.ok) return setError(parsed.error);
     try {
-      await fetchEnvelope("/api/notes", undefined, {
+      await fetchEnvelope(snapshot ? `/api/notes?snapshot=${encodeURIComponent(snapshot)}` : "/api/notes", undefined, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
         body: JSON.stringify({ timeMs: resolveTimeExpr(parsed.value, Date.now()), text }),
@@ -47,7 +49,13 @@ export function NotesControl({ startMs, endMs }: { startMs: number; endMs: numbe
         type="button"
         data-testid="notes-button"
         className="rounded border border-[var(--border)] px-2 py-1 hover:bg-[var(--bg)]"
-        title={warnings.length ? `Some markers are missing:\n${warnings.join("\n")}` : "Add a note that shows as a marker on every chart"}
+        title={
+          warnings.length
+            ? `Some markers are missing:\n${warnings.join("\n")}`
+            : snapshot
+              ? "Add a note to this snapshot: a marker on its charts, kept by this dashboard and packed into the snapshot when it is downloaded"
+              : "Add a note that shows as a marker on every chart"
+        }
         onClick={() => setOpen(!open)}
       >
         Notes{notes.length ? ` (${notes.length})` : ""}
@@ -68,7 +76,7 @@ export function NotesControl({ startMs, endMs }: { startMs: number; endMs: numbe
             <input
               data-testid="note-time"
               className="mt-0.5 block w-full rounded border border-[var(--border)] bg-[var(--bg)] px-2 py-1 font-mono text-xs text-[var(--fg)]"
-              placeholder={iso(Math.min(endMs, Date.now()))}
+              placeholder={iso(defaultMs)}
               value={time}
               onChange={(e) => setTime(e.target.value)}
             />

@@ -1,7 +1,7 @@
 "use client";
 /**
  * The right-hand controls every page shares: the range (a snapshot offers its own ranges and zooms inside them),
- * notes (live only), "Copy link", "Download snapshot" for what is on screen, and "Open snapshot…".
+ * notes (live, or on the snapshot), "Copy link", "Download snapshot" for what is on screen, and "Open snapshot…".
  */
 import { useState } from "react";
 import { OpenSnapshot } from "@/components/snapshot/open-snapshot";
@@ -52,7 +52,7 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
       ) : (
         <TimeRangePicker from={from} to={to} startMs={startMs} endMs={endMs} onChange={onChange} onRefresh={onRefresh} onZoomOut={onZoomOut} />
       )}
-      {!snapshot && <NotesControl startMs={startMs} endMs={endMs} />}
+      <NotesControl startMs={startMs} endMs={endMs} snapshot={snapshot?.id} />
       <CopyLink startMs={startMs} endMs={endMs} />
       {download && (
         <a

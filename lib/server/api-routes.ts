@@ -85,7 +85,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     access: "user",
     methods: { GET: async ({ ctx, captured }) => ({ data: info(await ctx.snapshots.open(decoded(captured[0])), decoded(captured[0])) }) },
   },
-  { path: /^\/api\/notes$/, access: "user", methods: { POST: ({ ctx, request, user }) => addNote(ctx, request.body, user) } },
+  { path: /^\/api\/notes$/, access: "user", methods: { POST: ({ ctx, request, user, query }) => addNote(ctx, request.body, user, query.snapshot) } },
   { path: /^\/api\/notes\/([^/]+)$/, access: "user", methods: { DELETE: ({ ctx, captured }) => deleteNote(ctx, decoded(captured[0])) } },
   {
     path: /^\/api\/audit\/webhook(?:\/([^/]+))?$/,

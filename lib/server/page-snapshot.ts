@@ -7,6 +7,7 @@ import { failureOf } from "../api/envelope";
 import { info } from "../snapshot/lookup";
 import type { SnapshotInfo } from "../snapshot/format/schema";
 import { REPLAY_ID } from "../snapshot/store";
+import { holdingRange } from "../snapshot/format/view-range";
 import type { ServerContext } from "./context";
 
 export type Search = Record<string, string | string[] | undefined>;
@@ -39,7 +40,9 @@ export async function pageSnapshot(
   }
   const bare = ["from", "to", ...Object.keys(selection)].every((key) => search[key] === undefined);
   if (!bare) return { kind: "snapshot", snapshot };
-  const first = snapshot.ranges[0];
+  // The range it was downloaded from, where the snapshot holds it (a zoom inside a held range included).
+  const saved = snapshot.initialView?.range;
+  const first = saved && holdingRange(snapshot.ranges, saved) ? saved : snapshot.ranges[0];
   const target = new URLSearchParams({ snapshot: snapshot.id, from: String(first.startMs), to: String(first.endMs) });
   for (const [key, fill] of Object.entries(selection)) {
     const value = fill(snapshot);

@@ -12,7 +12,7 @@ import { joinInFlight } from "../runtime/in-flight";
 import { DEADLINE_CODE, runTask } from "../runtime/threads";
 import { decodeSnapshot, tooLarge } from "./format/codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
-import type { SnapshotInfo } from "./format/schema";
+import type { Snapshot, SnapshotInfo, SnapshotMarker } from "./format/schema";
 import type { CheckedUpload } from "./upload-worker";
 
 export const REPLAY_ID = "replay";
@@ -91,6 +91,23 @@ export class SnapshotStore {
       );
     }
     return readFileSync(path);
+  }
+
+  /**
+   * The bundle to download for an open snapshot: as stored, or packed again (in a thread) with the notes added to it
+   * here and the view it is downloaded from.
+   */
+  async reshared(id: string, added: { markers: SnapshotMarker[]; initialView?: Snapshot["initialView"] }): Promise<Buffer> {
+    const bytes = this.read(id);
+    if (added.markers.length === 0 && !added.initialView) return bytes;
+    const packer = new Worker(new URL("./reshare-worker.ts", import.meta.url), {
+      workerData: { bytes, maxBytes: this.maxBytesOf(id), ...added },
+      resourceLimits: { maxOldGenerationSizeMb: this.checkHeapMiB },
+    });
+    const packed = await runTask<Uint8Array>(packer, "packing the snapshot again").catch((error: unknown) => {
+      throw outOfMemory(error, `packing this snapshot again needs more than ${this.checkHeapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
+    });
+    return Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
   }
 
   /** The most a bundle may hold: the replay is ours and larger than an upload may be; uploads were checked on the way in. */

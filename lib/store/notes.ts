@@ -1,6 +1,8 @@
 /**
  * Notes people add in the UI ("rolled back infra", "paged network team"): a time, a text and an
- * author, kept in SQLite under the data directory and drawn as markers on every chart.
+ * author, kept in SQLite under the data directory and drawn as markers on every chart. A note is on
+ * the live views or on one snapshot (the replay included), as it was added: a snapshot's data is
+ * frozen, its notes are not, and they ride along when it is downloaded again.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
@@ -16,6 +18,10 @@ export interface Note {
   author: string;
   createdMs: number;
 }
+
+/** Where a note belongs: the live views, or one snapshot by its id. */
+export type NoteScope = { live: true } | { snapshot: string };
+const scopeText = (scope: NoteScope) => ("snapshot" in scope ? `snapshot:${scope.snapshot}` : "");
 
 export const noteInputSchema = z
   .object({
@@ -34,9 +40,13 @@ export class NoteStore {
     this.db.exec(
       "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, text TEXT NOT NULL, author TEXT NOT NULL, created_ms INTEGER NOT NULL); CREATE INDEX IF NOT EXISTS notes_time ON notes (time_ms);",
     );
+    // Stores from before notes on snapshots: every note there is a live one.
+    const columns = this.db.prepare("PRAGMA table_info(notes)").all() as { name: string }[];
+    if (!columns.some((c) => c.name === "scope")) this.db.exec("ALTER TABLE notes ADD COLUMN scope TEXT NOT NULL DEFAULT ''");
+    this.db.exec("CREATE INDEX IF NOT EXISTS notes_scope_time ON notes (scope, time_ms)");
   }
 
-  add(input: unknown, author: string, nowMs = Date.now()): Note {
+  add(input: unknown, author: string, scope: NoteScope = { live: true }, nowMs = Date.now()): Note {
     const parsed = noteInputSchema.safeParse(input);
     if (!parsed.success) {
       const first = parsed.error.issues[0];
@@ -44,15 +54,18 @@ export class NoteStore {
     }
     const { timeMs, text } = parsed.data;
     const id = Number(
-      this.db.prepare("INSERT INTO notes (time_ms, text, author, created_ms) VALUES (?, ?, ?, ?)").run(timeMs, text, author, nowMs).lastInsertRowid,
+      this.db.prepare("INSERT INTO notes (time_ms, text, author, created_ms, scope) VALUES (?, ?, ?, ?, ?)").run(timeMs, text, author, nowMs, scopeText(scope))
+        .lastInsertRowid,
     );
     return { id, timeMs, text, author, createdMs: nowMs };
   }
 
-  between(startMs: number, endMs: number): Note[] {
+  between(startMs: number, endMs: number, scope: NoteScope = { live: true }): Note[] {
     return this.db
-      .prepare("SELECT id, time_ms AS timeMs, text, author, created_ms AS createdMs FROM notes WHERE time_ms BETWEEN ? AND ? ORDER BY time_ms, id")
-      .all(startMs, endMs) as Note[];
+      .prepare(
+        "SELECT id, time_ms AS timeMs, text, author, created_ms AS createdMs FROM notes WHERE scope = ? AND time_ms BETWEEN ? AND ? ORDER BY time_ms, id",
+      )
+      .all(scopeText(scope), startMs, endMs) as Note[];
   }
 
   remove(id: number): void {

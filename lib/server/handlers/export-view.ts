@@ -18,6 +18,8 @@ import { rangeParams } from "../../panels/params";
 import { collectMarkers } from "./collect-markers";
 import { compareArgs, parseCompareArgs } from "../../compare/compare";
 import { buildSnapshot } from "../../snapshot/export";
+import type { Snapshot } from "../../snapshot/format/schema";
+import { noteMarker } from "../../store/notes";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 
 export interface Download {
@@ -27,10 +29,27 @@ export interface Download {
 
 const title = z.string().max(300).optional();
 
+/** The selection a download records, so that opening it returns there: the API server and resource, or the rebuild split and site. */
+function viewOf(params: Record<string, string>): NonNullable<Snapshot["initialView"]> {
+  const text = (value: string | undefined) => (value && value.length <= 253 ? value : undefined);
+  const atMs = params.at !== undefined && /^\d{1,15}$/.test(params.at) ? Number(params.at) : undefined;
+  return Object.fromEntries(
+    Object.entries({ apiserver: text(params.apiserver), resource: text(params.resource), site: text(params.site), atMs }).filter(([, v]) => v !== undefined),
+  );
+}
+
 export async function exportView(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<Download> {
   if (params.snapshot !== undefined) {
-    // Re-sharing an open snapshot: the bundle as it is.
-    return { filename: `churnscope-${params.snapshot}.json.gz`, bytes: ctx.snapshots.read(params.snapshot) };
+    // Re-sharing an open snapshot: the bundle, with the notes added to it here and the view it is downloaded from.
+    const held = await ctx.snapshots.open(params.snapshot);
+    const notes = ctx.notesStore
+      .get()
+      .between(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, { snapshot: params.snapshot })
+      .map(noteMarker)
+      .map(({ timeMs, label, detail }) => ({ timeMs, label, detail, kind: "note" as const }));
+    const range = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
+    const bytes = await ctx.snapshots.reshared(params.snapshot, { markers: notes, initialView: { ...held.initialView, ...viewOf(params), range } });
+    return { filename: `churnscope-${params.snapshot}.json.gz`, bytes };
   }
   if (params.view === "objects") return exportObjects(ctx, params);
   const prometheus = ctx.prometheus;
@@ -60,7 +79,7 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
       source: "prometheus",
       takenAtMs: Date.now(),
       ranges: [{ startMs: req.startMs, endMs: req.endMs }],
-      ...(view === "rebuilds" && atMs !== undefined ? { initialView: { atMs } } : {}),
+      initialView: { ...viewOf(params), range: { startMs: req.startMs, endMs: req.endMs } },
       apiservers: apiservers.data,
       views: [view],
       siteLabel: ctx.config.siteLabel,

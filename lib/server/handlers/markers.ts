@@ -14,18 +14,24 @@ export async function answerMarkers(ctx: ServerContext, params: Record<string, s
   const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
   if (params.snapshot !== undefined) {
     const held = (await ctx.snapshots.open(params.snapshot)).markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
-    return { data: held, warnings: [] };
+    const notes = ctx.notesStore.get().between(startMs, endMs, { snapshot: params.snapshot }).map(noteMarker);
+    return { data: [...held, ...notes].sort((a, b) => a.timeMs - b.timeMs), warnings: [] };
   }
   const { markers, warnings } = await collectMarkers(ctx, { startMs, endMs }, signal);
   return { data: markers, warnings };
 }
 
-/** `user` is whoever the API admitted: the auth proxy's user header, or the basic-auth user; else the note is anonymous. */
+/**
+ * `user` is whoever the API admitted: the auth proxy's user header, or the basic-auth user; else the note is anonymous.
+ * With `snapshot`, the note is on that snapshot (which must be one this dashboard holds), not on the live views.
+ */
 export async function addNote(
   ctx: ServerContext,
   body: ReadableStream<Uint8Array> | null,
   user: string | undefined,
+  snapshot?: string,
 ): Promise<{ data: Note & { marker: Marker } }> {
+  if (snapshot !== undefined) await ctx.snapshots.open(snapshot);
   const bytes = await readBodyLimited(body, MAX_NOTE_BODY_BYTES, "16 KiB for a note");
   let input: unknown;
   try {
@@ -33,7 +39,7 @@ export async function addNote(
   } catch {
     throw badRequest('the body is not JSON: send {"timeMs": <epoch ms>, "text": "…"}');
   }
-  const note = ctx.notesStore.get().add(input, user || "anonymous");
+  const note = ctx.notesStore.get().add(input, user || "anonymous", snapshot === undefined ? { live: true } : { snapshot });
   return { data: { ...note, marker: noteMarker(note) } };
 }
 

@@ -92,9 +92,10 @@ export const snapshotSchema = z.object({
   /** the label that told edge sites apart where the snapshot was taken */
   siteLabel: z.string().max(100).optional(),
   ranges: z.array(z.object({ startMs: epochMs, endMs: epochMs, label: z.string().max(100).optional() })).min(1),
-  /** the selection a bare link opens with */
+  /** the view a bare link opens with: the range and selection it was downloaded from */
   initialView: z
     .object({
+      range: z.object({ startMs: epochMs, endMs: epochMs }).optional(),
       apiserver: z.string().max(253).optional(),
       resource: z.string().max(253).optional(),
       site: z.string().max(253).optional(),

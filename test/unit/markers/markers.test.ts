@@ -2,6 +2,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import Database from "better-sqlite3";
 import { NoteStore, noteMarker } from "@/lib/store/notes";
 import { MAX_QUERY_MARKERS, markersFromSeries } from "@/lib/markers/query-markers";
 
@@ -67,7 +68,7 @@ describe("notes", () => {
 
   it("are kept with time, text and author, listed by range, and deleted by id", () => {
     const notes = store();
-    const first = notes.add({ timeMs: at, text: "  rolled back infra v0.83.42  " }, "alice", at + 5_000);
+    const first = notes.add({ timeMs: at, text: "  rolled back infra v0.83.42  " }, "alice", { live: true }, at + 5_000);
     notes.add({ timeMs: at + 3_600_000, text: "paged network team" }, "bob");
     expect(first).toEqual({ id: first.id, timeMs: at, text: "rolled back infra v0.83.42", author: "alice", createdMs: at + 5_000 });
     expect(notes.between(at - 1, at + 1).map((n) => n.text)).toEqual(["rolled back infra v0.83.42"]);
@@ -82,6 +83,24 @@ describe("notes", () => {
     notes.remove(first.id);
     expect(notes.between(0, at + 3_600_000)).toHaveLength(1);
     expect(() => notes.remove(first.id)).toThrow(/no note/);
+    notes.close();
+  });
+
+  it("belong to the live views or to one snapshot, and a store from before snapshot notes keeps its notes as live ones", () => {
+    const dir = mkdtempSync(join(tmpdir(), "notes-"));
+    const path = join(dir, "notes.sqlite");
+    // A notes table as earlier versions made it, with one note.
+    const old = new Database(path);
+    old.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, text TEXT NOT NULL, author TEXT NOT NULL, created_ms INTEGER NOT NULL)");
+    old.prepare("INSERT INTO notes (time_ms, text, author, created_ms) VALUES (?, ?, ?, ?)").run(at, "from before", "carol", at);
+    old.close();
+    const notes = new NoteStore(path);
+    notes.add({ timeMs: at + 60_000, text: "on the replay" }, "alice", { snapshot: "replay" });
+    notes.add({ timeMs: at + 120_000, text: "on another" }, "bob", { snapshot: "0123456789abcdef" });
+    const texts = (scope?: Parameters<NoteStore["between"]>[2]) => notes.between(0, 8e12, scope).map((n) => n.text);
+    expect(texts()).toEqual(["from before"]);
+    expect(texts({ snapshot: "replay" })).toEqual(["on the replay"]);
+    expect(texts({ snapshot: "0123456789abcdef" })).toEqual(["on another"]);
     notes.close();
   });
 

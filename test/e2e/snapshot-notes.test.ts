@@ -1,0 +1,96 @@
+/**
+ * Notes and views on the replay in Chromium: a note added on the replay is drawn on its charts and its object
+ * timelines (and not on another snapshot's); "Download snapshot" packs the note and the view on screen (the
+ * zoomed range, the API server, the resource) into the bundle, read back here with gunzip, and opening that
+ * bundle returns to the same view with the note on its charts.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
+import type { Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
+import { NAMED } from "@/lib/demo/params";
+import { PROJECT_JOB } from "@/lib/demo/types";
+import { ARTIFACTS } from "../helpers/browser";
+import { useReplayApp } from "../helpers/replay-app";
+
+const h = useReplayApp();
+const CONNECTORS = "connectors.networking.datumapis.com";
+const NOTE = "paged the network team (replay)";
+const NOTE_MS = Date.parse("2026-09-11T18:30:00Z");
+const ZOOM = { startMs: Date.parse("2026-09-11T12:00:00Z"), endMs: Date.parse("2026-09-12T00:00:00Z") };
+
+async function drawn(page: Page, panel: string) {
+  await page.waitForSelector(`[data-panel="${panel}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
+}
+
+describe("notes and views on a snapshot", () => {
+  it("takes a note on the replay, draws it everywhere on the replay, and a download keeps it and the view", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    try {
+      const view = `/?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}&apiserver=${PROJECT_JOB}&resource=${CONNECTORS}`;
+      await page.goto(`${h.app.url}${view}`);
+      await drawn(page, "writes-by-resource");
+      await page.click('[data-testid="notes-button"]');
+      await page.fill('[data-testid="note-time"]', new Date(NOTE_MS).toISOString());
+      await page.fill('[data-testid="note-text"]', NOTE);
+      await page.click('[data-testid="note-save"]');
+      for (const panel of ["writes-by-resource", "writes-by-verb", "effective-writes"])
+        await page.waitForSelector(`[data-panel="${panel}"] [data-marker="${NOTE}"][data-marker-kind="note"]`, { state: "attached" });
+      await page.click('[data-testid="notes-button"]');
+
+      // An object's timeline on the replay draws it too.
+      const timeline = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
+      await timeline.goto(
+        `${h.app.url}/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}`,
+      );
+      await timeline.waitForSelector(`[data-testid="timeline"] [data-marker="${NOTE}"]`, { state: "attached", timeout: 60_000 });
+      await timeline.close();
+
+      // The download holds the note and the view it was taken from.
+      const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
+      const saved = join(ARTIFACTS, "replay-with-note.json.gz");
+      await download.saveAs(saved);
+      const bundle = JSON.parse(gunzipSync(readFileSync(saved)).toString("utf8"));
+      expect(
+        bundle.markers.filter((m: { kind: string; label: string }) => m.kind === "note").map((m: { label: string; timeMs: number }) => [m.label, m.timeMs]),
+      ).toEqual([[NOTE, NOTE_MS]]);
+      expect(bundle.initialView).toMatchObject({ range: ZOOM, apiserver: PROJECT_JOB, resource: CONNECTORS });
+
+      // Opened again (a new snapshot, as a colleague would open it): the same view, with the note.
+      await page.goto(`${h.app.url}/`);
+      await page.setInputFiles('[data-testid="snapshot-file"]', saved);
+      await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
+      const opened = new URL(page.url());
+      expect([Number(opened.searchParams.get("from")), Number(opened.searchParams.get("to"))]).toEqual([ZOOM.startMs, ZOOM.endMs]);
+      expect(opened.searchParams.get("apiserver")).toBe(PROJECT_JOB);
+      expect(opened.searchParams.get("resource")).toBe(CONNECTORS);
+      await drawn(page, "writes-by-resource");
+      await page.waitForSelector(`[data-panel="writes-by-resource"] [data-marker="${NOTE}"]`, { state: "attached" });
+      await page.screenshot({ path: join(ARTIFACTS, "snapshot-with-note.png") });
+
+      // The note is the replay's: the live views (none here) and other snapshots do not show it.
+      const other = await page.request.get(`${h.app.url}/api/markers?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}`);
+      expect((await other.json()).data.map((m: { label: string }) => m.label)).toContain(NOTE);
+      const elsewhere = await page.request.get(
+        `${h.app.url}/api/markers?snapshot=${opened.searchParams.get("snapshot")}&from=${ZOOM.startMs}&to=${ZOOM.endMs}`,
+      );
+      // In the opened copy it is one of the bundle's own markers, not a second note added here.
+      expect((await elsewhere.json()).data.filter((m: { label: string }) => m.label === NOTE)).toHaveLength(1);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("refuses a note on a snapshot this dashboard does not hold", async () => {
+    const page = await h.browser.newPage();
+    try {
+      const answer = await page.request.post(`${h.app.url}/api/notes?snapshot=0000000000000000`, { data: { timeMs: NOTE_MS, text: "x" } });
+      expect(answer.status()).toBe(404);
+      const bad = await page.request.post(`${h.app.url}/api/notes?snapshot=../../etc`, { data: { timeMs: NOTE_MS, text: "x" } });
+      expect(bad.status()).toBe(400);
+    } finally {
+      await page.close();
+    }
+  });
+});
