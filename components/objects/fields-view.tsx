@@ -1,5 +1,8 @@
 "use client";
-/** Field churn: the changed paths of a kind ranked by changes across objects, split by writer. */
+/**
+ * Field churn: the changed paths of the objects in scope (cluster, kind, namespace) ranked by changes, split by
+ * writer, by whether the writes changed what consumers route on, and over the range.
+ */
 import Link from "next/link";
 import { useQueryStates } from "nuqs";
 import { seriesColors } from "@/lib/panels/series-colors";
@@ -11,13 +14,16 @@ import { formatNumber } from "@/lib/format/number";
 import { apiUrl, useApi } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { objectFilterState } from "./object-link";
-import type { FieldRow } from "@/lib/wire/objects";
+import type { FieldsAnswer } from "@/lib/wire/objects";
+import { CLASS_COLORS } from "./object-link";
+import { ScopeSelectors } from "./scope-selectors";
+import { Sparkline } from "./sparkline";
 
 export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(objectFilterState, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
   const filter = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined };
-  const answer = useApi<{ rows: FieldRow[] }>(apiUrl("/api/fields", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }));
+  const answer = useApi<FieldsAnswer>(apiUrl("/api/fields", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }));
   const rows = answer.data?.data.rows ?? [];
   const writers = [...new Set(rows.flatMap((r) => r.writers.map((w) => w.writer)))];
   // A writer is the same colour here as on the Clients chart.
@@ -32,7 +38,10 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
     <main className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h1 className="text-lg font-semibold">Field churn</h1>
-        <span className="text-[var(--muted)]">{scope}</span>
+        <ScopeSelectors kinds={answer.data?.data.kinds ?? []} scope={url} onChange={(next) => void setUrl(next)} />
+        <span className="text-[var(--muted)]" data-testid="fields-scope">
+          {scope}
+        </span>
         <Link
           prefetch={false}
           className="text-[var(--accent)] hover:underline"
@@ -46,8 +55,10 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
       <ApiNotices error={answer.error} answer={answer.data} />
       <section
         data-testid="fields-table"
+        // Still showing the previous answer while the new one loads.
+        data-updating={answer.isFetching && !answer.isLoading ? "" : undefined}
         data-state={answer.isLoading ? "loading" : answer.data ? "ready" : "idle"}
-        className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
+        className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
       >
         <p className="mb-2 text-xs text-[var(--muted)]">
           Every changed field path across objects (ignored paths such as resourceVersion and managedFields left out), ranked by how often it changed, with the
@@ -67,7 +78,14 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
               <th className="px-2 py-1 text-left font-medium">field</th>
               <th className="px-2 py-1 text-right font-medium">changes</th>
               <th className="px-2 py-1 text-right font-medium">objects</th>
+              <th className="px-2 py-1 text-right font-medium" title="changes made by writes that changed what consumers route on">
+                routed
+              </th>
+              <th className="px-2 py-1 text-right font-medium" title="changes made by writes that left what consumers route on as it was">
+                unrouted
+              </th>
               <th className="w-1/3 px-2 py-1 text-left font-medium">by writer</th>
+              <th className="px-2 py-1 text-left font-medium">changes over time</th>
             </tr>
           </thead>
           <tbody>
@@ -78,6 +96,12 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
                   {formatNumber(r.changes, true)}
                 </td>
                 <td className="px-2 py-1 text-right font-mono">{formatNumber(r.objects, true)}</td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="routed" style={{ color: r.routed ? CLASS_COLORS.routed : undefined }}>
+                  {formatNumber(r.routed, true)}
+                </td>
+                <td className="px-2 py-1 text-right font-mono" data-cell="unrouted">
+                  {formatNumber(r.unrouted, true)}
+                </td>
                 <td className="px-2 py-1">
                   <div
                     className="flex h-3 overflow-hidden rounded"
@@ -89,6 +113,9 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
                     ))}
                   </div>
                   <div className="text-[11px] text-[var(--muted)]">{r.writers.map((w) => `${w.writer} ${formatNumber(w.changes, true)}`).join(" · ")}</div>
+                </td>
+                <td className="px-2 py-1" data-cell="sparkline" data-values={r.sparkline.join(",")}>
+                  <Sparkline values={r.sparkline} label={`${r.path}: changes over the range in ${r.sparkline.length} slices`} />
                 </td>
               </tr>
             ))}

@@ -5,7 +5,7 @@
  */
 import Link from "next/link";
 import { WRITE_CLASSES } from "@/lib/churn/analyze";
-import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
+import { parseAsInteger, parseAsString, parseAsStringLiteral, useQueryStates } from "nuqs";
 import { ApiNotices, StoreLoading } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
@@ -14,23 +14,34 @@ import { formatNumber } from "@/lib/format/number";
 import { apiUrl, useApi } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { CLASS_COLORS, objectFilterState, timelineHref } from "./object-link";
-import type { ObjectsAnswer } from "@/lib/wire/objects";
+import { ScopeSelectors, SELECT_CLASS } from "./scope-selectors";
+import { Sparkline } from "./sparkline";
+import { OBJECT_SORTS, type ObjectSort, type ObjectsAnswer } from "@/lib/wire/objects";
 
 const urlState = {
   ...objectFilterState,
   class: parseAsString,
   page: parseAsInteger.withDefault(1),
+  sort: parseAsStringLiteral(OBJECT_SORTS).withDefault("writes"),
+  /** heartbeat-only objects (Lease renewals) are hidden unless this says "show" */
+  heartbeats: parseAsString,
 };
 
-function Sparkline({ values }: { values: number[] }) {
-  const max = Math.max(1, ...values);
-  const points = values.map((v, i) => `${(i / (values.length - 1)) * 100},${20 - (v / max) * 18}`).join(" ");
-  return (
-    <svg viewBox="0 0 100 20" className="h-5 w-28" preserveAspectRatio="none" aria-hidden>
-      <polyline points={points} fill="none" stroke="var(--accent)" strokeWidth="1.2" vectorEffect="non-scaling-stroke" />
-    </svg>
-  );
-}
+/** The table's columns: a header, the sort it sets (if any), and whether it holds a number. */
+const COLUMNS: { header: string; sort?: ObjectSort; numeric?: boolean }[] = [
+  { header: "object", sort: "name" },
+  { header: "kind" },
+  { header: "writes", sort: "writes", numeric: true },
+  { header: "routed", sort: "routed", numeric: true },
+  { header: "unrouted", sort: "unrouted", numeric: true },
+  { header: "no-op", sort: "noop", numeric: true },
+  { header: "create", sort: "create", numeric: true },
+  { header: "delete", sort: "delete", numeric: true },
+  { header: "wasted", sort: "wasted", numeric: true },
+  { header: "top changed fields" },
+  { header: "writers" },
+  { header: "writes over time" },
+];
 
 export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
@@ -42,57 +53,41 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
     namespace: url.namespace ?? undefined,
     class: url.class ?? undefined,
   };
-  const answer = useApi<ObjectsAnswer>(apiUrl("/api/objects", { ...filter, from: startMs, to: endMs, page: url.page, pageSize: 50, snapshot: snapshot?.id }));
+  const heartbeats = url.heartbeats === "show" ? "show" : "hide";
+  const answer = useApi<ObjectsAnswer>(
+    apiUrl("/api/objects", { ...filter, from: startMs, to: endMs, page: url.page, pageSize: 50, sort: url.sort, heartbeats, snapshot: snapshot?.id }),
+  );
   const data = answer.data?.data;
   const pages = data ? Math.max(1, Math.ceil(data.total / data.pageSize)) : 1;
-  const kindValue = url.kind ? `${url.group ?? ""}/${url.kind}` : "";
-  const select = "rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1";
 
   return (
     <main className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h1 className="text-lg font-semibold">Objects</h1>
+        <ScopeSelectors kinds={data?.kinds ?? []} scope={url} onChange={(scope) => void setUrl({ ...scope, page: 1 })} />
         <select
-          data-testid="cluster-select"
-          className={select}
-          value={url.cluster ?? ""}
-          onChange={(e) => void setUrl({ cluster: e.target.value || null, page: 1 })}
+          data-testid="class-select"
+          className={SELECT_CLASS}
+          value={url.class ?? ""}
+          onChange={(e) => void setUrl({ class: e.target.value || null, page: 1 })}
         >
-          <option value="">All clusters</option>
-          {[...new Set((data?.kinds ?? []).map((k) => k.cluster))].map((c) => (
-            <option key={c}>{c}</option>
-          ))}
-        </select>
-        <select
-          data-testid="kind-select"
-          className={select}
-          value={kindValue}
-          onChange={(e) => {
-            const [group, kind] = e.target.value ? e.target.value.split("/") : [null, null];
-            void setUrl({ group: e.target.value ? group : null, kind: kind || null, page: 1 });
-          }}
-        >
-          <option value="">All kinds</option>
-          {[...new Set((data?.kinds ?? []).map((k) => `${k.group}/${k.kind}`))].map((k) => (
-            <option key={k} value={k}>
-              {k.split("/")[1]} {k.split("/")[0] ? `(${k.split("/")[0]})` : "(core)"}
-            </option>
-          ))}
-        </select>
-        <input
-          data-testid="namespace-input"
-          className={`${select} w-48`}
-          placeholder="namespace"
-          defaultValue={url.namespace ?? ""}
-          onKeyDown={(e) => e.key === "Enter" && void setUrl({ namespace: e.currentTarget.value || null, page: 1 })}
-          onBlur={(e) => void setUrl({ namespace: e.target.value || null, page: 1 })}
-        />
-        <select data-testid="class-select" className={select} value={url.class ?? ""} onChange={(e) => void setUrl({ class: e.target.value || null, page: 1 })}>
           <option value="">Any class</option>
           {WRITE_CLASSES.map((c) => (
             <option key={c}>{c}</option>
           ))}
         </select>
+        <label
+          className="flex items-center gap-1"
+          title="Objects every write of which is a heartbeat (Lease renewals): expected churn that would fill the top of the ranking"
+        >
+          <input
+            type="checkbox"
+            data-testid="hide-heartbeats"
+            checked={heartbeats === "hide"}
+            onChange={(e) => void setUrl({ heartbeats: e.target.checked ? null : "show", page: 1 })}
+          />
+          hide heartbeat-only
+        </label>
         <Link
           prefetch={false}
           className="text-[var(--accent)] hover:underline"
@@ -106,6 +101,8 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
       <ApiNotices error={answer.error} answer={answer.data} />
       <section
         data-testid="objects-table"
+        // Still showing the previous answer while the new one loads.
+        data-updating={answer.isFetching && !answer.isLoading ? "" : undefined}
         data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"}
         className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
       >
@@ -118,25 +115,30 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         <table className="w-full text-sm tabular">
           <thead className="text-xs text-[var(--muted)]">
             <tr>
-              {[
-                "object",
-                "kind",
-                "writes",
-                "routed",
-                "unrouted",
-                "no-op",
-                "create",
-                "delete",
-                "wasted",
-                "top changed fields",
-                "writers",
-                "writes over time",
-              ].map((h) => (
+              {COLUMNS.map(({ header, sort, numeric }) => (
                 <th
-                  key={h}
-                  className={`px-2 py-1 font-medium ${["writes", "routed", "unrouted", "no-op", "create", "delete", "wasted"].includes(h) ? "text-right" : "text-left"}`}
+                  key={header}
+                  aria-sort={sort && sort === url.sort ? (sort === "name" ? "ascending" : "descending") : undefined}
+                  className={`px-2 py-1 font-medium ${numeric ? "text-right" : "text-left"}`}
                 >
-                  {h}
+                  {sort ? (
+                    <button
+                      type="button"
+                      data-sort={sort}
+                      className={`hover:underline ${sort === url.sort ? "font-semibold text-[var(--fg)]" : ""}`}
+                      title={
+                        sort === "name"
+                          ? "Sort by namespace and name"
+                          : `Sort by ${header}, most first${sort === "writes" && heartbeats === "hide" ? " (besides heartbeats, while they are hidden)" : ""}`
+                      }
+                      onClick={() => void setUrl({ sort: sort === "writes" ? null : sort, page: 1 })}
+                    >
+                      {header}
+                      {sort === url.sort ? (sort === "name" ? " ▲" : " ▼") : ""}
+                    </button>
+                  ) : (
+                    header
+                  )}
                 </th>
               ))}
             </tr>
@@ -146,6 +148,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
               <tr
                 key={`${row.cluster}/${row.group}/${row.kind}/${row.namespace}/${row.name}`}
                 data-object={`${row.cluster}/${row.kind}/${row.namespace}/${row.name}`}
+                data-heartbeats={row.heartbeat}
                 className="border-t border-[var(--border)] align-top"
               >
                 <td className="px-2 py-1">
@@ -162,6 +165,15 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
                 <td className="px-2 py-1">{row.kind}</td>
                 <td className="px-2 py-1 text-right font-mono" data-cell="writes">
                   {formatNumber(row.writes, true)}
+                  {heartbeats === "hide" && row.heartbeat > 0 ? (
+                    <div
+                      className="text-[11px] text-[var(--muted)]"
+                      data-testid="beside-heartbeats"
+                      title="the writes it is ranked by while heartbeats are hidden"
+                    >
+                      {formatNumber(row.writes - row.heartbeat, true)} besides heartbeats
+                    </div>
+                  ) : null}
                 </td>
                 <td className="px-2 py-1 text-right font-mono" data-cell="routed" style={{ color: row.routed ? CLASS_COLORS.routed : undefined }}>
                   {formatNumber(row.routed, true)}
@@ -220,6 +232,15 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         </table>
         {answer.isLoading && <StoreLoading snapshot={snapshot !== undefined} />}
         {data && data.rows.length === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No object writes in this range.</p>}
+        {data && data.heartbeatOnly.objects > 0 && (
+          <p data-testid="heartbeat-only" className="mt-2 text-xs text-[var(--muted)]">
+            {formatNumber(data.heartbeatOnly.objects, true)} heartbeat-only object{data.heartbeatOnly.objects === 1 ? "" : "s"} (every write a heartbeat, as
+            Lease renewals are) with {formatNumber(data.heartbeatOnly.writes, true)} writes hidden; the others rank by their writes besides heartbeats.{" "}
+            <button type="button" className="text-[var(--accent)] hover:underline" onClick={() => void setUrl({ heartbeats: "show", page: 1 })}>
+              Show them
+            </button>
+          </p>
+        )}
         <div className="mt-2 flex items-center gap-2 text-xs">
           <button
             type="button"

@@ -5,7 +5,7 @@
  */
 import { MIN_PERIODIC_WRITES, periodicNoop } from "../analysis/periodic";
 import type { WriteClass } from "../churn/analyze";
-import type { FieldRow, ObjectRow } from "../wire/objects";
+import type { FieldRow, ObjectRow, ObjectSort } from "../wire/objects";
 import type { StoreDatabase } from "./database";
 import { CLASS_SUMS, COUNT_COLUMNS, DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
 
@@ -26,6 +26,25 @@ const CLASS_COLUMN: Record<WriteClass, string> = {
   unrouted: "c_unrouted",
   "no-op": "c_noop",
   unknown: "c_unknown",
+};
+
+export interface RankOptions {
+  sort?: ObjectSort;
+  /**
+   * Heartbeats (Lease renewals) are expected churn: leave out the objects every write of which is one (counting
+   * them instead), and rank the others by their writes that are not heartbeats.
+   */
+  hideHeartbeats?: boolean;
+}
+
+const SORT_VALUE: Record<Exclude<ObjectSort, "name">, (g: Record<string, number>) => number> = {
+  writes: (g) => g.writes,
+  routed: (g) => g.c_routed,
+  unrouted: (g) => g.c_unrouted,
+  noop: (g) => g.c_noop,
+  create: (g) => g.c_create,
+  delete: (g) => g.c_delete,
+  wasted: (g) => (g.c_noop + g.c_unrouted) / g.writes,
 };
 
 /** The no-op writes read per object to look for a timer (the latest ones). */
@@ -69,8 +88,16 @@ export class Ranking {
     return { sql: clauses.join(" AND "), params };
   }
 
-  /** Objects ranked by writes in (from, to], one page; `cls` keeps objects with at least one write of that class. */
-  objects(filter: ObjectFilter, limit: number, offset: number): { total: number; rows: ObjectRow[] } {
+  /**
+   * Objects ranked by writes (or another count) in (from, to], one page; `cls` keeps objects with at least one write of
+   * that class. Heartbeat-only objects left out are counted in `heartbeatOnly`.
+   */
+  objects(
+    filter: ObjectFilter,
+    limit: number,
+    offset: number,
+    options: RankOptions = {},
+  ): { total: number; rows: ObjectRow[]; heartbeatOnly: { objects: number; writes: number } } {
     // One grouping pass over the writes alone (objects are joined for the page only), then ranked here:
     // there are at most as many groups as objects, and total and page come from the same pass.
     const scoped = filter.cluster !== undefined || filter.group !== undefined || filter.kind !== undefined || filter.namespace !== undefined;
@@ -111,7 +138,18 @@ export class Ranking {
       ...rollup(`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.minusHours, -1),
     ];
     const groups = parts.length === 1 ? parts[0].rows : mergeCounts(parts);
-    const kept = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
+    const ofClass = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
+    const heartbeatOnly = { objects: 0, writes: 0 };
+    const kept = options.hideHeartbeats
+      ? ofClass.filter((g) => {
+          const beats = g.c_heartbeat === g.writes;
+          if (beats) {
+            heartbeatOnly.objects++;
+            heartbeatOnly.writes += g.writes;
+          }
+          return !beats;
+        })
+      : ofClass;
     const keyOf = this.database.statement("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?");
     // Most writes first; ties by namespace and name (one read of every object's name beats one per tie).
     let names: Map<number, { namespace: string; name: string }> | undefined;
@@ -122,9 +160,12 @@ export class Ranking {
         namespace: "",
         name: "",
       };
-    kept.sort(
-      (x, y) => y.writes - x.writes || nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name),
-    );
+    const byName = (x: Record<string, number>, y: Record<string, number>) =>
+      nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name);
+    const sort = options.sort ?? "writes";
+    const value =
+      sort === "name" ? undefined : sort === "writes" && options.hideHeartbeats ? (g: Record<string, number>) => g.writes - g.c_heartbeat : SORT_VALUE[sort];
+    kept.sort(value ? (x, y) => value(y) - value(x) || y.writes - x.writes || byName(x, y) : byName);
     const total = kept.length;
     const page = kept.slice(offset, offset + limit).map((g) => ({ ...g, ...(keyOf.get(g.id) as Record<string, string>) })) as Record<string, number | string>[];
     const ids = page.map((r) => r.id as number);
@@ -205,7 +246,7 @@ export class Ranking {
         periodicNoop: noops.has(id) ? periodicNoop(noops.get(id)!) : null,
       };
     });
-    return { total, rows };
+    return { total, rows, heartbeatOnly };
   }
 
   /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */
@@ -242,33 +283,52 @@ export class Ranking {
     }[];
   }
 
-  /** Changed paths across objects, ranked by changes, split by writer. */
+  /**
+   * Changed paths across objects, ranked by changes, split by writer; how many of each path's changes came in writes
+   * that changed routing (routed) or not (unrouted), and its changes over the range in equal slices.
+   */
   fields(filter: ObjectFilter, limit: number): FieldRow[] {
     const { sql, params } = this.where(filter, "f");
-    const rows = this.database.db
-      .prepare(
-        `SELECT f.path, f.writer, COUNT(*) AS n, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path, f.writer`,
-      )
-      .all(...params) as { path: string; writer: string; n: number; objects: number }[];
+    const from = `field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql}`;
+    const all = <T>(query: string) => this.database.db.prepare(query).all(...params) as T[];
+    const rows = all<{ path: string; writer: string; n: number }>(`SELECT f.path, f.writer, COUNT(*) AS n FROM ${from} GROUP BY f.path, f.writer`);
     const objects = new Map(
-      (
-        this.database.db
-          .prepare(
-            `SELECT f.path, COUNT(DISTINCT f.object_id) AS objects FROM field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql} GROUP BY f.path`,
-          )
-          .all(...params) as { path: string; objects: number }[]
-      ).map((r) => [r.path, r.objects]),
+      all<{ path: string; objects: number }>(`SELECT f.path, COUNT(DISTINCT f.object_id) AS objects FROM ${from} GROUP BY f.path`).map((r) => [
+        r.path,
+        r.objects,
+      ]),
     );
     const byPath = new Map<string, FieldRow>();
     for (const r of rows) {
-      const row = byPath.get(r.path) ?? { path: r.path, changes: 0, objects: objects.get(r.path) ?? 0, writers: [] };
+      const row = byPath.get(r.path) ?? {
+        path: r.path,
+        changes: 0,
+        objects: objects.get(r.path) ?? 0,
+        routed: 0,
+        unrouted: 0,
+        writers: [],
+        sparkline: new Array<number>(SPARK_BUCKETS).fill(0),
+      };
       row.changes += r.n;
       row.writers.push({ writer: r.writer, changes: r.n });
       byPath.set(r.path, row);
     }
-    return [...byPath.values()]
-      .map((r) => ({ ...r, writers: r.writers.sort((a, b) => b.changes - a.changes) }))
-      .sort((a, b) => b.changes - a.changes || a.path.localeCompare(b.path))
-      .slice(0, limit);
+    const top = [...byPath.values()].sort((a, b) => b.changes - a.changes || a.path.localeCompare(b.path)).slice(0, limit);
+    const shown = new Map(top.map((r) => [r.path, r]));
+    const byClass = all<{ path: string; cls: string; n: number }>(
+      `SELECT f.path, w.class AS cls, COUNT(*) AS n FROM field_changes f JOIN objects o ON o.id = f.object_id JOIN writes w ON w.id = f.write_id WHERE ${sql} GROUP BY f.path, w.class`,
+    );
+    for (const r of byClass) {
+      const row = shown.get(r.path);
+      if (row && r.cls === "routed") row.routed += r.n;
+      else if (row && r.cls === "unrouted") row.unrouted += r.n;
+    }
+    const span = Math.max(1, filter.toMs - filter.fromMs);
+    const bucket = `MIN(${SPARK_BUCKETS - 1}, CAST((f.ts_ms - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span} AS INTEGER))`;
+    for (const r of all<{ path: string; k: number; n: number }>(`SELECT f.path, ${bucket} AS k, COUNT(*) AS n FROM ${from} GROUP BY f.path, k`)) {
+      const row = shown.get(r.path);
+      if (row) row.sparkline[r.k] = r.n;
+    }
+    return top.map((r) => ({ ...r, writers: r.writers.sort((a, b) => b.changes - a.changes) }));
   }
 }

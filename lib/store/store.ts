@@ -12,7 +12,7 @@ import type { FieldRow, ObjectHistory, ObjectKey, ObjectRow, PickedWriteAnswer, 
 import { AuditStore } from "./audit-store";
 import { StoreDatabase } from "./database";
 import { DayRollups } from "./day-rollups";
-import { Ranking, type ObjectFilter } from "./ranking";
+import { Ranking, type ObjectFilter, type RankOptions } from "./ranking";
 import { Timelines, type WritePick } from "./timelines";
 import type { ObjectTimeline } from "../objects/timeline";
 import type { WriteRepository } from "./types";
@@ -79,8 +79,8 @@ export class WriteStore implements WriteRepository {
   }
 
   /** Objects ranked by writes in (from, to], one page (ranking.ts). */
-  objects(filter: ObjectFilter, limit: number, offset: number): { total: number; rows: ObjectRow[] } {
-    return this.ranking.objects(filter, limit, offset);
+  objects(filter: ObjectFilter, limit: number, offset: number, options?: RankOptions): ReturnType<Ranking["objects"]> {
+    return this.ranking.objects(filter, limit, offset, options);
   }
 
   kinds(): { cluster: string; group: string; kind: string }[] {

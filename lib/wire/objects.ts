@@ -13,6 +13,10 @@ export interface ObjectKey {
   name: string;
 }
 
+/** What the Objects ranking can be sorted by, most first (name: A to Z). */
+export const OBJECT_SORTS = ["writes", "routed", "unrouted", "noop", "create", "delete", "wasted", "name"] as const;
+export type ObjectSort = (typeof OBJECT_SORTS)[number];
+
 export interface ObjectRow extends ObjectKey {
   writes: number;
   create: number;
@@ -37,11 +41,20 @@ export interface FieldRow {
   path: string;
   changes: number;
   objects: number;
+  /** changes made by writes that changed what consumers route on */
+  routed: number;
+  /** changes made by writes that left what consumers route on as it was */
+  unrouted: number;
   writers: { writer: string; changes: number }[];
+  /** changes per equal slice of the range */
+  sparkline: number[];
 }
 
 export interface ObjectsAnswer {
   total: number;
+  /** objects left out because every write of theirs is a heartbeat (Lease renewals), and their writes */
+  heartbeatOnly: { objects: number; writes: number };
+  sort: string;
   page: number;
   pageSize: number;
   startMs: number;
@@ -105,4 +118,12 @@ export interface PickedWriteAnswer {
   total: number;
   previousSeq: number | null;
   nextSeq: number | null;
+}
+
+/** /api/fields: the changed fields of the objects in scope, and every kind the store has (for the selectors). */
+export interface FieldsAnswer {
+  startMs: number;
+  endMs: number;
+  rows: FieldRow[];
+  kinds: { cluster: string; group: string; kind: string }[];
 }

@@ -12,7 +12,15 @@ import { rangeParams } from "../../panels/params";
 import { hasLiveObjects } from "../recording";
 import { OBJECT_PATH_HELP, objectKeyFromSegments } from "../../objects/key";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
-import type { FieldRow, ObjectKey, ObjectTimelineAnswer, ObjectWritesAnswer, ObjectsAnswer, PickedWriteAnswer } from "../../wire/objects";
+import {
+  OBJECT_SORTS,
+  type FieldsAnswer,
+  type ObjectKey,
+  type ObjectTimelineAnswer,
+  type ObjectWritesAnswer,
+  type ObjectsAnswer,
+  type PickedWriteAnswer,
+} from "../../wire/objects";
 
 const name = z.string().max(253);
 const filterSchema = z.object({
@@ -25,6 +33,8 @@ const filterSchema = z.object({
   to: z.string().max(64).default(DEFAULT_TO),
   page: z.coerce.number().int().min(1).max(100_000).default(1),
   pageSize: z.coerce.number().int().min(1).max(200).default(50),
+  sort: z.enum(OBJECT_SORTS).default("writes"),
+  heartbeats: z.enum(["show", "hide"]).default("show"),
   snapshot: z.string().max(64).optional(),
 });
 
@@ -65,20 +75,21 @@ function liveNotes(ctx: ServerContext, filter: ObjectFilter): { warnings: string
 export async function listObjects(ctx: ServerContext, params: Record<string, string>): Promise<{ data: ObjectsAnswer; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
-  const { total, rows } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize);
+  const { total, rows, heartbeatOnly } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize, {
+    sort: p.sort,
+    hideHeartbeats: p.heartbeats === "hide",
+  });
   return {
-    data: { total, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() },
+    data: { total, heartbeatOnly, sort: p.sort, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() },
     ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
   };
 }
 
-export async function listFields(
-  ctx: ServerContext,
-  params: Record<string, string>,
-): Promise<{ data: { startMs: number; endMs: number; rows: FieldRow[] }; warnings?: string[]; infos?: string[] }> {
+export async function listFields(ctx: ServerContext, params: Record<string, string>): Promise<{ data: FieldsAnswer; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
+  const store = await storeFor(ctx, p.snapshot);
   return {
-    data: { startMs: filter.fromMs, endMs: filter.toMs, rows: (await storeFor(ctx, p.snapshot)).fields(filter, 200) },
+    data: { startMs: filter.fromMs, endMs: filter.toMs, rows: store.fields(filter, 200), kinds: store.kinds() },
     ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
   };
 }

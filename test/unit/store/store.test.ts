@@ -57,6 +57,28 @@ describe("WriteStore", () => {
     expect(rows[0].sparkline.length).toBe(40);
   });
 
+  it("sorts by any count or by name; hiding heartbeats leaves heartbeat-only objects out (counted) and ranks by the other writes", () => {
+    const store = fixture();
+    store.batch(() => {
+      for (let i = 1; i <= 40; i++) store.record(key("renewed", "Lease"), { ...write(i * 1000, "unrouted", "kubelet", ["spec.renewTime"]), heartbeat: true });
+      for (let i = 1; i <= 50; i++) store.record(key("flapping", "Lease"), { ...write(i * 900, "unrouted", "kubelet", ["spec.renewTime"]), heartbeat: true });
+      for (let i = 1; i <= 3; i++) store.record(key("flapping", "Lease"), write(i * 900 + 1, "unrouted", "agent", ["spec.acquireTime"]));
+    });
+    const range = { fromMs: 0, toMs: 50_000 };
+    const names = (options: Parameters<WriteStore["objects"]>[3]) => store.objects(range, 10, 0, options).rows.map((r) => r.name);
+    expect(names({})).toEqual(["flapping", "renewed", "busy", "quiet", "lease"]);
+    expect(names({ sort: "routed" })).toEqual(["busy", "flapping", "renewed", "quiet", "lease"]);
+    expect(names({ sort: "create" })[0]).toBe("lease");
+    expect(names({ sort: "name" })).toEqual(["busy", "flapping", "lease", "quiet", "renewed"]);
+    // Wasted: (no-op + unrouted) ÷ writes: flapping, renewed and quiet 100 % (most writes first), busy 30 of 31, lease 0.
+    expect(names({ sort: "wasted" })).toEqual(["flapping", "renewed", "quiet", "busy", "lease"]);
+    // Heartbeats hidden: renewed is gone (counted), flapping ranks by its 3 other writes.
+    const hidden = store.objects(range, 10, 0, { hideHeartbeats: true });
+    expect(hidden.rows.map((r) => r.name)).toEqual(["busy", "quiet", "flapping", "lease"]);
+    expect([hidden.total, hidden.heartbeatOnly]).toEqual([4, { objects: 1, writes: 40 }]);
+    expect(hidden.rows.find((r) => r.name === "flapping")).toMatchObject({ writes: 53, heartbeat: 50 });
+  });
+
   it("filters by kind and class, and pages", () => {
     const store = fixture();
     expect(store.objects({ fromMs: 0, toMs: 50_000, kind: "Lease" }, 10, 0).rows.map((r) => r.name)).toEqual(["lease"]);
@@ -70,11 +92,23 @@ describe("WriteStore", () => {
   });
 
   it("ranks changed fields across objects with their writers", () => {
-    expect(fixture().fields({ fromMs: 0, toMs: 50_000 }, 10)).toEqual([
-      { path: "status.message", changes: 30, objects: 1, writers: [{ writer: "operator", changes: 30 }] },
-      { path: "status.addresses", changes: 5, objects: 1, writers: [{ writer: "agent", changes: 5 }] },
-      { path: "status.ready", changes: 1, objects: 1, writers: [{ writer: "operator", changes: 1 }] },
+    const fields = fixture().fields({ fromMs: 0, toMs: 50_000 }, 10);
+    expect(fields.map(({ sparkline: _, ...row }) => row)).toEqual([
+      { path: "status.message", changes: 30, objects: 1, routed: 0, unrouted: 30, writers: [{ writer: "operator", changes: 30 }] },
+      { path: "status.addresses", changes: 5, objects: 1, routed: 0, unrouted: 5, writers: [{ writer: "agent", changes: 5 }] },
+      { path: "status.ready", changes: 1, objects: 1, routed: 1, unrouted: 0, writers: [{ writer: "operator", changes: 1 }] },
     ]);
+    // Changes over time: 40 slices of 1.25 s, each (start, end]; the routed change at 31 s is in slice 24, the
+    // addresses at 1 … 5 s in slices 0, 1, 2 and (4 s and 5 s both) 3.
+    const slices = (path: string) => fields.find((f) => f.path === path)!.sparkline;
+    expect(
+      slices("status.ready")
+        .map((n, i) => [i, n])
+        .filter(([, n]) => n > 0),
+    ).toEqual([[24, 1]]);
+    expect(slices("status.addresses").slice(0, 5)).toEqual([1, 1, 1, 2, 0]);
+    expect(slices("status.addresses").reduce((a, b) => a + b, 0)).toBe(5);
+    expect(slices("status.message").reduce((a, b) => a + b, 0)).toBe(30);
   });
 
   it("returns one object's writes in order and the projection in force before a range", () => {
