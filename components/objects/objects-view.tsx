@@ -95,6 +95,15 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         >
           Field churn →
         </Link>
+        <Link
+          prefetch={false}
+          data-testid="lanes-link"
+          className="text-[var(--accent)] hover:underline"
+          href={apiUrl("/objects/lanes", { ...filter, class: undefined, from: startMs, to: endMs, snapshot: snapshot?.id })}
+          title="Every object of this scope as a lane on one time axis: when what consumers route on changed, and when it did not"
+        >
+          Lanes →
+        </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />

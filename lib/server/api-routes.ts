@@ -13,7 +13,7 @@ import { receiveUpload, receiveWebhook } from "./handlers/audit";
 import { clientsAnswer } from "./handlers/clients";
 import { exportView, type Download } from "./handlers/export-view";
 import { addNote, answerMarkers, deleteNote } from "./handlers/markers";
-import { listFields, listObjects, objectAnswer } from "./handlers/objects";
+import { listFields, listLanes, listObjects, objectAnswer } from "./handlers/objects";
 import { answerPanel } from "./handlers/panels";
 
 /** What a handler is given: the request (for a body), its query, the path's captured parts, the admitted user. */
@@ -60,6 +60,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     methods: { GET: ({ ctx, captured, query, signal }) => answerPanel(ctx, decoded(captured[0]), query, signal) },
   },
   { path: /^\/api\/objects$/, access: "user", methods: { GET: ({ ctx, query }) => listObjects(ctx, query) } },
+  { path: /^\/api\/objects\/lanes$/, access: "user", methods: { GET: ({ ctx, query }) => listLanes(ctx, query) } },
   // Segments stay as sent: objectRoute decodes each once.
   {
     path: /^\/api\/objects\/(.+)$/,

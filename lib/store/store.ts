@@ -296,6 +296,11 @@ export class WriteStore implements WriteRepository {
     return this.timelines.timeline(key, fromMs, toMs, columns);
   }
 
+  /** Many objects' projection segments and routed writes per column, on one time axis. */
+  lanes(keys: ObjectKey[], fromMs: number, toMs: number, columns: number): ReturnType<Timelines["lanes"]> {
+    return this.timelines.lanes(keys, fromMs, toMs, columns);
+  }
+
   /** One write in full, by its seq or the nearest to a time, with its neighbours in (from, to]. */
   pickWrite(key: ObjectKey, fromMs: number, toMs: number, pick: WritePick): PickedWriteAnswer | undefined {
     return this.timelines.pick(key, fromMs, toMs, pick);

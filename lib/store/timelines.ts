@@ -5,7 +5,7 @@
  */
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
-import { buildTimeline, TIMELINE_LANES, type ColumnCount, type ObjectTimeline, type ProjectionChange } from "../objects/timeline";
+import { buildTimeline, TIMELINE_LANES, type ColumnCount, type ObjectTimeline, type ProjectionChange, type TimelineSegment } from "../objects/timeline";
 import type { ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import type { StoreDatabase } from "./database";
 
@@ -108,6 +108,41 @@ export class Timelines {
       .iterate(args) as IterableIterator<ProjectionChange>;
     const initial = this.projectionTextBefore(id, fromMs);
     return buildTimeline({ counts, lanes, changes: firstDiffering(changes, initial), initial }, range, columns);
+  }
+
+  /**
+   * Many objects' lanes on one time axis: for each, its routed projection's segments (at most one change per
+   * column, as on its own timeline) and its routed writes (transitions) per column. Three queries for all of them.
+   */
+  lanes(keys: ObjectKey[], fromMs: number, toMs: number, columns: number): { segments: TimelineSegment[]; transitions: [number, number][] }[] {
+    const range = { startMs: fromMs, endMs: toMs };
+    const ids = keys.map((key) => this.database.knownIdOf(key));
+    const known = ids.filter((id): id is number => id !== undefined);
+    const changes = new Map<number, ProjectionChange[]>();
+    const transitions = new Map<number, [number, number][]>();
+    if (known.length > 0) {
+      const marks = known.map(() => "?").join(",");
+      const inRange = `object_id IN (${marks}) AND ts_ms > ? AND ts_ms <= ?`;
+      const args = [...known, fromMs, toMs];
+      const column = `MIN(${columns} - 1, CAST(((ts_ms - ${fromMs}) * ${columns}) / ${toMs - fromMs} AS INTEGER))`;
+      const rows = this.database.db
+        .prepare(
+          `SELECT id, tsMs, projection FROM (SELECT object_id AS id, ts_ms AS tsMs, projection, LAG(projection) OVER (PARTITION BY object_id ORDER BY ts_ms, id) AS before
+           FROM writes WHERE ${inRange} AND class NOT IN ('unrouted', 'no-op')) WHERE before IS NOT projection ORDER BY id, tsMs`,
+        )
+        .all(...args) as (ProjectionChange & { id: number })[];
+      for (const r of rows) (changes.get(r.id) ?? changes.set(r.id, []).get(r.id)!).push(r);
+      for (const r of this.database.db
+        .prepare(`SELECT object_id AS id, ${column} AS i, COUNT(*) AS n FROM writes WHERE ${inRange} AND class = 'routed' GROUP BY id, i ORDER BY id, i`)
+        .all(...args) as { id: number; i: number; n: number }[])
+        (transitions.get(r.id) ?? transitions.set(r.id, []).get(r.id)!).push([r.i, r.n]);
+    }
+    return ids.map((id) => {
+      if (id === undefined) return { segments: buildTimeline({ counts: [], lanes: [], changes: [] }, range, columns).segments, transitions: [] };
+      const initial = this.projectionTextBefore(id, fromMs);
+      const timeline = buildTimeline({ counts: [], lanes: [], changes: firstDiffering(changes.get(id) ?? [], initial), initial }, range, columns);
+      return { segments: timeline.segments, transitions: transitions.get(id) ?? [] };
+    });
   }
 
   /** The picked write in (from, to], or undefined when the object has none there (or not that one). */

@@ -3,7 +3,7 @@ import type { PeriodicPattern } from "../analysis/periodic";
 import type { WriteClass } from "../churn/analyze";
 import type { FieldChange } from "../churn/diff";
 import type { Json } from "../churn/json";
-import type { ObjectTimeline } from "../objects/timeline";
+import type { ObjectTimeline, TimelineSegment } from "../objects/timeline";
 
 export interface ObjectKey {
   cluster: string;
@@ -125,5 +125,29 @@ export interface FieldsAnswer {
   startMs: number;
   endMs: number;
   rows: FieldRow[];
+  kinds: { cluster: string; group: string; kind: string }[];
+}
+
+/** One object's lane on the many-objects view: its counts, its routed projection over the range, and its transitions. */
+export interface ObjectLane extends ObjectKey {
+  writes: number;
+  routed: number;
+  wastedRatio: number;
+  segments: TimelineSegment[];
+  /** routed writes (the projection's transitions) per pixel column: [column, count] */
+  transitions: [number, number][];
+}
+
+/** /api/objects/lanes: one page of a kind's objects as lanes on one time axis, in the Objects ranking's order. */
+export interface ObjectLanesAnswer {
+  total: number;
+  heartbeatOnly: { objects: number; writes: number };
+  sort: ObjectSort;
+  page: number;
+  pageSize: number;
+  startMs: number;
+  endMs: number;
+  columns: number;
+  lanes: ObjectLane[];
   kinds: { cluster: string; group: string; kind: string }[];
 }

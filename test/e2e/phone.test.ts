@@ -16,6 +16,7 @@ const PAGES: [string, string, string][] = [
   ["write-load", `/?${RANGE}&resource=connectors.networking.datumapis.com`, '[data-panel="writes-by-resource"] [data-chart][data-drawn]'],
   ["rebuilds", `/rebuilds?${RANGE}`, "[data-panel] [data-chart][data-drawn]"],
   ["objects", `/objects?${RANGE}`, '[data-testid="objects-table"]'],
+  ["lanes", `/objects/lanes?${RANGE}&cluster=milo&group=networking.datumapis.com&kind=Connector`, '[data-testid="lanes"] [data-lane-object]'],
   ["fields", `/fields?${RANGE}`, "table"],
   ["compare", `/compare?${RANGE}`, "main"],
   ["clients", `/clients?${RANGE}`, "main"],

@@ -16,6 +16,7 @@ import {
   OBJECT_SORTS,
   type FieldsAnswer,
   type ObjectKey,
+  type ObjectLanesAnswer,
   type ObjectTimelineAnswer,
   type ObjectWritesAnswer,
   type ObjectsAnswer,
@@ -81,6 +82,41 @@ export async function listObjects(ctx: ServerContext, params: Record<string, str
   });
   return {
     data: { total, heartbeatOnly, sort: p.sort, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() },
+    ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
+  };
+}
+
+/** /api/objects/lanes: a page of the ranking's objects, each its routed projection and transitions, `width` columns wide. */
+export async function listLanes(
+  ctx: ServerContext,
+  params: Record<string, string>,
+): Promise<{ data: ObjectLanesAnswer; warnings?: string[]; infos?: string[] }> {
+  const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
+  const columns = columnsSchema.safeParse(params.width || undefined);
+  if (!columns.success) throw badRequest(`parameter width: a whole number of pixel columns from 1 to ${MAX_TIMELINE_COLUMNS}`);
+  const store = await storeFor(ctx, p.snapshot);
+  const { total, rows, heartbeatOnly } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize, {
+    sort: p.sort,
+    hideHeartbeats: p.heartbeats === "hide",
+  });
+  const drawn = store.lanes(rows, filter.fromMs, filter.toMs, columns.data);
+  const lanes = rows.map(({ cluster, group, kind, namespace, name, writes, routed, wastedRatio }, i) => ({
+    ...{ cluster, group, kind, namespace, name, writes, routed, wastedRatio },
+    ...drawn[i],
+  }));
+  return {
+    data: {
+      total,
+      heartbeatOnly,
+      sort: p.sort,
+      page: p.page,
+      pageSize: p.pageSize,
+      startMs: filter.fromMs,
+      endMs: filter.toMs,
+      columns: columns.data,
+      lanes,
+      kinds: store.kinds(),
+    },
     ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
   };
 }
