@@ -25,7 +25,7 @@ import { OBJECT_SORTS, type ObjectLane, type ObjectLanesAnswer } from "@/lib/wir
 import { ApiNotices, StoreLoading } from "./api-notices";
 import { objectFilterState, timelineHref } from "./object-link";
 import { ScopeSelectors } from "./scope-selectors";
-import { projectionText } from "./timeline-chart";
+import { bandColor, projectionText } from "./timeline-chart";
 
 const urlState = { ...objectFilterState, sort: parseAsStringLiteral(OBJECT_SORTS).withDefault("writes"), heartbeats: parseAsString };
 const LANE_PX = 20;
@@ -33,8 +33,6 @@ const PAGE = 100;
 const AXIS_PX = 36;
 /** Lanes drawn beyond the visible ones, so a scroll does not show blanks before they draw. */
 const OVERSCAN = 10;
-
-const bandColor = (p: Record<string, string> | null) => (!p ? "var(--grid)" : p.online === "true" ? "#86efac" : p.online === "false" ? "#d1d5db" : "#bfdbfe");
 
 export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });

@@ -35,7 +35,9 @@ function laneLabel(path: string, changes: number, labelWidth: number): string {
   return `${path.length > room ? `…${path.slice(-(room - 1))}` : path}${count}`;
 }
 
-const bandColor = (p: Record<string, string> | null) => (!p ? "var(--grid)" : p.online === "true" ? "#86efac" : p.online === "false" ? "#d1d5db" : "#bfdbfe");
+/** The routed projection's colour: green online, grey offline, blue for another value, the grid's colour when unknown. */
+export const bandColor = (p: Record<string, string> | null) =>
+  !p ? "var(--grid)" : p.online === "true" ? "#86efac" : p.online === "false" ? "#d1d5db" : "#bfdbfe";
 
 interface Props {
   timeline: ObjectTimelineAnswer;
