@@ -86,22 +86,37 @@ export async function listObjects(ctx: ServerContext, params: Record<string, str
   };
 }
 
+const columnsSchema = z.coerce.number().int().min(1).max(MAX_TIMELINE_COLUMNS).default(1_000);
+
+/** A timeline's or the lanes' `width`: how many pixel columns it is drawn in. */
+function columnsOf(params: Record<string, string>): number {
+  const columns = columnsSchema.safeParse(params.width || undefined);
+  if (!columns.success) throw badRequest(`parameter width: a whole number of pixel columns from 1 to ${MAX_TIMELINE_COLUMNS}`);
+  return columns.data;
+}
+
 /** /api/objects/lanes: a page of the ranking's objects, each its routed projection and transitions, `width` columns wide. */
 export async function listLanes(
   ctx: ServerContext,
   params: Record<string, string>,
 ): Promise<{ data: ObjectLanesAnswer; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
-  const columns = columnsSchema.safeParse(params.width || undefined);
-  if (!columns.success) throw badRequest(`parameter width: a whole number of pixel columns from 1 to ${MAX_TIMELINE_COLUMNS}`);
+  const columns = columnsOf(params);
   const store = await storeFor(ctx, p.snapshot);
   const { total, rows, heartbeatOnly } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize, {
     sort: p.sort,
     hideHeartbeats: p.heartbeats === "hide",
   });
-  const drawn = store.lanes(rows, filter.fromMs, filter.toMs, columns.data);
+  const drawn = store.lanes(rows, filter.fromMs, filter.toMs, columns);
   const lanes = rows.map(({ cluster, group, kind, namespace, name, writes, routed, wastedRatio }, i) => ({
-    ...{ cluster, group, kind, namespace, name, writes, routed, wastedRatio },
+    cluster,
+    group,
+    kind,
+    namespace,
+    name,
+    writes,
+    routed,
+    wastedRatio,
     ...drawn[i],
   }));
   return {
@@ -113,7 +128,7 @@ export async function listLanes(
       pageSize: p.pageSize,
       startMs: filter.fromMs,
       endMs: filter.toMs,
-      columns: columns.data,
+      columns,
       lanes,
       kinds: store.kinds(),
     },
@@ -151,8 +166,6 @@ function objectWarnings(ctx: ServerContext, snapshot: string | undefined, key: O
   return snapshot === undefined ? liveNotes(ctx, filter).warnings.filter((g) => g.includes(`on ${key.cluster} `)) : [];
 }
 
-const columnsSchema = z.coerce.number().int().min(1).max(MAX_TIMELINE_COLUMNS).default(1_000);
-
 /** /api/objects/{object path}/timeline?width=N: every write in the range counted into N pixel columns. */
 export async function objectTimeline(
   ctx: ServerContext,
@@ -160,10 +173,8 @@ export async function objectTimeline(
   params: Record<string, string>,
 ): Promise<{ data: ObjectTimelineAnswer; warnings: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
-  const columns = columnsSchema.safeParse(params.width || undefined);
-  if (!columns.success) throw badRequest(`parameter width: a whole number of pixel columns from 1 to ${MAX_TIMELINE_COLUMNS}`);
   const store = await storeFor(ctx, p.snapshot);
-  return { data: { key, ...store.timeline(key, filter.fromMs, filter.toMs, columns.data) }, warnings: objectWarnings(ctx, p.snapshot, key, filter) };
+  return { data: { key, ...store.timeline(key, filter.fromMs, filter.toMs, columnsOf(params)) }, warnings: objectWarnings(ctx, p.snapshot, key, filter) };
 }
 
 const pickSchema = z.union([z.object({ seq: z.coerce.number().int().min(0) }), z.object({ near: z.coerce.number().int().min(0).max(8_640_000_000_000_000) })]);
