@@ -68,7 +68,7 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
         <section className="space-y-2 rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 text-sm">
           {picks.length > 0 && (
             <div className="flex flex-wrap items-center gap-2" data-testid="compare-presets">
-              <span className="text-[var(--muted)]">{snapshot ? "Held in this snapshot:" : "Seed 000's tables:"}</span>
+              <span className="text-[var(--muted)]">{snapshot ? "Held in this snapshot:" : "The Connector churn write-up's tables:"}</span>
               {picks.map((p) => (
                 <button
                   key={`${p.a}|${p.b}|${p.window}`}

@@ -124,10 +124,13 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
         data-testid="lanes"
         data-state={first.isLoading || width === 0 ? "loading" : first.data ? "ready" : "idle"}
         data-total={total}
+        data-written={first.data?.data.written}
         className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
       >
         <p className="mb-2 text-xs text-[var(--muted)]">
-          {total === undefined ? "" : `${formatNumber(total, true)} objects, in the Objects ranking's order. `}
+          {total === undefined || !first.data
+            ? ""
+            : `${formatNumber(total, true)} objects: the ${formatNumber(first.data.data.written, true)} written in the range in the Objects ranking's order, then the ${formatNumber(total - first.data.data.written, true)} not written (as they were when it began). `}
           Each lane: what consumers route on (green = online, grey = offline), and a red tick where it changed (a routed write). Click a lane for its timeline;
           drag across the axis to zoom.
           {first.data && first.data.data.heartbeatOnly.objects > 0

@@ -7,6 +7,7 @@ import { formatRange } from "../format/time";
 import { splitResource } from "../panels/resource-name";
 import type { Snapshot, SnapshotInfo } from "./format/schema";
 import { holdingRange } from "./format/view-range";
+import { derivedComparison } from "./held-compare";
 
 /**
  * What the server keeps of an open snapshot: all but its object writes, which are most of a bundle (35 of the
@@ -71,6 +72,8 @@ export function snapshotPanel(snapshot: HeldSnapshot, call: PanelCall): PanelRes
   const holding = holdingRange(snapshot.ranges, call);
   const wider = holding && heldAnswer(snapshot, { ...call, ...holding });
   if (holding && wider) return zoomedAnswer(wider, holding, call);
+  const derived = call.panel === "compare" && holding ? compareFromHeld(snapshot, holding, call) : undefined;
+  if (derived) return derived;
   const ranges = snapshot.ranges.map((r) => formatRange(r.startMs, r.endMs)).join("; ");
   const inRange = holding !== undefined;
   const held = info(snapshot, "").resources[call.apiserver ?? ""] ?? [];
@@ -79,7 +82,7 @@ export function snapshotPanel(snapshot: HeldSnapshot, call: PanelCall): PanelRes
     404,
     "not_in_snapshot",
     call.panel === "compare" && inRange
-      ? `this snapshot holds ${comparisons.length ? `only these comparisons: ${comparisons.join("; ")}` : "no comparisons"}`
+      ? `this snapshot holds ${comparisons.length ? `only these comparisons (each also the other way round, and per any whole multiple of its window): ${comparisons.join("; ")}` : "no comparisons"}`
       : !inRange && call.panel !== "write-totals"
         ? `this snapshot holds the ranges ${ranges} only`
         : call.resource
@@ -120,6 +123,18 @@ export function info(snapshot: HeldSnapshot, id: string): SnapshotInfo {
     comparisons: heldComparisons(snapshot),
     objectWriteCount: snapshot.objectWriteCount ?? 0,
   };
+}
+
+/** A comparison counted from the ones held for `holding` (the other way round, or per a longer window). */
+function compareFromHeld(snapshot: HeldSnapshot, holding: { startMs: number; endMs: number }, call: PanelCall): PanelResult | undefined {
+  const { a, b, window } = call.args ?? {};
+  if (!a || !b || !window) return undefined;
+  const held = snapshot.panels.flatMap((entry) =>
+    entry.panel === "compare" && entry.startMs === holding.startMs && entry.endMs === holding.endMs && entry.args?.a && entry.args.b && entry.args.window
+      ? [{ a: entry.args.a, b: entry.args.b, window: entry.args.window, result: entry.result as PanelResult }]
+      : [],
+  );
+  return derivedComparison(held, { startMs: call.startMs, endMs: call.endMs, a, b, window });
 }
 
 /** The comparisons a snapshot answers (each for its ranges), for the compare view's picks and messages. */

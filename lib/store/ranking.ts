@@ -5,7 +5,7 @@
  */
 import { MIN_PERIODIC_WRITES, periodicNoop } from "../analysis/periodic";
 import type { WriteClass } from "../churn/analyze";
-import type { FieldRow, ObjectRow, ObjectSort } from "../wire/objects";
+import type { FieldRow, ObjectKey, ObjectRow, ObjectSort } from "../wire/objects";
 import type { StoreDatabase } from "./database";
 import { CLASS_SUMS, COUNT_COLUMNS, DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
 
@@ -247,6 +247,36 @@ export class Ranking {
       };
     });
     return { total, rows, heartbeatOnly };
+  }
+
+  /**
+   * The objects of the scope that were there when the range began but were not written in it (quiet ones), by
+   * namespace and name: the lanes show them after the written ones, since an object that did not change is news too.
+   */
+  quietObjects(filter: ObjectFilter, limit: number, offset: number): { total: number; keys: ObjectKey[] } {
+    const clauses: string[] = [];
+    const params: (string | number)[] = [];
+    for (const [column, value] of [
+      ["cluster", filter.cluster],
+      ["grp", filter.group],
+      ["kind", filter.kind],
+      ["namespace", filter.namespace],
+    ] as const)
+      if (value !== undefined) {
+        clauses.push(`o.${column} = ?`);
+        params.push(value);
+      }
+    // Known by the range's start (listed first, or written before it), not deleted since, and not written in the range.
+    const where = `${clauses.length ? `${clauses.join(" AND ")} AND ` : ""}
+      (EXISTS (SELECT 1 FROM first_seen f WHERE f.object_id = o.id AND f.ts_ms <= ?) OR EXISTS (SELECT 1 FROM writes w WHERE w.object_id = o.id AND w.ts_ms <= ?))
+      AND COALESCE((SELECT w.class FROM writes w WHERE w.object_id = o.id AND w.ts_ms <= ? ORDER BY w.ts_ms DESC, w.id DESC LIMIT 1), '') != 'delete'
+      AND NOT EXISTS (SELECT 1 FROM writes w WHERE w.object_id = o.id AND w.ts_ms > ? AND w.ts_ms <= ?)`;
+    const args = [...params, filter.fromMs, filter.fromMs, filter.fromMs, filter.fromMs, filter.toMs];
+    const total = (this.database.db.prepare(`SELECT COUNT(*) AS n FROM objects o WHERE ${where}`).get(...args) as { n: number }).n;
+    const keys = this.database.db
+      .prepare(`SELECT cluster, grp AS "group", kind, namespace, name FROM objects o WHERE ${where} ORDER BY namespace, name LIMIT ? OFFSET ?`)
+      .all(...args, limit, offset) as ObjectKey[];
+    return { total, keys };
   }
 
   /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */

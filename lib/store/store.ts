@@ -8,7 +8,7 @@ import type Database from "better-sqlite3";
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
-import type { FieldRow, ObjectHistory, ObjectKey, ObjectRow, PickedWriteAnswer, StoredWrite } from "../wire/objects";
+import type { FieldRow, ObjectHistory, ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import { AuditStore } from "./audit-store";
 import { StoreDatabase } from "./database";
 import { DayRollups } from "./day-rollups";
@@ -294,6 +294,11 @@ export class WriteStore implements WriteRepository {
   /** One object's writes in (from, to] counted into `columns` pixel columns. */
   timeline(key: ObjectKey, fromMs: number, toMs: number, columns: number): ObjectTimeline {
     return this.timelines.timeline(key, fromMs, toMs, columns);
+  }
+
+  /** The scope's objects known by the range's start and not written in it, by namespace and name. */
+  quietObjects(filter: ObjectFilter, limit: number, offset: number): ReturnType<Ranking["quietObjects"]> {
+    return this.ranking.quietObjects(filter, limit, offset);
   }
 
   /** Many objects' projection segments and routed writes per column, on one time axis. */

@@ -138,9 +138,14 @@ export interface ObjectLane extends ObjectKey {
   transitions: [number, number][];
 }
 
-/** /api/objects/lanes: one page of a kind's objects as lanes on one time axis, in the Objects ranking's order. */
+/**
+ * /api/objects/lanes: one page of a scope's objects as lanes on one time axis: the written ones in the Objects ranking's
+ * order, then the quiet ones (there when the range began, not written in it) by name.
+ */
 export interface ObjectLanesAnswer {
   total: number;
+  /** how many of them were written in the range (they come first) */
+  written: number;
   heartbeatOnly: { objects: number; writes: number };
   sort: ObjectSort;
   page: number;

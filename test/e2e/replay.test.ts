@@ -83,7 +83,7 @@ describe("the replay in Chromium", () => {
     await page.close();
   });
 
-  it("the compare view reproduces the Connector churn write-up's tables: reconciles vs status PUTs per 3 h, hub vs project writes per 6 h", async () => {
+  it("the compare view reproduces the Connector churn write-up's tables (reconciles vs status PUTs per 3 h, hub vs project writes per 6 h), and counts 12 h windows from the held 6 h ones", async () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1100 } });
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
@@ -115,6 +115,22 @@ describe("the replay in Chromium", () => {
     const sixHours = windowTruth(h.replay, 6);
     await page.waitForSelector(`[data-testid="compare-table"] tr[data-window-end="${sixHours[0].endMs}"]`);
     expect(await table()).toEqual(sixHours.map((w) => [w.endMs, formatCount(w.hubConnectorWrites), formatCount(w.projectConnectorWrites)]));
+
+    // A window the replay does not hold, made of whole held ones: 12 h from the 6 h windows, exact.
+    await page.fill('[data-testid="window-input"]', "12h");
+    await page.press('[data-testid="window-input"]', "Enter");
+    await page.waitForURL((url) => url.searchParams.get("window") === "12h");
+    const twelveHours = windowTruth(h.replay, 12);
+    await page.waitForSelector(`[data-testid="compare-table"] tr[data-window-end="${twelveHours[0].endMs}"]`);
+    expect(await table()).toEqual(twelveHours.map((w) => [w.endMs, formatCount(w.hubConnectorWrites), formatCount(w.projectConnectorWrites)]));
+    await expect(page.textContent('[data-panel="compare"] [data-testid="panel-notices"]')).resolves.toMatch(
+      /Counted from the snapshot's 6h windows, 2 to each 12h window/,
+    );
+    // One it cannot count says what it holds, plainly.
+    await page.fill('[data-testid="window-input"]', "5h");
+    await page.press('[data-testid="window-input"]', "Enter");
+    await page.waitForSelector('[data-panel="compare"][data-state="not-held"]');
+    await expect(page.textContent('[data-panel="compare"]')).resolves.toMatch(/Not in this snapshot: this snapshot holds only these comparisons/);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -95,7 +95,10 @@ function columnsOf(params: Record<string, string>): number {
   return columns.data;
 }
 
-/** /api/objects/lanes: a page of the ranking's objects, each its routed projection and transitions, `width` columns wide. */
+/**
+ * /api/objects/lanes: a page of the scope's objects, each its routed projection and transitions, `width` columns wide: the
+ * written ones in the ranking's order, then the quiet ones (there when the range began, not written in it).
+ */
 export async function listLanes(
   ctx: ServerContext,
   params: Record<string, string>,
@@ -103,25 +106,31 @@ export async function listLanes(
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const columns = columnsOf(params);
   const store = await storeFor(ctx, p.snapshot);
-  const { total, rows, heartbeatOnly } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize, {
-    sort: p.sort,
-    hideHeartbeats: p.heartbeats === "hide",
-  });
-  const drawn = store.lanes(rows, filter.fromMs, filter.toMs, columns);
-  const lanes = rows.map(({ cluster, group, kind, namespace, name, writes, routed, wastedRatio }, i) => ({
-    cluster,
-    group,
-    kind,
-    namespace,
-    name,
-    writes,
-    routed,
-    wastedRatio,
-    ...drawn[i],
-  }));
+  const offset = (p.page - 1) * p.pageSize;
+  const ranked = store.objects(filter, p.pageSize, offset, { sort: p.sort, hideHeartbeats: p.heartbeats === "hide" });
+  // After the written objects, the quiet ones: known by the range's start, not written in it.
+  const quiet = filter.cls ? { total: 0, keys: [] } : store.quietObjects(filter, p.pageSize - ranked.rows.length, Math.max(0, offset - ranked.total));
+  const total = ranked.total + quiet.total;
+  const heartbeatOnly = ranked.heartbeatOnly;
+  const shown = [
+    ...ranked.rows.map(({ cluster, group, kind, namespace, name, writes, routed, wastedRatio }) => ({
+      cluster,
+      group,
+      kind,
+      namespace,
+      name,
+      writes,
+      routed,
+      wastedRatio,
+    })),
+    ...quiet.keys.map((key) => ({ ...key, writes: 0, routed: 0, wastedRatio: 0 })),
+  ];
+  const drawn = store.lanes(shown, filter.fromMs, filter.toMs, columns);
+  const lanes = shown.map((lane, i) => ({ ...lane, ...drawn[i] }));
   return {
     data: {
       total,
+      written: ranked.total,
       heartbeatOnly,
       sort: p.sort,
       page: p.page,

@@ -148,4 +148,52 @@ describe("answering from a snapshot", () => {
     // Past the held range is still outside it.
     expect(() => snapshotPanel(snapshot, { ...call, endMs: END + 60_000 })).toThrow(/holds the ranges/);
   });
+  it("answers a comparison from a held one: the other way round, or per a whole multiple of its window, gaps kept", () => {
+    const bundle = sample();
+    const dayStart = Date.parse("2026-09-11T00:00:00Z");
+    const dayEnd = dayStart + 86_400_000;
+    const H3 = 3 * 3_600_000;
+    const ends = Array.from({ length: 8 }, (_, i) => dayStart + (i + 1) * H3);
+    const a = ends.map((t, i) => [t, 10 * (i + 1)] as [number, number | null]);
+    const b = ends.map((t, i) => [t, i === 5 ? null : i + 1] as [number, number | null]);
+    bundle.ranges = [{ startMs: dayStart, endMs: dayEnd }];
+    bundle.panels = [
+      {
+        panel: "compare",
+        startMs: dayStart,
+        endMs: dayEnd,
+        args: { a: "x_total", b: "y_total", window: "3h" },
+        result: {
+          data: {
+            ...bundle.panels[0].result.data,
+            panel: "compare",
+            stepSeconds: 10_800,
+            startMs: dayStart,
+            endMs: dayEnd,
+            series: [
+              { labels: { series: "A", selector: "x_total" }, points: a },
+              { labels: { series: "B", selector: "y_total" }, points: b },
+            ],
+          },
+          warnings: [],
+          infos: [],
+        },
+      },
+    ];
+    const snapshot = heldPart(bundle);
+    const call = (args: Record<string, string>) => ({ panel: "compare", startMs: dayStart, endMs: dayEnd, args });
+    const sixHours = snapshotPanel(snapshot, call({ a: "x_total", b: "y_total", window: "6h" }));
+    expect(sixHours.data.stepSeconds).toBe(21_600);
+    expect(sixHours.data.series[0].points).toEqual([0, 1, 2, 3].map((k) => [dayStart + (k + 1) * 2 * H3, a[2 * k][1]! + a[2 * k + 1][1]!]));
+    // B's window 6 (index 5) is not held: the 6 h window holding it is a gap, the others sums.
+    expect(sixHours.data.series[1].points.map(([, v]) => v)).toEqual([1 + 2, 3 + 4, null, 7 + 8]);
+    expect(sixHours.infos.at(-1)).toMatch(/Counted from the snapshot's 3h windows, 2 to each 6h window/);
+    const swapped = snapshotPanel(snapshot, call({ a: "y_total", b: "x_total", window: "3h" }));
+    expect(swapped.data.series.map((s) => [s.labels.series, s.labels.selector, s.points])).toEqual([
+      ["A", "y_total", b],
+      ["B", "x_total", a],
+    ]);
+    expect(() => snapshotPanel(snapshot, call({ a: "x_total", b: "y_total", window: "4h" }))).toThrow(/only these comparisons .*x_total vs y_total per 3h/);
+    expect(() => snapshotPanel(snapshot, call({ a: "x_total", b: "z_total", window: "3h" }))).toThrow(/not_in_snapshot|only these comparisons/);
+  });
 });
