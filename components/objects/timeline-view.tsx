@@ -22,6 +22,7 @@ import { MAX_TIMELINE_COLUMNS } from "@/lib/objects/timeline";
 import { CLASS_COLORS } from "./object-link";
 import { TimelineChart } from "./timeline-chart";
 import { WriteDiff } from "./write-diff";
+import { MarkerList } from "@/components/panels/marker-list";
 import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 
 const urlState = { from: parseAsString.withDefault(DEFAULT_FROM), to: parseAsString.withDefault(DEFAULT_TO), write: parseAsInteger };
@@ -93,6 +94,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />
+      <MarkerList markers={markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs)} />
       <section
         data-testid="timeline"
         data-state={answer.isLoading || width === 0 ? "loading" : data ? "ready" : "idle"}

@@ -4,6 +4,7 @@
  * configuration, whether the rebuild loop saturates, and how many rebuilds each upstream write
  * buys. Every panel answers for all sites; the site selector filters in the browser.
  */
+import { MarkerList } from "@/components/panels/marker-list";
 import { ChartZoomContext } from "@/components/panels/chart-zoom";
 import { parseAsString, useQueryStates } from "nuqs";
 import { useState } from "react";
@@ -122,6 +123,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
           )}
         </p>
 
+        <MarkerList markers={markers} />
         {onset && (
           <p className="text-xs" data-testid="onset-summary">
             <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}

@@ -1,10 +1,13 @@
 /** Says plainly that the page shows a snapshot (and, for the replay, a reconstruction) and not live data. */
 import { formatRange, formatUtc } from "@/lib/format/time";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
+import { holdingRange } from "@/lib/snapshot/format/view-range";
 
 export function SnapshotBanner({ info, startMs, endMs, view }: { info: SnapshotInfo; startMs: number; endMs: number; view?: SnapshotInfo["views"][number] }) {
   const replay = info.source === "replay";
   const missing = view !== undefined && !info.views.includes(view);
+  // A zoom shows part of a held range: the banner names the held range, the range line below it the zoom.
+  const held = holdingRange(info.ranges, { startMs, endMs }) ?? { startMs, endMs };
   return (
     <section data-testid="snapshot-banner" className="rounded border border-[var(--warn-fg)] bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--fg)]">
       <p className="font-semibold">
@@ -12,7 +15,7 @@ export function SnapshotBanner({ info, startMs, endMs, view }: { info: SnapshotI
         {info.title}
       </p>
       <p className="tabular">
-        Snapshot of {formatRange(startMs, endMs)} (UTC), taken {formatUtc(info.takenAtMs)}. Not live data: the numbers are frozen in the bundle.
+        Snapshot of {formatRange(held.startMs, held.endMs)} (UTC), taken {formatUtc(info.takenAtMs)}. Not live data: the numbers are frozen in the bundle.
       </p>
       {replay ? (
         <p className="mt-1">

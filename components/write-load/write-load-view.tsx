@@ -3,6 +3,7 @@
  * The Write load page: which resources' writes rose, when, by which verb and subresource,
  * on which API server, and how many of them changed nothing. All view state is in the URL.
  */
+import { MarkerList } from "@/components/panels/marker-list";
 import { ChartZoomContext } from "@/components/panels/chart-zoom";
 import { parseAsString, useQueryStates } from "nuqs";
 import { PanelFrame } from "@/components/panels/panel-frame";
@@ -147,6 +148,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
             </p>
           ))}
 
+        <MarkerList markers={markers} />
         {onset && (
           <p className="text-xs" data-testid="onset-summary">
             <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}

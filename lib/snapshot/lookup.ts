@@ -82,7 +82,7 @@ export function snapshotPanel(snapshot: HeldSnapshot, call: PanelCall): PanelRes
     404,
     "not_in_snapshot",
     call.panel === "compare" && inRange
-      ? `this snapshot holds ${comparisons.length ? `only these comparisons (each also the other way round, and per any whole multiple of its window): ${comparisons.join("; ")}` : "no comparisons"}`
+      ? `this snapshot holds ${comparisons.length ? `only these comparisons: ${comparisons.join("; ")} (each also the other way round, and per any whole multiple of its window)` : "no comparisons"}`
       : !inRange && call.panel !== "write-totals"
         ? `this snapshot holds the ranges ${ranges} only`
         : call.resource

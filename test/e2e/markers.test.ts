@@ -56,4 +56,29 @@ describe("marker labels", () => {
       await page.close();
     }
   });
+
+  it("lists every marker of the range with its time and detail, readable without hovering", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    try {
+      await page.goto(`${h.app.url}${ONSET_DAY}`);
+      await page.waitForSelector('[data-testid="marker-list"] [data-marker-item]', { timeout: 30_000 });
+      const [fromMs, toMs] = [1789131600000, 1789164000000];
+      const expected = h.replay.params.markers.filter((m) => m.timeMs >= fromMs && m.timeMs <= toMs);
+      expect(expected.length).toBeGreaterThan(0);
+      const items = await page.$$eval('[data-testid="marker-list"] [data-marker-item]', (lis) =>
+        lis.map((li) => ({ label: li.getAttribute("data-marker-item"), text: li.textContent, visible: li.getBoundingClientRect().height > 0 })),
+      );
+      for (const m of expected) {
+        const item = items.find((i) => i.label === m.label);
+        expect(item, m.label).toBeDefined();
+        expect(item!.visible).toBe(true);
+        expect(item!.text).toContain(formatUtc(m.timeMs));
+        expect(item!.text).toContain(m.detail.split("\n")[0]);
+      }
+      // The detected onset is listed too, as detected.
+      expect(items.some((i) => i.text?.includes("(detected)"))).toBe(true);
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -67,6 +67,8 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
 
       await drawn(page, "writes-by-resource");
       await expect(page.textContent('[data-testid="snapshot-zoom"]')).resolves.toContain(formatRange(fromMs, toMs));
+      // The banner still names what the snapshot holds; the zoom is said beside the range buttons.
+      await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toContain(`Snapshot of ${formatRange(whole.startMs, whole.endMs)} (UTC)`);
       await page.waitForSelector('[data-panel="write-totals"][data-state="not-held"]');
       await expect(page.textContent('[data-panel="write-totals"]')).resolves.toMatch(/Not in this snapshot: this snapshot holds these totals for .* only/);
       for (const id of ["writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]) await drawn(page, id);

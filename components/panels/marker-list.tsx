@@ -1,0 +1,33 @@
+"use client";
+/**
+ * The markers in the range in words, under the page's heading: each one's time, label and detail (a release's
+ * notes, a note's author), so nobody has to hover a line to read them. Folded away past a few, the count kept.
+ */
+import { formatUtc } from "@/lib/format/time";
+import type { Marker } from "@/lib/markers/marker";
+
+const KIND_WORD: Record<Marker["kind"], string> = { release: "release", note: "note", query: "found by PromQL", onset: "detected" };
+/** Shown open up to this many; more fold behind their count. */
+const OPEN_UP_TO = 8;
+
+export function MarkerList({ markers }: { markers: Marker[] }) {
+  if (markers.length === 0) return null;
+  const sorted = [...markers].sort((a, b) => a.timeMs - b.timeMs);
+  return (
+    <details data-testid="marker-list" className="text-xs" open={sorted.length <= OPEN_UP_TO}>
+      <summary className="cursor-pointer select-none text-[var(--muted)]">
+        {sorted.length} marker{sorted.length === 1 ? "" : "s"} in this range
+      </summary>
+      <ul className="mt-1 space-y-0.5">
+        {sorted.map((m) => (
+          <li key={`${m.timeMs}-${m.kind}-${m.label}`} data-marker-item={m.label} className="flex flex-wrap gap-x-2">
+            <span className="font-mono tabular text-[var(--muted)]">{formatUtc(m.timeMs)}</span>
+            <span className={m.kind === "onset" ? "font-semibold text-[var(--accent)]" : "font-semibold"}>{m.label}</span>
+            <span className="text-[var(--muted)]">({KIND_WORD[m.kind]})</span>
+            <span className="min-w-0 whitespace-pre-wrap break-words">{m.detail.replace(/\n/g, " ")}</span>
+          </li>
+        ))}
+      </ul>
+    </details>
+  );
+}
