@@ -193,7 +193,9 @@ describe("answering from a snapshot", () => {
       ["A", "y_total", b],
       ["B", "x_total", a],
     ]);
-    expect(() => snapshotPanel(snapshot, call({ a: "x_total", b: "y_total", window: "4h" }))).toThrow(/only these comparisons: x_total vs y_total per 3h \(each also the other way round/);
+    expect(() => snapshotPanel(snapshot, call({ a: "x_total", b: "y_total", window: "4h" }))).toThrow(
+      /only these comparisons: x_total vs y_total per 3h \(each also the other way round/,
+    );
     expect(() => snapshotPanel(snapshot, call({ a: "x_total", b: "z_total", window: "3h" }))).toThrow(/only these comparisons: x_total vs y_total per 3h/);
   });
 });
