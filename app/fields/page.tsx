@@ -5,18 +5,12 @@ import { FieldsView } from "@/components/objects/fields-view";
 import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
 import { getServerContext } from "@/lib/server/context";
 import { hasLiveObjects } from "@/lib/server/recording";
-import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
+import { objectScope, pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 
 export default async function FieldsPage({ searchParams }: { searchParams: Promise<Search> }) {
   await connection();
   const ctx = getServerContext();
-  const shown = await pageSnapshot(
-    ctx,
-    await searchParams,
-    "/fields",
-    { kind: () => "Connector", group: () => "networking.datumapis.com" },
-    hasLiveObjects(ctx),
-  );
+  const shown = await pageSnapshot(ctx, await searchParams, "/fields", objectScope(false), hasLiveObjects(ctx));
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (

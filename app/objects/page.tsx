@@ -5,22 +5,12 @@ import { ObjectsView } from "@/components/objects/objects-view";
 import { SnapshotOpenError } from "@/components/snapshot/snapshot-open-error";
 import { getServerContext } from "@/lib/server/context";
 import { hasLiveObjects } from "@/lib/server/recording";
-import { pageSnapshot, type Search } from "@/lib/server/page-snapshot";
+import { objectScope, pageSnapshot, type Search } from "@/lib/server/page-snapshot";
 
 export default async function ObjectsPage({ searchParams }: { searchParams: Promise<Search> }) {
   await connection();
   const ctx = getServerContext();
-  const shown = await pageSnapshot(
-    ctx,
-    await searchParams,
-    "/objects",
-    {
-      // The replay opens on Connectors; another snapshot on everything it holds.
-      kind: (s) => (s.source === "replay" ? "Connector" : undefined),
-      group: (s) => (s.source === "replay" ? "networking.datumapis.com" : undefined),
-    },
-    hasLiveObjects(ctx),
-  );
+  const shown = await pageSnapshot(ctx, await searchParams, "/objects", objectScope(false), hasLiveObjects(ctx));
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (

@@ -49,7 +49,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
         >
           ← Objects
         </Link>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", ...filter }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />

@@ -116,7 +116,7 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
         >
           ← Objects
         </Link>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", ...scope }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={first.error} answer={first.data} />

@@ -104,7 +104,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         >
           Lanes →
         </Link>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
+        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", ...filter, class: undefined }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />

@@ -90,7 +90,17 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
         >
           ← Objects
         </Link>
-        <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects" }} />
+        <ViewControls
+          snapshot={snapshot}
+          {...controls}
+          download={{
+            view: "objects",
+            cluster: objectKey.cluster,
+            group: objectKey.group || undefined,
+            kind: objectKey.kind,
+            namespace: objectKey.namespace || undefined,
+          }}
+        />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />

@@ -23,8 +23,9 @@ export function OpenSnapshot() {
           body: file,
           headers: { "Content-Type": "application/octet-stream" },
         });
-        // Opens on the page it was taken on.
-        const page = { "write-load": "/", rebuilds: "/rebuilds", compare: "/compare", objects: "/objects" }[info.data.views[0]] ?? "/";
+        // Opens on the page it was downloaded from, else the first it holds.
+        const page =
+          info.data.initialView?.page ?? { "write-load": "/", rebuilds: "/rebuilds", compare: "/compare", objects: "/objects" }[info.data.views[0]] ?? "/";
         window.location.assign(`${page}?snapshot=${info.data.id}`);
         return;
       } catch (error) {

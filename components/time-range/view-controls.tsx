@@ -3,6 +3,7 @@
  * The right-hand controls every page shares: the range (a snapshot offers its own ranges and zooms inside them),
  * notes (live, or on the snapshot), "Copy link", "Download snapshot" for what is on screen, and "Open snapshot…".
  */
+import { usePathname } from "next/navigation";
 import { useState } from "react";
 import { OpenSnapshot } from "@/components/snapshot/open-snapshot";
 import { formatRange } from "@/lib/format/time";
@@ -18,7 +19,9 @@ interface Props extends TimeRangePickerProps {
 
 export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onRefresh, onZoomOut, download }: Props) {
   const search = new URLSearchParams();
-  for (const [key, value] of Object.entries({ ...download, from: startMs, to: endMs, snapshot: snapshot?.id }))
+  // The page it is taken on, where the bundle opens again.
+  const page = usePathname();
+  for (const [key, value] of Object.entries({ ...download, from: startMs, to: endMs, snapshot: snapshot?.id, page }))
     if (value !== undefined) search.set(key, String(value));
   return (
     <div className="ml-auto flex flex-wrap items-center gap-2">

@@ -50,3 +50,17 @@ export async function pageSnapshot(
   }
   return { kind: "redirect", to: `${path}?${target}` };
 }
+
+/**
+ * The object views' selection from a snapshot: the scope it was downloaded with, else on the replay its Connectors
+ * (the project's alone where `projectOnly`, as the lanes open).
+ */
+export function objectScope(projectOnly: boolean): Record<string, (s: SnapshotInfo) => string | undefined> {
+  const replay = (s: SnapshotInfo) => s.source === "replay" && !s.initialView?.kind;
+  return {
+    cluster: (s) => s.initialView?.cluster ?? (projectOnly && replay(s) ? "milo" : undefined),
+    group: (s) => s.initialView?.group ?? (replay(s) ? "networking.datumapis.com" : undefined),
+    kind: (s) => s.initialView?.kind ?? (replay(s) ? "Connector" : undefined),
+    namespace: (s) => s.initialView?.namespace,
+  };
+}

@@ -23,7 +23,9 @@ async function tabThrough(page: Page) {
   }, INTERACTIVE);
   const targets = await page.locator("[data-kbd-target]").count();
   const stops: { target: string | null; outline: string; width: number }[] = [];
-  for (let i = 0; i < targets + 10; i++) {
+  const reachedSoFar = new Set<string>();
+  // Until every control was reached (controls that appear meanwhile are stops too), or far past their number.
+  for (let i = 0; i < 4 * targets + 20 && reachedSoFar.size < targets; i++) {
     await page.keyboard.press("Tab");
     const stop = await page.evaluate(() => {
       const el = document.activeElement as HTMLElement | null;
@@ -32,6 +34,7 @@ async function tabThrough(page: Page) {
       return { target: el.dataset.kbdTarget ?? null, outline: style.outlineStyle, width: parseFloat(style.outlineWidth) };
     });
     if (stop) stops.push(stop);
+    if (stop?.target) reachedSoFar.add(stop.target);
   }
   const reached = new Set(stops.map((s) => s.target).filter((t) => t !== null));
   const missed = await page.$$eval(
@@ -57,6 +60,8 @@ describe("the keyboard alone", () => {
     try {
       await page.goto(`${h.app.url}${path}`);
       await page.waitForSelector(ready, { state: "attached", timeout: 60_000 });
+      // Every panel answered, so that the controls counted are all the page has.
+      await page.waitForFunction(() => !document.querySelector('[data-state="loading"], [data-updating]'), undefined, { timeout: 60_000 });
       const { stops, missed, targets } = await tabThrough(page);
       expect(targets).toBeGreaterThan(5);
       expect(missed).toEqual([]);

@@ -82,6 +82,32 @@ describe("notes and views on a snapshot", () => {
     }
   });
 
+  it("a download from Objects records the page and its scope, and opens there", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    try {
+      await page.goto(`${h.app.url}/objects?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}&cluster=milo&group=coordination.k8s.io&kind=Lease`);
+      await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object]', { timeout: 60_000 });
+      const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
+      const saved = join(ARTIFACTS, "replay-objects-leases.json.gz");
+      await download.saveAs(saved);
+      const bundle = JSON.parse(gunzipSync(readFileSync(saved)).toString("utf8"));
+      expect(bundle.initialView).toMatchObject({ page: "/objects", range: ZOOM, cluster: "milo", group: "coordination.k8s.io", kind: "Lease" });
+      await page.setInputFiles('[data-testid="snapshot-file"]', saved);
+      await page.waitForURL((url) => url.pathname === "/objects" && /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
+      const opened = new URL(page.url());
+      expect(Object.fromEntries(["from", "to", "cluster", "group", "kind"].map((k) => [k, opened.searchParams.get(k)]))).toEqual({
+        from: String(ZOOM.startMs),
+        to: String(ZOOM.endMs),
+        cluster: "milo",
+        group: "coordination.k8s.io",
+        kind: "Lease",
+      });
+      await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object*="/Lease/"]', { timeout: 60_000 });
+    } finally {
+      await page.close();
+    }
+  });
+
   it("refuses a note on a snapshot this dashboard does not hold", async () => {
     const page = await h.browser.newPage();
     try {

@@ -18,7 +18,7 @@ import { rangeParams } from "../../panels/params";
 import { collectMarkers } from "./collect-markers";
 import { compareArgs, parseCompareArgs } from "../../compare/compare";
 import { buildSnapshot } from "../../snapshot/export";
-import type { Snapshot } from "../../snapshot/format/schema";
+import { SNAPSHOT_PAGES, type Snapshot } from "../../snapshot/format/schema";
 import { noteMarker } from "../../store/notes";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 
@@ -29,13 +29,23 @@ export interface Download {
 
 const title = z.string().max(300).optional();
 
-/** The selection a download records, so that opening it returns there: the API server and resource, or the rebuild split and site. */
+/**
+ * The selection a download records, so that opening it returns there: the API server and resource, the rebuild split
+ * and site, or the objects' cluster, group, kind and namespace.
+ */
 function viewOf(params: Record<string, string>): NonNullable<Snapshot["initialView"]> {
   const text = (value: string | undefined) => (value && value.length <= 253 ? value : undefined);
   const atMs = params.at !== undefined && /^\d{1,15}$/.test(params.at) ? Number(params.at) : undefined;
-  return Object.fromEntries(
-    Object.entries({ apiserver: text(params.apiserver), resource: text(params.resource), site: text(params.site), atMs }).filter(([, v]) => v !== undefined),
-  );
+  const texts = Object.fromEntries(SELECTION.map((key) => [key, text(params[key])]));
+  const page = SNAPSHOT_PAGES.find((p) => p === params.page);
+  return Object.fromEntries(Object.entries({ ...texts, atMs, page }).filter(([, v]) => v !== undefined));
+}
+
+const SELECTION = ["apiserver", "resource", "site", "cluster", "group", "kind", "namespace"] as const;
+
+/** Every marker the page shows, notes and PromQL-found ones included; ids stay on this server, and the onset is found again. */
+async function exportedMarkers(ctx: ServerContext, range: { startMs: number; endMs: number }, signal?: AbortSignal): Promise<Snapshot["markers"]> {
+  return (await collectMarkers(ctx, range, signal)).markers.flatMap(({ id: _id, kind, ...m }) => (kind === "onset" ? [] : [{ ...m, kind }]));
 }
 
 export async function exportView(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<Download> {
@@ -51,7 +61,7 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
     const bytes = await ctx.snapshots.reshared(params.snapshot, { markers: notes, initialView: { ...held.initialView, ...viewOf(params), range } });
     return { filename: `churnscope-${params.snapshot}.json.gz`, bytes };
   }
-  if (params.view === "objects") return exportObjects(ctx, params);
+  if (params.view === "objects") return exportObjects(ctx, params, signal);
   const prometheus = ctx.prometheus;
   if (!prometheus) throw notConfigured();
   const req = parsePanelParams(
@@ -89,10 +99,7 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
           : view === "compare"
             ? [{ panel: "compare", startMs: req.startMs, endMs: req.endMs, args: compareArgs(parseCompareArgs(params)) }]
             : distinctCalls([{ startMs: req.startMs, endMs: req.endMs, apiserver: req.job, resource }]),
-      // Every marker the page shows, notes and PromQL-found ones included; ids stay on this server.
-      markers: (await collectMarkers(ctx, { startMs: req.startMs, endMs: req.endMs }, signal)).markers.flatMap(({ id: _id, kind, ...m }) =>
-        kind === "onset" ? [] : [{ ...m, kind }],
-      ),
+      markers: await exportedMarkers(ctx, { startMs: req.startMs, endMs: req.endMs }, signal),
       objectWrites: null,
     },
     callRunner(prometheus, rebuildDeps(ctx.config, prometheus), signal),
@@ -102,7 +109,7 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
 }
 
 /** The Objects, Field churn and timeline views: the recorder's writes in the range, every version rebuildable. */
-async function exportObjects(ctx: ServerContext, params: Record<string, string>): Promise<Download> {
+async function exportObjects(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<Download> {
   const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
   const { writes, leftOut } = exportObjectWrites(ctx.stores.liveStore(), { startMs, endMs });
   if (!writes)
@@ -116,10 +123,11 @@ async function exportObjects(ctx: ServerContext, params: Record<string, string>)
       source: "recorder",
       takenAtMs: Date.now(),
       ranges: [{ startMs, endMs }],
+      initialView: { ...viewOf(params), range: { startMs, endMs } },
       apiservers: [],
       views: ["objects"],
       calls: [],
-      markers: [],
+      markers: await exportedMarkers(ctx, { startMs, endMs }, signal),
       objectWrites: writes,
     },
     () => Promise.reject(new Error("an objects snapshot runs no panels")),

@@ -81,6 +81,9 @@ export const objectWritesSchema = z.object({
   ),
 });
 
+/** The pages a snapshot can open on. */
+export const SNAPSHOT_PAGES = ["/", "/rebuilds", "/compare", "/objects", "/objects/lanes", "/fields"] as const;
+
 export const snapshotSchema = z.object({
   format: z.literal(SNAPSHOT_FORMAT),
   version: z.literal(SNAPSHOT_VERSION),
@@ -99,6 +102,13 @@ export const snapshotSchema = z.object({
       apiserver: z.string().max(253).optional(),
       resource: z.string().max(253).optional(),
       site: z.string().max(253).optional(),
+      /** the page it was downloaded from, where opening it lands */
+      page: z.enum(SNAPSHOT_PAGES).optional(),
+      /** the object views' scope */
+      cluster: z.string().max(253).optional(),
+      group: z.string().max(253).optional(),
+      kind: z.string().max(253).optional(),
+      namespace: z.string().max(253).optional(),
       atMs: epochMs.optional(),
     })
     .optional(),
