@@ -57,7 +57,6 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
       snapshot: snapshot?.id,
     });
 
-  const scroller = useRef<HTMLDivElement | null>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const viewHeight = 600;
   const firstShown = Math.max(0, Math.floor(scrollTop / LANE_PX) - OVERSCAN);
@@ -168,7 +167,6 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
                 </g>
               </svg>
               <div
-                ref={scroller}
                 data-testid="lanes-scroller"
                 className="relative overflow-y-auto"
                 style={{ height: Math.min(viewHeight, (total ?? 0) * LANE_PX + 2) }}

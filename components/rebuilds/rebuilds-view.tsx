@@ -123,12 +123,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
           )}
         </p>
 
-        <MarkerList markers={markers} />
-        {onset && (
-          <p className="text-xs" data-testid="onset-summary">
-            <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}
-          </p>
-        )}
+        <MarkerList markers={markers} onsetSummary={onset?.summary} />
         {sites.length > 0 && (
           <section data-testid="site-multiples" className="grid grid-cols-2 gap-2 md:grid-cols-4 xl:grid-cols-7">
             {sites.map((s) => {

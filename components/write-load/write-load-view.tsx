@@ -148,12 +148,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
             </p>
           ))}
 
-        <MarkerList markers={markers} />
-        {onset && (
-          <p className="text-xs" data-testid="onset-summary">
-            <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onset.summary}
-          </p>
-        )}
+        <MarkerList markers={markers} onsetSummary={onset?.summary} />
         <PanelCard
           def={panel("writes-by-resource")}
           input={inputs.writesByResource}

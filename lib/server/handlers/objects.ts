@@ -17,6 +17,7 @@ import {
   type FieldsAnswer,
   type ObjectKey,
   type ObjectLanesAnswer,
+  type ObjectSort,
   type ObjectTimelineAnswer,
   type ObjectWritesAnswer,
   type ObjectsAnswer,
@@ -52,6 +53,9 @@ function parse(params: Record<string, string>, maxRangeMs: number) {
   return { p, filter };
 }
 
+/** How the Objects ranking and the lanes order objects: the sort, and whether heartbeats are hidden. */
+const rankOptions = (p: { sort: ObjectSort; heartbeats: "show" | "hide" }) => ({ sort: p.sort, hideHeartbeats: p.heartbeats === "hide" });
+
 async function storeFor(ctx: ServerContext, snapshot: string | undefined) {
   return snapshot !== undefined ? await ctx.stores.snapshotStore(snapshot) : ctx.stores.liveStore();
 }
@@ -76,10 +80,7 @@ function liveNotes(ctx: ServerContext, filter: ObjectFilter): { warnings: string
 export async function listObjects(ctx: ServerContext, params: Record<string, string>): Promise<{ data: ObjectsAnswer; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
-  const { total, rows, heartbeatOnly } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize, {
-    sort: p.sort,
-    hideHeartbeats: p.heartbeats === "hide",
-  });
+  const { total, rows, heartbeatOnly } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize, rankOptions(p));
   return {
     data: { total, heartbeatOnly, sort: p.sort, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() },
     ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
@@ -107,7 +108,7 @@ export async function listLanes(
   const columns = columnsOf(params);
   const store = await storeFor(ctx, p.snapshot);
   const offset = (p.page - 1) * p.pageSize;
-  const ranked = store.objects(filter, p.pageSize, offset, { sort: p.sort, hideHeartbeats: p.heartbeats === "hide" });
+  const ranked = store.objects(filter, p.pageSize, offset, rankOptions(p));
   // After the written objects, the quiet ones: known by the range's start, not written in it.
   const quiet = filter.cls ? { total: 0, keys: [] } : store.quietObjects(filter, p.pageSize - ranked.rows.length, Math.max(0, offset - ranked.total));
   const total = ranked.total + quiet.total;
