@@ -22,7 +22,7 @@ export default async function WriteLoadPage({ searchParams }: { searchParams: Pr
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   const nowMs = Date.now();
   const snapshot = shown.kind === "snapshot" ? shown.snapshot : undefined;
-  const view = searchTexts(search, ["from", "to", "apiserver", "resource"]);
+  const view = searchTexts(search, ["from", "to", "apiserver", "resource", "dryRun"]);
   return (
     <Suspense fallback={<div className="p-4 text-sm text-[var(--muted)]">Loading…</div>}>
       <WriteLoadView initialNowMs={nowMs} configuredApiservers={configuredApiservers(ctx.config.apiservers)} snapshot={snapshot} />

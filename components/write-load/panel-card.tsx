@@ -3,7 +3,7 @@
 import { PanelFrame } from "@/components/panels/panel-frame";
 import { TimeSeriesChart, type ChartMarker } from "@/components/panels/time-series-chart";
 import { usePanel, type PanelQueryInput } from "@/lib/query/hooks";
-import type { PanelDef } from "@/lib/panels/catalog";
+import type { PanelDef } from "@/lib/panels/queries";
 
 interface Props {
   def: PanelDef;

@@ -9,7 +9,8 @@ import { parseAsString, useQueryStates } from "nuqs";
 import { PanelFrame } from "@/components/panels/panel-frame";
 import { useElementWidth, useWidthCookie } from "@/components/panels/use-element-width";
 import { chartWidths } from "@/lib/panels/panel-url";
-import { findPanel, type PanelDef } from "@/lib/panels/catalog";
+import { findPanel } from "@/lib/panels/catalog";
+import type { PanelDef } from "@/lib/panels/queries";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { useApiservers, useMarkers, usePanel } from "@/lib/query/hooks";
@@ -32,6 +33,7 @@ const urlState = {
   to: parseAsString.withDefault(DEFAULT_TO),
   apiserver: parseAsString,
   resource: parseAsString,
+  dryRun: parseAsString,
 };
 
 const panel = (id: string): PanelDef => {
@@ -53,7 +55,8 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const { startMs, endMs, errors, controls, onZoom } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
   const apiserver = url.apiserver ?? undefined;
   const resource = url.resource ?? undefined;
-  const calls = writeLoadRequests({ startMs, endMs, apiserver, resource });
+  const includeDryRun = url.dryRun === "include";
+  const calls = writeLoadRequests({ startMs, endMs, apiserver, resource, includeDryRun });
   const inputs = writeLoadInputs(calls, chartWidths(mainWidth), snapshot?.id);
   useWidthCookie(mainWidth);
   // The same query as the chart's (one request): its total gives the onset drawn on every chart.
@@ -125,6 +128,19 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
               Objects →
             </Link>
           )}
+          <label
+            className="flex items-center gap-1 text-sm"
+            title="Requests sent with ?dryRun are validated and never stored; they are left out of the write panels unless counted here"
+          >
+            <input
+              type="checkbox"
+              data-testid="dry-run-toggle"
+              checked={includeDryRun}
+              disabled={snapshot !== undefined && !includeDryRun}
+              onChange={(e) => void setUrl({ dryRun: e.target.checked ? "include" : null })}
+            />
+            <span className="text-[var(--muted)]">Count dry runs</span>
+          </label>
           <ViewControls snapshot={snapshot} {...controls} download={{ apiserver, resource }} />
         </div>
         <RangeStatus
@@ -167,6 +183,20 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
           <PanelCard def={panel("write-errors")} input={inputs.writeErrors} markers={markers} />
           <PanelCard def={panel("lease-renewals")} input={inputs.leaseRenewals} markers={markers} />
           <PanelCard def={panel("watch-fanout")} input={inputs.watchFanout} markers={markers} />
+        </div>
+        <h2 className="pt-2 text-base font-semibold" id="write-signals">
+          What the writes changed and cost
+        </h2>
+        <p className="text-xs text-[var(--muted)]">
+          Each layer&apos;s own counts: the changes etcd stored and the updates consumers skipped, the watchers and seats one write costs, and the sizes it
+          moves. A layer that is not scraped is named under its panel.
+        </p>
+        <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
+          <PanelCard def={panel("noop-evidence")} input={inputs.noopEvidence} markers={markers} />
+          <PanelCard def={panel("fanout-per-write")} input={inputs.fanoutPerWrite} markers={markers} />
+          <PanelCard def={panel("request-cost")} input={inputs.requestCost} markers={markers} />
+          <PanelCard def={panel("watch-bytes")} input={inputs.watchBytes} markers={markers} />
+          <PanelCard def={panel("object-sizes")} input={inputs.objectSizes} markers={markers} />
         </div>
         <PanelFrame
           id="write-totals"

@@ -3,7 +3,7 @@
  * configured API server jobs. Picking one fills the selector box, so a pick is also a worked example.
  */
 import { literalAlternation, matcher } from "../promql/promql";
-import { WRITE_VERBS } from "../panels/catalog";
+import { WRITE_VERBS } from "../panels/queries";
 
 /** The window buttons; any duration from 1m to 7d can be typed. */
 export const WINDOW_PRESETS = ["1h", "3h", "6h"] as const;

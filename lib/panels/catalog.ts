@@ -3,74 +3,10 @@
  * its PromQL from validated variables; panels.ts runs them. Ids are stable: they appear in URLs,
  * the JSON API and snapshots.
  */
-import { byClause, literalAlternation, selector, type Matcher } from "../promql/promql";
+import { literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
-import type { LabelSets } from "./probe";
-
-/** Every write verb the apiserver reports; APPLY is server-side apply, which "PUT|PATCH" regexes miss. */
-export const WRITE_VERBS = ["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"] as const;
-const WRITE_VERB_REGEX = WRITE_VERBS.join("|");
-
-export type Unit =
-  "writes/s" | "requests/s" | "events/s" | "writes" | "rebuilds/h" | "s" | "%" | "s/s" | "updates" | "updates/h" | "rebuilds/write" | "per site" | "count";
-
-export interface PanelVars {
-  /** apiserver `job`; undefined means every API server (then `job` is kept in the grouping). */
-  job?: string;
-  resource?: string;
-  /** API group of `resource`; undefined matches any group. "" is the core group. */
-  group?: string;
-  /** Rate window, seconds. */
-  windowSeconds: number;
-  /** Whole range, seconds (for totals). */
-  rangeSeconds: number;
-  labelSets: LabelSets;
-}
-
-export interface NamedQuery {
-  /** Shown as the `series` label when a panel sends several queries. */
-  name?: string;
-  promql: string;
-}
-
-export interface PanelDef {
-  id: string;
-  title: string;
-  description: string;
-  unit: Unit;
-  /** range: a chart over time; total: one instant value per series at the end of the range. */
-  mode: "range" | "total";
-  chart: "stacked" | "lines" | "table";
-  needsResource: boolean;
-  /** Keep the N largest series and sum the rest into one "other" series. */
-  topN?: number;
-  /** The selected resource only keeps its own series out of "other": the query is the same without it. */
-  resourcePinsSeries?: boolean;
-  /** Present when the panel shows an estimate: the formula and its caveats. */
-  estimate?: string;
-  queries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] };
-}
-
-function m(label: string, op: Matcher["op"], value: string | undefined): Matcher | undefined {
-  return value === undefined ? undefined : { label, op, value };
-}
-
-function writes(vars: PanelVars, extra: (Matcher | undefined)[] = []): string {
-  return selector("apiserver_request_total", [
-    m("job", "=", vars.job),
-    m("resource", "=", vars.resource),
-    m("group", "=", vars.group),
-    m("verb", "=~", WRITE_VERB_REGEX),
-    ...extra,
-  ]);
-}
-
-/** Group by these labels, plus `job` when the view spans every API server. */
-function by(vars: PanelVars, labels: string[]): string {
-  return byClause(vars.job === undefined ? ["job", ...labels] : labels);
-}
-
-const w = (vars: PanelVars) => promDuration(vars.windowSeconds);
+import { SIGNAL_PANELS } from "./signals";
+import { by, m, notDryRun, perReplica, rateWindow as w, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
 
 /**
  * A counter's exact rise over a range: its last value in the range minus its last value before it.
@@ -92,7 +28,8 @@ export const PANELS: readonly PanelDef[] = [
   {
     id: "writes-by-resource",
     title: "Writes by resource",
-    description: "Write requests per second by resource (all write verbs, every response code); the 10 largest over the range, the rest summed as other.",
+    description:
+      "Write requests per second by resource (all write verbs, every response code; dry runs left out unless counted); the 10 largest over the range, the rest summed as other.",
     unit: "writes/s",
     mode: "range",
     chart: "stacked",
@@ -155,6 +92,7 @@ export const PANELS: readonly PanelDef[] = [
     needsResource: false,
     estimate:
       "no-op writes ≈ successful API writes (2xx) − effective writes (etcd create/update/delete, or watch-cache events when etcd metrics are absent). " +
+      "Where the API server counts storage events (Kubernetes 1.36), effective writes are those events, one replica per API server. " +
       "A byte-identical update is answered without touching etcd, so it appears only on the left. Storage writes the API server makes on its own " +
       "(garbage collection, finalizer removal) appear only on the right, so the gap is an estimate, not a count.",
     queries: (vars) => effectiveWriteQueries(vars),
@@ -174,6 +112,7 @@ export const PANELS: readonly PanelDef[] = [
             m("job", "=", vars.job),
             m("resource", "=", "leases"),
             m("verb", "=~", "PATCH|PUT|APPLY|POST"),
+            notDryRun(vars),
           ])}[${w(vars)}]))`,
         },
       ],
@@ -191,6 +130,7 @@ export const PANELS: readonly PanelDef[] = [
     topN: 10,
     queries: (vars) => watchFanoutQueries(vars),
   },
+  ...SIGNAL_PANELS,
 ];
 
 export function findPanel(id: string): PanelDef | undefined {
@@ -202,6 +142,15 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
     name: "API writes (2xx)",
     promql: `sum(rate(${writes(vars, [m("code", "=~", "2..")])}[${w(vars)}]))`,
   };
+  if (vars.labelSets.storageEvents) {
+    // Kubernetes 1.36 counts the events etcd really produced, per resource, on every replica.
+    const events = selector("apiserver_storage_events_received_total", [
+      m("job", "=", vars.job),
+      m("resource", "=", vars.resource),
+      m("group", "=", vars.group),
+    ]);
+    return { queries: [api, { name: "effective writes (storage events)", promql: perReplica(vars, events) }], infos: [] };
+  }
   const operations = m("operation", "=~", "create|update|delete");
   const counter = vars.labelSets.etcdCounter ?? "etcd_requests_total";
   // Before 1.28 the request-duration histogram's count is the only counter of etcd requests.
@@ -248,7 +197,10 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
             {
               // Every API server replica's watch cache receives every change, so take one replica, not the sum.
               name: "effective writes (watch cache)",
-              promql: `max(sum by (instance) (rate(${selector("apiserver_watch_cache_events_received_total", [m("job", "=", vars.job), m("resource", "=", vars.resource), resourceLabel])}[${w(vars)}])))`,
+              promql: perReplica(
+                vars,
+                selector("apiserver_watch_cache_events_received_total", [m("job", "=", vars.job), m("resource", "=", vars.resource), resourceLabel]),
+              ),
             },
           ],
           infos: [

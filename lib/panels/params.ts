@@ -19,6 +19,8 @@ export interface PanelRequest {
   requestedStepSeconds?: number;
   /** chart width in pixels: about one point per pixel */
   width: number;
+  /** count requests sent with ?dryRun too (left out unless asked) */
+  includeDryRun?: boolean;
 }
 
 /** The chart width a panel is planned for when the request names none (exports, links). */
@@ -34,6 +36,7 @@ const schema = z.object({
   resource: z.string().max(253).regex(RESOURCE, "expected a resource such as connectors or connectors.networking.datumapis.com").optional(),
   step: z.string().max(16).optional(),
   width: z.coerce.number().int("expected whole pixels").min(50).max(4000).default(DEFAULT_CHART_WIDTH),
+  dryRun: z.enum(["include"], { message: 'expected "include" (dry runs are left out without it)' }).optional(),
 });
 
 export function parsePanelParams(
@@ -61,7 +64,7 @@ export function parsePanelParams(
     requestedStepSeconds = ms / 1000;
   }
   const [resource, group] = splitResource(p.resource);
-  return { startMs, endMs, job: p.apiserver, resource, group, requestedStepSeconds, width: p.width };
+  return { startMs, endMs, job: p.apiserver, resource, group, requestedStepSeconds, width: p.width, ...(p.dryRun ? { includeDryRun: true } : {}) };
 }
 
 /** from/to as the URL gives them → an absolute range, or a 400 that says which one is wrong and why. */

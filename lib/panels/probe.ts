@@ -1,6 +1,6 @@
 /**
- * Kubernetes 1.34 renamed the labels of the etcd and watch metrics. Rather than
- * guess the version, ask Prometheus which labels one series of each family carries.
+ * Kubernetes 1.34 renamed the labels of the etcd and watch metrics, and 1.36 added storage events.
+ * Rather than guess the version, ask Prometheus which labels one series of each family carries.
  */
 import type { PromClient, TimeBounds } from "../promql/types";
 import { selector } from "../promql/promql";
@@ -19,6 +19,8 @@ export interface LabelSets {
   watchCache: "group-resource" | "resource" | "none";
   /** ≥ 1.34: resource; ≤ 1.33: kind. */
   watchEvents: "resource" | "kind" | "none";
+  /** 1.36: apiserver_storage_events_received_total{group,resource}, the events etcd really produced. */
+  storageEvents?: boolean;
 }
 
 async function firstSeriesLabels(client: PromClient, metric: string, job: string | undefined, bounds: TimeBounds, signal?: AbortSignal) {
@@ -28,12 +30,13 @@ async function firstSeriesLabels(client: PromClient, metric: string, job: string
 }
 
 export async function probeLabelSets(client: PromClient, job: string | undefined, bounds: TimeBounds, signal?: AbortSignal): Promise<LabelSets> {
-  const [requests, cache, watch] = await Promise.all([
+  const [requests, cache, watch, storage] = await Promise.all([
     firstSeriesLabels(client, "etcd_requests_total", job, bounds, signal),
     firstSeriesLabels(client, "apiserver_watch_cache_events_received_total", job, bounds, signal),
     firstSeriesLabels(client, "apiserver_watch_events_total", job, bounds, signal),
+    firstSeriesLabels(client, "apiserver_storage_events_received_total", job, bounds, signal),
   ]);
-  // Asked only where etcd_requests_total is missing (before 1.28), so a probe never takes more than three query slots.
+  // Asked only where etcd_requests_total is missing (before 1.28), so a probe never takes more than four query slots.
   const durations = requests ? undefined : await firstSeriesLabels(client, "etcd_request_duration_seconds_count", job, bounds, signal);
   const etcd = requests ?? durations;
   return {
@@ -41,5 +44,6 @@ export async function probeLabelSets(client: PromClient, job: string | undefined
     etcd: !etcd ? "none" : "resource" in etcd ? "group-resource" : "type" in etcd ? "type" : "none",
     watchCache: !cache ? "none" : "group" in cache ? "group-resource" : "resource",
     watchEvents: !watch ? "none" : "kind" in watch && !("resource" in watch) ? "kind" : "resource",
+    storageEvents: storage !== undefined,
   };
 }

@@ -4,7 +4,7 @@ import { toSeries } from "../promql/to-series";
 import type { Series } from "../promql/types";
 import { alignToStep, chooseStepSeconds, PROMETHEUS_MAX_POINTS, rateWindowSeconds } from "../time/step";
 import { badRequest } from "../api/envelope";
-import type { NamedQuery, PanelDef, Unit } from "./catalog";
+import type { NamedQuery, PanelDef, Unit } from "./queries";
 import type { PanelRequest } from "./params";
 import { probeLabelSets, type LabelSets } from "./probe";
 import { topNWithOther } from "./top-n";
@@ -88,11 +88,16 @@ export async function executeQueries(
   results.forEach((result, i) => {
     warnings.push(...result.warnings);
     infos.push(...result.infos);
-    const name = queries[i].name;
-    for (const s of toSeries(result.data)) series.push(name ? { ...s, labels: { series: name, ...s.labels } } : s);
+    const { name, whenEmpty } = queries[i];
+    const answered = toSeries(result.data);
+    if (answered.length === 0 && whenEmpty) infos.push(whenEmpty);
+    for (const s of answered) series.push(name ? { ...s, labels: { series: name, ...s.labels } } : s);
   });
   return { series, warnings, infos };
 }
+
+/** What the answer says was sent: each query's name and PromQL. */
+export const sentQueries = (queries: NamedQuery[]) => queries.map(({ name, promql }) => (name === undefined ? { promql } : { name, promql }));
 
 /** The data envelope's time fields: the window a total covered, or a chart's aligned range. */
 export function panelTimes(mode: "range" | "total", plan: PanelPlan) {
@@ -121,6 +126,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
     windowSeconds: plan.windowSeconds,
     rangeSeconds: plan.rangeSeconds,
     labelSets,
+    includeDryRun: req.includeDryRun,
   });
   const answer = await executeQueries(deps.client, panel.mode, plan, req, queries, signal);
   // The resource the page is about stays its own series, never folded into "other".
@@ -129,21 +135,26 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
     req.resource !== undefined &&
     labels.resource === req.resource &&
     (req.group === undefined || (labels.group ?? "") === req.group);
-  const limited = limitSeries(panel.topN !== undefined ? topNWithOther(answer.series, panel.topN, selected) : answer.series);
+  const largest = panel.largest !== undefined && answer.series.length > panel.largest ? largestSeries(answer.series, panel.largest) : answer.series;
+  const limited = limitSeries(panel.topN !== undefined ? topNWithOther(largest, panel.topN, selected) : largest);
   const series = limited.series;
   return {
     data: {
       panel: panel.id,
       title: panel.title,
       unit: panel.unit,
-      query: queries[0].promql,
-      queries,
+      query: queries[0]?.promql ?? "",
+      queries: sentQueries(queries),
       ...panelTimes(panel.mode, plan),
       series,
       ...(panel.estimate ? { estimate: panel.estimate } : {}),
     },
     warnings: unique([...limited.warnings, ...answer.warnings]),
-    infos: unique([...infos, ...answer.infos]),
+    infos: unique([
+      ...infos,
+      ...answer.infos,
+      ...(largest !== answer.series ? [`The ${panel.largest} largest of ${answer.series.length} series; pick a resource to see its own.`] : []),
+    ]),
   };
 }
 
@@ -159,15 +170,7 @@ export function limitSeries(series: Series[], max = MAX_PANEL_SERIES): { series:
   const warnings: string[] = [];
   let kept = series;
   if (series.length > max) {
-    const total = (s: Series) => s.points.reduce((sum, [, v]) => sum + (v !== null && Number.isFinite(v) ? Math.abs(v) : 0), 0);
-    const largest = new Set(
-      series
-        .map((s, i) => ({ i, t: total(s) }))
-        .sort((a, b) => b.t - a.t || a.i - b.i)
-        .slice(0, max)
-        .map((e) => e.i),
-    );
-    kept = series.filter((_, i) => largest.has(i));
+    kept = largestSeries(series, max);
     warnings.push(`Showing the ${max} series with the largest values of ${series.length}: narrow the selection to see the rest.`);
   }
   if (kept.some((s) => s.points.length > MAX_SERIES_POINTS)) {
@@ -177,6 +180,19 @@ export function limitSeries(series: Series[], max = MAX_PANEL_SERIES): { series:
     );
   }
   return { series: kept, warnings };
+}
+
+/** The `max` series with the largest totals, in their order. */
+export function largestSeries(series: Series[], max: number): Series[] {
+  const total = (s: Series) => s.points.reduce((sum, [, v]) => sum + (v !== null && Number.isFinite(v) ? Math.abs(v) : 0), 0);
+  const largest = new Set(
+    series
+      .map((s, i) => ({ i, t: total(s) }))
+      .sort((a, b) => b.t - a.t || a.i - b.i)
+      .slice(0, max)
+      .map((e) => e.i),
+  );
+  return series.filter((_, i) => largest.has(i));
 }
 
 export function unique(values: string[]): string[] {

@@ -8,6 +8,7 @@ export function seriesName(labels: Record<string, string>): string {
   const parts: string[] = [];
   if (labels.series) parts.push(labels.series);
   if (labels.job) parts.push(labels.job);
+  if (labels.flow_schema) parts.push(labels.flow_schema);
   if (labels.resource !== undefined) parts.push(joinResource(labels.resource, labels.group));
   else if (labels.kind !== undefined) parts.push(labels.group ? `${labels.kind}.${labels.group}` : labels.kind);
   if (labels.verb) parts.push(labels.subresource ? `${labels.verb} ${labels.subresource}` : labels.verb);

@@ -12,6 +12,8 @@ export interface ViewState {
   endMs: number;
   apiserver?: string;
   resource?: string;
+  /** count requests sent with ?dryRun too (the page leaves them out by default) */
+  includeDryRun?: boolean;
 }
 
 export interface PanelCall {
@@ -32,6 +34,11 @@ export interface WriteLoadCalls {
   writeErrors: PanelCall;
   leaseRenewals: PanelCall;
   watchFanout: PanelCall;
+  noopEvidence: PanelCall;
+  requestCost: PanelCall;
+  fanoutPerWrite: PanelCall;
+  watchBytes: PanelCall;
+  objectSizes: PanelCall;
   totals: PanelCall;
   /** the previous range of the same length, for the totals table's comparison */
   totalsBefore: PanelCall;
@@ -40,17 +47,24 @@ export interface WriteLoadCalls {
 export function writeLoadRequests(state: ViewState): WriteLoadCalls {
   const { startMs, endMs, apiserver, resource } = state;
   const whole = { startMs, endMs, apiserver };
+  // Only the panels that count requests take the dry-run choice.
+  const requests = state.includeDryRun ? { args: { dryRun: "include" } } : {};
   const before = previousRange({ startMs, endMs });
   return {
     // With the selected resource: it is kept as its own series (see topNWithOther).
-    writesByResource: { panel: "writes-by-resource", ...whole, resource },
-    writesByVerb: resource ? { panel: "writes-by-verb", ...whole, resource } : undefined,
-    effectiveWrites: { panel: "effective-writes", ...whole, resource },
-    writeErrors: { panel: "write-errors", ...whole, resource },
-    leaseRenewals: { panel: "lease-renewals", ...whole },
+    writesByResource: { panel: "writes-by-resource", ...whole, resource, ...requests },
+    writesByVerb: resource ? { panel: "writes-by-verb", ...whole, resource, ...requests } : undefined,
+    effectiveWrites: { panel: "effective-writes", ...whole, resource, ...requests },
+    writeErrors: { panel: "write-errors", ...whole, resource, ...requests },
+    leaseRenewals: { panel: "lease-renewals", ...whole, ...requests },
     watchFanout: { panel: "watch-fanout", ...whole, resource },
-    totals: { panel: "write-totals", ...whole },
-    totalsBefore: { panel: "write-totals", startMs: before.startMs, endMs: before.endMs, apiserver },
+    noopEvidence: { panel: "noop-evidence", ...whole, resource, ...requests },
+    requestCost: { panel: "request-cost", ...whole },
+    fanoutPerWrite: { panel: "fanout-per-write", ...whole, resource, ...requests },
+    watchBytes: { panel: "watch-bytes", ...whole, resource },
+    objectSizes: { panel: "object-sizes", ...whole, resource },
+    totals: { panel: "write-totals", ...whole, ...requests },
+    totalsBefore: { panel: "write-totals", startMs: before.startMs, endMs: before.endMs, apiserver, ...requests },
   };
 }
 
@@ -87,6 +101,11 @@ export function writeLoadInputs(calls: WriteLoadCalls, widths: ChartWidths, snap
     writeErrors: input(calls.writeErrors, half),
     leaseRenewals: input(calls.leaseRenewals, half),
     watchFanout: input(calls.watchFanout, half),
+    noopEvidence: input(calls.noopEvidence, half),
+    requestCost: input(calls.requestCost, half),
+    fanoutPerWrite: input(calls.fanoutPerWrite, half),
+    watchBytes: input(calls.watchBytes, half),
+    objectSizes: input(calls.objectSizes, half),
     totals: input(calls.totals, TOTALS_WIDTH),
     totalsBefore: input(calls.totalsBefore, TOTALS_WIDTH),
   };
@@ -98,14 +117,19 @@ export function writeLoadInputs(calls: WriteLoadCalls, widths: ChartWidths, snap
  * the page refuses.
  */
 export function writeLoadPreloads(
-  search: { from?: string; to?: string; apiserver?: string; resource?: string },
+  search: { from?: string; to?: string; apiserver?: string; resource?: string; dryRun?: string },
   widths: ChartWidths,
   nowMs: number,
   snapshot?: SnapshotInfo,
 ): string[] {
   const range = linkRange(search.from, search.to, nowMs, snapshot);
   if (!range) return [];
-  const calls = writeLoadRequests({ ...range, apiserver: search.apiserver || undefined, resource: search.resource || undefined });
+  const calls = writeLoadRequests({
+    ...range,
+    apiserver: search.apiserver || undefined,
+    resource: search.resource || undefined,
+    includeDryRun: search.dryRun === "include",
+  });
   const panels = Object.values(writeLoadInputs(calls, widths, snapshot?.id)).flatMap((input) => (input ? [panelUrl(input)] : []));
   // The markers on every chart, and the API server list (a snapshot carries its own).
   return [...panels, markersUrl(range.startMs, range.endMs, snapshot?.id), ...(snapshot ? [] : [apiserversUrl(range.startMs, range.endMs)])];

@@ -3,7 +3,7 @@
  * the detected profile's metric names and the configured site label, through the escaping selector
  * builder. Ids are stable: they appear in URLs, the JSON API and snapshots.
  */
-import { WRITE_VERBS, type NamedQuery, type Unit } from "../panels/catalog";
+import { WRITE_VERBS, type NamedQuery, type Unit } from "../panels/queries";
 import { byClause, escapeRegex, literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import type { DetectedProfile } from "./detect";

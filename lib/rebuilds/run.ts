@@ -2,7 +2,7 @@
 import type { PromClient } from "../promql/types";
 import type { Series } from "../promql/types";
 import type { PanelRequest } from "../panels/params";
-import { executeQueries, limitSeries, panelTimes, planPanel, unique, type PanelResult } from "../panels/run-panel";
+import { executeQueries, limitSeries, panelTimes, planPanel, sentQueries, unique, type PanelResult } from "../panels/run-panel";
 import { REBUILD_PROFILES } from "./profiles";
 import { countSelector, type DetectedProfile } from "./detect";
 import type { RebuildPanelDef, RebuildVars } from "./catalog";
@@ -61,7 +61,7 @@ export async function runRebuildPanel(deps: RebuildDeps, panel: RebuildPanelDef,
     data: {
       ...base,
       query: queries[0]?.promql ?? "",
-      queries,
+      queries: sentQueries(queries),
       series: limited.series,
       profile: { id: detected.profile.id, title: detected.profile.title, reason: detected.reason },
       ...(thresholds.length ? { thresholds } : {}),

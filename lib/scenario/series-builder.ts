@@ -54,22 +54,32 @@ export class SeriesBuilder {
     this.entry(name, labels, "gauge", undefined, 1).events.push(tSeconds, value);
   }
 
-  /** One observation of a histogram with the given upper bounds (+Inf is added). */
+  /** One observation, in milliseconds, of a histogram in seconds with the given upper bounds (+Inf is added). */
   observe(family: string, labels: Record<string, string>, bounds: readonly number[], tSeconds: number, valueMs: number): void {
+    this.observeIn(family, labels, bounds, tSeconds, valueMs, 1000);
+  }
+
+  /** One whole-number observation of a histogram in its own unit (watchers, bytes, milliseconds), so its sum stays exact. */
+  observeValue(family: string, labels: Record<string, string>, bounds: readonly number[], tSeconds: number, value: number): void {
+    this.observeIn(family, labels, bounds, tSeconds, value, 1);
+  }
+
+  /** `amount` is the value in 1/`perUnit` of the histogram's unit (milliseconds of a histogram in seconds: 1000). */
+  private observeIn(family: string, labels: Record<string, string>, bounds: readonly number[], tSeconds: number, amount: number, perUnit: number): void {
     for (const le of bounds) {
       const bucket = this.entry(`${family}_bucket`, { ...labels, le: String(le) }, "histogram", family, 1);
-      if (valueMs <= le * 1000) bucket.events.push(tSeconds, 1);
+      if (amount <= le * perUnit) bucket.events.push(tSeconds, 1);
     }
     this.entry(`${family}_bucket`, { ...labels, le: "+Inf" }, "histogram", family, 1).events.push(tSeconds, 1);
     this.entry(`${family}_count`, labels, "histogram", family, 1).events.push(tSeconds, 1);
-    this.entry(`${family}_sum`, labels, "histogram", family, 1000).events.push(tSeconds, valueMs);
+    this.entry(`${family}_sum`, labels, "histogram", family, perUnit).events.push(tSeconds, amount);
   }
 
-  /** Declares every series of a histogram so sites without observations still expose zeros. */
-  declareHistogram(family: string, labels: Record<string, string>, bounds: readonly number[]): void {
+  /** Declares every series of a histogram so sites without observations still expose zeros (`perUnit` as for its observations). */
+  declareHistogram(family: string, labels: Record<string, string>, bounds: readonly number[], perUnit = 1000): void {
     for (const le of [...bounds.map(String), "+Inf"]) this.entry(`${family}_bucket`, { ...labels, le }, "histogram", family, 1);
     this.entry(`${family}_count`, labels, "histogram", family, 1);
-    this.entry(`${family}_sum`, labels, "histogram", family, 1000);
+    this.entry(`${family}_sum`, labels, "histogram", family, perUnit);
   }
 
   build(): CounterSeries[] {

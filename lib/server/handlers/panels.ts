@@ -38,7 +38,7 @@ interface PanelKind {
 /** The request a call stands for: its range and selection, and the step and chart width it was asked with. */
 function requestOf(call: PanelCall): PanelRequest {
   const [resource, group] = splitResource(call.resource);
-  const { step, width } = call.args ?? {};
+  const { step, width, dryRun } = call.args ?? {};
   return {
     startMs: call.startMs,
     endMs: call.endMs,
@@ -47,6 +47,7 @@ function requestOf(call: PanelCall): PanelRequest {
     group,
     width: width === undefined ? DEFAULT_CHART_WIDTH : Number(width),
     requestedStepSeconds: step === undefined ? undefined : Number(step),
+    includeDryRun: dryRun === "include",
   };
 }
 
@@ -58,6 +59,7 @@ function rangedCall(id: string, params: Record<string, string>, range: { nowMs: 
   const args: Record<string, string> = {};
   if (req.requestedStepSeconds !== undefined) args.step = String(req.requestedStepSeconds);
   if (req.width !== DEFAULT_CHART_WIDTH) args.width = String(req.width);
+  if (req.includeDryRun) args.dryRun = "include";
   return {
     panel: id,
     startMs: req.startMs,
@@ -97,10 +99,11 @@ function kindOf(id: string): PanelKind {
 
 /** How a snapshot holds a call: a panel that does not show one resource is held without it, as the page asks for it. */
 function heldCall(call: PanelCall): PanelCall {
-  const { args: _args, ...keyed } = call;
+  const { args, ...keyed } = call;
   if (call.panel === "compare") return call;
   const scoped = Object.values(writeLoadRequests(keyed)).some((c) => c?.panel === call.panel && c.resource !== undefined);
-  return { ...keyed, resource: scoped ? call.resource : undefined };
+  // A snapshot holds what its page asked for: dry runs left out, so a request that counts them is not held.
+  return { ...keyed, resource: scoped ? call.resource : undefined, ...(args?.dryRun ? { args: { dryRun: args.dryRun } } : {}) };
 }
 
 /**

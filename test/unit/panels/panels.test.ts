@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
-import { findPanel, PANELS, type PanelVars } from "@/lib/panels/catalog";
+import { findPanel, PANELS } from "@/lib/panels/catalog";
+import type { PanelVars } from "@/lib/panels/queries";
 import { parsePanelParams } from "@/lib/panels/params";
 import { chartWidths, panelUrl, WIDTH_SLOTS, widthFromCookie, type ChartWidths } from "@/lib/panels/panel-url";
 import { preloadScript } from "@/lib/panels/preload-script";
@@ -34,15 +35,20 @@ describe("panel catalog", () => {
       "effective-writes",
       "lease-renewals",
       "watch-fanout",
+      "noop-evidence",
+      "request-cost",
+      "fanout-per-write",
+      "watch-bytes",
+      "object-sizes",
     ]);
   });
   it("counts every write verb, including APPLY and DELETECOLLECTION", () => {
     expect(promql("writes-by-resource")[0]).toBe(
-      'sum by (group, resource) (rate(apiserver_request_total{job="milo-apiserver", verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION"}[60s]))',
+      'sum by (group, resource) (rate(apiserver_request_total{job="milo-apiserver", verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION", dry_run=""}[60s]))',
     );
   });
   it("keeps job in the grouping when the view spans every API server", () => {
-    const sel = 'apiserver_request_total{resource="connectors", verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION"}';
+    const sel = 'apiserver_request_total{resource="connectors", verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION", dry_run=""}';
     expect(promql("write-totals", { job: undefined, resource: "connectors" })[0]).toBe(
       `sum by (job, group, resource, verb, subresource) (((last_over_time(${sel}[21600s]) - last_over_time(${sel}[21600s] offset 21600s)) >= 0 or last_over_time(${sel}[21600s]) * 1 and on (job, instance) (last_over_time(up[21600s] offset 21600s) or last_over_time(process_start_time_seconds[21600s]) >= time() - 21600)) unless resets(${sel}[21600s]) > 0 or increase(${sel}[21600s]))`,
     );
@@ -71,7 +77,10 @@ describe("panel catalog", () => {
     );
     expect(before128.infos[0]).toMatch(/≤ 1.27/);
     const cacheOnly = findPanel("effective-writes")!.queries(vars({ labelSets: { etcd: "none", watchCache: "resource", watchEvents: "resource" } }));
-    expect(cacheOnly.queries[1].promql).toMatch(/^max\(sum by \(instance\) \(rate\(apiserver_watch_cache_events_received_total/);
+    // One replica per API server (each receives every change), summed across API servers.
+    expect(cacheOnly.queries[1].promql).toBe(
+      'sum (max by (job) (sum by (job, instance) (rate(apiserver_watch_cache_events_received_total{job="milo-apiserver"}[60s]))))',
+    );
     expect(cacheOnly.infos[0]).toMatch(/watch-cache/);
     const nothing = findPanel("effective-writes")!.queries(vars({ labelSets: { etcd: "none", watchCache: "none", watchEvents: "none" } }));
     expect(nothing.queries).toHaveLength(1);
@@ -81,6 +90,48 @@ describe("panel catalog", () => {
     const out = findPanel("watch-fanout")!.queries(vars({ resource: "connectors", labelSets: { etcd: "type", watchCache: "resource", watchEvents: "kind" } }));
     expect(out.queries[0].promql).toContain("by (group, kind)");
     expect(out.infos[0]).toMatch(/every kind/);
+  });
+});
+
+describe("the signal panels' queries", () => {
+  it("leave dry runs out of request counts unless the view counts them", () => {
+    expect(promql("noop-evidence")[0]).toContain('dry_run=""');
+    expect(promql("noop-evidence", { includeDryRun: true })[0]).not.toContain("dry_run");
+    expect(promql("lease-renewals", { includeDryRun: true })[0]).not.toContain("dry_run");
+  });
+  it("take effective writes from storage events where the API server counts them, one replica per API server", () => {
+    const out = findPanel("effective-writes")!.queries(
+      vars({ labelSets: { etcd: "group-resource", watchCache: "group-resource", watchEvents: "resource", storageEvents: true } }),
+    );
+    expect(out.queries[1]).toEqual({
+      name: "effective writes (storage events)",
+      promql: 'sum (max by (job) (sum by (job, instance) (rate(apiserver_storage_events_received_total{job="milo-apiserver"}[60s]))))',
+    });
+  });
+  it("read histogram means from classic or native histograms, and never a body-size quantile", () => {
+    const [size, body] = promql("object-sizes", { resource: "connectors", group: "networking.datumapis.com" });
+    expect(size).toBe(
+      'max by (group, resource) (apiserver_resource_size_estimate_bytes{job="milo-apiserver", resource="connectors", group="networking.datumapis.com"})',
+    );
+    expect(body).toBe(
+      '(sum by (group, resource) (rate(apiserver_request_body_size_bytes_sum{job="milo-apiserver", resource="connectors", group="networking.datumapis.com"}[60s])) / ' +
+        'sum by (group, resource) (rate(apiserver_request_body_size_bytes_count{job="milo-apiserver", resource="connectors", group="networking.datumapis.com"}[60s]))) or ' +
+        '(histogram_sum(sum by (group, resource) (rate(apiserver_request_body_size_bytes{job="milo-apiserver", resource="connectors", group="networking.datumapis.com"}[60s]))) / ' +
+        'histogram_count(sum by (group, resource) (rate(apiserver_request_body_size_bytes{job="milo-apiserver", resource="connectors", group="networking.datumapis.com"}[60s]))))',
+    );
+    expect(promql("object-sizes").join(" ")).not.toMatch(/quantile/);
+    // Before 1.34 the body-size histogram has no group label.
+    const old = promql("object-sizes", {
+      resource: "connectors",
+      group: "networking.datumapis.com",
+      labelSets: { etcd: "type", watchCache: "resource", watchEvents: "kind" },
+    });
+    expect(old[1]).not.toContain("group=");
+  });
+  it("do not divide watch events labelled by kind by a resource's writes", () => {
+    const out = findPanel("fanout-per-write")!.queries(vars({ labelSets: { etcd: "type", watchCache: "resource", watchEvents: "kind" } }));
+    expect(out.queries).toEqual([]);
+    expect(out.infos[0]).toMatch(/by kind/);
   });
 });
 
@@ -118,6 +169,11 @@ describe("panel parameters", () => {
   it("accepts steps as durations or seconds", () => {
     expect(parse({ step: "5m" }).requestedStepSeconds).toBe(300);
     expect(parse({ step: "30" }).requestedStepSeconds).toBe(30);
+  });
+  it("counts dry runs only when asked", () => {
+    expect(parse({ dryRun: "include" }).includeDryRun).toBe(true);
+    expect(parse({}).includeDryRun).toBeUndefined();
+    rejects({ dryRun: "yes" }, /parameter dryRun/);
   });
   it("rejects bad values with messages", () => {
     rejects({ from: "yesterday" }, /parameter from/);

@@ -24,6 +24,16 @@ describe("SeriesBuilder", () => {
     expect(byName.get("d_seconds_sum")).toEqual([0, 0.5, 12.8, 12.8]);
   });
 
+  it("keeps a histogram in its own unit exact: buckets compare the value itself, and the sum is whole", () => {
+    const b = new SeriesBuilder(grid);
+    b.observeValue("body_bytes", {}, [1000, 5000], 1010, 1000);
+    b.observeValue("body_bytes", {}, [1000, 5000], 1040, 4001);
+    const byName = new Map(b.build().map((s) => [`${s.name}${s.labels.le ?? ""}`, [...s.values]]));
+    expect(byName.get("body_bytes_bucket1000")).toEqual([0, 1, 1, 1]);
+    expect(byName.get("body_bytes_bucket5000")).toEqual([0, 1, 2, 2]);
+    expect(byName.get("body_bytes_sum")).toEqual([0, 1000, 5001, 5001]);
+  });
+
   it("samples a gauge as the last value set at or before each scrape", () => {
     const b = new SeriesBuilder(grid);
     b.gauge("depth", {}, 1000, 0);

@@ -1,0 +1,120 @@
+/**
+ * What a Write load panel is, and the selectors its queries share: every write verb, the view's API
+ * server and resource, dry runs left out unless the view asks for them. Browser values reach
+ * PromQL only through promql.ts's escaping selector builder.
+ */
+import { byClause, selector, type Matcher } from "../promql/promql";
+import { promDuration } from "../time/duration";
+import type { LabelSets } from "./probe";
+
+/** Every write verb the apiserver reports; APPLY is server-side apply, which "PUT|PATCH" regexes miss. */
+export const WRITE_VERBS = ["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"] as const;
+const WRITE_VERB_REGEX = WRITE_VERBS.join("|");
+
+export type Unit =
+  | "writes/s"
+  | "requests/s"
+  | "events/s"
+  | "writes"
+  | "rebuilds/h"
+  | "s"
+  | "%"
+  | "s/s"
+  | "updates"
+  | "updates/h"
+  | "rebuilds/write"
+  | "per site"
+  | "count"
+  | "per request"
+  | "events/write"
+  | "B/s"
+  | "bytes";
+
+export interface PanelVars {
+  /** apiserver `job`; undefined means every API server (then `job` is kept in the grouping). */
+  job?: string;
+  resource?: string;
+  /** API group of `resource`; undefined matches any group. "" is the core group. */
+  group?: string;
+  /** Rate window, seconds. */
+  windowSeconds: number;
+  /** Whole range, seconds (for totals). */
+  rangeSeconds: number;
+  labelSets: LabelSets;
+  /** Count requests sent with ?dryRun (validated, never stored); left out unless the view asks. */
+  includeDryRun?: boolean;
+}
+
+export interface NamedQuery {
+  /** Shown as the `series` label when a panel sends several queries. */
+  name?: string;
+  promql: string;
+  /** Said under the panel when this query answers no series: which metric is not scraped. */
+  whenEmpty?: string;
+}
+
+export interface PanelDef {
+  id: string;
+  title: string;
+  description: string;
+  unit: Unit;
+  /** range: a chart over time; total: one instant value per series at the end of the range. */
+  mode: "range" | "total";
+  chart: "stacked" | "lines" | "table";
+  needsResource: boolean;
+  /** Keep the N largest series and sum the rest into one "other" series. */
+  topN?: number;
+  /** Keep the N largest series and leave the rest out (for values that do not add up, such as sizes). */
+  largest?: number;
+  /** The selected resource only keeps its own series out of "other": the query is the same without it. */
+  resourcePinsSeries?: boolean;
+  /** Present when the panel shows an estimate: the formula and its caveats. */
+  estimate?: string;
+  queries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] };
+}
+
+export function m(label: string, op: Matcher["op"], value: string | undefined): Matcher | undefined {
+  return value === undefined ? undefined : { label, op, value };
+}
+
+/** Dry-run requests carry dry_run="All"; real ones an empty (or no) dry_run label. */
+export const notDryRun = (vars: PanelVars) => (vars.includeDryRun ? undefined : m("dry_run", "=", ""));
+
+/** Write requests of the view's API server and resource. */
+export function writes(vars: PanelVars, extra: (Matcher | undefined)[] = []): string {
+  return selector("apiserver_request_total", [
+    m("job", "=", vars.job),
+    m("resource", "=", vars.resource),
+    m("group", "=", vars.group),
+    m("verb", "=~", WRITE_VERB_REGEX),
+    notDryRun(vars),
+    ...extra,
+  ]);
+}
+
+/** Group by these labels, plus `job` when the view spans every API server. */
+export function by(vars: PanelVars, labels: string[]): string {
+  return byClause(vars.job === undefined ? ["job", ...labels] : labels);
+}
+
+export const rateWindow = (vars: PanelVars) => promDuration(vars.windowSeconds);
+
+/**
+ * A counter every API server replica reports in full (each receives every event): one replica's
+ * rate per API server, summed across API servers.
+ */
+export function perReplica(vars: PanelVars, series: string, labels: string[] = []): string {
+  return `sum${byClause(labels)} (max${byClause(["job", ...labels])} (sum${byClause(["job", "instance", ...labels])} (rate(${series}[${rateWindow(vars)}]))))`;
+}
+
+/**
+ * A histogram's mean over each window, whether Prometheus holds it as classic series (_sum, _count)
+ * or as a native histogram (one series of the family's own name).
+ */
+export function histogramMean(vars: PanelVars, metric: string, matchers: (Matcher | undefined)[], labels: string[]): string {
+  const w = rateWindow(vars);
+  const grouping = by(vars, labels);
+  const classic = `sum${grouping} (rate(${selector(`${metric}_sum`, matchers)}[${w}])) / sum${grouping} (rate(${selector(`${metric}_count`, matchers)}[${w}]))`;
+  const native = `sum${grouping} (rate(${selector(metric, matchers)}[${w}]))`;
+  return `(${classic}) or (histogram_sum(${native}) / histogram_count(${native}))`;
+}
