@@ -50,7 +50,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const siteLabel = snapshot?.siteLabel ?? configuredSiteLabel;
   const siteOf = (labels: Record<string, string>) => labels[siteLabel] ?? labels.member_cluster ?? "";
   const nameOf = (labels: Record<string, string>) =>
-    [labels.series, siteOf(labels), labels.kind, labels.operationResult].filter(Boolean).join(" · ") || "total";
+    [labels.series, labels.part, siteOf(labels), labels.kind, labels.operationResult].filter(Boolean).join(" · ") || "total";
   const site = url.site ?? undefined;
   const inputs = rebuildInputs(calls, chartWidths(mainWidth), snapshot?.id);
   useWidthCookie(mainWidth);
@@ -223,6 +223,14 @@ function RebuildChart({ id, call, site, siteOf, nameOf, markers }: ChartProps) {
   const def = findRebuildPanel(id);
   const query = usePanel(call, call.width > 0);
   if (!def) return null;
+  // A panel the detected gateway cannot answer (no stages, a summary's quantiles) is one line at the end, saying why.
+  if (query.data && query.data.data.queries.length === 0 && query.data.data.profile) {
+    return (
+      <p data-testid="panel-not-shown" data-panel={id} className="order-last text-xs text-[var(--muted)] lg:col-span-2">
+        <span className="font-semibold">{def.title}</span>: {query.data.infos.join(" ")}
+      </p>
+    );
+  }
   const filtered =
     query.data && site
       ? { ...query, data: { ...query.data, data: { ...query.data.data, series: query.data.data.series.filter((s) => siteOf(s.labels) === site) } } }

@@ -1,6 +1,7 @@
 /** The configuration file's shape (churnscope.yaml). Unknown keys are errors, so typos surface. */
 import { z } from "zod";
 import { profileSchema } from "../churn/profile-schema";
+import { REBUILD_PROFILE_IDS } from "../rebuilds/profiles";
 
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 /** A cluster's name in Churnscope (recorded clusters, audit logs): DNS-style. */
@@ -145,7 +146,7 @@ export const configSchema = z
     rebuilds: z
       .object({
         /** which rebuild metrics to read; auto picks the first family Prometheus has */
-        profile: z.enum(["auto", "envoy-gateway", "envoy-gateway-legacy", "nso-extension", "contour", "istio"]).default("auto"),
+        profile: z.enum(["auto", ...REBUILD_PROFILE_IDS]).default("auto"),
         /** the upstream writes that rebuilds are divided by (resource.group, on the hub API servers) */
         upstreamResource: z
           .string()

@@ -28,7 +28,8 @@ export type Unit =
   | "per request"
   | "events/write"
   | "B/s"
-  | "bytes";
+  | "bytes"
+  | "events/h";
 
 export interface PanelVars {
   /** apiserver `job`; undefined means every API server (then `job` is kept in the grouping). */

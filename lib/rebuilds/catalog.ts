@@ -7,7 +7,7 @@ import { WRITE_VERBS, type NamedQuery, type Unit } from "../panels/queries";
 import { byClause, escapeRegex, literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import type { DetectedProfile } from "./detect";
-import type { MetricRef } from "./profiles";
+import { inUnits, type MetricRef, type TimingRef } from "./profiles";
 
 export interface RebuildVars {
   detected: DetectedProfile;
@@ -42,6 +42,17 @@ const le = (bound: number): Matcher => ({ label: "le", op: "=~", value: `${escap
 
 type Duration = NonNullable<RebuildVars["detected"]["profile"]["duration"]>;
 
+/** An expression in the timing's unit, in seconds. */
+const inSecondsExpr = (t: TimingRef, expr: string) => (t.secondsPerUnit === undefined ? expr : `(${expr}) * ${t.secondsPerUnit}`);
+
+/** A timing's mean per window and site, in seconds: its sum over its count, from classic series or a native histogram. */
+function timingMean(v: RebuildVars, t: TimingRef): string {
+  const classic = `${rate(v, ref(t, "_sum"))} / ${rate(v, ref(t, "_count"))}`;
+  if (t.kind === "summary") return inSecondsExpr(t, classic);
+  const native = rate(v, ref(t));
+  return inSecondsExpr(t, `(${classic}) or (histogram_sum(${native}) / histogram_count(${native}))`);
+}
+
 /** Queries for a panel that needs the rebuild duration metric; a profile without one gets an info instead. */
 function withDuration(build: (d: Duration, v: RebuildVars) => { queries: NamedQuery[]; infos: string[] }) {
   return (v: RebuildVars) => {
@@ -74,9 +85,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Time per rebuild, exact: the duration sum divided by the count over each window (not a quantile estimate).",
     unit: "s",
     mode: "range",
-    queries: withDuration((d, v) => {
-      return { queries: [{ promql: `${rate(v, ref(d, "_sum"))} / ${rate(v, ref(d, "_count"))}` }], infos: [] };
-    }),
+    queries: withDuration((d, v) => ({ queries: [{ promql: timingMean(v, d) }], infos: [] })),
   },
   {
     id: "rebuild-slow-share",
@@ -90,7 +99,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
       return {
         queries: slowThresholds(v.detected.buckets).map((bound) => ({
           name: `over ${seconds(bound)}`,
-          promql: `100 * (1 - ${rate(v, ref(d, "_bucket", [le(bound)]))} / ${rate(v, ref(d, "_count"))})`,
+          promql: `100 * (1 - ${rate(v, ref(d, "_bucket", [le(inUnits(d, bound))]))} / ${rate(v, ref(d, "_count"))})`,
         })),
         infos: [],
       };
@@ -109,7 +118,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
       return {
         queries: [0.5, 0.9, 0.99].map((q) => ({
           name: `p${Math.round(q * 100)}`,
-          promql: `histogram_quantile(${q}, ${rate(v, ref(d, "_bucket"), ["le"])})`,
+          promql: inSecondsExpr(d, `histogram_quantile(${q}, ${rate(v, ref(d, "_bucket"), ["le"])}) or histogram_quantile(${q}, ${rate(v, ref(d))})`),
         })),
         infos: [],
       };
@@ -125,9 +134,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Seconds of rebuilding per second at each site. The rebuild loop runs one rebuild at a time, so 1.0 means it never rests.",
     unit: "s/s",
     mode: "range",
-    queries: withDuration((d, v) => {
-      return { queries: [{ promql: rate(v, ref(d, "_sum")) }], infos: [] };
-    }),
+    queries: withDuration((d, v) => ({ queries: [{ promql: inSecondsExpr(d, rate(v, ref(d, "_sum"))) }], infos: [] })),
     thresholds: () => [{ value: 1, label: "saturated" }],
   },
   {
@@ -141,6 +148,30 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
       if (!b) return { queries: [], infos: [`${v.detected.profile.title} exposes no backlog gauge.`] };
       // The gauge is sampled at scrapes; the window's maximum keeps short queues visible at coarse steps.
       return { queries: [{ promql: `max${bySite(v)} (max_over_time(${ref(b)}[${w(v)}]))` }], infos: [] };
+    },
+  },
+  {
+    id: "rebuild-stages",
+    title: "Mean time per stage",
+    description: "The stages of a rebuild that the gateway times on its own (debounce, queue, translation, push), each as its exact mean: sum over count per window.",
+    unit: "s",
+    mode: "range",
+    queries: (v) => {
+      const stages = v.detected.profile.stages ?? [];
+      if (stages.length === 0) return { queries: [], infos: [`${v.detected.profile.title} times no stage of its rebuilds on its own.`] };
+      return { queries: stages.map((stage) => ({ name: stage.name, promql: timingMean(v, stage), whenEmpty: `${stage.metric} has no data in this range.` })), infos: [] };
+    },
+  },
+  {
+    id: "rebuild-breakdown",
+    title: "Rebuilds by type",
+    description: "What the rebuilds were, or what set them off, split by the gateway's own label (Istio's push triggers and xDS types, kgateway's translators), per hour.",
+    unit: "events/h",
+    mode: "range",
+    queries: (v) => {
+      const breakdowns = v.detected.profile.breakdowns ?? [];
+      if (breakdowns.length === 0) return { queries: [], infos: [`${v.detected.profile.title} does not split its rebuilds by type.`] };
+      return { queries: breakdowns.map((b) => ({ name: b.name, promql: `label_replace(${rate(v, ref(b), [b.by])} * 3600, "part", "$1", ${JSON.stringify(b.by)}, "(.*)")`, whenEmpty: `${b.metric} has no data in this range.` })), infos: [] };
     },
   },
   {
@@ -194,11 +225,11 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
       const queries: NamedQuery[] = [{ name: "rebuilds", promql: inc(count) }];
       const d = v.detected.profile.duration;
       if (d) {
-        queries.push({ name: "mean s", promql: `${inc(ref(d, "_sum"))} / ${inc(ref(d, "_count"))}` });
-        queries.push({ name: "busy s/s", promql: `${inc(ref(d, "_sum"))} / ${v.rangeSeconds}` });
+        queries.push({ name: "mean s", promql: inSecondsExpr(d, `${inc(ref(d, "_sum"))} / ${inc(ref(d, "_count"))}`) });
+        queries.push({ name: "busy s/s", promql: inSecondsExpr(d, `${inc(ref(d, "_sum"))} / ${v.rangeSeconds}`) });
         const slow = d.kind === "histogram" ? slowThresholds(v.detected.buckets).at(-1) : undefined;
         if (slow !== undefined)
-          queries.push({ name: `over ${seconds(slow)} %`, promql: `100 * (1 - ${inc(ref(d, "_bucket", [le(slow)]))} / ${inc(ref(d, "_count"))})` });
+          queries.push({ name: `over ${seconds(slow)} %`, promql: `100 * (1 - ${inc(ref(d, "_bucket", [le(inUnits(d, slow))]))} / ${inc(ref(d, "_count"))})` });
       }
       return { queries, infos: ["Totals are increase(), which Prometheus extrapolates to the range edges."] };
     },

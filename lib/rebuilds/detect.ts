@@ -6,12 +6,12 @@
  */
 import type { PromClient, TimeBounds } from "../promql/types";
 import { selector } from "../promql/promql";
-import { REBUILD_PROFILES, findRebuildProfile, type RebuildProfile, type RebuildProfileId } from "./profiles";
+import { REBUILD_PROFILES, findRebuildProfile, inSeconds, type RebuildProfile, type RebuildProfileId } from "./profiles";
 
 export interface DetectedProfile {
   profile: RebuildProfile;
   reason: string;
-  /** finite histogram bounds in seconds, ascending; empty for summaries */
+  /** finite histogram bounds in seconds (whatever unit the histogram is in), ascending; empty for summaries */
   buckets: number[];
 }
 
@@ -45,7 +45,8 @@ export async function detectRebuildProfile(
   let buckets: number[] = [];
   if (profile.duration?.kind === "histogram") {
     const les = await client.labelValues("le", [selector(`${profile.duration.metric}_bucket`, profile.duration.matchers)], bounds, signal);
-    buckets = [...new Set(les.data.map(Number).filter((v) => Number.isFinite(v)))].sort((a, b) => a - b);
+    const duration = profile.duration;
+    buckets = [...new Set(les.data.map(Number).filter((v) => Number.isFinite(v)))].sort((a, b) => a - b).map((v) => inSeconds(duration, v));
   }
   return { profile, reason, buckets };
 }

@@ -25,6 +25,8 @@ export const REBUILD_CHARTS = [
   "rebuild-busy",
   "rebuild-duration-quantiles",
   "rebuild-backlog",
+  "rebuild-stages",
+  "rebuild-breakdown",
   "rebuild-amplification",
   "propagation",
 ] as const;

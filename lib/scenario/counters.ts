@@ -17,7 +17,7 @@ export interface CounterSeries {
   name: string;
   labels: Record<string, string>;
   /** How the series is typed in OpenMetrics; counter when absent. */
-  kind?: "counter" | "gauge" | "histogram";
+  kind?: "counter" | "gauge" | "histogram" | "summary";
   /** The metric family for histogram parts (x_bucket, x_sum, x_count → x). */
   family?: string;
   startSeconds: number;

@@ -1,11 +1,11 @@
 /**
  * Turns timestamped events into series sampled on a scrape grid, the way a Prometheus scrape would
  * see them: a counter's value at a scrape is the sum of the events at or before it, a gauge's is
- * the last value set at or before it. Histograms are their _bucket/_sum/_count counters.
+ * the last value set at or before it. Histograms are their _bucket/_sum/_count counters, summaries their _sum/_count.
  */
 import type { CounterSeries, Grid } from "./counters";
 
-export type MetricKind = "counter" | "gauge" | "histogram";
+export type MetricKind = "counter" | "gauge" | "histogram" | "summary";
 
 interface Pending {
   name: string;
@@ -73,6 +73,12 @@ export class SeriesBuilder {
     this.entry(`${family}_bucket`, { ...labels, le: "+Inf" }, "histogram", family, 1).events.push(tSeconds, 1);
     this.entry(`${family}_count`, labels, "histogram", family, 1).events.push(tSeconds, 1);
     this.entry(`${family}_sum`, labels, "histogram", family, perUnit).events.push(tSeconds, amount);
+  }
+
+  /** One observation, in milliseconds, of a summary in seconds: its _sum and _count (its quantiles are not modelled). */
+  observeSummary(family: string, labels: Record<string, string>, tSeconds: number, valueMs: number): void {
+    this.entry(`${family}_count`, labels, "summary", family, 1).events.push(tSeconds, 1);
+    this.entry(`${family}_sum`, labels, "summary", family, 1000).events.push(tSeconds, valueMs);
   }
 
   /** Declares every series of a histogram so sites without observations still expose zeros (`perUnit` as for its observations). */

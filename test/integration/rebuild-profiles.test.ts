@@ -39,6 +39,19 @@ const FAMILIES: Record<string, Family> = {
     b.count("pilot_xds_pushes", { cluster: "s1", type: "cds" }, START + 10);
     b.observe("pilot_proxy_convergence_time", { cluster: "s1" }, [0.1, 0.5, 1, 3, 5, 10, 20, 30], START + 10, 400);
   },
+  kgateway: (b) => {
+    b.count("kgateway_xds_snapshot_syncs_total", { cluster: "s1", gateway: "gw1", namespace: "default" }, START + 10);
+    b.observe("kgateway_xds_snapshot_sync_duration_seconds", { cluster: "s1", gateway: "gw1", namespace: "default" }, [0.01, 0.1, 1, 5, 10], START + 10, 40);
+  },
+  "nginx-gateway-fabric": (b) => {
+    b.observeValue(
+      "nginx_gateway_fabric_event_batch_processing_milliseconds",
+      { cluster: "s1", class: "nginx" },
+      [500, 1000, 5000, 10000, 30000],
+      START + 10,
+      700,
+    );
+  },
 };
 
 async function detectWith(families: Family[]) {
@@ -63,6 +76,11 @@ describe("rebuild profile detection on a real Prometheus", () => {
     const detected = await detectWith([FAMILIES["nso-extension"], FAMILIES["envoy-gateway"]]);
     expect(detected?.profile.id).toBe("envoy-gateway");
     expect(detected?.buckets).toEqual([0.001, 0.01, 0.1, 1, 5, 10]);
+  });
+
+  it("reads a histogram in milliseconds' bucket bounds in seconds", async () => {
+    const detected = await detectWith([FAMILIES["nginx-gateway-fabric"]]);
+    expect(detected?.buckets).toEqual([0.5, 1, 5, 10, 30]);
   });
 
   it("names what it tried before the profile it picked", async () => {

@@ -5,7 +5,7 @@
  * quantile can only say "10 s or more".
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { replaySeries } from "@/lib/demo/metrics";
+import { EDGE_ROUTES, replaySeries, translationMs } from "@/lib/demo/metrics";
 import { DEFAULT_REPLAY, type ReplayParams } from "@/lib/demo/params";
 import { generateReplay, type Replay } from "@/lib/demo/replay";
 import { HUB_JOB, PROJECT_JOB } from "@/lib/demo/types";
@@ -101,6 +101,28 @@ describe("Edge rebuilds panels against the generator", () => {
       });
     }
     eachPoint((await panel("rebuild-busy")).data, undefined, (site, a, b) => finished(site, a, b).reduce((s, r) => s + r.durationMs, 0) / (b - a));
+  });
+
+  it("Envoy Gateway's two timed stages, and the status updates it skipped, equal the generator", async () => {
+    const stages = (await panel("rebuild-stages")).data;
+    eachPoint(stages, "xDS translation", (site, a, b) => {
+      const done = finished(site, a, b);
+      return done.length ? done.reduce((s, r) => s + r.durationMs, 0) / done.length / 1000 : null;
+    });
+    // The gateway-api runner's translation ends when the xDS rebuild starts.
+    eachPoint(stages, "Gateway API translation", (site, a, b) => {
+      const started = replay.sink.rebuilds.filter((r) => r.site === site && r.startMs > a && r.startMs <= b);
+      return started.length ? started.reduce((s, r) => s + translationMs(r.durationMs), 0) / started.length / 1000 : null;
+    });
+    const res = await fetch(`${app.url}/api/panels/noop-evidence?from=${FROM}&to=${TO}&width=1000`);
+    const noop = (await res.json()).data as PanelData;
+    const skipped = noop.series.find((s) => s.labels.series === "Envoy Gateway: status updates with no action")!;
+    const w = windowOf(noop) * 1000;
+    for (const [t, value] of skipped.points) {
+      const rebuilt = replay.sink.rebuilds.filter((r) => r.startMs + r.durationMs > t - w && r.startMs + r.durationMs <= t).length;
+      expect(value, new Date(t).toISOString()).toBeCloseTo((rebuilt * EDGE_ROUTES) / (w / 1000), 6);
+    }
+    expect(skipped.points.length).toBeGreaterThan(100);
   });
 
   it("rebuilds per upstream hub write, and Karmada's propagated updates, equal the generator", async () => {

@@ -29,11 +29,29 @@ describe("rebuild panels", () => {
   it("take the exact mean from _sum/_count and slow shares from bucket bounds in either spelling", () => {
     const v = vars("envoy-gateway", [0.001, 0.01, 0.1, 1, 5, 10]);
     expect(promql("rebuild-duration-mean", v)[0]).toBe(
-      'sum by (cluster) (rate(watchable_subscribe_duration_seconds_sum{runner="xds", message="xds-ir"}[120s])) / sum by (cluster) (rate(watchable_subscribe_duration_seconds_count{runner="xds", message="xds-ir"}[120s]))',
+      '(sum by (cluster) (rate(watchable_subscribe_duration_seconds_sum{runner="xds", message="xds-ir"}[120s])) / sum by (cluster) (rate(watchable_subscribe_duration_seconds_count{runner="xds", message="xds-ir"}[120s]))) or ' +
+        '(histogram_sum(sum by (cluster) (rate(watchable_subscribe_duration_seconds{runner="xds", message="xds-ir"}[120s]))) / histogram_count(sum by (cluster) (rate(watchable_subscribe_duration_seconds{runner="xds", message="xds-ir"}[120s]))))',
     );
     const shares = findRebuildPanel("rebuild-slow-share")!.queries(v).queries;
     expect(shares.map((q) => q.name)).toEqual(["over 5 s", "over 10 s"]);
     expect(shares[1].promql).toContain('le=~"10(\\\\.0)?"');
+  });
+
+  it("read a histogram in milliseconds in seconds: bounds written as the exporter writes them, values scaled", () => {
+    const v = vars("nginx-gateway-fabric", [0.5, 1, 5, 10, 30]);
+    const [over5, over10] = promql("rebuild-slow-share", v);
+    expect(over5).toContain('le=~"5000(\\\\.0)?"');
+    expect(over10).toContain('le=~"10000(\\\\.0)?"');
+    expect(promql("rebuild-duration-mean", v)[0]).toMatch(/^\(.*\) \* 0\.001$/);
+    expect(promql("rebuild-busy", v)[0]).toBe("(sum by (cluster) (rate(nginx_gateway_fabric_event_batch_processing_milliseconds_sum{}[120s]))) * 0.001");
+    expect(promql("rebuild-duration-quantiles", v)[0]).toMatch(/^\(histogram_quantile\(0\.5, .*\) \* 0\.001$/);
+  });
+
+  it("take a summary's mean alone, with no native-histogram branch", () => {
+    expect(promql("rebuild-stages", vars("contour", []))).toEqual([
+      "sum by (cluster) (rate(contour_dagrebuild_seconds_sum{}[120s])) / sum by (cluster) (rate(contour_dagrebuild_seconds_count{}[120s]))",
+      "sum by (cluster) (rate(contour_cachehandler_onupdate_duration_seconds_sum{}[120s])) / sum by (cluster) (rate(contour_cachehandler_onupdate_duration_seconds_count{}[120s]))",
+    ]);
   });
 
   it("fall back to the top bound when 5 s and 10 s are not bucket bounds, and say when a profile cannot answer", () => {
