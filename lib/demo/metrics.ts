@@ -130,7 +130,8 @@ export function replaySeries({ params, sink }: Replay): CounterSeries[] {
           const stored = countWithMean(mean * (1 - conflicts) * 0.6, rng);
           // Every replica's watch cache receives each stored change.
           if (signals(bg.job) && stored > 0) {
-            for (const replica of INSTANCES[bg.job]) b.count("apiserver_storage_events_received_total", { job: bg.job, instance: replica, group: bg.group, resource: bg.resource }, t, stored);
+            for (const replica of INSTANCES[bg.job])
+              b.count("apiserver_storage_events_received_total", { job: bg.job, instance: replica, group: bg.group, resource: bg.resource }, t, stored);
           }
           return stored;
         },
@@ -212,8 +213,15 @@ function writeCost(b: SeriesBuilder, q: ApiRequest, instance: string, watchers: 
   const flow = FLOWS[q.resource] ?? { flow_schema: "global-default", priority_level: "global-default" };
   b.observeValue("apiserver_flowcontrol_watch_count_samples", { job: q.job, instance, ...flow }, WATCH_COUNT_BUCKETS, t, watchers);
   b.observeValue("apiserver_flowcontrol_work_estimated_seats", { job: q.job, instance, ...flow }, SEAT_BUCKETS, t, 1);
-  b.observeValue("apiserver_request_body_size_bytes", { job: q.job, instance, ...resource, verb: q.verb === "POST" ? "create" : "update" }, BODY_BUCKETS, t, bytes);
-  for (let w = 0; w < watchers; w++) b.observeValue("apiserver_watch_events_sizes", { job: q.job, instance, ...resource, version: q.version }, WATCH_SIZE_BUCKETS, t, bytes);
+  b.observeValue(
+    "apiserver_request_body_size_bytes",
+    { job: q.job, instance, ...resource, verb: q.verb === "POST" ? "create" : "update" },
+    BODY_BUCKETS,
+    t,
+    bytes,
+  );
+  for (let w = 0; w < watchers; w++)
+    b.observeValue("apiserver_watch_events_sizes", { job: q.job, instance, ...resource, version: q.version }, WATCH_SIZE_BUCKETS, t, bytes);
 }
 
 /** The project API server's size estimates, and the managedFields comparison's families, which exist whether or not anything is counted. */

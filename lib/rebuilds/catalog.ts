@@ -153,25 +153,37 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
   {
     id: "rebuild-stages",
     title: "Mean time per stage",
-    description: "The stages of a rebuild that the gateway times on its own (debounce, queue, translation, push), each as its exact mean: sum over count per window.",
+    description:
+      "The stages of a rebuild that the gateway times on its own (debounce, queue, translation, push), each as its exact mean: sum over count per window.",
     unit: "s",
     mode: "range",
     queries: (v) => {
       const stages = v.detected.profile.stages ?? [];
       if (stages.length === 0) return { queries: [], infos: [`${v.detected.profile.title} times no stage of its rebuilds on its own.`] };
-      return { queries: stages.map((stage) => ({ name: stage.name, promql: timingMean(v, stage), whenEmpty: `${stage.metric} has no data in this range.` })), infos: [] };
+      return {
+        queries: stages.map((stage) => ({ name: stage.name, promql: timingMean(v, stage), whenEmpty: `${stage.metric} has no data in this range.` })),
+        infos: [],
+      };
     },
   },
   {
     id: "rebuild-breakdown",
     title: "Rebuilds by type",
-    description: "What the rebuilds were, or what set them off, split by the gateway's own label (Istio's push triggers and xDS types, kgateway's translators), per hour.",
+    description:
+      "What the rebuilds were, or what set them off, split by the gateway's own label (Istio's push triggers and xDS types, kgateway's translators), per hour.",
     unit: "events/h",
     mode: "range",
     queries: (v) => {
       const breakdowns = v.detected.profile.breakdowns ?? [];
       if (breakdowns.length === 0) return { queries: [], infos: [`${v.detected.profile.title} does not split its rebuilds by type.`] };
-      return { queries: breakdowns.map((b) => ({ name: b.name, promql: `label_replace(${rate(v, ref(b), [b.by])} * 3600, "part", "$1", ${JSON.stringify(b.by)}, "(.*)")`, whenEmpty: `${b.metric} has no data in this range.` })), infos: [] };
+      return {
+        queries: breakdowns.map((b) => ({
+          name: b.name,
+          promql: `label_replace(${rate(v, ref(b), [b.by])} * 3600, "part", "$1", ${JSON.stringify(b.by)}, "(.*)")`,
+          whenEmpty: `${b.metric} has no data in this range.`,
+        })),
+        infos: [],
+      };
     },
   },
   {

@@ -119,7 +119,9 @@ export const REBUILD_PROFILES: readonly RebuildProfile[] = [
       { name: "translation", metric: "kgateway_translator_translation_duration_seconds", matchers: [], kind: "histogram" },
       { name: "xDS snapshot sync", metric: "kgateway_xds_snapshot_sync_duration_seconds", matchers: [], kind: "histogram" },
     ],
-    breakdowns: [{ name: "translations", metric: "kgateway_translator_translations_total", matchers: [{ label: "result", op: "=", value: "success" }], by: "translator" }],
+    breakdowns: [
+      { name: "translations", metric: "kgateway_translator_translations_total", matchers: [{ label: "result", op: "=", value: "success" }], by: "translator" },
+    ],
     caveat: "kgateway counts an xDS snapshot sync per gateway; its duration runs from a resource's change to the synced snapshot.",
   },
   {
