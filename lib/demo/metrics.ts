@@ -72,7 +72,7 @@ const WATCH_SIZE_BUCKETS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]
 const BODY_BUCKETS = [50000, 150000, 250000];
 
 /** Who watches what: each stored change is one watch event per watcher. */
-const WATCHERS: Record<string, number> = { [`${PROJECT_JOB}/connectors`]: 4, [`${PROJECT_JOB}/leases`]: 2, [`${HUB_JOB}/connectors`]: 2 };
+export const WATCHERS: Record<string, number> = { [`${PROJECT_JOB}/connectors`]: 4, [`${PROJECT_JOB}/leases`]: 2, [`${HUB_JOB}/connectors`]: 2 };
 
 function requestLabels(
   job: string,

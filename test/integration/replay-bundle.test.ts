@@ -7,6 +7,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { replayObjectWrites } from "@/lib/demo/bundle";
+import { objectBytes, WATCHERS } from "@/lib/demo/metrics";
 import { generateReplay, type Replay } from "@/lib/demo/replay";
 import { REPLAY_INITIAL_VIEW, replayRanges } from "@/lib/demo/replay-views";
 import { isProjectConnectorWrite, objectTruth, windowTruth } from "@/lib/demo/truth";
@@ -145,6 +146,37 @@ describe("the committed replay bundle", () => {
         expect(value).toBeCloseTo(done.reduce((a, r) => a + r.durationMs, 0) / done.length / 1000, 6);
       }
     }
+  });
+
+  it("the project API server's cost per write and write bodies equal the generator's, and the hub's missing families are named", () => {
+    const cost = entry("request-cost", PROJECT_JOB);
+    for (const [flow, resource] of [
+      ["service-accounts", "connectors"],
+      ["workload-leader-election", "leases"],
+    ]) {
+      const watchers = cost.series.find((s) => s.labels.series === "watchers notified" && s.labels.flow_schema === flow)!;
+      const values = watchers.points.map(([, v]) => v).filter((v): v is number => v !== null);
+      expect(values.length, flow).toBeGreaterThan(50);
+      for (const v of values) expect(v, flow).toBeCloseTo(WATCHERS[`${PROJECT_JOB}/${resource}`], 9);
+    }
+    const sizes = entry("object-sizes", PROJECT_JOB);
+    const body = sizes.series.find((s) => s.labels.series === "mean write body" && s.labels.resource === "connectors")!;
+    const stepMs = sizes.stepSeconds * 1000;
+    let checked = 0;
+    for (const [t, value] of body.points) {
+      const writes = replay.sink.requests.filter(
+        (q) => q.job === PROJECT_JOB && q.resource === "connectors" && q.code < 300 && q.timeMs > t - stepMs && q.timeMs <= t,
+      );
+      if (writes.length === 0) {
+        expect(value).toBeNull();
+        continue;
+      }
+      expect(value, new Date(t).toISOString()).toBeCloseTo(writes.reduce((n, q) => n + objectBytes("connectors", q.timeMs), 0) / writes.length, 6);
+      checked++;
+    }
+    expect(checked).toBeGreaterThan(50);
+    const hub = bundle.panels.find((p) => p.panel === "noop-evidence" && p.apiserver === HUB_JOB && p.resource === undefined)!;
+    expect(hub.result.infos).toContain("apiserver_storage_events_received_total (Kubernetes 1.36) is not scraped here, so stored changes are not shown.");
   });
 
   it("carries every object write of the generator, per object", () => {
