@@ -2,7 +2,7 @@
 export function Notices({ warnings, infos }: { warnings: string[]; infos: string[] }) {
   if (warnings.length === 0 && infos.length === 0) return null;
   return (
-    <ul className="mb-2 space-y-1 text-xs" data-testid="panel-notices">
+    <ul className="mb-2 space-y-1 text-xs [overflow-wrap:anywhere]" data-testid="panel-notices">
       {warnings.map((w, i) => (
         <li key={`w${i}`} className="rounded bg-[var(--warn-bg)] px-2 py-1 text-[var(--warn-fg)]">
           <span className="font-semibold">Warning:</span> {w}

@@ -77,7 +77,7 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
           {isFetching && !isLoading ? "updating…" : ""}
         </span>
       </header>
-      <p className="mb-2 text-xs text-[var(--muted)]">{description}</p>
+      <p className="mb-2 text-xs text-[var(--muted)] [overflow-wrap:anywhere]">{description}</p>
       {idleMessage || notHeld ? (
         <div role={notHeld ? "status" : undefined} className="flex h-40 items-center justify-center px-4 text-center text-sm text-[var(--muted)]">
           {idleMessage ?? `Not in this snapshot: ${notHeld}.`}

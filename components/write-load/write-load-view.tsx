@@ -128,19 +128,24 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
               Objects →
             </Link>
           )}
-          <label
-            className="flex items-center gap-1 text-sm"
-            title="Requests sent with ?dryRun are validated and never stored; they are left out of the write panels unless counted here"
-          >
-            <input
-              type="checkbox"
-              data-testid="dry-run-toggle"
-              checked={includeDryRun}
-              disabled={snapshot !== undefined && !includeDryRun}
-              onChange={(e) => void setUrl({ dryRun: e.target.checked ? "include" : null })}
-            />
-            <span className="text-[var(--muted)]">Count dry runs</span>
-          </label>
+          {snapshot && !includeDryRun ? (
+            <span className="text-sm text-[var(--muted)]" title="A snapshot holds the write panels as its page showed them: without requests sent with ?dryRun">
+              Dry runs left out
+            </span>
+          ) : (
+            <label
+              className="flex items-center gap-1 text-sm"
+              title="Requests sent with ?dryRun are validated and never stored; they are left out of the write panels unless counted here"
+            >
+              <input
+                type="checkbox"
+                data-testid="dry-run-toggle"
+                checked={includeDryRun}
+                onChange={(e) => void setUrl({ dryRun: e.target.checked ? "include" : null })}
+              />
+              <span className="text-[var(--muted)]">Count dry runs</span>
+            </label>
+          )}
           <ViewControls snapshot={snapshot} {...controls} download={{ apiserver, resource }} />
         </div>
         <RangeStatus

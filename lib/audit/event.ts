@@ -14,6 +14,7 @@ export interface AuditEvent {
   auditID?: string;
   stage?: string;
   verb?: string;
+  requestURI?: string;
   user?: { username?: string };
   userAgent?: string;
   objectRef?: { resource?: string; namespace?: string; name?: string; apiGroup?: string; apiVersion?: string; subresource?: string };
@@ -58,7 +59,7 @@ const COMPLETED_STAGES = new Set(["ResponseComplete", "Panic"]);
 export type LineOutcome =
   | { kind: "events"; events: AuditEvent[] }
   /** recognised from the line's head and skipped without parsing (not completed, or not a write) */
-  | { kind: "skipped"; reason: "stage" | "verb" }
+  | { kind: "skipped"; reason: SkipReason }
   | { kind: "blank" }
   | { kind: "foreign" }
   | { kind: "malformed"; message: string };
@@ -154,7 +155,17 @@ export function readLine(line: string, headChecked = false): LineOutcome {
   return events === null ? { kind: "foreign" } : { kind: "events", events };
 }
 
-export type EventOutcome = { kind: "request"; request: AuditRequest } | { kind: "skipped"; reason: "stage" | "verb" } | { kind: "invalid"; message: string };
+/** Why an event is not a completed write: not completed, not a write, or a dry run (validated, never stored). */
+export type SkipReason = "stage" | "verb" | "dryRun";
+
+export type EventOutcome = { kind: "request"; request: AuditRequest } | { kind: "skipped"; reason: SkipReason } | { kind: "invalid"; message: string };
+
+/** A request sent with ?dryRun=All (any value but empty): the API server answered it and stored nothing. */
+export function isDryRun(requestURI: string): boolean {
+  const query = requestURI.indexOf("?");
+  if (query < 0) return false;
+  return new URLSearchParams(requestURI.slice(query + 1)).getAll("dryRun").some((v) => v !== "");
+}
 
 function timeMs(text: string | undefined): number | undefined {
   if (typeof text !== "string") return undefined;
@@ -168,6 +179,7 @@ const str = (v: unknown): string => (typeof v === "string" ? v : "");
 export function toRequest(event: AuditEvent): EventOutcome {
   if (!COMPLETED_STAGES.has(str(event.stage))) return { kind: "skipped", reason: "stage" };
   if (!WRITE_VERBS.has(str(event.verb))) return { kind: "skipped", reason: "verb" };
+  if (isDryRun(str(event.requestURI))) return { kind: "skipped", reason: "dryRun" };
   if (!event.auditID) return { kind: "invalid", message: "an audit event without auditID" };
   const received = timeMs(event.requestReceivedTimestamp);
   const tsMs = received ?? timeMs(event.timestamp) ?? timeMs(event.stageTimestamp);

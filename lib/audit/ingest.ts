@@ -290,7 +290,7 @@ export class AuditIngester {
     const n = (v: number) => v.toLocaleString("en-US");
     const lines = [
       `${n(c.requests)} write requests stored (${n(c.objectWrites)} object writes: ${n(c.noop)} no-op, ${n(c.unknown)} not classifiable; ${n(c.matchedWatch)} matched watched writes; ${n(c.failed)} failed; ${n(c.unprofiled)} to unprofiled kinds)`,
-      `from ${n(c.lines)} lines and ${n(c.events)} events: ${n(c.notWrites)} reads or watches and ${n(c.notCompleted)} not completed skipped; ${n(c.duplicates)} already stored; ${n(c.foreign)} foreign, ${n(c.blank)} blank, ${n(c.malformed)} malformed, ${n(c.invalid)} invalid`,
+      `from ${n(c.lines)} lines and ${n(c.events)} events: ${n(c.notWrites)} reads or watches, ${n(c.notCompleted)} not completed and ${n(c.dryRuns)} dry runs skipped; ${n(c.duplicates)} already stored; ${n(c.foreign)} foreign, ${n(c.blank)} blank, ${n(c.malformed)} malformed, ${n(c.invalid)} invalid`,
     ];
     if (this.pruned && this.pruned.requests + this.pruned.writes > 0) {
       lines.push(

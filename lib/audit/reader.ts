@@ -6,10 +6,22 @@
 import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
-import { readLine, skipByHead, toRequest, type AuditEvent, type AuditRequest } from "./event";
+import { readLine, skipByHead, toRequest, type AuditEvent, type AuditRequest, type SkipReason } from "./event";
 import type { IngestProblem, ReadCounts } from "../wire/audit";
 
-export const emptyReadCounts = (): ReadCounts => ({ lines: 0, blank: 0, malformed: 0, foreign: 0, events: 0, notCompleted: 0, notWrites: 0, invalid: 0 });
+export const emptyReadCounts = (): ReadCounts => ({
+  lines: 0,
+  blank: 0,
+  malformed: 0,
+  foreign: 0,
+  events: 0,
+  notCompleted: 0,
+  notWrites: 0,
+  dryRuns: 0,
+  invalid: 0,
+});
+
+const SKIPPED = { stage: "notCompleted", verb: "notWrites", dryRun: "dryRuns" } as const;
 
 const MAX_PROBLEMS = 20;
 
@@ -31,12 +43,12 @@ export class AuditReader {
   }
 
   /** Why an event was not a completed write. */
-  private skip(reason: "stage" | "verb"): void {
-    this.counts[reason === "stage" ? "notCompleted" : "notWrites"]++;
+  private skip(reason: SkipReason): void {
+    this.counts[SKIPPED[reason]]++;
   }
 
   /** A line skipped from its head (skipByHead) without decoding the rest: one event. */
-  skipped(reason: "stage" | "verb"): void {
+  skipped(reason: SkipReason): void {
     this.counts.lines++;
     this.counts.events++;
     this.skip(reason);

@@ -11,6 +11,8 @@ export interface ReadCounts {
   notCompleted: number;
   /** reads and watches */
   notWrites: number;
+  /** writes sent with ?dryRun: validated and answered, never stored */
+  dryRuns: number;
   /** audit events that cannot be used (no auditID, no time, no resource) */
   invalid: number;
 }

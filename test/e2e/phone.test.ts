@@ -14,6 +14,8 @@ const RANGE = "snapshot=replay&from=1789135200000&to=1789164000000";
 
 const PAGES: [string, string, string][] = [
   ["write-load", `/?${RANGE}&resource=connectors.networking.datumapis.com`, '[data-panel="writes-by-resource"] [data-chart][data-drawn]'],
+  // The hub exposes none of the signal families: every signal panel says what it looked for.
+  ["write-load-hub", `/?${RANGE}&apiserver=${encodeURIComponent("karmada-system/karmada-apiserver")}`, '[data-panel="noop-evidence"] [data-chart][data-drawn]'],
   ["rebuilds", `/rebuilds?${RANGE}`, "[data-panel] [data-chart][data-drawn]"],
   ["objects", `/objects?${RANGE}`, '[data-testid="objects-table"]'],
   ["lanes", `/objects/lanes?${RANGE}&cluster=milo&group=networking.datumapis.com&kind=Connector`, '[data-testid="lanes"] [data-lane-object]'],

@@ -14,12 +14,13 @@ import { useReplayApp } from "../helpers/replay-app";
 
 const h = useReplayApp();
 
+/** Every chart drawn, or said in one line to be one the gateway cannot answer. */
 async function waitForCharts(page: Page) {
   for (const id of REBUILD_CHARTS) {
-    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, {
-      state: "attached",
-      timeout: 30_000,
-    });
+    await page.waitForSelector(
+      `[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn], [data-testid="panel-not-shown"][data-panel="${id}"]`,
+      { state: "attached", timeout: 30_000 },
+    );
   }
 }
 
@@ -35,18 +36,23 @@ describe("Edge rebuilds on the replay in Chromium", () => {
     await page.goto(`${h.app.url}/rebuilds`);
     await page.waitForURL((url) => url.searchParams.get("at") === String(h.replay.params.onsetMs));
     await waitForCharts(page);
-    // The page's inline script preloaded every panel request (8 charts, 4 summaries) at the width the
+    // The page's inline script preloaded every panel request (10 charts, 4 summaries) at the width the
     // page measured, and the markers; the page took each preloaded answer: no URL was asked for twice.
     await page.waitForLoadState("networkidle");
     const preloads = await page.$$eval('link[rel="preload"][as="fetch"]', (links) =>
       links.map((l) => (l as HTMLLinkElement).href.slice(location.origin.length)),
     );
-    expect(preloads.length).toBe(13);
+    expect(preloads.length).toBe(15);
     expect(asked.sort()).toEqual(preloads.sort());
     // The before/after box shows the time it holds; its hint is a format, never a time that could pass for one set.
     expect(await page.inputValue('[data-testid="at-input"]')).toBe(new Date(h.replay.params.onsetMs).toISOString().replace(".000Z", "Z"));
     expect(await page.getAttribute('[data-testid="at-input"]', "placeholder")).not.toMatch(/\d/);
     await expect(page.textContent('[data-testid="rebuild-profile"]')).resolves.toMatch(/Envoy Gateway ≥ 1\.5/);
+    // Envoy Gateway times two stages and does not split its rebuilds by type: that panel is one line saying so.
+    expect(await page.locator('[data-panel="rebuild-stages"] [data-chart][data-drawn]').count()).toBe(1);
+    await expect(page.textContent('[data-testid="panel-not-shown"][data-panel="rebuild-breakdown"]')).resolves.toMatch(
+      /^Rebuilds by type: Envoy Gateway ≥ 1\.5 \(xds runner\) does not split its rebuilds by type\.$/,
+    );
     expect(await page.$$eval('[data-testid="site-multiples"] [data-site]', (els) => els.map((e) => e.getAttribute("data-site")))).toEqual(
       [...h.replay.params.sites].sort(),
     );

@@ -1,6 +1,7 @@
 /**
  * The API server's own audit log, read independently of Churnscope's ingester: every completed write
  * (ResponseComplete; 2xx unless asked) with the resourceVersion the server answered, who sent it and when.
+ * Dry runs (?dryRun=All in the request URI) are answered and never stored: they are not writes here.
  */
 import { readFileSync } from "node:fs";
 
@@ -25,13 +26,16 @@ export interface ServerWrite {
 
 const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecollection"]);
 
+/** Read here on its own: a `dryRun` query parameter with any value but an empty one. */
+export const isDryRunUri = (uri: string) => /[?&]dryRun=[^&]/.test(uri);
+
 /** `includeFailed`: also the writes the server refused (4xx, 5xx). */
 export function serverWrites(auditLogPath: string, { includeFailed = false } = {}): ServerWrite[] {
   const out: ServerWrite[] = [];
   for (const line of readFileSync(auditLogPath, "utf8").split("\n")) {
     if (line.trim() === "") continue;
     const e = JSON.parse(line);
-    if (e.stage !== "ResponseComplete" || !WRITE_VERBS.has(e.verb)) continue;
+    if (e.stage !== "ResponseComplete" || !WRITE_VERBS.has(e.verb) || isDryRunUri(e.requestURI ?? "")) continue;
     const code = e.responseStatus?.code ?? 0;
     if (!includeFailed && (code < 200 || code > 299)) continue;
     const ref = e.objectRef ?? {};

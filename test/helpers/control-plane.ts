@@ -77,6 +77,8 @@ export interface ControlPlane {
   kubeConfig(user?: ControlPlaneUser): KubeConfig;
   /** GET on the API server as the admin (TLS not verified: its certificate is self-signed) */
   get(path: string): Promise<{ status: number; body: string }>;
+  /** a JSON merge patch as the admin, e.g. with ?dryRun=All */
+  mergePatch(path: string, patch: unknown): Promise<{ status: number; body: string }>;
   /** compacts etcd at its current revision; resolves to that revision */
   compact(): Promise<number>;
   /** stops the API server (its webhook flushes) and starts it again on the same port */
@@ -166,10 +168,18 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
   ]);
   let apiserver: Running | undefined;
   const url = `https://127.0.0.1:${apiPort}`;
-  const get = async (path: string) => {
-    const res = await fetch(url + path, { headers: { Authorization: `Bearer ${adminToken}` }, dispatcher: insecure, signal: AbortSignal.timeout(10_000) });
+  const send = async (path: string, init: { method?: string; headers?: Record<string, string>; body?: string } = {}) => {
+    const res = await fetch(url + path, {
+      ...init,
+      headers: { Authorization: `Bearer ${adminToken}`, ...init.headers },
+      dispatcher: insecure,
+      signal: AbortSignal.timeout(10_000),
+    });
     return { status: res.status, body: await res.text() };
   };
+  const get = (path: string) => send(path);
+  const mergePatch = (path: string, patch: unknown) =>
+    send(path, { method: "PATCH", headers: { "Content-Type": "application/merge-patch+json" }, body: JSON.stringify(patch) });
   const startApiServer = async () => {
     apiserver = start(bins.apiserver, apiArgs);
     await until("the API server's /readyz answered 200", [etcd, apiserver], async () => (await get("/readyz")).status === 200, 120_000);
@@ -213,6 +223,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     auditLogPath,
     kubeConfig,
     get,
+    mergePatch,
     async compact() {
       const revision = Number((await etcdCall("/v3/kv/range", { key: Buffer.from("/").toString("base64") })).header?.revision);
       await etcdCall("/v3/kv/compaction", { revision: String(revision), physical: true });

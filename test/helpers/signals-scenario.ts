@@ -164,7 +164,7 @@ export function buildSignalsScenario(seed = 20261001): SignalsScenario {
         b.observe("apiserver_request_timestamp_comparison_time", { job, instance, code_path: "equal_objects" }, [0.0001, 0.001, 0.01], t, 0);
         events.push({ t, kind: "equal-objects" });
       }
-      b.observe("apiserver_request_timestamp_comparison_time", { job, instance, code_path: "not_equal_objects" }, [0.0001, 0.001, 0.01], at(), 0);
+      b.observe("apiserver_request_timestamp_comparison_time", { job, instance, code_path: "unequal_objects_fast" }, [0.0001, 0.001, 0.01], at(), 0);
     }
     for (const c of CONSUMERS) {
       const n = upTo(c.perInterval);

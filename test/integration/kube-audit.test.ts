@@ -7,12 +7,12 @@
  * counters read straight from /metrics, and the controllers' ledger of what each write meant to do.
  */
 import { spawnSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
-import { serverWrites } from "../helpers/audit-truth";
+import { isDryRunUri, serverWrites } from "../helpers/audit-truth";
 import { selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
 import {
   ACTORS,
@@ -46,15 +46,23 @@ const ledger: LedgerEntry[] = [];
 const t: Record<"before" | "quiet" | "fixedAt" | "fixStart" | "end", number> = { before: 0, quiet: 0, fixedAt: 0, fixStart: 0, end: 0 };
 let countersAtQuiet: Map<string, number>;
 let countersAtEnd: Map<string, number>;
+let dryRunsAtEnd: Map<string, number>;
+let ingestOutput = "";
+/** dry-run label patches sent to each HTTPRoute: validated, answered, never stored */
+const DRY_RUNS = 3;
 
-/** apiserver_request_total for the controllers' resources, straight from the API server, summed per resource, verb and subresource. */
-async function serverCounters(): Promise<Map<string, number>> {
+/**
+ * apiserver_request_total for the controllers' resources, straight from the API server, summed per resource, verb and
+ * subresource: the requests that were not dry runs, or (`dryRuns`) only those that were.
+ */
+async function serverCounters(dryRuns = false): Promise<Map<string, number>> {
   const { body } = await cp.get("/metrics");
   const out = new Map<string, number>();
   for (const line of body.split("\n")) {
     if (!line.startsWith("apiserver_request_total{")) continue;
     const labels = Object.fromEntries([...line.matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
     if (!OURS.has(labels.resource) || !Object.values(VERB).includes(labels.verb)) continue;
+    if (((labels.dry_run ?? "") !== "") !== dryRuns) continue;
     const key = `${labels.resource}.${labels.group} ${labels.verb} ${labels.subresource ?? ""}`;
     out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
   }
@@ -106,8 +114,17 @@ beforeAll(async () => {
   await sleep(1500);
   t.fixStart = Date.now();
   t.fixedAt = await unchangedWritesThenFix(cp, ledger, { rounds: 3, pauseMs: 400 });
+  for (let i = 0; i < DRY_RUNS; i++) {
+    for (const name of routeNames) {
+      const res = await cp.mergePatch(`/apis/gateway.networking.k8s.io/v1/namespaces/${ROUTE_NAMESPACE}/httproutes/${name}?dryRun=All`, {
+        metadata: { labels: { tried: String(i) } },
+      });
+      expect(res.status, res.body).toBe(200);
+    }
+  }
   await sleep(2500);
   countersAtEnd = await serverCounters();
+  dryRunsAtEnd = await serverCounters(true);
   t.end = Date.now();
   await sleep(2500); // a few more scrapes, and the webhook's last batch
 
@@ -123,6 +140,7 @@ beforeAll(async () => {
     },
   );
   expect(run.status, run.stderr).toBe(0);
+  ingestOutput = run.stdout;
   fromLog = await startApp({ CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
 }, 240_000);
 
@@ -234,5 +252,63 @@ describe("a real API server's audit log, its webhook and its counters", () => {
       ledger.filter((l) => l.kind === "HTTPRoute" && l.verb === "patch").length,
     );
     expect(countersAtEnd.get("httproutes.gateway.networking.k8s.io PUT ")).toBe(ledger.filter((l) => l.kind === "HTTPRoute" && l.verb === "update").length);
+  });
+
+  it("Write totals and audit ingest leave the server's dry runs out, and the panels count them when asked", async () => {
+    expect(dryRunsAtEnd).toEqual(new Map([["httproutes.gateway.networking.k8s.io PATCH ", DRY_RUNS * routeNames.length]]));
+    // The audit log holds them, answered 200; the ingester skips each one and says how many.
+    const logged = readFileSync(cp.auditLogPath, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"stage":"ResponseComplete"'))
+      .map((l) => JSON.parse(l))
+      .filter((e) => isDryRunUri(e.requestURI));
+    expect(logged).toHaveLength(DRY_RUNS * routeNames.length);
+    expect(ingestOutput).toContain(`${DRY_RUNS * routeNames.length} dry runs skipped`);
+    const totals = async (dryRun: boolean) => {
+      const data = await json(
+        app.url,
+        `/api/panels/write-totals?from=${iso(t.before - 60_000)}&to=${iso(t.end + 2000)}&apiserver=${JOB}${dryRun ? "&dryRun=include" : ""}`,
+      );
+      const series = (data.series as { labels: Record<string, string>; points: [number, number][] }[]).find(
+        (s) => s.labels.resource === "httproutes" && s.labels.verb === "PATCH" && (s.labels.subresource ?? "") === "",
+      );
+      return series?.points[0][1] ?? 0;
+    };
+    expect(await totals(false)).toBe(countersAtEnd.get("httproutes.gateway.networking.k8s.io PATCH ") ?? 0);
+    expect(await totals(true)).toBe((countersAtEnd.get("httproutes.gateway.networking.k8s.io PATCH ") ?? 0) + DRY_RUNS * routeNames.length);
+  });
+
+  it("the signal panels read the real 1.36 API server's own families", async () => {
+    // Every family the panels read is one this server exposes, so none is named as missing.
+    const { body } = await cp.get("/metrics");
+    const exposed = new Set(body.split("\n").map((l) => l.split(/[{ ]/)[0]));
+    for (const series of [
+      "apiserver_storage_events_received_total",
+      "apiserver_request_timestamp_comparison_time_count",
+      "apiserver_flowcontrol_watch_count_samples_count",
+      "apiserver_flowcontrol_work_estimated_seats_count",
+      "apiserver_watch_events_sizes_count",
+      "apiserver_resource_size_estimate_bytes",
+      "apiserver_request_body_size_bytes_count",
+    ]) {
+      expect(exposed.has(series), series).toBe(true);
+    }
+    const query = `from=${iso(t.before)}&to=${iso(t.end)}&apiserver=${JOB}&resource=httproutes.gateway.networking.k8s.io`;
+    const res = await fetch(`${app.url}/api/panels/noop-evidence?${query}`);
+    const noop = await res.json();
+    expect(res.status, JSON.stringify(noop)).toBe(200);
+    expect(noop.infos.join(" ")).not.toMatch(/storage_events_received_total .* is not scraped/);
+    const names = (noop.data.series as { labels: Record<string, string> }[]).map((s) => s.labels.series);
+    expect(names).toContain("stored changes (storage events, one replica)");
+    // Its equal_objects series appears at the first such update: until then the line reads 0, not "not scraped".
+    expect(names).toContain("managedFields-only updates (reverted; whole API server)");
+    expect(noop.infos.join(" ")).not.toMatch(/is not scraped here/);
+    const cost = await (await fetch(`${app.url}/api/panels/request-cost?from=${iso(t.before)}&to=${iso(t.end)}&apiserver=${JOB}`)).json();
+    expect(new Set((cost.data.series as { labels: Record<string, string> }[]).map((s) => s.labels.series))).toEqual(new Set(["watchers notified", "seats"]));
+    const sizes = await (await fetch(`${app.url}/api/panels/object-sizes?${query}`)).json();
+    expect((sizes.data.series as { labels: Record<string, string> }[]).map((s) => s.labels.series).sort()).toEqual([
+      "estimated object size",
+      "mean write body",
+    ]);
   });
 });

@@ -32,6 +32,27 @@ function setup() {
 }
 
 describe("AuditIngester", () => {
+  it("skips dry runs (answered, never stored) and counts them, but not a write with an empty dryRun", () => {
+    const { store, ingester, feed } = setup();
+    const patch = (uri: string) => {
+      const e = auditEvent({
+        verb: "patch",
+        group: "gateway.networking.k8s.io",
+        resource: "httproutes",
+        namespace: "default",
+        name: "web",
+        requestObject: {},
+        receivedMs: START,
+      });
+      return JSON.stringify({ ...e, requestURI: `${e.requestURI}${uri}` });
+    };
+    feed([patch("?dryRun=All"), patch("?fieldManager=kubectl&dryRun=All"), patch("?dryRun=")]);
+    expect(ingester.counts.dryRuns).toBe(2);
+    expect(ingester.counts.requests).toBe(1);
+    expect((store.db.prepare("SELECT COUNT(*) AS n FROM audit_requests").get() as { n: number }).n).toBe(1);
+    expect(ingester.summary()).toContain("2 dry runs skipped");
+  });
+
   it("finds the HTTPRoute status-patch fix's no-op status patches, the real changes among them, and who sent each", () => {
     const truth = seed003(START, 30);
     const { store, ingester, feed, byClass } = setup();
