@@ -70,6 +70,9 @@ export function planPanel(mode: "range" | "total", req: PanelRequest, scrapeInte
 
 export type PanelPlan = ReturnType<typeof planPanel>;
 
+/** How many of one panel's queries are sent at once. */
+export const PANEL_QUERY_PARALLELISM = 2;
+
 /** Sends a panel's queries and merges their answers; several queries are told apart by a `series` label. */
 export async function executeQueries(
   client: PromClient,
@@ -79,9 +82,11 @@ export async function executeQueries(
   queries: NamedQuery[],
   signal?: AbortSignal,
 ): Promise<{ series: Series[]; warnings: string[]; infos: string[] }> {
-  const results = await Promise.all(
-    queries.map((q) => (mode === "total" ? client.query(q.promql, plan.evalMs / 1000, signal) : client.queryRange(q.promql, plan.aligned, signal))),
-  );
+  const send = (q: NamedQuery) => (mode === "total" ? client.query(q.promql, plan.evalMs / 1000, signal) : client.queryRange(q.promql, plan.aligned, signal));
+  // Two at a time: a panel of many lines must never need more of Prometheus's query slots than a small pool has.
+  const results: Awaited<ReturnType<typeof send>>[] = [];
+  for (let i = 0; i < queries.length; i += PANEL_QUERY_PARALLELISM)
+    results.push(...(await Promise.all(queries.slice(i, i + PANEL_QUERY_PARALLELISM).map(send))));
   const warnings: string[] = [];
   const infos: string[] = [];
   const series: Series[] = [];

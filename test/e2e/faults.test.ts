@@ -126,7 +126,8 @@ describe("past the concurrency limit, in the browser", () => {
       );
       await page.screenshot({ path: join(ARTIFACTS, "write-load-busy.png") });
       proxy.fault = undefined;
-      for (const id of ["writes-by-resource", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]) {
+      // The no-op evidence panel sends seven queries, more than the pool holds: two at a time, it draws too.
+      for (const id of ["writes-by-resource", "effective-writes", "write-errors", "lease-renewals", "watch-fanout", "noop-evidence"]) {
         await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, {
           state: "attached",
           timeout: 90_000,

@@ -19,7 +19,8 @@ const at = (iso: string) => Date.parse(iso);
 const FROM_MS = at("2026-09-11T12:00:00Z");
 const TO_MS = at("2026-09-11T16:00:00Z");
 const RELEASE_S = at("2026-09-11T14:30:00Z") / 1000;
-const CHARTS = ["writes-by-resource", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"];
+/** The charts this scenario draws: the signal panels with data here are the no-op evidence and the watch events per write. */
+const CHARTS = ["writes-by-resource", "effective-writes", "write-errors", "lease-renewals", "watch-fanout", "noop-evidence", "fanout-per-write"];
 
 let series: CounterSeries[];
 let prom: TestPrometheus;
