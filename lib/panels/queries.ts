@@ -3,6 +3,7 @@
  * server and resource, dry runs left out unless the view asks for them. Browser values reach
  * PromQL only through promql.ts's escaping selector builder.
  */
+import { histogramMean } from "../promql/histogram";
 import { byClause, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import type { LabelSets } from "./probe";
@@ -108,14 +109,10 @@ export function perReplica(vars: PanelVars, series: string, labels: string[] = [
   return `sum${byClause(labels)} (max${byClause(["job", ...labels])} (sum${byClause(["job", "instance", ...labels])} (rate(${series}[${rateWindow(vars)}]))))`;
 }
 
-/**
- * A histogram's mean over each window, whether Prometheus holds it as classic series (_sum, _count)
- * or as a native histogram (one series of the family's own name).
- */
-export function histogramMean(vars: PanelVars, metric: string, matchers: (Matcher | undefined)[], labels: string[]): string {
-  const w = rateWindow(vars);
-  const grouping = by(vars, labels);
-  const classic = `sum${grouping} (rate(${selector(`${metric}_sum`, matchers)}[${w}])) / sum${grouping} (rate(${selector(`${metric}_count`, matchers)}[${w}]))`;
-  const native = `sum${grouping} (rate(${selector(metric, matchers)}[${w}]))`;
-  return `(${classic}) or (histogram_sum(${native}) / histogram_count(${native}))`;
+/** A histogram's mean over each window for the view's API server, grouped by `labels` (see histogramMean). */
+export function meanOf(vars: PanelVars, metric: string, matchers: (Matcher | undefined)[], labels: string[]): string {
+  return histogramMean(
+    (series) => `sum${by(vars, labels)} (rate(${series}[${rateWindow(vars)}]))`,
+    (suffix) => selector(`${metric}${suffix}`, matchers),
+  );
 }

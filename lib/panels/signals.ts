@@ -4,8 +4,8 @@
  * large the objects and write bodies are. Each line says which metric it reads; a layer that is
  * not scraped is named under the panel, never shown as zero.
  */
-import { selector } from "../promql/promql";
-import { by, histogramMean, m, perReplica, rateWindow as w, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
+import { selector, type Matcher } from "../promql/promql";
+import { by, meanOf, m, perReplica, rateWindow as w, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
 
 const job = (vars: PanelVars) => m("job", "=", vars.job);
 const ofResource = (vars: PanelVars) => [job(vars), m("resource", "=", vars.resource), m("group", "=", vars.group)];
@@ -15,11 +15,19 @@ const successfulWrites = (vars: PanelVars): NamedQuery => ({
 });
 
 /** Consumers' own counts of updates they skipped because nothing changed; they run outside the API servers. */
-const CONSUMER_NOOPS: { name: string; metric: string; matchers: { label: string; value: string }[] }[] = [
+const CONSUMER_NOOPS: { name: string; metric: string; matchers: Matcher[] }[] = [
   { name: "Contour: status updates skipped as unchanged", metric: "contour_status_update_noop_total", matchers: [] },
-  { name: "Envoy Gateway: status updates with no action", metric: "status_update_total", matchers: [{ label: "status", value: "no_action" }] },
-  { name: "Karmada: propagations that changed nothing", metric: "update_resource_to_cluster", matchers: [{ label: "operationResult", value: "unchanged" }] },
-  { name: "Cilium: watch events equal to the cached object", metric: "cilium_kubernetes_events_received_total", matchers: [{ label: "equal", value: "true" }] },
+  { name: "Envoy Gateway: status updates with no action", metric: "status_update_total", matchers: [{ label: "status", op: "=", value: "no_action" }] },
+  {
+    name: "Karmada: propagations that changed nothing",
+    metric: "update_resource_to_cluster",
+    matchers: [{ label: "operationResult", op: "=", value: "unchanged" }],
+  },
+  {
+    name: "Cilium: watch events equal to the cached object",
+    metric: "cilium_kubernetes_events_received_total",
+    matchers: [{ label: "equal", op: "=", value: "true" }],
+  },
 ];
 
 function noopEvidence(vars: PanelVars): { queries: NamedQuery[]; infos: string[] } {
@@ -43,13 +51,7 @@ function noopEvidence(vars: PanelVars): { queries: NamedQuery[]; infos: string[]
       ].join(" or "),
       whenEmpty: `${comparisons} is not scraped here.`,
     },
-    ...CONSUMER_NOOPS.map((c) => ({
-      name: c.name,
-      promql: `sum(rate(${selector(
-        c.metric,
-        c.matchers.map((x) => ({ label: x.label, op: "=" as const, value: x.value })),
-      )}[${w(vars)}]))`,
-    })),
+    ...CONSUMER_NOOPS.map((c) => ({ name: c.name, promql: `sum(rate(${selector(c.metric, c.matchers)}[${w(vars)}]))` })),
   ];
   const infos = vars.resource
     ? ["The managedFields comparison and the consumers' counters have no resource label: their lines are for everything they watch."]
@@ -57,7 +59,7 @@ function noopEvidence(vars: PanelVars): { queries: NamedQuery[]; infos: string[]
   return { queries, infos };
 }
 
-const WATCH_EVENTS_KIND_INFO = "This API server labels watch events by kind (Kubernetes ≤ 1.33), so they cannot be matched to a resource's writes.";
+const WATCH_EVENTS_BY_KIND = "This API server labels watch events by kind (Kubernetes ≤ 1.33)";
 
 export const SIGNAL_PANELS: readonly PanelDef[] = [
   {
@@ -92,7 +94,7 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
         { name: "seats", metric: "apiserver_flowcontrol_work_estimated_seats" },
       ].map((h) => ({
         name: h.name,
-        promql: histogramMean(vars, h.metric, [job(vars)], ["priority_level", "flow_schema"]),
+        promql: meanOf(vars, h.metric, [job(vars)], ["priority_level", "flow_schema"]),
         whenEmpty: `${h.metric} is not scraped here.`,
       })),
       infos: [],
@@ -110,7 +112,7 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
     needsResource: false,
     largest: 10,
     queries: (vars) => {
-      if (vars.labelSets.watchEvents === "kind") return { queries: [], infos: [WATCH_EVENTS_KIND_INFO] };
+      if (vars.labelSets.watchEvents === "kind") return { queries: [], infos: [`${WATCH_EVENTS_BY_KIND}, so they cannot be matched to a resource's writes.`] };
       const events = `sum${by(vars, ["group", "resource"])} (rate(${selector("apiserver_watch_events_total", ofResource(vars))}[${w(vars)}]))`;
       const written = `sum${by(vars, ["group", "resource"])} (rate(${writes(vars, [m("code", "=~", "2..")])}[${w(vars)}]))`;
       return { queries: [{ promql: `${events} / ${written}`, whenEmpty: "apiserver_watch_events_total is not scraped here." }], infos: [] };
@@ -134,7 +136,7 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
       const native = `histogram_sum(sum${grouping} (rate(${selector(sizes, matchers)}[${w(vars)}])))`;
       return {
         queries: [{ promql: `(${classic}) or ${native}`, whenEmpty: `${sizes} is not scraped here.` }],
-        infos: kind && vars.resource ? [WATCH_EVENTS_KIND_INFO.replace("cannot be matched to a resource's writes", "every kind is shown")] : [],
+        infos: kind && vars.resource ? [`${WATCH_EVENTS_BY_KIND}, so every kind is shown.`] : [],
       };
     },
   },
@@ -161,7 +163,7 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
           },
           {
             name: "mean write body",
-            promql: histogramMean(vars, "apiserver_request_body_size_bytes", bodyMatchers, ["group", "resource"]),
+            promql: meanOf(vars, "apiserver_request_body_size_bytes", bodyMatchers, ["group", "resource"]),
             whenEmpty: "apiserver_request_body_size_bytes is not scraped here.",
           },
         ],

@@ -4,6 +4,7 @@
  * builder. Ids are stable: they appear in URLs, the JSON API and snapshots.
  */
 import { WRITE_VERBS, type NamedQuery, type Unit } from "../panels/queries";
+import { histogramMean } from "../promql/histogram";
 import { byClause, escapeRegex, literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import type { DetectedProfile } from "./detect";
@@ -47,10 +48,14 @@ const inSecondsExpr = (t: TimingRef, expr: string) => (t.secondsPerUnit === unde
 
 /** A timing's mean per window and site, in seconds: its sum over its count, from classic series or a native histogram. */
 function timingMean(v: RebuildVars, t: TimingRef): string {
-  const classic = `${rate(v, ref(t, "_sum"))} / ${rate(v, ref(t, "_count"))}`;
-  if (t.kind === "summary") return inSecondsExpr(t, classic);
-  const native = rate(v, ref(t));
-  return inSecondsExpr(t, `(${classic}) or (histogram_sum(${native}) / histogram_count(${native}))`);
+  if (t.kind === "summary") return inSecondsExpr(t, `${rate(v, ref(t, "_sum"))} / ${rate(v, ref(t, "_count"))}`);
+  return inSecondsExpr(
+    t,
+    histogramMean(
+      (series) => rate(v, series),
+      (suffix) => ref(t, suffix),
+    ),
+  );
 }
 
 /** Queries for a panel that needs the rebuild duration metric; a profile without one gets an info instead. */

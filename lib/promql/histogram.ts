@@ -1,0 +1,11 @@
+/** Reading histograms the way Prometheus holds them: as classic _sum/_count series or as native histograms. */
+
+/**
+ * A histogram's mean per window: its sum's rate over its count's rate, from classic series or, where Prometheus
+ * holds only the native form (one series of the family's own name), from that. `rate` wraps a selector in the
+ * caller's rate and grouping; `series` gives the family's selector with a suffix ("" for the native series).
+ */
+export function histogramMean(rate: (selector: string) => string, series: (suffix: string) => string): string {
+  const native = rate(series(""));
+  return `(${rate(series("_sum"))} / ${rate(series("_count"))}) or (histogram_sum(${native}) / histogram_count(${native}))`;
+}
