@@ -84,8 +84,9 @@ function isAuditEvent(v: unknown): boolean {
 /**
  * The audit events in a parsed JSON value: an Event, an EventList (a webhook batch), or either one
  * inside a log envelope (`properties.log` as Azure writes it, alone or in an Event Hub message's
- * `records`; `log` or `message` as container log shippers write it), as a JSON object or as an
- * escaped JSON string. null: not audit data.
+ * `records`; `message` in a CloudWatch Logs subscription message's `logEvents`; `log` or `message`
+ * as container log shippers write it), as a JSON object or as an escaped JSON string. null: not
+ * audit data.
  */
 export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
   if (depth > 3) return null;
@@ -103,9 +104,11 @@ export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
   // A batch re-serialised without its type fields is a list whose items are events.
   if (Array.isArray(value.items) && (value.kind === "EventList" || (value.kind === undefined && value.items.some(isAuditEvent))))
     return value.items.filter(isAuditEvent) as AuditEvent[];
-  // Azure's Event Hub messages batch their diagnostic records: {"records": [{"category": "kube-audit", "properties": {"log": …}}]}.
-  if (Array.isArray(value.records)) {
-    const found = value.records.map((record) => eventsOf(record, depth + 1)).filter((events) => events !== null);
+  // Batches of log records: an Azure Event Hub message {"records": [{"category": "kube-audit", "properties": {"log": …}}]}, and a
+  // CloudWatch Logs subscription message, as EKS's audit log reaches Firehose and S3: {"logEvents": [{"message": …}]}.
+  const batch = Array.isArray(value.records) ? value.records : Array.isArray(value.logEvents) ? value.logEvents : undefined;
+  if (batch) {
+    const found = batch.map((record) => eventsOf(record, depth + 1)).filter((events) => events !== null);
     return found.length > 0 ? found.flat() : null;
   }
   for (const inner of [isObject(value.properties) ? value.properties.log : undefined, value.log, value.message]) {

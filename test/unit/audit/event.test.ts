@@ -109,6 +109,30 @@ describe("readLine and toRequest", () => {
     expect(eventsOf({ records: [{ properties: { log: "plain text" } }] })).toBeNull();
   });
 
+  it("reads a CloudWatch Logs subscription message (EKS's audit log through Firehose): each log event's message, and not a control message", () => {
+    const a = auditEvent({ ...base, auditID: "cw-1" });
+    const b = auditEvent({ ...base, auditID: "cw-2" });
+    const message = {
+      messageType: "DATA_MESSAGE",
+      owner: "111111111111",
+      logGroup: "/aws/eks/prod/cluster",
+      logStream: "kube-apiserver-audit-0a1b2c",
+      subscriptionFilters: ["audit-to-firehose"],
+      logEvents: [
+        { id: "1", timestamp: 1, message: JSON.stringify(a) },
+        { id: "2", timestamp: 2, message: JSON.stringify(b) },
+      ],
+    };
+    expect(eventsOf(message)?.map((e) => e.auditID)).toEqual(["cw-1", "cw-2"]);
+    const control = {
+      messageType: "CONTROL_MESSAGE",
+      logGroup: "",
+      logStream: "",
+      logEvents: [{ id: "", timestamp: 1, message: "CWL CONTROL MESSAGE: Checking health of destination Firehose." }],
+    };
+    expect(eventsOf(control)).toBeNull();
+  });
+
   it("reads an EventList batch as the webhook posts it", () => {
     const list = {
       kind: "EventList",
