@@ -52,6 +52,7 @@ export const ACTORS = {
   },
   labelerBefore: { user: { name: "route-labeler", token: "labeler-token-1" }, userAgent: "route-labeler/1.0.0", fieldManager: "route-labeler" },
   labelerAfter: { user: { name: "route-labeler", token: "labeler-token-1" }, userAgent: "route-labeler/1.1.0", fieldManager: "route-labeler" },
+  importer: { user: { name: "route-importer", token: "importer-token-1" }, userAgent: "route-importer/0.3.0", fieldManager: "route-importer" },
 } satisfies Record<string, Actor>;
 
 /** Every user the controllers write as (one per token; the labeler's two versions share one). */
@@ -333,6 +334,28 @@ export async function periodicStatusPatches(cp: ControlPlane, ledger: LedgerEntr
     routeStatus("False", new Date(Date.parse(at) + 60_000).toISOString().replace(".000Z", "Z")),
     "unrouted",
   );
+}
+
+/** The HTTPRoute whose every RequestResponse audit line is longer than its annotation. */
+export const BIG_ROUTE = "imported-routes";
+
+/**
+ * An importer creates one HTTPRoute carrying `annotationBytes` of imported configuration in an
+ * annotation (the API server allows 256 KiB of them), then Linkerd patches its status twice with
+ * the same content. At RequestResponse level each write's audit line holds the whole object.
+ */
+export async function bigRouteWrites(cp: ControlPlane, ledger: LedgerEntry[], { annotationBytes = 220_000 } = {}): Promise<void> {
+  const importer = new Controller(cp, ACTORS.importer, ledger);
+  const linkerd = new Controller(cp, ACTORS.routeStatus, ledger);
+  const entries = Array.from({ length: Math.ceil(annotationBytes / 40) }, (_, i) => `route-${i}.imported.example.com=backend-${i % 97};`);
+  const body = routeBody(BIG_ROUTE);
+  await importer.create("HTTPRoute", ROUTE_NAMESPACE, {
+    ...body,
+    metadata: { ...body.metadata, annotations: { "routes.example.com/imported": entries.join("").slice(0, annotationBytes) } },
+  });
+  const at = new Date(Math.floor(Date.now() / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  await linkerd.patchStatus("HTTPRoute", ROUTE_NAMESPACE, BIG_ROUTE, routeStatus("True", at), "unrouted");
+  await linkerd.patchStatus("HTTPRoute", ROUTE_NAMESPACE, BIG_ROUTE, routeStatus("True", at), "no-op");
 }
 
 /**

@@ -16,6 +16,8 @@ import { isDryRunUri, serverWrites } from "../helpers/audit-truth";
 import { selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
 import {
   ACTORS,
+  BIG_ROUTE,
+  bigRouteWrites,
   connectorChurn,
   CONTROLLER_USERS,
   createNamespaces,
@@ -114,6 +116,7 @@ beforeAll(async () => {
   await sleep(1500);
   t.fixStart = Date.now();
   t.fixedAt = await unchangedWritesThenFix(cp, ledger, { rounds: 3, pauseMs: 400 });
+  await bigRouteWrites(cp, ledger);
   for (let i = 0; i < DRY_RUNS; i++) {
     for (const name of routeNames) {
       const res = await cp.mergePatch(`/apis/gateway.networking.k8s.io/v1/namespaces/${ROUTE_NAMESPACE}/httproutes/${name}?dryRun=All`, {
@@ -185,7 +188,7 @@ describe("a real API server's audit log, its webhook and its counters", () => {
     for (const answer of [webhook, file]) {
       for (const c of answer.clients) expect(c.noop, `no-ops of ${c.client}`).toBe(noops.get(c.client) ?? 0);
     }
-    expect(noops.get("linkerd-policy · policy-controller")).toBe(7 * routeNames.length);
+    expect(noops.get("linkerd-policy · policy-controller")).toBe(7 * routeNames.length + 1);
   });
 
   it("both count the periodic identical status patches as no-op, flag their interval, and count the real change", async () => {
@@ -219,6 +222,22 @@ describe("a real API server's audit log, its webhook and its counters", () => {
         });
       }
       expect(connectors.rows.length).toBe(new Set(ledger.filter((l) => l.kind === "Connector").map((l) => `${l.namespace}/${l.name}`)).size);
+    }
+  });
+
+  it("reads writes whose audit lines are over 200 KB whole, from the webhook and from the file", async () => {
+    // The server's own record: every completed write to the big route, and how long its line is.
+    const lines = readFileSync(cp.auditLogPath, "utf8")
+      .split("\n")
+      .filter((l) => l.includes('"stage":"ResponseComplete"') && l.includes(`"name":"${BIG_ROUTE}"`));
+    const writes = lines.map((l) => JSON.parse(l)).filter((e) => ["create", "patch"].includes(e.verb));
+    expect(writes.map((e) => `${e.verb} ${e.objectRef.subresource ?? ""}`)).toEqual(["create ", "patch status", "patch status"]);
+    for (const line of lines) expect(line.length).toBeGreaterThan(200_000);
+    const meant = ledger.filter((l) => l.name === BIG_ROUTE);
+    for (const base of [app.url, fromLog.url]) {
+      const objects = await json(base, `/api/objects?${range()}&kind=HTTPRoute&pageSize=50`);
+      const row = objects.rows.find((r: { name: string }) => r.name === BIG_ROUTE);
+      expect(row, base).toMatchObject({ writes: meant.length, create: 1, unrouted: 1, noop: 1, routed: 0 });
     }
   });
 
