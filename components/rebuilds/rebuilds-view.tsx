@@ -9,6 +9,7 @@ import { ChartZoomContext } from "@/components/panels/chart-zoom";
 import { parseAsString, useQueryStates } from "nuqs";
 import { useState } from "react";
 import { PanelFrame } from "@/components/panels/panel-frame";
+import { PanelNotShown } from "@/components/panels/panel-not-shown";
 import { TimeSeriesChart } from "@/components/panels/time-series-chart";
 import { useElementWidth, useWidthCookie } from "@/components/panels/use-element-width";
 import { chartWidths } from "@/lib/panels/panel-url";
@@ -224,13 +225,7 @@ function RebuildChart({ id, call, site, siteOf, nameOf, markers }: ChartProps) {
   const query = usePanel(call, call.width > 0);
   if (!def) return null;
   // A panel the detected gateway cannot answer (no stages, a summary's quantiles) is one line at the end, saying why.
-  if (query.data && query.data.data.queries.length === 0 && query.data.data.profile) {
-    return (
-      <p data-testid="panel-not-shown" data-panel={id} className="order-last text-xs text-[var(--muted)] lg:col-span-2">
-        <span className="font-semibold">{def.title}</span>: {query.data.infos.join(" ")}
-      </p>
-    );
-  }
+  if (query.data?.data.nothingToDraw) return <PanelNotShown id={id} title={def.title} reasons={query.data.infos} />;
   const filtered =
     query.data && site
       ? { ...query, data: { ...query.data, data: { ...query.data.data, series: query.data.data.series.filter((s) => siteOf(s.labels) === site) } } }

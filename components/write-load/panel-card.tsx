@@ -1,6 +1,7 @@
 "use client";
-/** One catalog panel: fetches its data and renders it through the frame as a chart. */
+/** One catalog panel: fetches its data and renders it through the frame as a chart, or as one line when there is nothing to draw. */
 import { PanelFrame } from "@/components/panels/panel-frame";
+import { PanelNotShown } from "@/components/panels/panel-not-shown";
 import { TimeSeriesChart, type ChartMarker } from "@/components/panels/time-series-chart";
 import { usePanel, type PanelQueryInput } from "@/lib/query/hooks";
 import type { PanelDef } from "@/lib/panels/queries";
@@ -17,6 +18,8 @@ interface Props {
 
 export function PanelCard({ def, input, idleMessage, className, onSelectSeries, selectedName, markers }: Props) {
   const query = usePanel({ ...input, panel: def.id }, !idleMessage && input.width > 0);
+  // Every family the panel reads is missing here: one line at the end of its grid, naming them.
+  if (query.data?.data.nothingToDraw) return <PanelNotShown id={def.id} title={def.title} reasons={query.data.infos} />;
   return (
     <PanelFrame id={def.id} title={def.title} description={def.description} state={query} idleMessage={idleMessage} className={className}>
       {(data) => (

@@ -25,6 +25,8 @@ export interface PanelData {
   profile?: { id: string; title: string; reason: string };
   /** horizontal lines worth drawing, e.g. 1.0 = saturated, or the top finite bucket */
   thresholds?: { value: number; label: string }[];
+  /** Nothing to draw here, and the infos say why: drawn as one line, not an empty chart. */
+  nothingToDraw?: true;
 }
 
 export interface PanelResult {
@@ -101,6 +103,14 @@ export async function executeQueries(
   return { series, warnings, infos };
 }
 
+/**
+ * Whether a panel has nothing to draw for a reason its infos state: it asks nothing here (a gateway
+ * that does not time a stage), or every query it sent names a family that is not scraped here.
+ */
+export function nothingToDraw(queries: NamedQuery[], series: Series[]): boolean {
+  return series.length === 0 && queries.every((q) => q.whenEmpty !== undefined);
+}
+
 /** What the answer says was sent: each query's name and PromQL. */
 export const sentQueries = (queries: NamedQuery[]) => queries.map(({ name, promql }) => (name === undefined ? { promql } : { name, promql }));
 
@@ -153,6 +163,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
       ...panelTimes(panel.mode, plan),
       series,
       ...(panel.estimate ? { estimate: panel.estimate } : {}),
+      ...(nothingToDraw(queries, answer.series) ? { nothingToDraw: true as const } : {}),
     },
     warnings: unique([...limited.warnings, ...answer.warnings]),
     infos: unique([

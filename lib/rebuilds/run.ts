@@ -2,7 +2,7 @@
 import type { PromClient } from "../promql/types";
 import type { Series } from "../promql/types";
 import type { PanelRequest } from "../panels/params";
-import { executeQueries, limitSeries, panelTimes, planPanel, sentQueries, unique, type PanelResult } from "../panels/run-panel";
+import { executeQueries, limitSeries, nothingToDraw, panelTimes, planPanel, sentQueries, unique, type PanelResult } from "../panels/run-panel";
 import { REBUILD_PROFILES } from "./profiles";
 import { countSelector, type DetectedProfile } from "./detect";
 import type { RebuildPanelDef, RebuildVars } from "./catalog";
@@ -65,6 +65,7 @@ export async function runRebuildPanel(deps: RebuildDeps, panel: RebuildPanelDef,
       series: limited.series,
       profile: { id: detected.profile.id, title: detected.profile.title, reason: detected.reason },
       ...(thresholds.length ? { thresholds } : {}),
+      ...(nothingToDraw(queries, answer.series) ? { nothingToDraw: true as const } : {}),
     },
     warnings: unique([...limited.warnings, ...capped, ...answer.warnings]),
     infos: unique([...infos, ...answer.infos]),

@@ -221,16 +221,19 @@ describe("gateway profiles on a real Prometheus", () => {
       const { data, infos } = await panel("contour", id);
       expect(data.queries).toEqual([]);
       expect(data.series).toEqual([]);
+      expect(data.nothingToDraw).toBe(true);
       expect(infos.join(" "), id).toMatch(/summary|no buckets/);
     }
     const summary = await panel("contour", "rebuild-summary");
     expect(summary.data.queries.map((q) => q.name)).toEqual(["rebuilds", "mean s", "busy s/s"]);
+    expect(summary.data.nothingToDraw).toBeUndefined();
   });
 
   it("a gateway without stages or a split says so in one line instead of an empty chart", async () => {
     for (const id of ["rebuild-stages", "rebuild-breakdown"]) {
       const { data, infos } = await panel("nginx-gateway-fabric", id);
       expect(data.queries).toEqual([]);
+      expect(data.nothingToDraw).toBe(true);
       expect(infos[0]).toMatch(/NGINX Gateway Fabric 2\.x \(event batches\) (times no stage|does not split)/);
     }
   });

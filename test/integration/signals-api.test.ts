@@ -188,6 +188,7 @@ describe("signal panels against a real Prometheus", () => {
     expect(noop.infos).toContain("apiserver_storage_events_received_total (Kubernetes 1.36) is not scraped here, so stored changes are not shown.");
     expect(noop.infos).toContain("apiserver_request_timestamp_comparison_time is not scraped here.");
     expect(noop.data.series.map((s) => s.labels.series)).toContain("API writes (2xx)");
+    expect(noop.data.nothingToDraw).toBeUndefined();
     const effective = await panel("effective-writes", old);
     expect(effective.data.series.map((s) => s.labels.series)).toContain("effective writes (etcd)");
     const perWrite = await panel("fanout-per-write", old);
@@ -198,6 +199,8 @@ describe("signal panels against a real Prometheus", () => {
       "apiserver_resource_size_estimate_bytes (Kubernetes 1.34+) is not scraped here.",
       "apiserver_request_body_size_bytes is not scraped here.",
     ]);
+    // Nothing to draw, for the reasons given: the page draws each as one line, not an empty chart.
+    expect([perWrite.data.nothingToDraw, sizes.data.nothingToDraw]).toEqual([true, true]);
   });
 
   it("a downloaded view carries the signal panels and answers them as the live page did", async () => {

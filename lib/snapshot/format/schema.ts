@@ -29,6 +29,7 @@ export const panelResultSchema = z.object({
     estimate: z.string().max(2_000).optional(),
     profile: z.object({ id: z.string().max(64), title: z.string().max(200), reason: z.string().max(2_000) }).optional(),
     thresholds: z.array(z.object({ value: finite, label: z.string().max(200) })).optional(),
+    nothingToDraw: z.literal(true).optional(),
   }),
   warnings: z.array(z.string().max(2_000)),
   infos: z.array(z.string().max(2_000)),

@@ -4,6 +4,7 @@ import { ApiFailure } from "@/lib/api/envelope";
 import { decodeSnapshot, encodeSnapshot } from "@/lib/snapshot/format/codec";
 import { heldPart, snapshotPanel, info } from "@/lib/snapshot/lookup";
 import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/format/schema";
+import type { PanelData } from "@/lib/panels/run-panel";
 
 const START = Date.parse("2026-09-11T12:00:00Z");
 const END = Date.parse("2026-09-11T16:00:00Z");
@@ -67,6 +68,20 @@ describe("snapshot bundles", () => {
     const snapshot = sample();
     expect(decodeSnapshot(encodeSnapshot(snapshot), 1 << 20)).toEqual(snapshot);
     expect(decodeSnapshot(Buffer.from(JSON.stringify(snapshot)), 1 << 20)).toEqual(snapshot);
+  });
+
+  it("keeps every field a panel answer can carry", () => {
+    // Required<…>: a field added to panel answers must be added here, and to the bundle's schema, or it is dropped from snapshots.
+    const data: Required<PanelData> = {
+      ...(sample().panels[0].result.data as PanelData),
+      estimate: "an estimate",
+      profile: { id: "envoy-gateway", title: "Envoy Gateway", reason: "its metrics are scraped" },
+      thresholds: [{ value: 1, label: "saturated" }],
+      nothingToDraw: true,
+    };
+    const snapshot = sample();
+    snapshot.panels[0].result = { ...snapshot.panels[0].result, data };
+    expect(decodeSnapshot(encodeSnapshot(snapshot), 1 << 20).panels[0].result.data).toEqual(data);
   });
 
   it("rejects each kind of bad bundle with a message saying what is wrong", () => {
