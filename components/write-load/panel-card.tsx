@@ -14,10 +14,12 @@ interface Props {
   onSelectSeries?: (labels: Record<string, string>) => void;
   selectedName?: string;
   markers?: ChartMarker[];
+  /** asked for only once this is true (it shows as loading until then) */
+  ready?: boolean;
 }
 
-export function PanelCard({ def, input, idleMessage, className, onSelectSeries, selectedName, markers }: Props) {
-  const query = usePanel({ ...input, panel: def.id }, !idleMessage && input.width > 0);
+export function PanelCard({ def, input, idleMessage, className, onSelectSeries, selectedName, markers, ready = true }: Props) {
+  const query = usePanel({ ...input, panel: def.id }, ready && !idleMessage && input.width > 0);
   // Every family the panel reads is missing here: one line at the end of its grid, naming them.
   if (query.data?.data.nothingToDraw) return <PanelNotShown id={def.id} title={def.title} reasons={query.data.infos} />;
   return (

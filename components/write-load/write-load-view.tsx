@@ -61,6 +61,8 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   useWidthCookie(mainWidth);
   // The same query as the chart's (one request): its total gives the onset drawn on every chart.
   const byResource = usePanel(inputs.writesByResource, mainWidth > 0);
+  // The signal panels further down are asked for once the write rates have answered (SIGNAL_CALLS).
+  const signalsReady = byResource.data !== undefined || byResource.isError;
   const onset = useOnsetMarker(byResource.data?.data, seriesName, "The write rate");
   const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
 
@@ -197,11 +199,11 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
           moves. A layer that is not scraped is named under its panel.
         </p>
         <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
-          <PanelCard def={panel("noop-evidence")} input={inputs.noopEvidence} markers={markers} />
-          <PanelCard def={panel("fanout-per-write")} input={inputs.fanoutPerWrite} markers={markers} />
-          <PanelCard def={panel("request-cost")} input={inputs.requestCost} markers={markers} />
-          <PanelCard def={panel("watch-bytes")} input={inputs.watchBytes} markers={markers} />
-          <PanelCard def={panel("object-sizes")} input={inputs.objectSizes} markers={markers} />
+          <PanelCard def={panel("noop-evidence")} input={inputs.noopEvidence} markers={markers} ready={signalsReady} />
+          <PanelCard def={panel("fanout-per-write")} input={inputs.fanoutPerWrite} markers={markers} ready={signalsReady} />
+          <PanelCard def={panel("request-cost")} input={inputs.requestCost} markers={markers} ready={signalsReady} />
+          <PanelCard def={panel("watch-bytes")} input={inputs.watchBytes} markers={markers} ready={signalsReady} />
+          <PanelCard def={panel("object-sizes")} input={inputs.objectSizes} markers={markers} ready={signalsReady} />
         </div>
         <PanelFrame
           id="write-totals"

@@ -44,6 +44,12 @@ export interface WriteLoadCalls {
   totalsBefore: PanelCall;
 }
 
+/**
+ * The signal panels, below the write rates: the page asks for them once the write rates have answered,
+ * so the charts an SRE reads first are not kept waiting behind the ones further down.
+ */
+export const SIGNAL_CALLS = ["noopEvidence", "requestCost", "fanoutPerWrite", "watchBytes", "objectSizes"] as const satisfies readonly (keyof WriteLoadCalls)[];
+
 export function writeLoadRequests(state: ViewState): WriteLoadCalls {
   const { startMs, endMs, apiserver, resource } = state;
   const whole = { startMs, endMs, apiserver };
@@ -112,9 +118,9 @@ export function writeLoadInputs(calls: WriteLoadCalls, widths: ChartWidths, snap
 }
 
 /**
- * The URLs a Write load page asks for with its link's parameters, with "now" at `nowMs`, when its
- * charts are `widths` wide (WIDTH_SLOTS: the templates the preload script fills in). None for a range
- * the page refuses.
+ * The URLs a Write load page asks for first with its link's parameters, with "now" at `nowMs`, when its
+ * charts are `widths` wide (WIDTH_SLOTS: the templates the preload script fills in): all but the
+ * signal panels. None for a range the page refuses.
  */
 export function writeLoadPreloads(
   search: { from?: string; to?: string; apiserver?: string; resource?: string; dryRun?: string },
@@ -130,7 +136,8 @@ export function writeLoadPreloads(
     resource: search.resource || undefined,
     includeDryRun: search.dryRun === "include",
   });
-  const panels = Object.values(writeLoadInputs(calls, widths, snapshot?.id)).flatMap((input) => (input ? [panelUrl(input)] : []));
+  const later = new Set<string>(SIGNAL_CALLS);
+  const panels = Object.entries(writeLoadInputs(calls, widths, snapshot?.id)).flatMap(([name, input]) => (input && !later.has(name) ? [panelUrl(input)] : []));
   // The markers on every chart, and the API server list (a snapshot carries its own).
   return [...panels, markersUrl(range.startMs, range.endMs, snapshot?.id), ...(snapshot ? [] : [apiserversUrl(range.startMs, range.endMs)])];
 }
