@@ -9,3 +9,16 @@ export function histogramMean(rate: (selector: string) => string, series: (suffi
   const native = rate(series(""));
   return `(${rate(series("_sum"))} / ${rate(series("_count"))}) or (histogram_sum(${native}) / histogram_count(${native}))`;
 }
+
+/** A histogram's sum per window (e.g. seconds spent), from classic _sum series or the native form's histogram_sum. */
+export function histogramSum(rate: (selector: string) => string, series: (suffix: string) => string): string {
+  return `${rate(series("_sum"))} or histogram_sum(${rate(series(""))})`;
+}
+
+/**
+ * The percentage of observations above `bound` in a native histogram, per window: histogram_fraction interpolates
+ * inside the bucket that holds the bound, so unless the bound is a bucket boundary this is an estimate.
+ */
+export function nativeShareAbove(rate: (selector: string) => string, nativeSeries: string, bound: number): string {
+  return `100 * (1 - histogram_fraction(-Inf, ${bound}, ${rate(nativeSeries)}))`;
+}

@@ -4,7 +4,7 @@
  * builder. Ids are stable: they appear in URLs, the JSON API and snapshots.
  */
 import { WRITE_VERBS, type NamedQuery, type Unit } from "../panels/queries";
-import { histogramMean } from "../promql/histogram";
+import { histogramMean, histogramSum, nativeShareAbove } from "../promql/histogram";
 import { byClause, escapeRegex, literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import type { DetectedProfile } from "./detect";
@@ -46,17 +46,37 @@ type Duration = NonNullable<RebuildVars["detected"]["profile"]["duration"]>;
 /** An expression in the timing's unit, in seconds. */
 const inSecondsExpr = (t: TimingRef, expr: string) => (t.secondsPerUnit === undefined ? expr : `(${expr}) * ${t.secondsPerUnit}`);
 
-/** A timing's mean per window and site, in seconds: its sum over its count, from classic series or a native histogram. */
-function timingMean(v: RebuildVars, t: TimingRef): string {
-  if (t.kind === "summary") return inSecondsExpr(t, `${rate(v, ref(t, "_sum"))} / ${rate(v, ref(t, "_count"))}`);
+/**
+ * A timing's mean per site, in seconds: its sum over its count, from classic series or a native histogram. `over`
+ * turns a selector into its per-site rate or increase.
+ */
+function timingMean(t: TimingRef, over: (selector: string) => string): string {
+  if (t.kind === "summary") return inSecondsExpr(t, `${over(ref(t, "_sum"))} / ${over(ref(t, "_count"))}`);
   return inSecondsExpr(
     t,
-    histogramMean(
-      (series) => rate(v, series),
-      (suffix) => ref(t, suffix),
-    ),
+    histogramMean(over, (suffix) => ref(t, suffix)),
   );
 }
+
+/** A timing's sum per site (the time it took), in seconds, from classic series or a native histogram. */
+function timingSum(t: TimingRef, over: (selector: string) => string): string {
+  return inSecondsExpr(t, t.kind === "summary" ? over(ref(t, "_sum")) : histogramSum(over, (suffix) => ref(t, suffix)));
+}
+
+/**
+ * The percentage of rebuilds slower than `bound` seconds, per site: counted from the classic bucket at that bound,
+ * or, where only the native form is held, interpolated inside its bucket by histogram_fraction (an estimate).
+ */
+function slowShare(v: RebuildVars, d: Duration, bound: number, over: (selector: string) => string): string {
+  if (v.detected.native) return nativeShareAbove(over, ref(d), inUnits(d, bound));
+  return `100 * (1 - ${over(ref(d, "_bucket", [le(inUnits(d, bound))]))} / ${over(ref(d, "_count"))})`;
+}
+
+/** The slow-share thresholds a detected histogram answers: its classic bounds (slowThresholds), or 5 s and 10 s from a native one. */
+const slowBounds = (v: RebuildVars) => (v.detected.native ? [5, 10] : slowThresholds(v.detected.buckets));
+
+const nativeEstimate = (d: Duration) =>
+  `Estimated: ${d.metric} is held here as a native histogram, whose bucket bounds are not 5 s and 10 s; histogram_fraction interpolates inside the bucket that holds each.`;
 
 /** Queries for a panel that needs the rebuild duration metric; a profile without one gets an info instead. */
 function withDuration(build: (d: Duration, v: RebuildVars) => { queries: NamedQuery[]; infos: string[] }) {
@@ -90,7 +110,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Time per rebuild, exact: the duration sum divided by the count over each window (not a quantile estimate).",
     unit: "s",
     mode: "range",
-    queries: withDuration((d, v) => ({ queries: [{ promql: timingMean(v, d) }], infos: [] })),
+    queries: withDuration((d, v) => ({ queries: [{ promql: timingMean(d, (sel) => rate(v, sel)) }], infos: [] })),
   },
   {
     id: "rebuild-slow-share",
@@ -99,14 +119,11 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     unit: "%",
     mode: "range",
     queries: withDuration((d, v) => {
-      if (d.kind !== "histogram" || v.detected.buckets.length === 0)
+      if (d.kind !== "histogram" || slowBounds(v).length === 0)
         return { queries: [], infos: [`${d.metric} has no buckets, so slow shares cannot be counted.`] };
       return {
-        queries: slowThresholds(v.detected.buckets).map((bound) => ({
-          name: `over ${seconds(bound)}`,
-          promql: `100 * (1 - ${rate(v, ref(d, "_bucket", [le(inUnits(d, bound))]))} / ${rate(v, ref(d, "_count"))})`,
-        })),
-        infos: [],
+        queries: slowBounds(v).map((bound) => ({ name: `over ${seconds(bound)}`, promql: slowShare(v, d, bound, (sel) => rate(v, sel)) })),
+        infos: v.detected.native ? [nativeEstimate(d)] : [],
       };
     }),
   },
@@ -139,7 +156,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Seconds of rebuilding per second at each site. The rebuild loop runs one rebuild at a time, so 1.0 means it never rests.",
     unit: "s/s",
     mode: "range",
-    queries: withDuration((d, v) => ({ queries: [{ promql: inSecondsExpr(d, rate(v, ref(d, "_sum"))) }], infos: [] })),
+    queries: withDuration((d, v) => ({ queries: [{ promql: timingSum(d, (sel) => rate(v, sel)) }], infos: [] })),
     thresholds: () => [{ value: 1, label: "saturated" }],
   },
   {
@@ -166,7 +183,11 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
       const stages = v.detected.profile.stages ?? [];
       if (stages.length === 0) return { queries: [], infos: [`${v.detected.profile.title} times no stage of its rebuilds on its own.`] };
       return {
-        queries: stages.map((stage) => ({ name: stage.name, promql: timingMean(v, stage), whenEmpty: `${stage.metric} has no data in this range.` })),
+        queries: stages.map((stage) => ({
+          name: stage.name,
+          promql: timingMean(stage, (sel) => rate(v, sel)),
+          whenEmpty: `${stage.metric} has no data in this range.`,
+        })),
         infos: [],
       };
     },
@@ -241,14 +262,15 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
       const inc = (sel: string) => `sum${bySite(v)} (increase(${sel}[${r}]))`;
       const queries: NamedQuery[] = [{ name: "rebuilds", promql: inc(count) }];
       const d = v.detected.profile.duration;
+      const infos = ["Totals are increase(), which Prometheus extrapolates to the range edges."];
       if (d) {
-        queries.push({ name: "mean s", promql: inSecondsExpr(d, `${inc(ref(d, "_sum"))} / ${inc(ref(d, "_count"))}`) });
-        queries.push({ name: "busy s/s", promql: inSecondsExpr(d, `${inc(ref(d, "_sum"))} / ${v.rangeSeconds}`) });
-        const slow = d.kind === "histogram" ? slowThresholds(v.detected.buckets).at(-1) : undefined;
-        if (slow !== undefined)
-          queries.push({ name: `over ${seconds(slow)} %`, promql: `100 * (1 - ${inc(ref(d, "_bucket", [le(inUnits(d, slow))]))} / ${inc(ref(d, "_count"))})` });
+        queries.push({ name: "mean s", promql: timingMean(d, inc) });
+        queries.push({ name: "busy s/s", promql: `(${timingSum(d, inc)}) / ${v.rangeSeconds}` });
+        const slow = d.kind === "histogram" ? slowBounds(v).at(-1) : undefined;
+        if (slow !== undefined) queries.push({ name: `over ${seconds(slow)} %`, promql: slowShare(v, d, slow, inc) });
+        if (slow !== undefined && v.detected.native) infos.push(nativeEstimate(d));
       }
-      return { queries, infos: ["Totals are increase(), which Prometheus extrapolates to the range edges."] };
+      return { queries, infos };
     },
   },
 ];

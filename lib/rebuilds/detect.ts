@@ -13,6 +13,8 @@ export interface DetectedProfile {
   reason: string;
   /** finite histogram bounds in seconds (whatever unit the histogram is in), ascending; empty for summaries */
   buckets: number[];
+  /** the duration histogram is held only in native form here: no classic buckets to count */
+  native: boolean;
 }
 
 export const countSelector = (p: RebuildProfile) => selector(p.count.metric, p.count.matchers);
@@ -43,10 +45,13 @@ export async function detectRebuildProfile(
     reason = `${countSelector(profile)} has data in this range${tried.length ? `; checked first, without data: ${[...new Set(tried)].join(", ")}` : ""}`;
   }
   let buckets: number[] = [];
-  if (profile.duration?.kind === "histogram") {
-    const les = await client.labelValues("le", [selector(`${profile.duration.metric}_bucket`, profile.duration.matchers)], bounds, signal);
-    const duration = profile.duration;
+  let native = false;
+  const duration = profile.duration;
+  if (duration?.kind === "histogram") {
+    const les = await client.labelValues("le", [selector(`${duration.metric}_bucket`, duration.matchers)], bounds, signal);
     buckets = [...new Set(les.data.map(Number).filter((v) => Number.isFinite(v)))].sort((a, b) => a - b).map((v) => inSeconds(duration, v));
+    // No classic buckets: the histogram may be held as one native series of the family's own name.
+    if (buckets.length === 0) native = (await client.series([selector(duration.metric, duration.matchers)], { ...bounds, limit: 1 }, signal)).data.length > 0;
   }
-  return { profile, reason, buckets };
+  return { profile, reason, buckets, native };
 }

@@ -99,6 +99,30 @@ describe("native histograms on a real Prometheus", () => {
     }
   });
 
+  it("give Istio's time spent rebuilding, its slow shares (labelled estimates) and its summary from the native form", async () => {
+    // Every observation is 3 s: seconds spent per second are 3 × the observations per second (the counter beside it).
+    const [busy, perHour] = [await panel("rebuild-busy"), await panel("rebuild-rate")];
+    const rebuildsPerHour = new Map(perHour.series[0].points.map(([t, v]) => [t, v]));
+    const busyPoints = busy.series[0].points.filter(([t, v]) => v !== null && rebuildsPerHour.get(t) != null);
+    expect(busyPoints.length).toBeGreaterThan(5);
+    for (const [t, v] of busyPoints) expect(v).toBeCloseTo((CONVERGENCE_SECONDS * rebuildsPerHour.get(t)!) / 3600, 9);
+    // None is slower than 5 s: the native bucket (2, 4] holds them all, so the interpolation has nothing to split.
+    const res = await fetch(`${app.url}/api/panels/rebuild-slow-share?from=now-10s&to=now&step=1&apiserver=${JOB}`);
+    const slow = (await res.json()) as { data: PanelData; infos: string[] };
+    expect(slow.data.series.map((s) => s.labels.series).sort()).toEqual(["over 10 s", "over 5 s"]);
+    for (const s of slow.data.series) {
+      const values = s.points.map(([, v]) => v).filter((v): v is number => v !== null);
+      expect(values.length).toBeGreaterThan(5);
+      for (const v of values) expect(v).toBe(0);
+    }
+    expect(slow.infos.join(" ")).toMatch(/^Estimated: pilot_proxy_convergence_time is held here as a native histogram/);
+    const summary = await panel("rebuild-summary");
+    const column = (name: string) => summary.series.find((s) => s.labels.series === name)?.points[0][1];
+    expect(column("mean s")).toBeCloseTo(CONVERGENCE_SECONDS, 9);
+    expect(column("over 10 s %")).toBe(0);
+    expect(column("busy s/s")).toBeCloseTo((CONVERGENCE_SECONDS * column("rebuilds")!) / ((summary.endMs - summary.startMs) / 1000), 9);
+  });
+
   it("give the mean write body and the mean watchers per request from the native form", async () => {
     for (const [id, series, value] of [
       ["object-sizes", "mean write body", BODY_BYTES],

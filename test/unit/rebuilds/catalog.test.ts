@@ -5,7 +5,7 @@ import { rebuildCalls, rebuildRequests } from "@/lib/rebuilds/requests";
 import { capWarnings } from "@/lib/rebuilds/run";
 
 const vars = (id: string, buckets: number[], extra: Partial<RebuildVars> = {}): RebuildVars => ({
-  detected: { profile: findRebuildProfile(id)!, reason: "test", buckets },
+  detected: { profile: findRebuildProfile(id)!, reason: "test", buckets, native: false },
   siteLabel: "cluster",
   windowSeconds: 120,
   rangeSeconds: 3600,
@@ -43,8 +43,26 @@ describe("rebuild panels", () => {
     expect(over5).toContain('le=~"5000(\\\\.0)?"');
     expect(over10).toContain('le=~"10000(\\\\.0)?"');
     expect(promql("rebuild-duration-mean", v)[0]).toMatch(/^\(.*\) \* 0\.001$/);
-    expect(promql("rebuild-busy", v)[0]).toBe("(sum by (cluster) (rate(nginx_gateway_fabric_event_batch_processing_milliseconds_sum{}[120s]))) * 0.001");
+    expect(promql("rebuild-busy", v)[0]).toBe(
+      "(sum by (cluster) (rate(nginx_gateway_fabric_event_batch_processing_milliseconds_sum{}[120s])) or histogram_sum(sum by (cluster) (rate(nginx_gateway_fabric_event_batch_processing_milliseconds{}[120s])))) * 0.001",
+    );
     expect(promql("rebuild-duration-quantiles", v)[0]).toMatch(/^\(histogram_quantile\(0\.5, .*\) \* 0\.001$/);
+  });
+
+  it("count slow shares of a native-only histogram with histogram_fraction, in the histogram's unit, and say they are estimates", () => {
+    const native = (id: string) => ({ ...vars(id, []), detected: { ...vars(id, []).detected, native: true } });
+    const istio = findRebuildPanel("rebuild-slow-share")!.queries(native("istio"));
+    expect(istio.queries).toEqual([
+      { name: "over 5 s", promql: "100 * (1 - histogram_fraction(-Inf, 5, sum by (cluster) (rate(pilot_proxy_convergence_time{}[120s]))))" },
+      { name: "over 10 s", promql: "100 * (1 - histogram_fraction(-Inf, 10, sum by (cluster) (rate(pilot_proxy_convergence_time{}[120s]))))" },
+    ]);
+    expect(istio.infos.join(" ")).toMatch(/^Estimated: pilot_proxy_convergence_time is held here as a native histogram/);
+    expect(promql("rebuild-slow-share", native("nginx-gateway-fabric"))[1]).toContain("histogram_fraction(-Inf, 10000, ");
+    const summary = findRebuildPanel("rebuild-summary")!.queries(native("istio"));
+    expect(summary.queries.map((q) => q.name)).toEqual(["rebuilds", "mean s", "busy s/s", "over 10 s %"]);
+    expect(summary.queries[3].promql).toBe("100 * (1 - histogram_fraction(-Inf, 10, sum by (cluster) (increase(pilot_proxy_convergence_time{}[3600s]))))");
+    // Classic buckets: counted, not estimated.
+    expect(findRebuildPanel("rebuild-slow-share")!.queries(vars("istio", [1, 5, 10])).infos).toEqual([]);
   });
 
   it("take a summary's mean alone, with no native-histogram branch", () => {
