@@ -6,7 +6,7 @@
 import { literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import { SIGNAL_PANELS } from "./signals";
-import { by, m, notDryRun, perReplica, rateWindow as w, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
+import { by, m, notDryRun, perReplica, rateWindow as w, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
 
 /**
  * A counter's exact rise over a range: its last value in the range minus its last value before it.
@@ -92,6 +92,7 @@ export const PANELS: readonly PanelDef[] = [
     needsResource: false,
     estimate:
       "no-op writes ≈ successful API writes (2xx) − effective writes (etcd create/update/delete, or watch-cache events when etcd metrics are absent). " +
+      "API writes leave out access and token reviews and TokenRequests, which are answered without storing anything. " +
       "Where the API server counts storage events (Kubernetes 1.36), effective writes are those events, one replica per API server. " +
       "A byte-identical update is answered without touching etcd, so it appears only on the left. Storage writes the API server makes on its own " +
       "(garbage collection, finalizer removal) appear only on the right, so the gap is an estimate, not a count.",
@@ -138,10 +139,7 @@ export function findPanel(id: string): PanelDef | undefined {
 }
 
 function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] } {
-  const api: NamedQuery = {
-    name: "API writes (2xx)",
-    promql: `sum(rate(${writes(vars, [m("code", "=~", "2..")])}[${w(vars)}]))`,
-  };
+  const api = storableWrites(vars);
   if (vars.labelSets.storageEvents) {
     // Kubernetes 1.36 counts the events etcd really produced, per resource, on every replica.
     const events = selector("apiserver_storage_events_received_total", [

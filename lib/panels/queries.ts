@@ -94,6 +94,25 @@ export function writes(vars: PanelVars, extra: (Matcher | undefined)[] = []): st
   ]);
 }
 
+/**
+ * Write requests the API server answers without storing anything, by design: access and token reviews, and
+ * TokenRequests (the service-account `token` subresource). Kubelets, metrics-server and authenticating proxies
+ * send many; counted beside what was stored, they would read as no-ops.
+ */
+export const NEVER_STORED: Matcher[] = [
+  {
+    label: "resource",
+    op: "!~",
+    value: "tokenreviews|subjectaccessreviews|selfsubjectaccessreviews|localsubjectaccessreviews|selfsubjectrulesreviews|selfsubjectreviews",
+  },
+  { label: "subresource", op: "!=", value: "token" },
+];
+
+/** Successful writes that can reach storage, as one line: the left side of every no-op estimate. */
+export function storableWrites(vars: PanelVars): NamedQuery {
+  return { name: "API writes (2xx)", promql: `sum(rate(${writes(vars, [m("code", "=~", "2.."), ...NEVER_STORED])}[${rateWindow(vars)}]))` };
+}
+
 /** Group by these labels, plus `job` when the view spans every API server. */
 export function by(vars: PanelVars, labels: string[]): string {
   return byClause(vars.job === undefined ? ["job", ...labels] : labels);

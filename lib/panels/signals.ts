@@ -5,14 +5,10 @@
  * not scraped is named under the panel, never shown as zero.
  */
 import { selector, type Matcher } from "../promql/promql";
-import { by, meanOf, m, perReplica, rateWindow as w, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
+import { by, meanOf, m, perReplica, rateWindow as w, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
 
 const job = (vars: PanelVars) => m("job", "=", vars.job);
 const ofResource = (vars: PanelVars) => [job(vars), m("resource", "=", vars.resource), m("group", "=", vars.group)];
-const successfulWrites = (vars: PanelVars): NamedQuery => ({
-  name: "API writes (2xx)",
-  promql: `sum(rate(${writes(vars, [m("code", "=~", "2..")])}[${w(vars)}]))`,
-});
 
 /** Consumers' own counts of updates they skipped because nothing changed; they run outside the API servers. */
 const CONSUMER_NOOPS: { name: string; metric: string; matchers: Matcher[] }[] = [
@@ -34,7 +30,7 @@ function noopEvidence(vars: PanelVars): { queries: NamedQuery[]; infos: string[]
   const equal = [job(vars), m("code_path", "=", "equal_objects")];
   const comparisons = "apiserver_request_timestamp_comparison_time";
   const queries: NamedQuery[] = [
-    successfulWrites(vars),
+    storableWrites(vars),
     {
       name: "stored changes (storage events, one replica)",
       promql: perReplica(vars, selector("apiserver_storage_events_received_total", ofResource(vars))),
@@ -73,8 +69,8 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
     chart: "lines",
     needsResource: false,
     estimate:
-      "no-op writes ≈ API writes (2xx) − stored changes. The managedFields line is a count the API server keeps; each consumer line counts that consumer's own skipped updates, " +
-      "which need not be writes to this API server.",
+      "no-op writes ≈ API writes (2xx) − stored changes. API writes leave out access and token reviews and TokenRequests, which are answered without storing anything. " +
+      "The managedFields line is a count the API server keeps; each consumer line counts that consumer's own skipped updates, which need not be writes to this API server.",
     queries: noopEvidence,
   },
   {

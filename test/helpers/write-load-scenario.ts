@@ -25,6 +25,8 @@ interface ResourceSpec {
   group: string;
   /** write verb/subresource → writes per second, across the whole API server */
   writes: { verb: string; subresource?: string; perSecond: number; afterOnset?: number }[];
+  /** answered without storing anything (reviews, TokenRequests): no etcd writes, no watch events */
+  neverStored?: true;
 }
 
 const PROJECT_RESOURCES: ResourceSpec[] = [
@@ -75,6 +77,9 @@ const PROJECT_RESOURCES: ResourceSpec[] = [
     ],
   },
   { resource: "pods", group: "", writes: [{ verb: "PATCH", subresource: "status", perSecond: 0.015 }] },
+  // What kubelets, metrics-server and authenticating proxies send: POSTs that store nothing.
+  { resource: "subjectaccessreviews", group: "authorization.k8s.io", writes: [{ verb: "POST", perSecond: 0.05 }], neverStored: true },
+  { resource: "serviceaccounts", group: "", writes: [{ verb: "POST", subresource: "token", perSecond: 0.01 }], neverStored: true },
   { resource: "networkinterfaces", group: "networking.datumapis.com", writes: [{ verb: "PUT", perSecond: 0.008 }] },
   { resource: "backendtlspolicies", group: "gateway.networking.k8s.io", writes: [{ verb: "PUT", perSecond: 0.006 }] },
   { resource: "endpointslices", group: "discovery.k8s.io", writes: [{ verb: "PUT", perSecond: 0.002 }] },
@@ -145,6 +150,7 @@ function specsFor(job: string, instances: string[], resources: ResourceSpec[], s
           increment: (_t, rng) => countWithMean(perScrape(0.5, instances.length), rng),
         });
       }
+      if (r.neverStored) continue;
       specs.push({
         name: style === "1.26" ? "etcd_request_duration_seconds_count" : "etcd_requests_total",
         labels:
