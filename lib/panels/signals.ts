@@ -4,6 +4,7 @@
  * large the objects and write bodies are. Each line says which metric it reads; a layer that is
  * not scraped is named under the panel, never shown as zero.
  */
+import { histogramSum } from "../promql/histogram";
 import { selector, type Matcher } from "../promql/promql";
 import { by, meanOf, m, perReplica, rateWindow as w, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
 
@@ -128,10 +129,12 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
       const matchers = kind ? [job(vars)] : ofResource(vars);
       const grouping = by(vars, kind ? ["group", "kind"] : ["group", "resource"]);
       const sizes = "apiserver_watch_events_sizes";
-      const classic = `sum${grouping} (rate(${selector(`${sizes}_sum`, matchers)}[${w(vars)}]))`;
-      const native = `histogram_sum(sum${grouping} (rate(${selector(sizes, matchers)}[${w(vars)}])))`;
+      const promql = histogramSum(
+        (series) => `sum${grouping} (rate(${series}[${w(vars)}]))`,
+        (suffix) => selector(`${sizes}${suffix}`, matchers),
+      );
       return {
-        queries: [{ promql: `(${classic}) or ${native}`, whenEmpty: `${sizes} is not scraped here.` }],
+        queries: [{ promql, whenEmpty: `${sizes} is not scraped here.` }],
         infos: kind && vars.resource ? [`${WATCH_EVENTS_BY_KIND}, so every kind is shown.`] : [],
       };
     },

@@ -119,10 +119,10 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     unit: "%",
     mode: "range",
     queries: withDuration((d, v) => {
-      if (d.kind !== "histogram" || slowBounds(v).length === 0)
-        return { queries: [], infos: [`${d.metric} has no buckets, so slow shares cannot be counted.`] };
+      const bounds = d.kind === "histogram" ? slowBounds(v) : [];
+      if (bounds.length === 0) return { queries: [], infos: [`${d.metric} has no buckets, so slow shares cannot be counted.`] };
       return {
-        queries: slowBounds(v).map((bound) => ({ name: `over ${seconds(bound)}`, promql: slowShare(v, d, bound, (sel) => rate(v, sel)) })),
+        queries: bounds.map((bound) => ({ name: `over ${seconds(bound)}`, promql: slowShare(v, d, bound, (sel) => rate(v, sel)) })),
         infos: v.detected.native ? [nativeEstimate(d)] : [],
       };
     }),
