@@ -22,7 +22,16 @@ async function everyLane(page: Page) {
   const seen = new Map<string, number[]>();
   let most = 0;
   for (let step = 0; step < 200; step++) {
-    await page.waitForFunction(() => !document.querySelector('[data-testid="lanes-scroller"] .animate-pulse'));
+    // Wait until the page has caught up with the scroll: no lane still loading, and drawn lanes cover the view from top to bottom.
+    await page.waitForFunction(() => {
+      const scroller = document.querySelector('[data-testid="lanes-scroller"]')!;
+      if (scroller.querySelector(".animate-pulse")) return false;
+      const lanes = [...scroller.querySelectorAll("[data-lane-object]")].map((l) => l.getBoundingClientRect());
+      if (lanes.length === 0) return false;
+      const view = scroller.getBoundingClientRect();
+      const contentBottom = scroller.firstElementChild!.getBoundingClientRect().bottom;
+      return Math.min(...lanes.map((r) => r.top)) <= view.top + 1 && Math.max(...lanes.map((r) => r.bottom)) >= Math.min(view.bottom, contentBottom) - 1;
+    });
     const drawn = await page.$$eval("[data-lane-object]", (lanes) =>
       lanes.map(
         (l) =>
