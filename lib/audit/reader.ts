@@ -54,6 +54,12 @@ export class AuditReader {
     this.skip(reason);
   }
 
+  /** A line that is not audit data, known without parsing it (a container's own log output). */
+  foreignLine(): void {
+    this.counts.lines++;
+    this.counts.foreign++;
+  }
+
   /** One line of a log; `lineNo` and `source` only name it in problems. */
   line(text: string, lineNo: number, source: string, headChecked = false): void {
     this.counts.lines++;
@@ -115,8 +121,10 @@ const CLOSE_BRACE = 0x7d;
 /**
  * One line's bytes to the reader. Lines that can be skipped from their head are never decoded in
  * full: most of an audit log is reads and RequestReceived stages, so this is most of the saving.
+ * `containerOutput`: the line is a container's output (from a container log), where text that is not
+ * JSON is the container's own logging, foreign to audit data, not a broken event.
  */
-function feedLine(reader: AuditReader, bytes: Buffer, start: number, end: number, lineNo: number, label: string) {
+function feedLine(reader: AuditReader, bytes: Buffer, start: number, end: number, lineNo: number, label: string, containerOutput = false) {
   let last = end;
   while (last > start && (bytes[last - 1] === 0x0d || bytes[last - 1] === 0x20)) last--;
   if (last > start && bytes[start] === OPEN_BRACE && bytes[last - 1] === CLOSE_BRACE) {
@@ -125,7 +133,65 @@ function feedLine(reader: AuditReader, bytes: Buffer, start: number, end: number
     if (reason) return reader.skipped(reason);
     return reader.line(bytes.toString("utf8", start, end), lineNo, label, true);
   }
+  let first = start;
+  while (first < last && (bytes[first] === 0x20 || bytes[first] === 0x09)) first++;
+  if (containerOutput && first < last && bytes[first] !== OPEN_BRACE) return reader.foreignLine();
   reader.line(bytes.toString("utf8", start, end), lineNo, label);
+}
+
+/**
+ * A container log line as containerd and CRI-O write one (what /var/log/pods holds, and what an API
+ * server started with `--audit-log-path=-` leaves there): `<RFC 3339 time> <stdout|stderr> <P|F>[:tags] <output>`.
+ */
+const CONTAINER_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (stdout|stderr) ([PF])(?::[^ ]*)? /;
+const DIGIT_0 = 0x30;
+const DIGIT_9 = 0x39;
+
+/**
+ * Lines to the reader, container log lines unwrapped: the runtime cuts an output line longer than its
+ * limit (16 KiB by default, so most RequestResponse writes) into `P` parts ended by an `F` part, per
+ * stream, and the two streams interleave; the parts are joined into the line they were cut from.
+ */
+class LineFeeder {
+  /** per stream: the parts read so far of a line not yet ended, or null when it outgrew MAX_LINE_BYTES */
+  private readonly parts = new Map<string, { chunks: Buffer[]; bytes: number; lineNo: number } | null>();
+
+  constructor(
+    private readonly reader: AuditReader,
+    private readonly label: string,
+  ) {}
+
+  line(bytes: Buffer, start: number, end: number, lineNo: number): void {
+    const head = bytes[start] >= DIGIT_0 && bytes[start] <= DIGIT_9 ? CONTAINER_LINE.exec(bytes.toString("latin1", start, Math.min(end, start + 80))) : null;
+    if (!head) return feedLine(this.reader, bytes, start, end, lineNo, this.label);
+    const [prefix, stream, tag] = head;
+    const outputStart = start + prefix.length;
+    let pending = this.parts.get(stream);
+    if (pending === undefined && tag === "F") return feedLine(this.reader, bytes, outputStart, end, lineNo, this.label, true);
+    // Each part is counted as a line; the joined line is read at its final part.
+    if (tag === "P") this.reader.counts.lines++;
+    if (pending === undefined) this.parts.set(stream, (pending = { chunks: [], bytes: 0, lineNo }));
+    if (pending !== null) {
+      pending.chunks.push(Buffer.from(bytes.subarray(outputStart, end)));
+      pending.bytes += end - outputStart;
+      if (pending.bytes > MAX_LINE_BYTES) {
+        this.reader.malformed(this.label, pending.lineNo, `a container log line longer than ${MAX_LINE_BYTES / 1048576} MiB`);
+        this.parts.set(stream, (pending = null));
+      }
+    }
+    if (tag === "P") return;
+    this.parts.delete(stream);
+    if (pending === null) return void this.reader.counts.lines++;
+    const whole = Buffer.concat(pending.chunks);
+    feedLine(this.reader, whole, 0, whole.length, pending.lineNo, this.label, true);
+  }
+
+  /** At the end of a file: a line whose last part never came is cut off. */
+  end(): void {
+    for (const pending of this.parts.values())
+      if (pending) this.reader.malformed(this.label, pending.lineNo, "a container log line cut off: its parts end without a final (F) part");
+    this.parts.clear();
+  }
 }
 
 async function isGzip(path: string): Promise<boolean> {
@@ -157,6 +223,7 @@ export async function readFileLines(reader: AuditReader, path: string, label: st
   let carry: Buffer = Buffer.alloc(0);
   let lineNo = 0;
   let dropping = false;
+  const feeder = new LineFeeder(reader, label);
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
       const bytes = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
@@ -164,7 +231,7 @@ export async function readFileLines(reader: AuditReader, path: string, label: st
       for (let end = bytes.indexOf(NEWLINE, start); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
         lineNo++;
         if (dropping) dropping = false;
-        else feedLine(reader, bytes, start, end, lineNo, label);
+        else feeder.line(bytes, start, end, lineNo);
         start = end + 1;
       }
       carry = bytes.subarray(start);
@@ -185,6 +252,7 @@ export async function readFileLines(reader: AuditReader, path: string, label: st
   } finally {
     raw.destroy();
   }
-  if (carry.length > 0 && !dropping) feedLine(reader, carry, 0, carry.length, lineNo + 1, label);
+  if (carry.length > 0 && !dropping) feeder.line(carry, 0, carry.length, lineNo + 1);
+  feeder.end();
   await onBytes?.(bytesRead);
 }

@@ -6,14 +6,14 @@
  * Ground truth is the server's own record: its audit log read by a small reader of its own, its
  * counters read straight from /metrics, and the controllers' ledger of what each write meant to do.
  */
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { isDryRunUri, serverWrites } from "../helpers/audit-truth";
-import { selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
+import { kubeBinaries, selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
 import {
   ACTORS,
   BIG_ROUTE,
@@ -42,6 +42,9 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 let app: TestApp;
 let fromLog: TestApp;
+let fromContainerLog: TestApp;
+let containerLogPath = "";
+let containerIngestOutput = "";
 let cp: ControlPlane;
 let prom: TestPrometheus;
 const ledger: LedgerEntry[] = [];
@@ -69,6 +72,22 @@ async function serverCounters(dryRuns = false): Promise<Map<string, number>> {
     out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
   }
   return out;
+}
+
+/** `npm run ingest` of one log file into a store of its own: the store's directory, and what the command printed. */
+function ingestInto(path: string): { dataDir: string; output: string } {
+  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-kube-ingest-"));
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", CLUSTER, path],
+    {
+      cwd: ROOT,
+      env: { ...process.env, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") },
+      encoding: "utf8",
+    },
+  );
+  expect(run.status, run.stderr).toBe(0);
+  return { dataDir, output: run.stdout };
 }
 
 async function json(base: string, path: string) {
@@ -131,24 +150,26 @@ beforeAll(async () => {
   t.end = Date.now();
   await sleep(2500); // a few more scrapes, and the webhook's last batch
 
-  // The same log file, read by `npm run ingest` into a store of its own, served by a second dashboard.
-  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-kube-ingest-"));
-  const run = spawnSync(
-    process.execPath,
-    [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", CLUSTER, cp.auditLogPath],
-    {
-      cwd: ROOT,
-      env: { ...process.env, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") },
-      encoding: "utf8",
-    },
-  );
-  expect(run.status, run.stderr).toBe(0);
-  ingestOutput = run.stdout;
-  fromLog = await startApp({ CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
+  // The same log file, read by `npm run ingest` into a store of its own, served by a second dashboard; and the same
+  // lines as the API server leaves them in /var/log/pods with `--audit-log-path=-`, written by containerd's own log
+  // writer (16 KiB parts, its default), read into a third.
+  // Both from one copy of the log as it stands now (the API server goes on writing).
+  const logs = mkdtempSync(join(tmpdir(), "churnscope-kube-logs-"));
+  const logCopy = join(logs, "audit.log");
+  copyFileSync(cp.auditLogPath, logCopy);
+  containerLogPath = join(logs, "0.log");
+  writeFileSync(containerLogPath, execFileSync(kubeBinaries().crilog, ["16384", logCopy], { maxBuffer: 1 << 30 }));
+  const fromFile = ingestInto(logCopy);
+  ingestOutput = fromFile.output;
+  const fromPods = ingestInto(containerLogPath);
+  containerIngestOutput = fromPods.output;
+  fromLog = await startApp({ CHURNSCOPE_DATA_DIR: fromFile.dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
+  fromContainerLog = await startApp({ CHURNSCOPE_DATA_DIR: fromPods.dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
 }, 240_000);
 
 afterAll(async () => {
   await fromLog?.stop();
+  await fromContainerLog?.stop();
   await prom?.stop();
   await cp?.stop();
   await app?.stop();
@@ -191,8 +212,8 @@ describe("a real API server's audit log, its webhook and its counters", () => {
     expect(noops.get("linkerd-policy · policy-controller")).toBe(7 * routeNames.length + 1);
   });
 
-  it("both count the periodic identical status patches as no-op, flag their interval, and count the real change", async () => {
-    for (const base of [app.url, fromLog.url]) {
+  it("all three count the periodic identical status patches as no-op, flag their interval, and count the real change", async () => {
+    for (const base of [app.url, fromLog.url, fromContainerLog.url]) {
       const objects = await json(base, `/api/objects?${range()}&kind=HTTPRoute&pageSize=50`);
       for (const name of routeNames) {
         const row = objects.rows.find((r: { name: string; namespace: string }) => r.name === name && r.namespace === ROUTE_NAMESPACE);
@@ -225,7 +246,7 @@ describe("a real API server's audit log, its webhook and its counters", () => {
     }
   });
 
-  it("reads writes whose audit lines are over 200 KB whole, from the webhook and from the file", async () => {
+  it("reads writes whose audit lines are over 200 KB whole, from the webhook, the file and the container log (in 16 KiB parts)", async () => {
     // The server's own record: every completed write to the big route, and how long its line is.
     const lines = readFileSync(cp.auditLogPath, "utf8")
       .split("\n")
@@ -234,11 +255,32 @@ describe("a real API server's audit log, its webhook and its counters", () => {
     expect(writes.map((e) => `${e.verb} ${e.objectRef.subresource ?? ""}`)).toEqual(["create ", "patch status", "patch status"]);
     for (const line of lines) expect(line.length).toBeGreaterThan(200_000);
     const meant = ledger.filter((l) => l.name === BIG_ROUTE);
-    for (const base of [app.url, fromLog.url]) {
+    // containerd cut each of them into parts, every part but the last tagged P.
+    const parts = readFileSync(containerLogPath, "utf8")
+      .split("\n")
+      .filter((l) => / stdout P /.test(l.slice(0, 60)));
+    expect(parts.length).toBeGreaterThanOrEqual(3 * Math.floor(200_000 / 16_384));
+    for (const base of [app.url, fromLog.url, fromContainerLog.url]) {
       const objects = await json(base, `/api/objects?${range()}&kind=HTTPRoute&pageSize=50`);
       const row = objects.rows.find((r: { name: string }) => r.name === BIG_ROUTE);
       expect(row, base).toMatchObject({ writes: meant.length, create: 1, unrouted: 1, noop: 1, routed: 0 });
     }
+  });
+
+  it("the container log's summary is the file's, count for count but for its lines", async () => {
+    const containerLines = readFileSync(containerLogPath, "utf8").split("\n").length - 1;
+    const fileLines = readFileSync(join(containerLogPath, "..", "audit.log"), "utf8").split("\n").length - 1;
+    expect(containerLines).toBeGreaterThan(fileLines);
+    expect(containerIngestOutput).toContain(`from ${containerLines.toLocaleString("en-US")} lines`);
+    expect(ingestOutput).toContain(`from ${fileLines.toLocaleString("en-US")} lines`);
+    // The summary without its first line (the file's size, the time taken, the store's path).
+    const counts = (output: string) =>
+      output
+        .split("\n")
+        .slice(1)
+        .join("\n")
+        .replace(/from [\d,]+ lines/, "from … lines");
+    expect(counts(containerIngestOutput)).toBe(counts(ingestOutput));
   });
 
   it("Clients shows the controller's writes before and after its fix", async () => {

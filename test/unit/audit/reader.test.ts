@@ -100,3 +100,57 @@ describe("readFileLines", () => {
     expect(reader.counts).toMatchObject({ lines: 3, blank: 1, notWrites: 1, malformed: 0 });
   });
 });
+
+describe("container logs", () => {
+  const { lines, users } = log();
+  const at = (i: number) => `2026-11-29T08:00:${String(i % 60).padStart(2, "0")}.123456789Z`;
+  /** A line as containerd writes it: cut into `P` parts of `size` bytes (cut anywhere, mid-character too) ended by an `F` part. */
+  function cut(line: string, stream: "stdout" | "stderr", size: number, i: number): string[] {
+    const bytes = Buffer.from(line);
+    const out: string[] = [];
+    for (let at0 = 0; at0 + size < bytes.length; at0 += size) out.push(`${at(i)} ${stream} P `, bytes.subarray(at0, at0 + size).toString("latin1"), "\n");
+    out.push(`${at(i)} ${stream} F `, bytes.subarray(Math.floor((bytes.length - 1) / size) * size).toString("latin1"), "\n");
+    return out;
+  }
+  const write = (name: string, pieces: string[]) => {
+    const path = join(dir, name);
+    writeFileSync(path, Buffer.concat(pieces.map((p) => Buffer.from(p, "latin1"))));
+    return path;
+  };
+
+  it("joins each stream's parts into the line they were cut from, with stderr lines in between, and reads klog lines as foreign", async () => {
+    const pieces: string[] = [];
+    let physical = 0;
+    let klog = 0;
+    lines.forEach((line, i) => {
+      const parts = cut(line, "stdout", 16_384, i);
+      if (i % 7 === 0 && parts.length > 3) {
+        // The API server's own logging on stderr, between two parts of an audit line on stdout.
+        pieces.push(...parts.slice(0, 3), `${at(i)} stderr F I1129 08:00:00.000000 1 handler.go:286] Adding GroupVersion v1\n`, ...parts.slice(3));
+        physical += 1;
+        klog += 1;
+      } else pieces.push(...parts);
+      physical += parts.length / 3;
+    });
+    pieces.push(`${at(0)} stdout F \n`);
+    const { requests, reader } = await read(write("container.log", pieces));
+    expect(requests.map((r) => r.user)).toEqual(users);
+    expect((requests[50].response?.object as { data: { blob: string } }).data.blob).toBe("ß".repeat(100_000));
+    expect(reader.counts).toMatchObject({ lines: physical + 1, events: lines.length, notWrites: users.length, foreign: klog, blank: 1, malformed: 0 });
+    expect(physical).toBeGreaterThan(lines.length + 100);
+    expect(klog).toBeGreaterThan(0);
+  });
+
+  it("a line whose final part never came is malformed; one longer than 16 MiB in parts is malformed and reading goes on", async () => {
+    const huge = `{"x":"${"a".repeat(MAX_LINE_BYTES)}"}`;
+    const whole = [...cut(huge, "stdout", 1_048_576, 0), ...cut(lines[0], "stdout", 100, 1)];
+    const pieces = [...whole, ...cut(lines[2], "stdout", 100, 2).slice(0, -3)];
+    const { requests, reader } = await read(write("cut.log", pieces));
+    expect(requests.map((r) => r.user)).toEqual([users[0]]);
+    expect(reader.counts).toMatchObject({ lines: pieces.length / 3, malformed: 2, events: 1 });
+    expect(reader.problems.map((p) => [p.line, p.message])).toEqual([
+      [1, "a container log line longer than 16 MiB"],
+      [whole.length / 3 + 1, "a container log line cut off: its parts end without a final (F) part"],
+    ]);
+  });
+});

@@ -69,6 +69,11 @@ const CASES: [string, string[], boolean][] = [
     ["dynatrace/aks-diagnostic-records.log"],
     false,
   ],
+  [
+    "the same real lines as a container's output, cut into parts by containerd's own log writer, a klog line on stderr between two of them",
+    ["containerd/audit-lines-in-parts.log"],
+    true,
+  ],
 ];
 
 describe("real audit logs", () => {
@@ -83,4 +88,11 @@ describe("real audit logs", () => {
       expect(Object.keys(got.writes).length > 0).toBe(storesWrites);
     });
   }
+
+  it("a container log of real lines gives every object the writes its lines give read plainly", async () => {
+    const fromContainer = await ingest([join(FIXTURES, "containerd/audit-lines-in-parts.log")]);
+    const plain = await ingest(["audit2rbac-demo-excerpt.log", "falco/modify_cluster_role_node_problem_detector.json"].map((n) => join(FIXTURES, n)));
+    expect(fromContainer.writes).toEqual(plain.writes);
+    expect(fromContainer.counts).toMatchObject({ malformed: 0, foreign: 1, events: plain.counts.events + 1 });
+  });
 });

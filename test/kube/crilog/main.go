@@ -1,0 +1,99 @@
+// crilog writes a log as containerd writes a container's output to its log file, with containerd's own
+// CRI logger: each line as `<time> <stream> <P|F> <content>`, lines longer than MAXLEN cut into P parts.
+//
+//	crilog MAXLEN STDOUT_FILE [STDERR_FILE] > container.log
+//
+// With STDERR_FILE, its lines go to stderr, one in the middle of each stdout line longer than 4×MAXLEN
+// (and the rest after), as a container's two streams interleave in one log file.
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	criio "github.com/containerd/containerd/pkg/cri/io"
+)
+
+// lockedWriter keeps the two streams' lines whole in the one file, as containerd's log file does.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+func lines(path string) [][]byte {
+	f, err := os.Open(path)
+	if err != nil {
+		fail(err)
+	}
+	defer f.Close()
+	var out [][]byte
+	r := bufio.NewReaderSize(f, 1<<20)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			out = append(out, line)
+		}
+		if err == io.EOF {
+			return out
+		}
+		if err != nil {
+			fail(err)
+		}
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "crilog:", err)
+	os.Exit(1)
+}
+
+func main() {
+	if len(os.Args) < 3 {
+		fail(fmt.Errorf("usage: crilog MAXLEN STDOUT_FILE [STDERR_FILE]"))
+	}
+	maxLen, err := strconv.Atoi(os.Args[1])
+	if err != nil {
+		fail(err)
+	}
+	out := &lockedWriter{w: os.Stdout}
+	stdout, stdoutDone := criio.NewCRILogger("stdout", out, criio.Stdout, maxLen)
+	stderr, stderrDone := criio.NewCRILogger("stderr", out, criio.Stderr, maxLen)
+	var errLines [][]byte
+	if len(os.Args) > 3 {
+		errLines = lines(os.Args[3])
+	}
+	// The loggers read in goroutines of their own: a pause lets each write what it was given.
+	settle := func() { time.Sleep(20 * time.Millisecond) }
+	for _, line := range lines(os.Args[2]) {
+		// containerd writes a part once it has read more than MAXLEN past it, so half of the line is at least 2×MAXLEN.
+		if len(errLines) > 0 && len(line) > 4*maxLen {
+			stdout.Write(line[:len(line)/2])
+			settle()
+			stderr.Write(errLines[0])
+			errLines = errLines[1:]
+			settle()
+			stdout.Write(line[len(line)/2:])
+			continue
+		}
+		stdout.Write(line)
+	}
+	settle()
+	for _, line := range errLines {
+		stderr.Write(line)
+	}
+	stdout.Close()
+	stderr.Close()
+	<-stdoutDone
+	<-stderrDone
+}
