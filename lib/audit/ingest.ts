@@ -27,6 +27,8 @@ const BATCH_REQUESTS = 4_000;
 const BATCH_BYTES = 16 * 1024 * 1024;
 /** Bodies of recently written objects kept parsed in memory (the store has the rest). */
 const RECENT_BYTES = 64 * 1024 * 1024;
+/** Versions of one object kept in memory, for writes that arrive after a later one (out-of-order webhook batches, an older log). */
+const VERSIONS_PER_OBJECT = 8;
 
 type Obj = { [key: string]: Json };
 
@@ -38,17 +40,26 @@ interface KnownVersion {
   tsMs: number;
   requestKey: string | null;
   bytes: number;
+  /** the stored write that made it, while this run knows it: compared again if a write before it comes later */
+  write?: { id: number; cls: WriteClass; writer: string };
+  /** the order versions were learnt in: the longest known is forgotten first */
+  learnt: number;
 }
 
 /**
- * What memory holds of one object's version chain: the newest version known (the store keeps it too),
- * and, while a log older than that is read, the last version that log showed (its writes are compared
- * with their own predecessors, never with a later version of the object).
+ * What memory holds of one object's version chain: versions by time, oldest first, the newest one (which
+ * the store keeps too) and the last few learnt. A write is compared with its own predecessor, never with a
+ * later version, and a write that arrives after a later one (the API server sends webhook batches
+ * concurrently; an older log read after a newer one) has that later write compared with it again.
  */
 interface Chain {
-  newest?: KnownVersion;
-  older?: KnownVersion;
+  versions: KnownVersion[];
 }
+
+const emptyStoreCounts = (): StoreCounts => ({ duplicates: 0, requests: 0, failed: 0, unprofiled: 0, objectWrites: 0, noop: 0, unknown: 0, matchedWatch: 0 });
+
+/** What a write's class says of its audit request: changed nothing, changed something, or not known. */
+const noopFlag = (cls: WriteClass | undefined): boolean | null => (cls === "no-op" ? true : cls === "routed" || cls === "unrouted" ? false : null);
 
 /** One write's class against the last audited version, and what to remember once it is stored. */
 interface ClassifiedWrite {
@@ -67,8 +78,8 @@ const labelsOf = (obj: Json | undefined) => ((obj as Obj | undefined)?.metadata 
 
 export class AuditIngester {
   /** Reads lines and events in this thread; a reader in another thread reports through `absorb` on it instead. */
-  readonly reader = new AuditReader((request, bytes) => this.push(request, bytes));
-  private readonly stored: StoreCounts = { duplicates: 0, requests: 0, failed: 0, unprofiled: 0, objectWrites: 0, noop: 0, unknown: 0, matchedWatch: 0 };
+  reader = this.newReader();
+  private stored = emptyStoreCounts();
   private readonly audit: AuditStore;
   private readonly byResource = new Map<string, Profile[]>();
   private readonly isClusterScoped: (group: string, resource: string) => boolean;
@@ -77,6 +88,7 @@ export class AuditIngester {
   private readonly byKind = new Map<string, Profile[]>();
   private readonly chain: VersionChain<Chain>;
   private watched = false;
+  private learnt = 0;
   /** what the retention pass before this run dropped, for the summary */
   pruned: PruneCounts | null = null;
   /** the earliest request stored, for the retention warning */
@@ -85,7 +97,9 @@ export class AuditIngester {
   constructor(
     private readonly store: WriteStore,
     private readonly cluster: string,
-    profiles: Profile[],
+    readonly profiles: Profile[],
+    /** parsed bodies kept in memory, in JSON bytes */
+    recentBytes = RECENT_BYTES,
   ) {
     this.audit = store.audit();
     this.isClusterScoped = clusterScope(profiles);
@@ -101,22 +115,36 @@ export class AuditIngester {
         if (!row) return undefined;
         const obj = JSON.parse(row.body) as Json;
         const profile = this.profileFor(this.byKind.get(`${key.group}/${key.kind}`) ?? profiles, key, labelsOf(obj));
+        const version = prepare(profile, obj);
         return {
-          newest: {
-            resourceVersion: row.resourceVersion,
-            version: prepare(profile, obj),
-            tsMs: row.tsMs ?? -Infinity,
-            requestKey: row.requestKey,
-            bytes: row.body.length,
-          },
+          versions: [
+            { resourceVersion: row.resourceVersion, version, tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length, learnt: 0 },
+          ],
         };
       },
-      write: (key, { newest }) => {
+      write: (key, { versions }) => {
+        const newest = versions.at(-1);
         if (newest) this.audit.setLatest(key, newest.resourceVersion, JSON.stringify(newest.version.obj), newest.tsMs, newest.requestKey ?? "");
       },
-      weigh: (chain) => (chain.newest?.bytes ?? 0) + (chain.older?.bytes ?? 0),
-      capacity: RECENT_BYTES,
+      weigh: (chain) => chain.versions.reduce((sum, v) => sum + v.bytes, 0),
+      capacity: recentBytes,
     });
+  }
+
+  private newReader(): AuditReader {
+    return new AuditReader((request, bytes) => this.push(request, bytes));
+  }
+
+  /**
+   * Counts afresh from here, keeping what memory knows of the objects' versions: the webhook keeps an
+   * ingester per cluster and answers each batch with that batch's counts.
+   */
+  newRun(): void {
+    this.flush();
+    this.reader = this.newReader();
+    this.stored = emptyStoreCounts();
+    this.oldestMs = Infinity;
+    this.pruned = null;
   }
 
   get counts(): IngestCounts {
@@ -169,22 +197,61 @@ export class AuditIngester {
    * request read again is not compared with the version it made itself), if memory or the store has it.
    */
   private previous(key: ObjectKey, request: AuditRequest): KnownVersion | undefined {
-    const { newest, older } = this.chain.get(key) ?? {};
-    const precedes = (v: KnownVersion | undefined) => v !== undefined && v.tsMs <= request.tsMs && v.requestKey !== request.key;
-    if (precedes(newest)) return newest;
-    if (precedes(older)) return older;
-    return undefined;
+    const versions = this.chain.get(key)?.versions ?? [];
+    return versions.findLast((v) => v.tsMs <= request.tsMs && v.requestKey !== request.key);
   }
 
   private profileFor(profiles: Profile[], key: ObjectKey, labels: Record<string, string> | undefined): Profile {
     return profileFor(profiles, key.group, key.kind, key.cluster, labels) ?? profiles[0];
   }
 
-  /** A stored write's version joins the chain: as the newest, or as the last one an older log showed. */
-  private remember(key: ObjectKey, known: KnownVersion) {
-    const newest = this.chain.get(key)?.newest;
-    if (newest === undefined || newest.tsMs <= known.tsMs) this.chain.set(key, { newest: known });
-    else this.chain.keep(key, { newest, older: known });
+  /**
+   * A stored write's version joins the chain in its place by time: the store is told only of a newest
+   * version. A later write known to this run, which was compared with an earlier version, is compared
+   * with this one now.
+   */
+  private remember(key: ObjectKey, known: Omit<KnownVersion, "learnt">, profiles: Profile[]) {
+    const versions = [...(this.chain.get(key)?.versions ?? [])];
+    let at = versions.length;
+    while (at > 0 && versions[at - 1].tsMs > known.tsMs) at--;
+    const added: KnownVersion = { ...known, learnt: ++this.learnt };
+    versions.splice(at, 0, added);
+    while (versions.length > VERSIONS_PER_OBJECT) {
+      // The newest stays; of the rest, the one learnt longest ago goes.
+      const oldest = versions.slice(0, -1).reduce((a, b) => (b.learnt < a.learnt ? b : a));
+      versions.splice(versions.indexOf(oldest), 1);
+    }
+    const later = versions[versions.indexOf(added) + 1];
+    if (later === undefined) this.chain.set(key, { versions });
+    else this.chain.keep(key, { versions });
+    if (later?.write) this.compareAgain(key, later, added, profiles);
+  }
+
+  /** A stored write compared with the version just before it, learnt after it was stored. */
+  private compareAgain(key: ObjectKey, later: KnownVersion, before: KnownVersion, profiles: Profile[]) {
+    const { write } = later;
+    // A create starts its object whatever came before (an earlier object of the same name).
+    if (!write || write.cls === "create") return;
+    const profile = this.profileFor(profiles, key, labelsOf(later.version.obj));
+    const analysis = this.compared(profile, before, later.version, later.resourceVersion, write.writer);
+    this.count(write.cls, -1);
+    this.count(analysis.cls, +1);
+    later.write = { ...write, cls: analysis.cls };
+    this.store.reclassify(write.id, analysis);
+    if (later.requestKey) this.audit.setNoop(later.requestKey, noopFlag(analysis.cls));
+  }
+
+  private count(cls: WriteClass, by: number) {
+    if (cls === "no-op") this.stored.noop += by;
+    if (cls === "unknown") this.stored.unknown += by;
+  }
+
+  /** A version compared with the one before it: no-op when the API server answered with the version it had, or nothing the profile reads changed. */
+  private compared(profile: Profile, before: KnownVersion, version: Version, resourceVersion: string, writer: string): Analysis {
+    const unchanged = (projection: Record<string, string>): Analysis => ({ cls: "no-op", changes: [], writer, heartbeat: false, projection });
+    if (before.resourceVersion === resourceVersion) return unchanged(before.version.projection);
+    const analysis = analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
+    return analysis.changes.length === 0 ? unchanged(version.projection) : analysis;
   }
 
   /**
@@ -220,8 +287,7 @@ export class AuditIngester {
     if (request.verb === "create") return { ...base, next, analysis: analyzeVersions(profile, undefined, version) };
     // First sight of this object: nothing to compare with. Its version starts the chain (and its export).
     if (!before) return { ...base, next, firstSeen: version, analysis: unclassified("unknown", version.projection) };
-    const analysis = analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
-    return { ...base, next, analysis: analysis.changes.length === 0 ? unclassified("no-op", version.projection) : analysis };
+    return { ...base, next, analysis: this.compared(profile, before, version, resourceVersion, request.user) };
   }
 
   private store1(request: AuditRequest, bytes: number): void {
@@ -229,7 +295,7 @@ export class AuditIngester {
     const profiles = succeeded && request.name !== "" ? this.profilesOf(request) : undefined;
     const write = profiles ? this.classify(request, profiles) : undefined;
     const cls = write?.analysis.cls;
-    if (!this.audit.addRequest(this.cluster, request, cls === "no-op" ? true : cls === "routed" || cls === "unrouted" ? false : null)) {
+    if (!this.audit.addRequest(this.cluster, request, noopFlag(cls))) {
       this.stored.duplicates++;
       return;
     }
@@ -241,7 +307,9 @@ export class AuditIngester {
       return;
     }
     const { key, resourceVersion, analysis } = write;
-    if (write.next) this.remember(key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes });
+    const learnt = (stored?: { id: number; cls: WriteClass; writer: string }) => {
+      if (write.next) this.remember(key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes, write: stored }, profiles!);
+    };
     if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
     const details: WriteRequest = {
       verb: request.verb,
@@ -257,13 +325,12 @@ export class AuditIngester {
       this.audit.enrichWatchedWrite(key, resourceVersion, request.tsMs, request.user, details)
     ) {
       this.stored.matchedWatch++;
-      return;
+      return learnt();
     }
     this.stored.objectWrites++;
-    if (cls === "no-op") this.stored.noop++;
-    if (cls === "unknown") this.stored.unknown++;
+    this.count(cls, +1);
     const body = keptBody(cls, write.before, write.next?.version.obj);
-    this.store.record(key, {
+    const id = this.store.record(key, {
       tsMs: request.tsMs,
       cls,
       writer: request.user,
@@ -275,6 +342,7 @@ export class AuditIngester {
       ...(body === undefined ? {} : { body }),
       request: details,
     });
+    learnt({ id, cls, writer: request.user });
   }
 
   /** Said when some stored requests are older than the store keeps writes, so the next retention pass drops them. */

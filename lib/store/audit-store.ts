@@ -39,6 +39,11 @@ export class AuditStore {
     );
   }
 
+  /** A stored request's write classified again: whether it changed nothing. */
+  setNoop(requestKey: string, noop: boolean | null): void {
+    this.statement("UPDATE audit_requests SET noop = ? WHERE request_key = ?").run(noop === null ? null : noop ? 1 : 0, requestKey);
+  }
+
   /**
    * The newest version of an object the audit logs showed, when it was written and by which request
    * (null: not known, in a store from before they were kept).

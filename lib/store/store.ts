@@ -91,7 +91,8 @@ export class WriteStore implements WriteRepository {
     return this.ranking.fields(filter, limit);
   }
 
-  record(key: ObjectKey, write: StoredWrite): void {
+  /** Stores one write; answers its id. */
+  record(key: ObjectKey, write: StoredWrite): number {
     const objectId = this.idOf(key);
     const id = Number(
       this.insertWrite.run(
@@ -114,6 +115,22 @@ export class WriteStore implements WriteRepository {
     );
     for (const change of write.changes) this.insertField.run(id, objectId, write.tsMs, change.path, write.writer);
     this.rollups.written(write.tsMs);
+    return id;
+  }
+
+  /**
+   * A stored write compared again with the version before it, which audit ingest learnt of only later
+   * (webhook batches can arrive out of order): its class, changes and projection. Gone (pruned): nothing.
+   */
+  reclassify(id: number, write: Pick<StoredWrite, "cls" | "heartbeat" | "changes" | "projection">): void {
+    const row = this.statement(
+      "UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ? WHERE id = ? RETURNING object_id AS objectId, ts_ms AS tsMs, writer",
+    ).get(write.cls, write.heartbeat ? 1 : 0, JSON.stringify(write.changes), JSON.stringify(write.projection), id) as
+      { objectId: number; tsMs: number; writer: string } | undefined;
+    if (!row) return;
+    this.statement("DELETE FROM field_changes WHERE ts_ms = ? AND object_id = ? AND write_id = ?").run(row.tsMs, row.objectId, id);
+    for (const change of write.changes) this.insertField.run(id, row.objectId, row.tsMs, change.path, row.writer);
+    this.rollups.written(row.tsMs);
   }
 
   /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */

@@ -214,6 +214,29 @@ describe("the dashboard on the ingested store", () => {
     expect(clients.data.clients.find((c: { user: string }) => c.user === "webhook-user")).toMatchObject({ writes: 2, noop: 0 });
   });
 
+  it("the webhook's batches arriving out of order (the API server posts them concurrently) give every write its class in order", async () => {
+    // A second copy of the HTTPRoute fix's log, two hours on, on a cluster of its own, posted as batches of four
+    // requests with every pair of neighbours swapped.
+    const later = seed003(START + 2 * 3_600_000, 30, 3);
+    const events = later.lines.map((line) => JSON.parse(line));
+    for (let i = 0; i < events.length; i += 16) {
+      const [first, second] = [events.slice(i, i + 8), events.slice(i + 8, i + 16)];
+      for (const items of [second, first].filter((b) => b.length > 0)) {
+        const res = await fetch(`${app.url}/api/audit/webhook/out-of-order`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Authorization: `Bearer ${TOKEN}` },
+          body: JSON.stringify({ kind: "EventList", apiVersion: "audit.k8s.io/v1", metadata: {}, items }),
+        });
+        expect(res.status).toBe(200);
+      }
+    }
+    const window = `from=${START + 2 * 3_600_000 - 60_000}&to=${START + 3 * 3_600_000}`;
+    const objects = await (await fetch(`${app.url}/api/objects?${window}&cluster=out-of-order&kind=HTTPRoute&pageSize=50`)).json();
+    expect(objects.data.rows.length).toBe(later.routes.length);
+    for (const row of objects.data.rows)
+      expect(row, row.name).toMatchObject({ noop: later.noop[row.name], unrouted: later.unrouted[row.name], routed: later.routed[row.name] ?? 0, create: 0 });
+  });
+
   it("the shipped webhook kubeconfig works as the API server uses it, and the shipped policy keeps bodies for every profiled kind", async () => {
     const text = readFileSync(join(ROOT, "deploy", "audit", "webhook-kubeconfig.yaml"), "utf8")
       .replace("https://churnscope.example.com", app.url)

@@ -41,11 +41,36 @@ function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, by
 }
 
 /** An ingester into the live store, which keeps `recorder.retentionDays` of writes whether or not a recorder runs. */
-function newIngester(ctx: ServerContext, cluster: string): AuditIngester {
+function newIngester(ctx: ServerContext, cluster: string, reuse?: AuditIngester, recentBytes?: number): AuditIngester {
   const store = ctx.stores.liveStore();
   const pruned = store.pruneIfDue(ctx.config.recorder.retentionDays * 86_400_000);
-  const ingester = new AuditIngester(store, cluster, ctx.config.profiles);
+  const ingester = reuse ?? new AuditIngester(store, cluster, ctx.config.profiles, recentBytes);
   ingester.pruned = pruned;
+  return ingester;
+}
+
+/**
+ * The webhook's ingesters, one per cluster for the clusters posting lately, kept between batches: the API
+ * server posts its batches concurrently, so one can arrive after a later one, and only memory still holds
+ * the versions its writes are compared with (the store keeps each object's newest). Each keeps at most
+ * 16 MiB of bodies (a few seconds of a busy cluster's writes are what matters). Another writer of the same cluster's newer audit data (an upload, `npm run
+ * ingest`) is not seen by it until the process restarts; a live webhook's data is the newest there is.
+ */
+const WEBHOOK_CLUSTERS = 4;
+const WEBHOOK_RECENT_BYTES = 16 * 1024 * 1024;
+const webhookIngesters = new WeakMap<object, Map<string, AuditIngester>>();
+
+function webhookIngester(ctx: ServerContext, cluster: string): AuditIngester {
+  const store = ctx.stores.liveStore();
+  let byCluster = webhookIngesters.get(store);
+  if (!byCluster) webhookIngesters.set(store, (byCluster = new Map()));
+  let kept = byCluster.get(cluster);
+  byCluster.delete(cluster);
+  if (kept?.profiles === ctx.config.profiles) kept.newRun();
+  else kept = undefined;
+  const ingester = newIngester(ctx, cluster, kept, WEBHOOK_RECENT_BYTES);
+  byCluster.set(cluster, ingester);
+  while (byCluster.size > WEBHOOK_CLUSTERS) byCluster.delete(byCluster.keys().next().value!);
   return ingester;
 }
 
@@ -92,7 +117,7 @@ export async function receiveWebhook(
   }
   const events = eventsOf(value);
   if (events === null) throw badRequest("expected an audit.k8s.io EventList (or one Event), as the kube-apiserver audit webhook posts it");
-  const ingester = newIngester(ctx, cluster);
+  const ingester = webhookIngester(ctx, cluster);
   ingester.events(events, "webhook");
   ingester.flush();
   return answer(ctx, ingester, cluster, bytes.length, startedMs);

@@ -84,6 +84,29 @@ describe("AuditIngester", () => {
     expect(rows.find((r) => r.name === "route-0")!.noop).toBe(truth.noop["route-0"]);
   });
 
+  it("classifies every write as in order when batches arrive out of order, as the API server's webhook sends them (concurrently)", () => {
+    const truth = seed003(START, 30);
+    const { store, ingester, feed, byClass } = setup();
+    // Batches of four requests (two lines each), every pair of neighbours swapped.
+    const batches = Array.from({ length: Math.ceil(truth.lines.length / 8) }, (_, i) => truth.lines.slice(i * 8, i * 8 + 8));
+    for (let i = 0; i + 1 < batches.length; i += 2) [batches[i], batches[i + 1]] = [batches[i + 1], batches[i]];
+    for (const batch of batches) feed(batch);
+    const expected: Record<string, number> = {};
+    for (const name of truth.routes) {
+      expected[`${name}:no-op`] = truth.noop[name];
+      expected[`${name}:unrouted`] = truth.unrouted[name];
+      if (truth.routed[name]) expected[`${name}:routed`] = truth.routed[name];
+      expected[`${name}:unknown`] = 1; // the first patch: nothing before it to compare with, whenever it came
+    }
+    expect(byClass()).toEqual(expected);
+    const noops = Object.values(truth.noop).reduce((a, b) => a + b, 0);
+    expect(ingester.counts).toMatchObject({ noop: noops, unknown: truth.routes.length });
+    // The requests say the same, and the fields changed are the real changes' fields only.
+    expect((store.db.prepare("SELECT COUNT(*) AS n FROM audit_requests WHERE noop = 1").get() as { n: number }).n).toBe(noops);
+    const changed = store.db.prepare("SELECT COUNT(DISTINCT write_id) AS n FROM field_changes").get() as { n: number };
+    expect(changed.n).toBe(truth.routes.reduce((n, name) => n + truth.unrouted[name] + (truth.routed[name] ?? 0), 0));
+  });
+
   it("adds nothing when the same log is read again, and counts the duplicates", () => {
     const truth = seed003(START, 5, 2);
     const { ingester, feed, store } = setup();
