@@ -41,7 +41,7 @@ interface KnownVersion {
   requestKey: string | null;
   bytes: number;
   /** the stored write that made it, while this run knows it: compared again if a write before it comes later */
-  write?: { id: number; cls: WriteClass; writer: string };
+  write?: StoredAuditWrite;
   /** the order versions were learnt in: the longest known is forgotten first */
   learnt: number;
 }
@@ -54,6 +54,14 @@ interface KnownVersion {
  */
 interface Chain {
   versions: KnownVersion[];
+}
+
+/** A write this ingester stored, and in which of its runs (a run's counts say what that run stored). */
+interface StoredAuditWrite {
+  id: number;
+  cls: WriteClass;
+  writer: string;
+  run: number;
 }
 
 const emptyStoreCounts = (): StoreCounts => ({ duplicates: 0, requests: 0, failed: 0, unprofiled: 0, objectWrites: 0, noop: 0, unknown: 0, matchedWatch: 0 });
@@ -89,6 +97,7 @@ export class AuditIngester {
   private readonly chain: VersionChain<Chain>;
   private watched = false;
   private learnt = 0;
+  private run = 0;
   /** what the retention pass before this run dropped, for the summary */
   pruned: PruneCounts | null = null;
   /** the earliest request stored, for the retention warning */
@@ -141,6 +150,7 @@ export class AuditIngester {
    */
   newRun(): void {
     this.flush();
+    this.run++;
     this.reader = this.newReader();
     this.stored = emptyStoreCounts();
     this.oldestMs = Infinity;
@@ -234,8 +244,10 @@ export class AuditIngester {
     if (!write || write.cls === "create") return;
     const profile = this.profileFor(profiles, key, labelsOf(later.version.obj));
     const analysis = this.compared(profile, before, later.version, later.resourceVersion, write.writer);
-    this.count(write.cls, -1);
-    this.count(analysis.cls, +1);
+    if (write.run === this.run) {
+      this.count(write.cls, -1);
+      this.count(analysis.cls, +1);
+    }
     later.write = { ...write, cls: analysis.cls };
     this.store.reclassify(write.id, analysis);
     if (later.requestKey) this.audit.setNoop(later.requestKey, noopFlag(analysis.cls));
@@ -307,7 +319,7 @@ export class AuditIngester {
       return;
     }
     const { key, resourceVersion, analysis } = write;
-    const learnt = (stored?: { id: number; cls: WriteClass; writer: string }) => {
+    const learnt = (stored?: StoredAuditWrite) => {
       if (write.next) this.remember(key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes, write: stored }, profiles!);
     };
     if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
@@ -342,7 +354,7 @@ export class AuditIngester {
       ...(body === undefined ? {} : { body }),
       request: details,
     });
-    learnt({ id, cls, writer: request.user });
+    learnt({ id, cls, writer: request.user, run: this.run });
   }
 
   /** Said when some stored requests are older than the store keeps writes, so the next retention pass drops them. */
