@@ -140,10 +140,13 @@ function feedLine(reader: AuditReader, bytes: Buffer, start: number, end: number
 }
 
 /**
- * A container log line as containerd and CRI-O write one (what /var/log/pods holds, and what an API
- * server started with `--audit-log-path=-` leaves there): `<RFC 3339 time> <stdout|stderr> <P|F>[:tags] <output>`.
+ * A line that starts with its time: a container log line as containerd and CRI-O write one (what
+ * /var/log/pods holds, and what an API server started with `--audit-log-path=-` leaves there),
+ * `<RFC 3339 time> <stdout|stderr> <P|F>[:tags] <output>`; or `<RFC 3339 time> <output>`, as
+ * `kubectl logs --timestamps` prints a container's output and a CloudWatch Logs export to S3 writes
+ * each log event (EKS's audit log among them).
  */
-const CONTAINER_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (stdout|stderr) ([PF])(?::[^ ]*)? /;
+const TIMED_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?:(stdout|stderr) ([PF])(?::[^ ]*)? )?/;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
 
@@ -162,12 +165,12 @@ class LineFeeder {
   ) {}
 
   line(bytes: Buffer, start: number, end: number, lineNo: number): void {
-    const head = bytes[start] >= DIGIT_0 && bytes[start] <= DIGIT_9 ? CONTAINER_LINE.exec(bytes.toString("latin1", start, Math.min(end, start + 80))) : null;
+    const head = bytes[start] >= DIGIT_0 && bytes[start] <= DIGIT_9 ? TIMED_LINE.exec(bytes.toString("latin1", start, Math.min(end, start + 80))) : null;
     if (!head) return feedLine(this.reader, bytes, start, end, lineNo, this.label);
     const [prefix, stream, tag] = head;
     const outputStart = start + prefix.length;
-    let pending = this.parts.get(stream);
-    if (pending === undefined && tag === "F") return feedLine(this.reader, bytes, outputStart, end, lineNo, this.label, true);
+    let pending = stream === undefined ? undefined : this.parts.get(stream);
+    if (pending === undefined && tag !== "P") return feedLine(this.reader, bytes, outputStart, end, lineNo, this.label, true);
     // Each part is counted as a line; the joined line is read at its final part.
     if (tag === "P") this.reader.counts.lines++;
     if (pending === undefined) this.parts.set(stream, (pending = { chunks: [], bytes: 0, lineNo }));

@@ -45,6 +45,7 @@ let fromLog: TestApp;
 let fromContainerLog: TestApp;
 let containerLogPath = "";
 let containerIngestOutput = "";
+let kubectlIngestOutput = "";
 let cp: ControlPlane;
 let prom: TestPrometheus;
 const ledger: LedgerEntry[] = [];
@@ -163,6 +164,10 @@ beforeAll(async () => {
   ingestOutput = fromFile.output;
   const fromPods = ingestInto(containerLogPath);
   containerIngestOutput = fromPods.output;
+  // And as `kubectl logs --timestamps` prints that container's log, read by the kubelet's own log reader.
+  const kubectlLogPath = join(logs, "kubectl-logs.log");
+  writeFileSync(kubectlLogPath, execFileSync(kubeBinaries().crilog, ["read", containerLogPath], { maxBuffer: 1 << 30 }));
+  kubectlIngestOutput = ingestInto(kubectlLogPath).output;
   fromLog = await startApp({ CHURNSCOPE_DATA_DIR: fromFile.dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
   fromContainerLog = await startApp({ CHURNSCOPE_DATA_DIR: fromPods.dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
 }, 240_000);
@@ -267,7 +272,7 @@ describe("a real API server's audit log, its webhook and its counters", () => {
     }
   });
 
-  it("the container log's summary is the file's, count for count but for its lines", async () => {
+  it("the container log's summary is the file's, count for count but for its lines, and kubectl's reading of it is the file's", async () => {
     const containerLines = readFileSync(containerLogPath, "utf8").split("\n").length - 1;
     const fileLines = readFileSync(join(containerLogPath, "..", "audit.log"), "utf8").split("\n").length - 1;
     expect(containerLines).toBeGreaterThan(fileLines);
@@ -281,6 +286,8 @@ describe("a real API server's audit log, its webhook and its counters", () => {
         .join("\n")
         .replace(/from [\d,]+ lines/, "from … lines");
     expect(counts(containerIngestOutput)).toBe(counts(ingestOutput));
+    // The API server writes nothing else to stdout: kubectl joins every line's parts, and the lines are the file's.
+    expect(kubectlIngestOutput.split("\n").slice(1)).toEqual(ingestOutput.split("\n").slice(1));
   });
 
   it("Clients shows the controller's writes before and after its fix", async () => {

@@ -12,9 +12,9 @@ command -v go >/dev/null || { echo "test/kube/build.sh: Go is not installed; ins
 kube_version="$(awk '/^require k8s.io\/kubernetes /{print $3}' "$here/apiserver/go.mod")"
 gateway_api_version=v1.6.3 # the real HTTPRoute CRD, from the Gateway API module
 etcd_version="$(awk '/^require go.etcd.io\/etcd\/server\/v3 /{print $3}' "$here/etcd/go.mod")"
-containerd_version="$(awk '/^require github.com\/containerd\/containerd /{print $3}' "$here/crilog/go.mod")"
+containerd_version="$(awk '$1 == "github.com/containerd/containerd" {print $2; exit}' "$here/crilog/go.mod")"
 out="${CHURNSCOPE_KUBE_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/churnscope/kube}"
-stamp="kube-apiserver $kube_version, etcd $etcd_version, gateway-api $gateway_api_version, containerd $containerd_version, crilog $(sha256sum "$here/crilog/main.go" | cut -c1-12), $(go env GOVERSION)"
+stamp="kube-apiserver $kube_version, etcd $etcd_version, gateway-api $gateway_api_version, containerd $containerd_version, crilog $(cat "$here/crilog/main.go" "$here/crilog/go.mod" | sha256sum | cut -c1-12), $(go env GOVERSION)"
 mkdir -p "$out"
 
 if [ -x "$out/kube-apiserver" ] && [ -x "$out/etcd" ] && [ -x "$out/crilog" ] && [ -f "$out/httproutes.crd.yaml" ] && [ "$(cat "$out/VERSIONS" 2>/dev/null)" = "$stamp" ]; then

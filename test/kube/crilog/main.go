@@ -5,10 +5,16 @@
 //
 // With STDERR_FILE, its lines go to stderr, one in the middle of each stdout line longer than 4×MAXLEN
 // (and the rest after), as a container's two streams interleave in one log file.
+//
+//	crilog read container.log > timestamped.log
+//
+// reads such a file back as `kubectl logs --timestamps` shows it, with the kubelet's own log reader:
+// each line whole, both streams, after its time.
 package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +23,7 @@ import (
 	"time"
 
 	criio "github.com/containerd/containerd/pkg/cri/io"
+	"k8s.io/cri-client/pkg/logs"
 )
 
 // lockedWriter keeps the two streams' lines whole in the one file, as containerd's log file does.
@@ -59,6 +66,13 @@ func fail(err error) {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "read" {
+		// Not following, the reader never asks the runtime about the container.
+		if err := logs.ReadLogs(context.Background(), os.Args[2], "", &logs.LogOptions{Timestamp: true}, nil, os.Stdout, os.Stdout); err != nil {
+			fail(err)
+		}
+		return
+	}
 	if len(os.Args) < 3 {
 		fail(fmt.Errorf("usage: crilog MAXLEN STDOUT_FILE [STDERR_FILE]"))
 	}

@@ -141,6 +141,19 @@ describe("container logs", () => {
     expect(klog).toBeGreaterThan(0);
   });
 
+  it("reads lines that start with their time, as a CloudWatch Logs export writes each event; other timed output is foreign", async () => {
+    const pieces = [
+      `2026-11-29T08:00:00.000Z ${lines[0]}\n`,
+      `2026-11-29T08:00:01.5+01:00 ${lines[2]}\n`,
+      "2026-11-29T08:00:02Z I1129 handler.go:286] ready\n",
+    ];
+    const path = join(dir, "exported.log");
+    writeFileSync(path, pieces.join(""));
+    const { requests, reader } = await read(path);
+    expect(requests.map((r) => r.user)).toEqual([users[0], users[1]]);
+    expect(reader.counts).toMatchObject({ lines: 3, events: 2, foreign: 1, malformed: 0 });
+  });
+
   it("a line whose final part never came is malformed; one longer than 16 MiB in parts is malformed and reading goes on", async () => {
     const huge = `{"x":"${"a".repeat(MAX_LINE_BYTES)}"}`;
     const whole = [...cut(huge, "stdout", 1_048_576, 0), ...cut(lines[0], "stdout", 100, 1)];

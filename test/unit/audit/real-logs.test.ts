@@ -74,6 +74,11 @@ const CASES: [string, string[], boolean][] = [
     ["containerd/audit-lines-in-parts.log"],
     true,
   ],
+  [
+    "the same container log read back by the kubelet's own reader, as kubectl logs --timestamps prints it",
+    ["containerd/audit-lines-kubectl-logs-timestamps.log"],
+    true,
+  ],
 ];
 
 describe("real audit logs", () => {
@@ -89,10 +94,17 @@ describe("real audit logs", () => {
     });
   }
 
-  it("a container log of real lines gives every object the writes its lines give read plainly", async () => {
-    const fromContainer = await ingest([join(FIXTURES, "containerd/audit-lines-in-parts.log")]);
+  it("a container log of real lines gives every object the writes its lines give read plainly; kubectl's reading of it loses the line the other stream cut", async () => {
     const plain = await ingest(["audit2rbac-demo-excerpt.log", "falco/modify_cluster_role_node_problem_detector.json"].map((n) => join(FIXTURES, n)));
+    const fromContainer = await ingest([join(FIXTURES, "containerd/audit-lines-in-parts.log")]);
     expect(fromContainer.writes).toEqual(plain.writes);
     expect(fromContainer.counts).toMatchObject({ malformed: 0, foreign: 1, events: plain.counts.events + 1 });
+    // The kubelet writes each part as it reads it, both streams to one output: the klog line lands inside the Falco
+    // line it was written between the parts of, whose two halves are a malformed line and a foreign one.
+    const fromKubectl = await ingest([join(FIXTURES, "containerd/audit-lines-kubectl-logs-timestamps.log")]);
+    const { "ClusterRole//system:node-problem-detector": lost, ...kept } = plain.writes;
+    expect(lost).toBeDefined();
+    expect(fromKubectl.writes).toEqual(kept);
+    expect(fromKubectl.counts).toMatchObject({ malformed: 1, foreign: 1, events: plain.counts.events });
   });
 });
