@@ -3,7 +3,9 @@
  * and reads it with, in one run:
  *  - `npm run ingest` (the CLI as operators run it, into a fresh store);
  *  - the peer: `jq -c 'select(.verb=="update" or .verb=="patch")'` on the same file;
- *  - the ceiling: a bare line loop that JSON.parses every line (same line splitting as the ingester).
+ *  - the ceiling: a bare line loop that JSON.parses every line (same line splitting as the ingester);
+ *  - `npm run ingest` of the same log as a container log, written by containerd's own log writer (16 KiB parts),
+ *    as /var/log/pods holds an API server's audit log written to stdout.
  * Each runs as its own process under /usr/bin/time for wall time and peak RSS.
  * Targets: ≥ 2× jq's MB/s, ≥ 0.5× the ceiling's, peak RSS < 500 MB.
  *
@@ -18,6 +20,7 @@ import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requireBinary } from "@/lib/cli/processes";
+import { kubeBinaries } from "../helpers/control-plane";
 import { auditEvent, httpRoute } from "../helpers/audit-log";
 import { ROOT } from "../helpers/root";
 import { report, round } from "./report";
@@ -228,11 +231,17 @@ async function main() {
   const ceilingScript = join(dir, "ceiling.cjs");
   writeFileSync(ceilingScript, CEILING);
 
-  const ingest = measured(
-    process.execPath,
-    [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", "bench", log],
-    { ...process.env, CHURNSCOPE_DATA_DIR: join(dir, "data"), CHURNSCOPE_CONFIG: "" },
-  );
+  const ingestOf = (path: string, data: string) =>
+    measured(process.execPath, [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", "bench", path], {
+      ...process.env,
+      CHURNSCOPE_DATA_DIR: join(dir, data),
+      CHURNSCOPE_CONFIG: "",
+    });
+  const ingest = ingestOf(log, "data");
+  const containerLog = join(dir, "container.log");
+  measured("/bin/sh", ["-c", `'${kubeBinaries().crilog}' 16384 '${log}' > '${containerLog}'`]);
+  const containerMB = statSync(containerLog).size / 1_048_576;
+  const container = ingestOf(containerLog, "data-container");
   const jq = measured("/bin/sh", ["-c", `jq -c 'select(.verb=="update" or .verb=="patch")' '${log}' > /dev/null`]);
   const ceiling = measured(process.execPath, [ceilingScript, log]);
   const storeMB = round(statSync(join(dir, "data", "churnscope.sqlite")).size / 1_048_576, 0);
@@ -252,6 +261,14 @@ async function main() {
     },
     peer: { tool: 'jq -c \'select(.verb=="update" or .verb=="patch")\'', seconds: jq.seconds, mbPerSecond: rate(jq.seconds), peakRssMB: jq.peakRssMB },
     ceiling: { tool: "node JSON.parse line loop", seconds: ceiling.seconds, mbPerSecond: rate(ceiling.seconds), peakRssMB: ceiling.peakRssMB },
+    containerLog: {
+      mb: round(containerMB, 0),
+      seconds: container.seconds,
+      mbPerSecond: round(containerMB / container.seconds, 1),
+      peakRssMB: container.peakRssMB,
+      summary: container.stdout.trim().split("\n").slice(1, 3),
+      vsPlainFile: round(ingest.seconds / container.seconds, 2),
+    },
     vsJq: round(jq.seconds / ingest.seconds, 2),
     vsCeiling: round(ceiling.seconds / ingest.seconds, 2),
     target: { vsJq: ">= 2", vsCeiling: ">= 0.5", peakRssMB: "< 500" },
