@@ -4,8 +4,9 @@
  *  - `npm run ingest` (the CLI as operators run it, into a fresh store);
  *  - the peer: `jq -c 'select(.verb=="update" or .verb=="patch")'` on the same file;
  *  - the ceiling: a bare line loop that JSON.parses every line (same line splitting as the ingester);
- *  - `npm run ingest` of the same log as a container log, written by containerd's own log writer (16 KiB parts),
- *    as /var/log/pods holds an API server's audit log written to stdout.
+ *  - `npm run ingest` of the same log as a container log, written by containerd's own log writer (in parts of
+ *    CONTAINER_LINE_BYTES, default 16384, containerd's default), as /var/log/pods holds an API server's audit log
+ *    written to stdout.
  * Each runs as its own process under /usr/bin/time for wall time and peak RSS.
  * Targets: ≥ 2× jq's MB/s, ≥ 0.5× the ceiling's, peak RSS < 500 MB.
  *
@@ -239,7 +240,8 @@ async function main() {
     });
   const ingest = ingestOf(log, "data");
   const containerLog = join(dir, "container.log");
-  measured("/bin/sh", ["-c", `'${kubeBinaries().crilog}' 16384 '${log}' > '${containerLog}'`]);
+  const partBytes = Number(process.env.CONTAINER_LINE_BYTES ?? 16_384);
+  measured("/bin/sh", ["-c", `'${kubeBinaries().crilog}' ${partBytes} '${log}' > '${containerLog}'`]);
   const containerMB = statSync(containerLog).size / 1_048_576;
   const container = ingestOf(containerLog, "data-container");
   const jq = measured("/bin/sh", ["-c", `jq -c 'select(.verb=="update" or .verb=="patch")' '${log}' > /dev/null`]);
@@ -262,6 +264,7 @@ async function main() {
     peer: { tool: 'jq -c \'select(.verb=="update" or .verb=="patch")\'', seconds: jq.seconds, mbPerSecond: rate(jq.seconds), peakRssMB: jq.peakRssMB },
     ceiling: { tool: "node JSON.parse line loop", seconds: ceiling.seconds, mbPerSecond: rate(ceiling.seconds), peakRssMB: ceiling.peakRssMB },
     containerLog: {
+      partBytes,
       mb: round(containerMB, 0),
       seconds: container.seconds,
       mbPerSecond: round(containerMB / container.seconds, 1),
