@@ -1,0 +1,63 @@
+/**
+ * A TLS proxy in front of the dashboard's audit webhook that holds every other request for a while before passing
+ * it on, so a real API server's batches reach the dashboard out of order, as they do from a busy API server (it
+ * posts each batch from a goroutine of its own, and a slow answer lets the next one overtake it). It counts the
+ * batches that reached the dashboard after a later one.
+ */
+import { readFileSync } from "node:fs";
+import { createServer, request } from "node:https";
+import { freePort } from "./processes";
+
+export interface DelayingProxy {
+  url: string;
+  /** batches passed on, and how many of them held an event received before the last event of a batch passed on earlier */
+  stats: { forwarded: number; overtaken: number };
+  stop(): Promise<void>;
+}
+
+/** The latest and earliest requestReceivedTimestamp of a batch's events. */
+function span(body: Buffer): { first: number; last: number } | undefined {
+  try {
+    const items = (JSON.parse(body.toString("utf8")) as { items?: { requestReceivedTimestamp?: string }[] }).items ?? [];
+    const times = items.map((e) => Date.parse(e.requestReceivedTimestamp ?? "")).filter((t) => !Number.isNaN(t));
+    return times.length === 0 ? undefined : { first: Math.min(...times), last: Math.max(...times) };
+  } catch {
+    return undefined;
+  }
+}
+
+export async function startDelayingProxy(target: string, tls: { certFile: string; keyFile: string }, holdMs: number): Promise<DelayingProxy> {
+  const ca = readFileSync(tls.certFile);
+  const stats = { forwarded: 0, overtaken: 0 };
+  let arrived = 0;
+  let latestPassed = -Infinity;
+  const server = createServer({ cert: ca, key: readFileSync(tls.keyFile) }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      const hold = arrived++ % 2 === 0 ? holdMs : 0;
+      setTimeout(() => {
+        const times = span(body);
+        if (times) {
+          if (times.first < latestPassed) stats.overtaken++;
+          latestPassed = Math.max(latestPassed, times.last);
+        }
+        stats.forwarded++;
+        const out = request(new URL(req.url ?? "/", target), { method: req.method, headers: req.headers, ca }, (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        });
+        out.on("error", (error) => res.writeHead(502).end(String(error)));
+        out.end(body);
+      }, hold);
+    });
+  });
+  const port = await freePort();
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  return {
+    url: `https://127.0.0.1:${port}`,
+    stats,
+    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
