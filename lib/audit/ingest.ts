@@ -42,18 +42,18 @@ interface KnownVersion {
   bytes: number;
   /** the stored write that made it, while this run knows it: compared again if a write before it comes later */
   write?: StoredAuditWrite;
-  /** the order versions were learnt in: the longest known is forgotten first */
-  learnt: number;
 }
 
 /**
- * What memory holds of one object's version chain: versions by time, oldest first, the newest one (which
- * the store keeps too) and the last few learnt. A write is compared with its own predecessor, never with a
+ * What memory holds of one object's version chain: its newest few versions by time, oldest first (the
+ * store keeps the newest too), and the last one learnt when it is older than those. A write is compared with its own predecessor, never with a
  * later version, and a write that arrives after a later one (the API server sends webhook batches
  * concurrently; an older log read after a newer one) has that later write compared with it again.
  */
 interface Chain {
   versions: KnownVersion[];
+  /** the newest of the versions memory let go of: a version older than it may have lost its neighbours */
+  forgottenMs?: number;
 }
 
 /** A write this ingester stored, and in which of its runs (a run's counts say what that run stored). */
@@ -96,7 +96,6 @@ export class AuditIngester {
   private readonly byKind = new Map<string, Profile[]>();
   private readonly chain: VersionChain<Chain>;
   private watched = false;
-  private learnt = 0;
   private run = 0;
   /** what the retention pass before this run dropped, for the summary */
   pruned: PruneCounts | null = null;
@@ -126,9 +125,7 @@ export class AuditIngester {
         const profile = this.profileFor(this.byKind.get(`${key.group}/${key.kind}`) ?? profiles, key, labelsOf(obj));
         const version = prepare(profile, obj);
         return {
-          versions: [
-            { resourceVersion: row.resourceVersion, version, tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length, learnt: 0 },
-          ],
+          versions: [{ resourceVersion: row.resourceVersion, version, tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length }],
         };
       },
       write: (key, { versions }) => {
@@ -220,21 +217,23 @@ export class AuditIngester {
    * version. A later write known to this run, which was compared with an earlier version, is compared
    * with this one now.
    */
-  private remember(key: ObjectKey, known: Omit<KnownVersion, "learnt">, profiles: Profile[]) {
-    const versions = [...(this.chain.get(key)?.versions ?? [])];
-    let at = versions.length;
-    while (at > 0 && versions[at - 1].tsMs > known.tsMs) at--;
-    const added: KnownVersion = { ...known, learnt: ++this.learnt };
-    versions.splice(at, 0, added);
-    while (versions.length > VERSIONS_PER_OBJECT) {
-      // The newest stays; of the rest, the one learnt longest ago goes.
-      const oldest = versions.slice(0, -1).reduce((a, b) => (b.learnt < a.learnt ? b : a));
-      versions.splice(versions.indexOf(oldest), 1);
-    }
-    const later = versions[versions.indexOf(added) + 1];
-    if (later === undefined) this.chain.set(key, { versions });
-    else this.chain.keep(key, { versions });
-    if (later?.write) this.compareAgain(key, later, added, profiles);
+  private remember(key: ObjectKey, known: KnownVersion, profiles: Profile[]) {
+    const chain = this.chain.get(key);
+    const all = [...(chain?.versions ?? [])];
+    let at = all.length;
+    while (at > 0 && all[at - 1].tsMs > known.tsMs) at--;
+    all.splice(at, 0, known);
+    const later = all[at + 1];
+    // Kept: the newest few by time (a late webhook batch lands among them), and the one just learnt if older than
+    // those (an older log's writes follow one another). What goes is remembered as a possible gap.
+    const outside = all.slice(0, Math.max(0, all.length - VERSIONS_PER_OBJECT));
+    let forgottenMs = chain?.forgottenMs ?? -Infinity;
+    for (const gone of outside) if (gone !== known) forgottenMs = Math.max(forgottenMs, gone.tsMs);
+    const versions = [...(outside.includes(known) ? [known] : []), ...all.slice(outside.length)];
+    if (later === undefined) this.chain.set(key, { versions, forgottenMs });
+    else this.chain.keep(key, { versions, forgottenMs });
+    // Only the next version, with none forgotten between the two, is compared with it again.
+    if (later?.write && known.tsMs > forgottenMs) this.compareAgain(key, later, known, profiles);
   }
 
   /** A stored write compared with the version just before it, learnt after it was stored. */
