@@ -42,18 +42,27 @@ interface KnownVersion {
   bytes: number;
   /** the stored write that made it, while this run knows it: compared again if a write before it comes later */
   write?: StoredAuditWrite;
+  /** when the versions memory let go of between the one kept before this and this one were written (first, last) */
+  forgotten?: Span;
 }
+
+interface Span {
+  fromMs: number;
+  toMs: number;
+}
+
+const union = (a: Span | undefined, b: Span | undefined): Span | undefined =>
+  a && b ? { fromMs: Math.min(a.fromMs, b.fromMs), toMs: Math.max(a.toMs, b.toMs) } : (a ?? b);
 
 /**
  * What memory holds of one object's version chain: its newest few versions by time, oldest first (the
- * store keeps the newest too), and the last one learnt when it is older than those. A write is compared with its own predecessor, never with a
- * later version, and a write that arrives after a later one (the API server sends webhook batches
- * concurrently; an older log read after a newer one) has that later write compared with it again.
+ * store keeps the newest too), and the last one learnt when it is older than those. A write is compared
+ * with its own predecessor, never with a later version nor across a version memory let go of, and a
+ * write that arrives after a later one (the API server sends webhook batches concurrently; an older log
+ * read after a newer one) has that later write compared with it again.
  */
 interface Chain {
   versions: KnownVersion[];
-  /** the newest of the versions memory let go of: a version older than it may have lost its neighbours */
-  forgottenMs?: number;
 }
 
 /** A write this ingester stored, and in which of its runs (a run's counts say what that run stored). */
@@ -205,7 +214,13 @@ export class AuditIngester {
    */
   private previous(key: ObjectKey, request: AuditRequest): KnownVersion | undefined {
     const versions = this.chain.get(key)?.versions ?? [];
-    return versions.findLast((v) => v.tsMs <= request.tsMs && v.requestKey !== request.key);
+    for (let i = versions.length - 1; i >= 0; i--) {
+      if (versions[i].tsMs > request.tsMs || versions[i].requestKey === request.key) continue;
+      // A version memory let go of may lie between this one and the write: then what it follows is not known.
+      const gap = versions[i + 1]?.forgotten;
+      return gap && gap.fromMs <= request.tsMs ? undefined : versions[i];
+    }
+    return undefined;
   }
 
   private profileFor(profiles: Profile[], key: ObjectKey, labels: Record<string, string> | undefined): Profile {
@@ -218,22 +233,35 @@ export class AuditIngester {
    * with this one now.
    */
   private remember(key: ObjectKey, known: KnownVersion, profiles: Profile[]) {
-    const chain = this.chain.get(key);
-    const all = [...(chain?.versions ?? [])];
+    const all = [...(this.chain.get(key)?.versions ?? [])];
     let at = all.length;
     while (at > 0 && all[at - 1].tsMs > known.tsMs) at--;
     all.splice(at, 0, known);
     const later = all[at + 1];
+    // What was forgotten before the later version now lies before or after this one, as its time says.
+    const gap = later?.forgotten;
+    if (later && gap) {
+      known.forgotten = gap.fromMs < known.tsMs ? { fromMs: gap.fromMs, toMs: Math.min(gap.toMs, known.tsMs) } : undefined;
+      later.forgotten = gap.toMs > known.tsMs ? { fromMs: Math.max(gap.fromMs, known.tsMs), toMs: gap.toMs } : undefined;
+    }
     // Kept: the newest few by time (a late webhook batch lands among them), and the one just learnt if older than
-    // those (an older log's writes follow one another). What goes is remembered as a possible gap.
-    const outside = all.slice(0, Math.max(0, all.length - VERSIONS_PER_OBJECT));
-    let forgottenMs = chain?.forgottenMs ?? -Infinity;
-    for (const gone of outside) if (gone !== known) forgottenMs = Math.max(forgottenMs, gone.tsMs);
-    const versions = [...(outside.includes(known) ? [known] : []), ...all.slice(outside.length)];
-    if (later === undefined) this.chain.set(key, { versions, forgottenMs });
-    else this.chain.keep(key, { versions, forgottenMs });
-    // Only the next version, with none forgotten between the two, is compared with it again.
-    if (later?.write && known.tsMs > forgottenMs) this.compareAgain(key, later, known, profiles);
+    // those (an older log's writes follow one another). Each version let go of is noted on the next one kept.
+    const outside = new Set(all.slice(0, Math.max(0, all.length - VERSIONS_PER_OBJECT)));
+    outside.delete(known);
+    const versions: KnownVersion[] = [];
+    let forgotten: Span | undefined;
+    for (const v of all) {
+      if (outside.has(v)) forgotten = union(forgotten, union(v.forgotten, { fromMs: v.tsMs, toMs: v.tsMs }));
+      else {
+        if (forgotten) v.forgotten = union(v.forgotten, forgotten);
+        forgotten = undefined;
+        versions.push(v);
+      }
+    }
+    if (later === undefined) this.chain.set(key, { versions });
+    else this.chain.keep(key, { versions });
+    // The later version is compared again only when no version was forgotten between the two.
+    if (later?.write && !(gap && gap.toMs > known.tsMs)) this.compareAgain(key, later, known, profiles);
   }
 
   /** A stored write compared with the version just before it, learnt after it was stored. */

@@ -347,6 +347,38 @@ describe("re-ingesting after retention", () => {
     expect(classes(inOneRun(lines, lines.length / 2))).toEqual(["unknown", ...Array(11).fill("unrouted"), "unknown", ...Array(11).fill("unrouted")]);
   });
 
+  it("never compares a late write with a version memory kept across versions it let go of", () => {
+    const { store } = setup();
+    const ingester = new AuditIngester(store, "prod", DEFAULT_PROFILES);
+    const patch = (second: number, rv: number, observed: number) =>
+      requestLines({
+        verb: "patch",
+        resource: "httproutes",
+        group: "gateway.networking.k8s.io",
+        namespace: "apps",
+        name: "late",
+        subresource: "status",
+        receivedMs: START + second * 1000,
+        responseObject: httpRoute("late", rv, ["late.example.com"], observed),
+      });
+    const feed = (lines: string[]) => {
+      lines.forEach((line, i) => ingester.line(line, i + 1, "log"));
+      ingester.flush();
+    };
+    // Seventeen versions in order (memory keeps the newest 8), then two late writes from the forgotten stretch, with the
+    // same content: compared with each other they would read as a no-op, but versions 4 to 6 lie between them.
+    feed(Array.from({ length: 17 }, (_, k) => patch(k + 1, 100 + k, k % 5)).flat());
+    feed(patch(3.5, 90, 7));
+    feed(patch(6.5, 91, 7));
+    const late = store.db
+      .prepare("SELECT w.ts_ms, w.class FROM writes w JOIN objects o ON o.id = w.object_id WHERE w.ts_ms IN (?, ?) ORDER BY w.ts_ms")
+      .all(START + 3500, START + 6500);
+    expect(late).toEqual([
+      { ts_ms: START + 3500, class: "unknown" },
+      { ts_ms: START + 6500, class: "unknown" },
+    ]);
+  });
+
   it("compares an older log's writes with their own predecessors when a newer log was read first", () => {
     const truth = seed003(START, 30);
     // The second half of the requests in one log, the first half in another (each request is two lines, so the halves split between requests).
