@@ -149,11 +149,30 @@ function feedLine(reader: AuditReader, bytes: Buffer, start: number, end: number
 const TIMED_LINE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d) (?:(stdout|stderr) ([PF])(?::[^ ]*)? )?/;
 const DIGIT_0 = 0x30;
 const DIGIT_9 = 0x39;
+/** How a line of Docker's json-file log starts: `{"log":"…","stream":"stdout","time":"…"}`. */
+const DOCKER_HEAD = Buffer.from('{"log":"');
+const DOCKER_FIELDS = new Set(["log", "stream", "time", "attrs"]);
+
+/** A line of Docker's json-file log (all its fields, none other: a shipper's record adds its own): its stream and output. */
+function dockerLine(bytes: Buffer, start: number, end: number): { stream: string; output: Buffer } | undefined {
+  if (end - start < DOCKER_HEAD.length || bytes.compare(DOCKER_HEAD, 0, DOCKER_HEAD.length, start, start + DOCKER_HEAD.length) !== 0) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(bytes.toString("utf8", start, end));
+  } catch {
+    return undefined;
+  }
+  const line = value as { log?: unknown; stream?: unknown; time?: unknown };
+  if (typeof line.log !== "string" || (line.stream !== "stdout" && line.stream !== "stderr") || typeof line.time !== "string") return undefined;
+  if (Object.keys(line).some((k) => !DOCKER_FIELDS.has(k))) return undefined;
+  return { stream: line.stream, output: Buffer.from(line.log) };
+}
 
 /**
  * Lines to the reader, container log lines unwrapped: the runtime cuts an output line longer than its
  * limit (16 KiB by default, so most RequestResponse writes) into `P` parts ended by an `F` part, per
- * stream, and the two streams interleave; the parts are joined into the line they were cut from.
+ * stream, and the two streams interleave; the parts are joined into the line they were cut from. Docker's
+ * json-file log cuts them the same way, into JSON lines whose `log` ends without its line end but the last.
  */
 class LineFeeder {
   /** per stream: the parts read so far of a line not yet ended, or null when it outgrew MAX_LINE_BYTES */
@@ -165,25 +184,35 @@ class LineFeeder {
   ) {}
 
   line(bytes: Buffer, start: number, end: number, lineNo: number): void {
+    const docker = bytes[start] === OPEN_BRACE ? dockerLine(bytes, start, end) : undefined;
+    if (docker) {
+      const { stream, output } = docker;
+      const final = output.length > 0 && output[output.length - 1] === NEWLINE;
+      return this.part(stream, final ? "F" : "P", output, 0, final ? output.length - 1 : output.length, lineNo);
+    }
     const head = bytes[start] >= DIGIT_0 && bytes[start] <= DIGIT_9 ? TIMED_LINE.exec(bytes.toString("latin1", start, Math.min(end, start + 80))) : null;
     if (!head) return feedLine(this.reader, bytes, start, end, lineNo, this.label);
     const [prefix, stream, tag] = head;
-    const outputStart = start + prefix.length;
+    this.part(stream, tag, bytes, start + prefix.length, end, lineNo);
+  }
+
+  /** One line's output (`stream` undefined: a line that is whole, only timed), or a part of one (`tag` P) or its last part (F). */
+  private part(stream: string | undefined, tag: string | undefined, bytes: Buffer, outputStart: number, end: number, lineNo: number): void {
     let pending = stream === undefined ? undefined : this.parts.get(stream);
     if (pending === undefined && tag !== "P") return feedLine(this.reader, bytes, outputStart, end, lineNo, this.label, true);
     // Each part is counted as a line; the joined line is read at its final part.
     if (tag === "P") this.reader.counts.lines++;
-    if (pending === undefined) this.parts.set(stream, (pending = { chunks: [], bytes: 0, lineNo }));
+    if (pending === undefined) this.parts.set(stream!, (pending = { chunks: [], bytes: 0, lineNo }));
     if (pending !== null) {
       pending.chunks.push(Buffer.from(bytes.subarray(outputStart, end)));
       pending.bytes += end - outputStart;
       if (pending.bytes > MAX_LINE_BYTES) {
         this.reader.malformed(this.label, pending.lineNo, `a container log line longer than ${MAX_LINE_BYTES / 1048576} MiB`);
-        this.parts.set(stream, (pending = null));
+        this.parts.set(stream!, (pending = null));
       }
     }
     if (tag === "P") return;
-    this.parts.delete(stream);
+    this.parts.delete(stream!);
     if (pending === null) return void this.reader.counts.lines++;
     const whole = Buffer.concat(pending.chunks);
     feedLine(this.reader, whole, 0, whole.length, pending.lineNo, this.label, true);

@@ -49,6 +49,8 @@ let webhookProxy: DelayingProxy;
 let containerLogPath = "";
 let containerIngestOutput = "";
 let kubectlIngestOutput = "";
+let dockerLogPath = "";
+let dockerIngestOutput = "";
 let cp: ControlPlane;
 let prom: TestPrometheus;
 const ledger: LedgerEntry[] = [];
@@ -173,6 +175,10 @@ beforeAll(async () => {
   const kubectlLogPath = join(logs, "kubectl-logs.log");
   writeFileSync(kubectlLogPath, execFileSync(kubeBinaries().crilog, ["read", containerLogPath], { maxBuffer: 1 << 30 }));
   kubectlIngestOutput = ingestInto(kubectlLogPath).output;
+  // And as Docker's json-file driver writes it (a node whose runtime is Docker), cut by Docker's own copier at 16 KiB.
+  dockerLogPath = join(logs, "docker-json.log");
+  writeFileSync(dockerLogPath, execFileSync(kubeBinaries().crilog, ["docker", "16384", logCopy], { maxBuffer: 1 << 30 }));
+  dockerIngestOutput = ingestInto(dockerLogPath).output;
   fromLog = await startApp({ CHURNSCOPE_DATA_DIR: fromFile.dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
   fromContainerLog = await startApp({ CHURNSCOPE_DATA_DIR: fromPods.dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
 }, 240_000);
@@ -280,7 +286,7 @@ describe("a real API server's audit log, its webhook and its counters", () => {
     }
   });
 
-  it("the container log's summary is the file's, count for count but for its lines, and kubectl's reading of it is the file's", async () => {
+  it("the container logs' summaries (containerd's, Docker's) are the file's, count for count but for their lines, and kubectl's reading is the file's", async () => {
     const containerLines = readFileSync(containerLogPath, "utf8").split("\n").length - 1;
     const fileLines = readFileSync(join(containerLogPath, "..", "audit.log"), "utf8").split("\n").length - 1;
     expect(containerLines).toBeGreaterThan(fileLines);
@@ -294,6 +300,11 @@ describe("a real API server's audit log, its webhook and its counters", () => {
         .join("\n")
         .replace(/from [\d,]+ lines/, "from … lines");
     expect(counts(containerIngestOutput)).toBe(counts(ingestOutput));
+    // Docker's json-file log too, its long lines cut into several records.
+    const dockerLines = readFileSync(dockerLogPath, "utf8").split("\n").length - 1;
+    expect(dockerLines).toBeGreaterThan(fileLines);
+    expect(dockerIngestOutput).toContain(`from ${dockerLines.toLocaleString("en-US")} lines`);
+    expect(counts(dockerIngestOutput)).toBe(counts(ingestOutput));
     // The API server writes nothing else to stdout: kubectl joins every line's parts, and the lines are the file's.
     expect(kubectlIngestOutput.split("\n").slice(1)).toEqual(ingestOutput.split("\n").slice(1));
   });

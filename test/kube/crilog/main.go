@@ -10,6 +10,13 @@
 //
 // reads such a file back as `kubectl logs --timestamps` shows it, with the kubelet's own log reader:
 // each line whole, both streams, after its time.
+//
+//	crilog docker MAXLEN STDOUT_FILE [STDERR_FILE] > container.log
+//
+// writes the log as Docker's json-file driver does (what /var/log/pods holds on a node whose runtime
+// is Docker, through cri-dockerd), with Docker's own log copier and json-file logger: each line a JSON
+// object `{"log": …, "stream": …, "time": …}`, lines longer than MAXLEN (16 KiB by default) in several,
+// all but the last without their line end.
 package main
 
 import (
@@ -23,8 +30,53 @@ import (
 	"time"
 
 	criio "github.com/containerd/containerd/pkg/cri/io"
+	"github.com/docker/docker/daemon/logger"
+	"github.com/docker/docker/daemon/logger/jsonfilelog"
 	"k8s.io/cri-client/pkg/logs"
 )
+
+// sizedLogger gives Docker's copier a message size, as logging drivers with their own limit do.
+type sizedLogger struct {
+	logger.Logger
+	size int
+}
+
+func (s sizedLogger) BufSize() int { return s.size }
+
+// writeDocker copies the files into one json-file log, as the Docker daemon copies a container's streams.
+func writeDocker(maxLen int, stdoutPath string, stderrPath string) {
+	dir, err := os.MkdirTemp("", "crilog-docker-")
+	if err != nil {
+		fail(err)
+	}
+	defer os.RemoveAll(dir)
+	path := dir + "/container.log"
+	json, err := jsonfilelog.New(logger.Info{LogPath: path, ContainerID: "crilog", Config: map[string]string{}})
+	if err != nil {
+		fail(err)
+	}
+	sources := map[string]io.Reader{}
+	for stream, file := range map[string]string{"stdout": stdoutPath, "stderr": stderrPath} {
+		if file == "" {
+			continue
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			fail(err)
+		}
+		defer f.Close()
+		sources[stream] = f
+	}
+	copier := logger.NewCopier(sources, sizedLogger{json, maxLen})
+	copier.Run()
+	copier.Wait()
+	json.Close()
+	out, err := os.ReadFile(path)
+	if err != nil {
+		fail(err)
+	}
+	os.Stdout.Write(out)
+}
 
 // lockedWriter keeps the two streams' lines whole in the one file, as containerd's log file does.
 type lockedWriter struct {
@@ -71,6 +123,18 @@ func main() {
 		if err := logs.ReadLogs(context.Background(), os.Args[2], "", &logs.LogOptions{Timestamp: true}, nil, os.Stdout, os.Stdout); err != nil {
 			fail(err)
 		}
+		return
+	}
+	if len(os.Args) >= 4 && os.Args[1] == "docker" {
+		maxLen, err := strconv.Atoi(os.Args[2])
+		if err != nil {
+			fail(err)
+		}
+		stderrPath := ""
+		if len(os.Args) > 4 {
+			stderrPath = os.Args[4]
+		}
+		writeDocker(maxLen, os.Args[3], stderrPath)
 		return
 	}
 	if len(os.Args) < 3 {

@@ -79,6 +79,7 @@ const CASES: [string, string[], boolean][] = [
     ["containerd/audit-lines-kubectl-logs-timestamps.log"],
     true,
   ],
+  ["the same lines in Docker's json-file log, cut into parts by Docker's own log copier, a klog line on stderr", ["docker/audit-lines-json-file.log"], true],
 ];
 
 describe("real audit logs", () => {
@@ -96,9 +97,11 @@ describe("real audit logs", () => {
 
   it("a container log of real lines gives every object the writes its lines give read plainly; kubectl's reading of it loses the line the other stream cut", async () => {
     const plain = await ingest(["audit2rbac-demo-excerpt.log", "falco/modify_cluster_role_node_problem_detector.json"].map((n) => join(FIXTURES, n)));
-    const fromContainer = await ingest([join(FIXTURES, "containerd/audit-lines-in-parts.log")]);
-    expect(fromContainer.writes).toEqual(plain.writes);
-    expect(fromContainer.counts).toMatchObject({ malformed: 0, foreign: 1, events: plain.counts.events + 1 });
+    for (const file of ["containerd/audit-lines-in-parts.log", "docker/audit-lines-json-file.log"]) {
+      const fromContainer = await ingest([join(FIXTURES, file)]);
+      expect(fromContainer.writes, file).toEqual(plain.writes);
+      expect(fromContainer.counts, file).toMatchObject({ malformed: 0, foreign: 1, events: plain.counts.events + 1 });
+    }
     // The kubelet writes each part as it reads it, both streams to one output: the klog line lands inside the Falco
     // line it was written between the parts of, whose two halves are a malformed line and a foreign one.
     const fromKubectl = await ingest([join(FIXTURES, "containerd/audit-lines-kubectl-logs-timestamps.log")]);
