@@ -154,6 +154,11 @@ export function readLine(line: string, headChecked = false): LineOutcome {
   } catch (error) {
     return { kind: "malformed", message: (error as Error).message };
   }
+  return valueOutcome(value);
+}
+
+/** A line already parsed: its audit events, or foreign. */
+export function valueOutcome(value: unknown): LineOutcome {
   const events = eventsOf(value);
   return events === null ? { kind: "foreign" } : { kind: "events", events };
 }

@@ -6,7 +6,7 @@
 import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
-import { readLine, skipByHead, toRequest, type AuditEvent, type AuditRequest, type SkipReason } from "./event";
+import { readLine, skipByHead, toRequest, valueOutcome, type AuditEvent, type AuditRequest, type LineOutcome, type SkipReason } from "./event";
 import type { IngestProblem, ReadCounts } from "../wire/audit";
 
 export const emptyReadCounts = (): ReadCounts => ({
@@ -63,7 +63,16 @@ export class AuditReader {
   /** One line of a log; `lineNo` and `source` only name it in problems. */
   line(text: string, lineNo: number, source: string, headChecked = false): void {
     this.counts.lines++;
-    const outcome = readLine(text, headChecked);
+    this.take(readLine(text, headChecked), lineNo, source, text.length);
+  }
+
+  /** One line of a log that the caller has parsed already (`bytes`: its length). */
+  parsedLine(value: unknown, lineNo: number, source: string, bytes: number): void {
+    this.counts.lines++;
+    this.take(valueOutcome(value), lineNo, source, bytes);
+  }
+
+  private take(outcome: LineOutcome, lineNo: number, source: string, bytes: number): void {
     switch (outcome.kind) {
       case "blank":
         this.counts.blank++;
@@ -79,7 +88,7 @@ export class AuditReader {
         this.skip(outcome.reason);
         return;
       case "events":
-        this.events(outcome.events, source, lineNo, text.length);
+        this.events(outcome.events, source, lineNo, bytes);
     }
   }
 
@@ -153,8 +162,11 @@ const DIGIT_9 = 0x39;
 const DOCKER_HEAD = Buffer.from('{"log":"');
 const DOCKER_FIELDS = new Set(["log", "stream", "time", "attrs"]);
 
-/** A line of Docker's json-file log (all its fields, none other: a shipper's record adds its own): its stream and output. */
-function dockerLine(bytes: Buffer, start: number, end: number): { stream: string; output: Buffer } | undefined {
+/**
+ * A line of Docker's json-file log (all its fields, none other: a shipper's record adds its own): its stream and
+ * output; or, for another line that starts the same way and is JSON, its parsed value, so it is not parsed again.
+ */
+function dockerLine(bytes: Buffer, start: number, end: number): { stream: string; output: Buffer } | { value: unknown } | undefined {
   if (end - start < DOCKER_HEAD.length || bytes.compare(DOCKER_HEAD, 0, DOCKER_HEAD.length, start, start + DOCKER_HEAD.length) !== 0) return undefined;
   let value: unknown;
   try {
@@ -163,8 +175,8 @@ function dockerLine(bytes: Buffer, start: number, end: number): { stream: string
     return undefined;
   }
   const line = value as { log?: unknown; stream?: unknown; time?: unknown };
-  if (typeof line.log !== "string" || (line.stream !== "stdout" && line.stream !== "stderr") || typeof line.time !== "string") return undefined;
-  if (Object.keys(line).some((k) => !DOCKER_FIELDS.has(k))) return undefined;
+  if (typeof line.log !== "string" || (line.stream !== "stdout" && line.stream !== "stderr") || typeof line.time !== "string") return { value };
+  if (Object.keys(line).some((k) => !DOCKER_FIELDS.has(k))) return { value };
   return { stream: line.stream, output: Buffer.from(line.log) };
 }
 
@@ -185,6 +197,7 @@ class LineFeeder {
 
   line(bytes: Buffer, start: number, end: number, lineNo: number): void {
     const docker = bytes[start] === OPEN_BRACE ? dockerLine(bytes, start, end) : undefined;
+    if (docker && "value" in docker) return this.reader.parsedLine(docker.value, lineNo, this.label, end - start);
     if (docker) {
       const { stream, output } = docker;
       const final = output.length > 0 && output[output.length - 1] === NEWLINE;
@@ -192,27 +205,30 @@ class LineFeeder {
     }
     const head = bytes[start] >= DIGIT_0 && bytes[start] <= DIGIT_9 ? TIMED_LINE.exec(bytes.toString("latin1", start, Math.min(end, start + 80))) : null;
     if (!head) return feedLine(this.reader, bytes, start, end, lineNo, this.label);
-    const [prefix, stream, tag] = head;
+    const [prefix, tag] = [head[0], head[2]];
+    const stream: string | undefined = head[1];
+    // Only timed: the line is whole.
+    if (stream === undefined) return feedLine(this.reader, bytes, start + prefix.length, end, lineNo, this.label, true);
     this.part(stream, tag, bytes, start + prefix.length, end, lineNo);
   }
 
-  /** One line's output (`stream` undefined: a line that is whole, only timed), or a part of one (`tag` P) or its last part (F). */
-  private part(stream: string | undefined, tag: string | undefined, bytes: Buffer, outputStart: number, end: number, lineNo: number): void {
-    let pending = stream === undefined ? undefined : this.parts.get(stream);
+  /** A stream's line (`tag` F, its last part) or a part of one (P). */
+  private part(stream: string, tag: string, bytes: Buffer, outputStart: number, end: number, lineNo: number): void {
+    let pending = this.parts.get(stream);
     if (pending === undefined && tag !== "P") return feedLine(this.reader, bytes, outputStart, end, lineNo, this.label, true);
     // Each part is counted as a line; the joined line is read at its final part.
     if (tag === "P") this.reader.counts.lines++;
-    if (pending === undefined) this.parts.set(stream!, (pending = { chunks: [], bytes: 0, lineNo }));
+    if (pending === undefined) this.parts.set(stream, (pending = { chunks: [], bytes: 0, lineNo }));
     if (pending !== null) {
       pending.chunks.push(Buffer.from(bytes.subarray(outputStart, end)));
       pending.bytes += end - outputStart;
       if (pending.bytes > MAX_LINE_BYTES) {
         this.reader.malformed(this.label, pending.lineNo, `a container log line longer than ${MAX_LINE_BYTES / 1048576} MiB`);
-        this.parts.set(stream!, (pending = null));
+        this.parts.set(stream, (pending = null));
       }
     }
     if (tag === "P") return;
-    this.parts.delete(stream!);
+    this.parts.delete(stream);
     if (pending === null) return void this.reader.counts.lines++;
     const whole = Buffer.concat(pending.chunks);
     feedLine(this.reader, whole, 0, whole.length, pending.lineNo, this.label, true);

@@ -154,6 +154,16 @@ describe("container logs", () => {
     expect(reader.counts).toMatchObject({ lines: 3, events: 2, foreign: 1, malformed: 0 });
   });
 
+  it("reads a shipper's record that starts like Docker's json-file line but adds fields of its own as an envelope, whole", async () => {
+    const record = (log: string) => JSON.stringify({ log, stream: "stdout", time: "2026-11-29T08:00:00Z", kubernetes: { pod_name: "kube-apiserver-0" } });
+    const path = join(dir, "shipped.log");
+    // Its log has no line end, as shippers often strip it: still one whole line, not a part.
+    writeFileSync(path, [record(lines[0]), record("I1129 handler.go:286] ready\n")].join("\n") + "\n");
+    const { requests, reader } = await read(path);
+    expect(requests.map((r) => r.user)).toEqual([users[0]]);
+    expect(reader.counts).toMatchObject({ lines: 2, events: 1, foreign: 1, malformed: 0 });
+  });
+
   it("a line whose final part never came is malformed; one longer than 16 MiB in parts is malformed and reading goes on", async () => {
     const huge = `{"x":"${"a".repeat(MAX_LINE_BYTES)}"}`;
     const whole = [...cut(huge, "stdout", 1_048_576, 0), ...cut(lines[0], "stdout", 100, 1)];
