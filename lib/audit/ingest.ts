@@ -131,7 +131,7 @@ export class AuditIngester {
         const row = this.audit.latest(key);
         if (!row) return undefined;
         const obj = JSON.parse(row.body) as Json;
-        const profile = this.profileFor(this.byKind.get(`${key.group}/${key.kind}`) ?? profiles, key, labelsOf(obj));
+        const profile = this.profileOfObject(key, obj);
         const version = prepare(profile, obj);
         return {
           versions: [{ resourceVersion: row.resourceVersion, version, tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length }],
@@ -227,12 +227,17 @@ export class AuditIngester {
     return profileFor(profiles, key.group, key.kind, key.cluster, labels) ?? profiles[0];
   }
 
+  /** The profile that reads a stored version of an object, chosen by its kind and its labels. */
+  private profileOfObject(key: ObjectKey, obj: Json): Profile {
+    return this.profileFor(this.byKind.get(`${key.group}/${key.kind}`) ?? this.profiles, key, labelsOf(obj));
+  }
+
   /**
    * A stored write's version joins the chain in its place by time: the store is told only of a newest
    * version. A later write known to this run, which was compared with an earlier version, is compared
    * with this one now.
    */
-  private remember(key: ObjectKey, known: KnownVersion, profiles: Profile[]) {
+  private remember(key: ObjectKey, known: KnownVersion) {
     const all = [...(this.chain.get(key)?.versions ?? [])];
     let at = all.length;
     while (at > 0 && all[at - 1].tsMs > known.tsMs) at--;
@@ -261,15 +266,15 @@ export class AuditIngester {
     if (later === undefined) this.chain.set(key, { versions });
     else this.chain.keep(key, { versions });
     // The later version is compared again only when no version was forgotten between the two.
-    if (later?.write && !(gap && gap.toMs > known.tsMs)) this.compareAgain(key, later, known, profiles);
+    if (later?.write && !(gap && gap.toMs > known.tsMs)) this.compareAgain(key, later, known);
   }
 
   /** A stored write compared with the version just before it, learnt after it was stored. */
-  private compareAgain(key: ObjectKey, later: KnownVersion, before: KnownVersion, profiles: Profile[]) {
+  private compareAgain(key: ObjectKey, later: KnownVersion, before: KnownVersion) {
     const { write } = later;
     // A create starts its object whatever came before (an earlier object of the same name).
     if (!write || write.cls === "create") return;
-    const profile = this.profileFor(profiles, key, labelsOf(later.version.obj));
+    const profile = this.profileOfObject(key, later.version.obj);
     const analysis = this.compared(profile, before, later.version, later.resourceVersion, write.writer);
     if (write.run === this.run) {
       this.count(write.cls, -1);
@@ -347,7 +352,7 @@ export class AuditIngester {
     }
     const { key, resourceVersion, analysis } = write;
     const learnt = (stored?: StoredAuditWrite) => {
-      if (write.next) this.remember(key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes, write: stored }, profiles!);
+      if (write.next) this.remember(key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes, write: stored });
     };
     if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
     const details: WriteRequest = {

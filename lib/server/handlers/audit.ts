@@ -18,6 +18,7 @@ import { tooLarge } from "../../snapshot/format/codec";
 import { eventsOf } from "../../audit/event";
 import { ingestFile } from "../../audit/files";
 import { AuditIngester } from "../../audit/ingest";
+import type { WriteStore } from "../../store/store";
 import type { IngestAnswer } from "../../wire/audit";
 
 function clusterParam(query: Record<string, string>, fromPath?: string): string {
@@ -41,11 +42,13 @@ function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, by
 }
 
 /** An ingester into the live store, which keeps `recorder.retentionDays` of writes whether or not a recorder runs. */
-function newIngester(ctx: ServerContext, cluster: string, reuse?: AuditIngester, recentBytes?: number): AuditIngester {
-  const store = ctx.stores.liveStore();
-  const pruned = store.pruneIfDue(ctx.config.recorder.retentionDays * 86_400_000);
-  const ingester = reuse ?? new AuditIngester(store, cluster, ctx.config.profiles, recentBytes);
-  ingester.pruned = pruned;
+function newIngester(ctx: ServerContext, cluster: string, recentBytes?: number): AuditIngester {
+  return pruned(ctx, new AuditIngester(ctx.stores.liveStore(), cluster, ctx.config.profiles, recentBytes));
+}
+
+/** The retention pass due before an ingest, its counts kept for the ingester's summary. */
+function pruned(ctx: ServerContext, ingester: AuditIngester): AuditIngester {
+  ingester.pruned = ctx.stores.liveStore().pruneIfDue(ctx.config.recorder.retentionDays * 86_400_000);
   return ingester;
 }
 
@@ -58,17 +61,18 @@ function newIngester(ctx: ServerContext, cluster: string, reuse?: AuditIngester,
  */
 const WEBHOOK_CLUSTERS = 4;
 const WEBHOOK_RECENT_BYTES = 16 * 1024 * 1024;
-const webhookIngesters = new WeakMap<object, Map<string, AuditIngester>>();
+const webhookIngesters = new WeakMap<WriteStore, Map<string, AuditIngester>>();
 
 function webhookIngester(ctx: ServerContext, cluster: string): AuditIngester {
   const store = ctx.stores.liveStore();
   let byCluster = webhookIngesters.get(store);
   if (!byCluster) webhookIngesters.set(store, (byCluster = new Map()));
-  let kept = byCluster.get(cluster);
+  const kept = byCluster.get(cluster);
   byCluster.delete(cluster);
-  if (kept?.profiles === ctx.config.profiles) kept.newRun();
-  else kept = undefined;
-  const ingester = newIngester(ctx, cluster, kept, WEBHOOK_RECENT_BYTES);
+  // One made for another configuration's profiles is dropped.
+  const reused = kept?.profiles === ctx.config.profiles ? kept : undefined;
+  reused?.newRun();
+  const ingester = reused ? pruned(ctx, reused) : newIngester(ctx, cluster, WEBHOOK_RECENT_BYTES);
   byCluster.set(cluster, ingester);
   while (byCluster.size > WEBHOOK_CLUSTERS) byCluster.delete(byCluster.keys().next().value!);
   return ingester;
