@@ -59,6 +59,8 @@ describe("notes and views on a snapshot", () => {
 
       // Opened again (a new snapshot, as a colleague would open it): the same view, with the note.
       await page.goto(`${h.app.url}/`);
+      // A file chosen before the page has hydrated has no handler to read it, so wait until it has drawn.
+      await drawn(page, "writes-by-resource");
       await page.setInputFiles('[data-testid="snapshot-file"]', saved);
       await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
       const opened = new URL(page.url());
