@@ -84,9 +84,10 @@ function isAuditEvent(v: unknown): boolean {
 /**
  * The audit events in a parsed JSON value: an Event, an EventList (a webhook batch), or either one
  * inside a log envelope (`properties.log` as Azure writes it, alone or in an Event Hub message's
- * `records`; `message` in a CloudWatch Logs subscription message's `logEvents`; `log` or `message`
- * as container log shippers write it), as a JSON object or as an escaped JSON string. null: not
- * audit data.
+ * `records`; `message` in a CloudWatch Logs subscription message's `logEvents` and in the AWS CLI's
+ * `aws logs filter-log-events` and `get-log-events` answers' `events`; `log` or `message` as container
+ * log shippers write it), as a JSON object or as an escaped JSON string; or an array of any of these
+ * (`jq -s`). null: not audit data.
  */
 export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
   if (depth > 3) return null;
@@ -99,18 +100,17 @@ export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
       return null;
     }
   }
+  if (Array.isArray(value)) return batchEvents(value, depth);
   if (!isObject(value)) return null;
   if (isAuditEvent(value)) return [value as AuditEvent];
   // A batch re-serialised without its type fields is a list whose items are events.
   if (Array.isArray(value.items) && (value.kind === "EventList" || (value.kind === undefined && value.items.some(isAuditEvent))))
     return value.items.filter(isAuditEvent) as AuditEvent[];
-  // Batches of log records: an Azure Event Hub message {"records": [{"category": "kube-audit", "properties": {"log": …}}]}, and a
-  // CloudWatch Logs subscription message, as EKS's audit log reaches Firehose and S3: {"logEvents": [{"message": …}]}.
-  const batch = Array.isArray(value.records) ? value.records : Array.isArray(value.logEvents) ? value.logEvents : undefined;
-  if (batch) {
-    const found = batch.map((record) => eventsOf(record, depth + 1)).filter((events) => events !== null);
-    return found.length > 0 ? found.flat() : null;
-  }
+  // Batches of log records: an Azure Event Hub message {"records": [{"category": "kube-audit", "properties": {"log": …}}]}; a
+  // CloudWatch Logs subscription message, as EKS's audit log reaches Firehose and S3: {"logEvents": [{"message": …}]}; and
+  // what the AWS CLI prints of a log group: {"events": [{"message": …}]}.
+  const batch = [value.records, value.logEvents, value.events].find(Array.isArray);
+  if (batch) return batchEvents(batch, depth);
   for (const inner of [isObject(value.properties) ? value.properties.log : undefined, value.log, value.message]) {
     if (inner === undefined) continue;
     const events = eventsOf(inner, depth + 1);
@@ -119,11 +119,18 @@ export function eventsOf(value: unknown, depth = 0): AuditEvent[] | null {
   return null;
 }
 
+/** The events of a batch's records: null when none of them is audit data. */
+function batchEvents(records: unknown[], depth: number): AuditEvent[] | null {
+  const found = records.map((record) => eventsOf(record, depth + 1)).filter((events) => events !== null);
+  return found.length > 0 ? found.flat() : null;
+}
+
 // kube-apiserver writes kind and apiVersion first, then level, auditID, stage, requestURI and verb, all
 // strings, so the first `"stage":"` and `"verb":"` are the event's own (a quote inside a string is escaped).
-const HEAD = /^\{"kind":"Event","apiVersion":"audit\.k8s\.io\/v1(?:beta1)?",/;
-const STAGE = /"stage":"([A-Za-z]+)"/;
-const VERB = /"verb":"([a-z]+)"/;
+// Printers that keep the order and add whitespace (jq, an indenting JSON printer) keep that true.
+const HEAD = /^\{\s*"kind":\s*"Event",\s*"apiVersion":\s*"audit\.k8s\.io\/v1(?:beta1)?",/;
+const STAGE = /"stage":\s*"([A-Za-z]+)"/;
+const VERB = /"verb":\s*"([a-z]+)"/;
 
 /**
  * Why a line in the kube-apiserver's own layout (`head`: its first 1 KiB or more) is visibly not a

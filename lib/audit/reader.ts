@@ -7,6 +7,7 @@ import { createReadStream } from "node:fs";
 import { open } from "node:fs/promises";
 import { createGunzip } from "node:zlib";
 import { readLine, skipByHead, toRequest, valueOutcome, type AuditEvent, type AuditRequest, type LineOutcome, type SkipReason } from "./event";
+import { opensValue, ValueSequence } from "./values";
 import type { IngestProblem, ReadCounts } from "../wire/audit";
 
 export const emptyReadCounts = (): ReadCounts => ({
@@ -63,16 +64,17 @@ export class AuditReader {
   /** One line of a log; `lineNo` and `source` only name it in problems. */
   line(text: string, lineNo: number, source: string, headChecked = false): void {
     this.counts.lines++;
-    this.take(readLine(text, headChecked), lineNo, source, text.length);
+    this.record(readLine(text, headChecked), lineNo, source, text.length);
   }
 
   /** One line of a log that the caller has parsed already (`bytes`: its length). */
   parsedLine(value: unknown, lineNo: number, source: string, bytes: number): void {
     this.counts.lines++;
-    this.take(valueOutcome(value), lineNo, source, bytes);
+    this.record(valueOutcome(value), lineNo, source, bytes);
   }
 
-  private take(outcome: LineOutcome, lineNo: number, source: string, bytes: number): void {
+  /** What one record of a line held (a line holds several where JSON values run together); the line is counted apart. */
+  record(outcome: LineOutcome, lineNo: number, source: string, bytes: number): void {
     switch (outcome.kind) {
       case "blank":
         this.counts.blank++;
@@ -123,29 +125,39 @@ export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /** How much of a line's start is read to decide whether it can be skipped (the fields that say so come first). */
 const HEAD_BYTES = 1024;
 const READ_BYTES = 1024 * 1024;
+/** A line not ended after this many bytes is read on in pieces, where it is JSON values (see LineFeeder.piece). */
+const PIECE_BYTES = READ_BYTES;
 const NEWLINE = 0x0a;
 const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
+/** Where the API server's events run together with nothing between them, as in a Firehose S3 object. */
+const RUN_TOGETHER = Buffer.from('}{"kind":"Event",');
 
 /**
  * One line's bytes to the reader. Lines that can be skipped from their head are never decoded in
  * full: most of an audit log is reads and RequestReceived stages, so this is most of the saving.
  * `containerOutput`: the line is a container's output (from a container log), where text that is not
  * JSON is the container's own logging, foreign to audit data, not a broken event.
+ * false: the line was not read, because it opens a JSON value it does not hold whole (read on, as a ValueSequence).
  */
-function feedLine(reader: AuditReader, bytes: Buffer, start: number, end: number, lineNo: number, label: string, containerOutput = false) {
+function feedLine(reader: AuditReader, bytes: Buffer, start: number, end: number, lineNo: number, label: string, containerOutput = false): boolean {
   let last = end;
   while (last > start && (bytes[last - 1] === 0x0d || bytes[last - 1] === 0x20)) last--;
-  if (last > start && bytes[start] === OPEN_BRACE && bytes[last - 1] === CLOSE_BRACE) {
+  const braced = last > start && bytes[start] === OPEN_BRACE && bytes[last - 1] === CLOSE_BRACE;
+  if (braced && bytes.subarray(start, last).indexOf(RUN_TOGETHER) === -1) {
     // latin1 is a byte-for-byte decode: the markers it looks for are ASCII, and UTF-8 never fakes ASCII.
     const reason = skipByHead(bytes.toString("latin1", start, Math.min(last, start + HEAD_BYTES)));
-    if (reason) return reader.skipped(reason);
-    return reader.line(bytes.toString("utf8", start, end), lineNo, label, true);
+    if (reason) return (reader.skipped(reason), true);
   }
   let first = start;
   while (first < last && (bytes[first] === 0x20 || bytes[first] === 0x09)) first++;
-  if (containerOutput && first < last && bytes[first] !== OPEN_BRACE) return reader.foreignLine();
-  reader.line(bytes.toString("utf8", start, end), lineNo, label);
+  if (containerOutput && first < last && bytes[first] !== OPEN_BRACE) return (reader.foreignLine(), true);
+  const text = bytes.toString("utf8", start, end);
+  const outcome = readLine(text, braced);
+  if (outcome.kind === "malformed" && !containerOutput && opensValue(bytes[first])) return false;
+  reader.counts.lines++;
+  reader.record(outcome, lineNo, label, text.length);
+  return true;
 }
 
 /**
@@ -189,13 +201,31 @@ function dockerLine(bytes: Buffer, start: number, end: number): { stream: string
 class LineFeeder {
   /** per stream: the parts read so far of a line not yet ended, or null when it outgrew MAX_LINE_BYTES */
   private readonly parts = new Map<string, { chunks: Buffer[]; bytes: number; lineNo: number } | null>();
+  /** JSON values that a line does not hold whole: spread over lines, or run together */
+  private readonly values: ValueSequence;
+  /** the line being read has been given to `values` in pieces, its end not yet read */
+  private midLine = false;
 
   constructor(
     private readonly reader: AuditReader,
     private readonly label: string,
-  ) {}
+  ) {
+    this.values = new ValueSequence(MAX_LINE_BYTES, {
+      // Skipped from its head like a line, where a printer kept the API server's order (jq does).
+      value: (value, lineNo) => {
+        const reason = skipByHead(value.toString("latin1", 0, Math.min(value.length, HEAD_BYTES)));
+        const outcome: LineOutcome = reason ? { kind: "skipped", reason } : readLine(value.toString("utf8"), true);
+        reader.record(outcome, lineNo, label, value.length);
+        return outcome.kind !== "malformed";
+      },
+      malformed: (lineNo, message) => reader.malformed(label, lineNo, message),
+    });
+  }
 
   line(bytes: Buffer, start: number, end: number, lineNo: number): void {
+    if (this.midLine || (this.values.reading && !opensValue(bytes[start]))) return this.readOn(bytes, start, end, lineNo);
+    // A line that opens a value where one had not ended: that one was cut off.
+    this.values.cutOff(`before line ${lineNo}`);
     const docker = bytes[start] === OPEN_BRACE ? dockerLine(bytes, start, end) : undefined;
     if (docker && "value" in docker) return this.reader.parsedLine(docker.value, lineNo, this.label, end - start);
     if (docker) {
@@ -204,18 +234,18 @@ class LineFeeder {
       return this.part(stream, final ? "F" : "P", output, 0, final ? output.length - 1 : output.length, lineNo);
     }
     const head = bytes[start] >= DIGIT_0 && bytes[start] <= DIGIT_9 ? TIMED_LINE.exec(bytes.toString("latin1", start, Math.min(end, start + 80))) : null;
-    if (!head) return feedLine(this.reader, bytes, start, end, lineNo, this.label);
+    if (!head) return void (feedLine(this.reader, bytes, start, end, lineNo, this.label) || this.readOn(bytes, start, end, lineNo));
     const [prefix, tag] = [head[0], head[2]];
     const stream: string | undefined = head[1];
     // Only timed: the line is whole.
-    if (stream === undefined) return feedLine(this.reader, bytes, start + prefix.length, end, lineNo, this.label, true);
+    if (stream === undefined) return void feedLine(this.reader, bytes, start + prefix.length, end, lineNo, this.label, true);
     this.part(stream, tag, bytes, start + prefix.length, end, lineNo);
   }
 
   /** A stream's line (`tag` F, its last part) or a part of one (P). */
   private part(stream: string, tag: string, bytes: Buffer, outputStart: number, end: number, lineNo: number): void {
     let pending = this.parts.get(stream);
-    if (pending === undefined && tag !== "P") return feedLine(this.reader, bytes, outputStart, end, lineNo, this.label, true);
+    if (pending === undefined && tag !== "P") return void feedLine(this.reader, bytes, outputStart, end, lineNo, this.label, true);
     // Each part is counted as a line; the joined line is read at its final part.
     if (tag === "P") this.reader.counts.lines++;
     if (pending === undefined) this.parts.set(stream, (pending = { chunks: [], bytes: 0, lineNo }));
@@ -234,11 +264,38 @@ class LineFeeder {
     feedLine(this.reader, whole, 0, whole.length, pending.lineNo, this.label, true);
   }
 
-  /** At the end of a file: a line whose last part never came is cut off. */
+  /** The rest of a line, read as JSON values: the line's end, or all of it. */
+  private readOn(bytes: Buffer, start: number, end: number, lineNo: number): void {
+    this.midLine = false;
+    this.reader.counts.lines++;
+    this.values.feed(bytes, start, end, lineNo);
+    this.values.endLine();
+  }
+
+  /**
+   * The start of a line not ended yet and already long (Firehose writes a whole S3 object's records on one
+   * line): read now as JSON values, when it is one or more. false: left to be read whole when it ends.
+   */
+  piece(bytes: Buffer, lineNo: number): boolean {
+    if (!this.midLine) {
+      if (this.values.reading && opensValue(bytes[0])) this.values.cutOff(`before line ${lineNo}`);
+      let first = 0;
+      while (bytes[first] === 0x20 || bytes[first] === 0x09) first++;
+      const opens = this.values.reading || (opensValue(bytes[first]) && bytes.compare(DOCKER_HEAD, 0, DOCKER_HEAD.length, 0, DOCKER_HEAD.length) !== 0);
+      if (!opens) return false;
+      this.midLine = true;
+    }
+    this.values.feed(bytes, 0, bytes.length, lineNo);
+    return true;
+  }
+
+  /** At the end of a file: a line whose last part never came is cut off, and so is a JSON value that never ended. */
   end(): void {
     for (const pending of this.parts.values())
       if (pending) this.reader.malformed(this.label, pending.lineNo, "a container log line cut off: its parts end without a final (F) part");
     this.parts.clear();
+    if (this.midLine) this.readOn(Buffer.alloc(0), 0, 0, 0);
+    this.values.cutOff("at the end of the file");
   }
 }
 
@@ -283,7 +340,8 @@ export async function readFileLines(reader: AuditReader, path: string, label: st
         start = end + 1;
       }
       carry = bytes.subarray(start);
-      if (carry.length > MAX_LINE_BYTES) {
+      if (carry.length > PIECE_BYTES && feeder.piece(carry, lineNo + 1)) carry = Buffer.alloc(0);
+      else if (carry.length > MAX_LINE_BYTES) {
         // Counted once, at its end; its bytes are not kept.
         if (!dropping) {
           reader.counts.lines++;

@@ -1,5 +1,5 @@
 /** The file reader: lines across read chunks, multi-byte characters, 200 kB lines, gzip, a corrupt .gz, and the reader thread. */
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
@@ -82,13 +82,17 @@ describe("readFileLines", () => {
     expect(reader.problems.at(-1)?.message).toMatch(/^reading stopped: /);
   });
 
-  it("drops a line longer than 16 MiB as malformed and reads on after it", async () => {
+  it("drops a line or a JSON value longer than 16 MiB as malformed and reads on after it", async () => {
     const path = join(dir, "long.log");
-    writeFileSync(path, `{"x":"${"a".repeat(MAX_LINE_BYTES + 3 * 1_048_576)}"}\n${lines[0]}\n`);
+    const long = "a".repeat(MAX_LINE_BYTES + 3 * 1_048_576);
+    writeFileSync(path, `{"x":"${long}"}\n${lines[0]}\n${long}\n${lines[0].replace('"r-0"', '"r-0b"')}\n`);
     const { requests, reader } = await read(path);
-    expect(requests.map((r) => r.user)).toEqual([users[0]]);
-    expect(reader.counts).toMatchObject({ lines: 2, malformed: 1 });
-    expect(reader.problems).toEqual([{ source: "test", line: 1, message: "a line longer than 16 MiB" }]);
+    expect(requests.map((r) => r.user)).toEqual([users[0], users[0]]);
+    expect(reader.counts).toMatchObject({ lines: 4, malformed: 2 });
+    expect(reader.problems).toEqual([
+      { source: "test", line: 1, message: "a JSON value longer than 16 MiB" },
+      { source: "test", line: 3, message: "a line longer than 16 MiB" },
+    ]);
   });
 
   it("reads Windows line ends and blank lines", async () => {
@@ -175,5 +179,78 @@ describe("container logs", () => {
       [1, "a container log line longer than 16 MiB"],
       [whole.length / 3 + 1, "a container log line cut off: its parts end without a final (F) part"],
     ]);
+  });
+});
+
+describe("JSON values that are not one per line", () => {
+  const { lines, users } = log();
+  const events = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it("reads events printed over many lines (jq, JSON.stringify with indent), and an array of them, with their characters intact", async () => {
+    const path = join(dir, "pretty.json");
+    writeFileSync(path, events.map((e) => JSON.stringify(e, null, 2)).join("\n") + "\n" + JSON.stringify(events.slice(0, 4), null, "\t") + "\n");
+    const { requests, reader } = await read(path);
+    expect(requests.map((r) => r.user)).toEqual([...users, users[0], users[1]]);
+    expect((requests[50].response?.object as { data: { blob: string } }).data.blob).toBe("ß".repeat(100_000));
+    const physical = readFileSync(path, "utf8").split("\n").length - 1;
+    expect(reader.counts).toMatchObject({ lines: physical, events: lines.length + 4, notWrites: users.length + 2, malformed: 0, foreign: 0, blank: 0 });
+  });
+
+  it("a value cut off where the next one starts at a line's start is malformed, and so is one the file ends inside; the rest is read", async () => {
+    const pretty = (i: number) => JSON.stringify(events[i], null, 2).split("\n");
+    const cut = pretty(0).slice(0, 6);
+    const path = join(dir, "cut.json");
+    writeFileSync(path, [...cut, ...pretty(2), ...pretty(4).slice(0, -1)].join("\n") + "\n");
+    const { requests, reader } = await read(path);
+    expect(requests.map((r) => r.user)).toEqual([users[1]]);
+    expect(reader.counts).toMatchObject({ malformed: 2, events: 1, lines: cut.length + pretty(2).length + pretty(4).length - 1 });
+    expect(reader.problems.map((p) => [p.line, p.message])).toEqual([
+      [1, `a JSON value that never ends: cut off before line ${cut.length + 1}`],
+      [cut.length + pretty(2).length + 1, "a JSON value that never ends: cut off at the end of the file"],
+    ]);
+  });
+
+  it("reads events run together with nothing between them, and says so where text that is not a value follows one", async () => {
+    const path = join(dir, "together.json");
+    // A bracketed line that is not JSON is one malformed line, whatever follows on it.
+    writeFileSync(path, `${lines[1]}${lines[0]}${lines[2]}\n${lines[4]} trailing\n[INFO] ready [x\n${lines[6]}\n`);
+    const { requests, reader } = await read(path);
+    expect(requests.map((r) => r.user)).toEqual([users[0], users[1], users[2], users[3]]);
+    expect(reader.counts).toMatchObject({ lines: 4, events: 5, notWrites: 1, malformed: 2 });
+    expect(reader.problems.map((p) => p.line)).toEqual([2, 3]);
+  });
+
+  it("reads a Firehose S3 object: gzip members run together, each a CloudWatch Logs subscription message of EKS audit events, on one line of many MiB", async () => {
+    const message = (from: number, to: number) =>
+      JSON.stringify({
+        messageType: "DATA_MESSAGE",
+        owner: "123456789012",
+        logGroup: "/aws/eks/prod/cluster",
+        logStream: "kube-apiserver-audit-0123456789abcdef",
+        subscriptionFilters: ["to-firehose"],
+        logEvents: lines.slice(from, to).map((line, i) => ({ id: String(from + i), timestamp: T + from + i, message: line })),
+      });
+    const batches = Array.from({ length: 18 }, (_, b) => message(b * 100, Math.min(lines.length, (b + 1) * 100)));
+    const path = join(dir, "firehose-object.gz");
+    writeFileSync(path, Buffer.concat(batches.map((m) => gzipSync(m))));
+    expect(batches.join("").length).toBeGreaterThan(3 * 1_048_576);
+    const { requests, reader } = await read(path);
+    expect(requests.map((r) => r.user)).toEqual(users);
+    expect((requests[50].response?.object as { data: { blob: string } }).data.blob).toBe("ß".repeat(100_000));
+    expect(reader.counts).toMatchObject({ lines: 1, events: lines.length, notWrites: users.length, malformed: 0, foreign: 0 });
+  });
+
+  it("reads what aws logs filter-log-events prints of an EKS audit log stream: the messages of its events", async () => {
+    const answer = {
+      events: lines
+        .slice(0, 6)
+        .map((line, i) => ({ logStreamName: "kube-apiserver-audit-0123", timestamp: T + i, message: line, ingestionTime: T + i + 900, eventId: String(i) })),
+      searchedLogStreams: [{ logStreamName: "kube-apiserver-audit-0123", searchedCompletely: true }],
+    };
+    const path = join(dir, "filter-log-events.json");
+    writeFileSync(path, JSON.stringify(answer, null, 4) + "\n");
+    const { requests, reader } = await read(path);
+    expect(requests.map((r) => r.user)).toEqual(users.slice(0, 3));
+    expect(reader.counts).toMatchObject({ events: 6, notWrites: 3, malformed: 0, foreign: 0 });
   });
 });

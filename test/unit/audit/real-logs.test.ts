@@ -80,6 +80,13 @@ const CASES: [string, string[], boolean][] = [
     true,
   ],
   ["the same lines in Docker's json-file log, cut into parts by Docker's own log copier, a klog line on stderr", ["docker/audit-lines-json-file.log"], true],
+  ["the same events as jq prints them, each over many lines", ["jq/audit-lines-pretty.json"], true],
+  ["the same events in one array over many lines, as jq -s prints them", ["jq/audit-lines-slurped.json"], true],
+  [
+    "the same events run together on one line with nothing between them, as jq -j -c prints them and Firehose writes records",
+    ["jq/audit-lines-run-together.json"],
+    true,
+  ],
 ];
 
 describe("real audit logs", () => {
@@ -109,5 +116,14 @@ describe("real audit logs", () => {
     expect(lost).toBeDefined();
     expect(fromKubectl.writes).toEqual(kept);
     expect(fromKubectl.counts).toMatchObject({ malformed: 1, foreign: 1, events: plain.counts.events });
+  });
+
+  it("the same real events spread over lines, in one array, or run together give every object the writes one event per line gives", async () => {
+    const plain = await ingest(["audit2rbac-demo-excerpt.log", "falco/modify_cluster_role_node_problem_detector.json"].map((n) => join(FIXTURES, n)));
+    for (const file of ["jq/audit-lines-pretty.json", "jq/audit-lines-slurped.json", "jq/audit-lines-run-together.json"]) {
+      const printed = await ingest([join(FIXTURES, file)]);
+      expect(printed.writes, file).toEqual(plain.writes);
+      expect(printed.counts, file).toMatchObject({ malformed: 0, foreign: 0, events: plain.counts.events, requests: plain.counts.requests });
+    }
   });
 });
