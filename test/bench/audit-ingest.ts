@@ -7,6 +7,9 @@
  *  - `npm run ingest` of the same log as a container log, written by containerd's own log writer (in parts of
  *    CONTAINER_LINE_BYTES, default 16384, containerd's default), as /var/log/pods holds an API server's audit log
  *    written to stdout.
+ *  - `npm run ingest` of the same events as jq prints them (`jq .`, each over many lines), and as one Firehose S3
+ *    object: gzip members run together, each a CloudWatch Logs subscription message of 100 events, with nothing
+ *    between them (one line of the whole log's size, read a piece at a time).
  * Each runs as its own process under /usr/bin/time for wall time and peak RSS.
  * Targets: ≥ 2× jq's MB/s, ≥ 0.5× the ceiling's, peak RSS < 500 MB.
  *
@@ -17,6 +20,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
 import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -194,6 +198,30 @@ async function countLog(path: string): Promise<{ bytes: number; writeBytes: numb
   return figures;
 }
 
+/** The log as Firehose writes a CloudWatch Logs subscription to S3: gzipped messages of 100 events, run together. */
+async function writeFirehoseObject(log: string, path: string): Promise<void> {
+  const out = createWriteStream(path);
+  let batch: string[] = [];
+  const flush = async () => {
+    const message = {
+      messageType: "DATA_MESSAGE",
+      owner: "123456789012",
+      logGroup: "/aws/eks/bench/cluster",
+      logStream: "kube-apiserver-audit-bench",
+      subscriptionFilters: ["to-firehose"],
+      logEvents: batch.map((line, i) => ({ id: String(i), timestamp: T0 + i, message: line })),
+    };
+    batch = [];
+    if (!out.write(gzipSync(JSON.stringify(message)))) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+  };
+  for await (const line of createInterface({ input: createReadStream(log), crlfDelay: Infinity })) {
+    batch.push(line);
+    if (batch.length === 100) await flush();
+  }
+  if (batch.length > 0) await flush();
+  await new Promise<void>((resolve) => out.end(resolve));
+}
+
 /** Runs a command under /usr/bin/time: wall seconds and peak RSS (MB). */
 function measured(command: string, args: string[], env: NodeJS.ProcessEnv = process.env) {
   const run = spawnSync("/usr/bin/time", ["-f", "__time %e %M", command, ...args], { cwd: ROOT, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
@@ -244,6 +272,15 @@ async function main() {
   measured("/bin/sh", ["-c", `'${kubeBinaries().crilog}' ${partBytes} '${log}' > '${containerLog}'`]);
   const containerMB = statSync(containerLog).size / 1_048_576;
   const container = ingestOf(containerLog, "data-container");
+  const pretty = join(dir, "pretty.json");
+  measured("/bin/sh", ["-c", `jq . '${log}' > '${pretty}'`]);
+  const prettyMB = statSync(pretty).size / 1_048_576;
+  const printed = ingestOf(pretty, "data-pretty");
+  rmSync(pretty);
+  const firehose = join(dir, "firehose-object.gz");
+  await writeFirehoseObject(log, firehose);
+  const firehoseRun = ingestOf(firehose, "data-firehose");
+  const firehoseMB = statSync(firehose).size / 1_048_576;
   const jq = measured("/bin/sh", ["-c", `jq -c 'select(.verb=="update" or .verb=="patch")' '${log}' > /dev/null`]);
   const ceiling = measured(process.execPath, [ceilingScript, log]);
   const storeMB = round(statSync(join(dir, "data", "churnscope.sqlite")).size / 1_048_576, 0);
@@ -271,6 +308,23 @@ async function main() {
       peakRssMB: container.peakRssMB,
       summary: container.stdout.trim().split("\n").slice(1, 3),
       vsPlainFile: round(ingest.seconds / container.seconds, 2),
+    },
+    // The same events, so the same writes stored: the summary's second line is the plain file's.
+    printedByJq: {
+      mb: round(prettyMB, 0),
+      seconds: printed.seconds,
+      eventsMBPerSecond: rate(printed.seconds),
+      peakRssMB: printed.peakRssMB,
+      sameWrites: printed.stdout.split("\n")[1] === ingest.stdout.split("\n")[1],
+      vsPlainFile: round(ingest.seconds / printed.seconds, 2),
+    },
+    firehoseObject: {
+      gzipMB: round(firehoseMB, 0),
+      seconds: firehoseRun.seconds,
+      eventsMBPerSecond: rate(firehoseRun.seconds),
+      peakRssMB: firehoseRun.peakRssMB,
+      sameWrites: firehoseRun.stdout.split("\n")[1] === ingest.stdout.split("\n")[1],
+      vsPlainFile: round(ingest.seconds / firehoseRun.seconds, 2),
     },
     vsJq: round(jq.seconds / ingest.seconds, 2),
     vsCeiling: round(ceiling.seconds / ingest.seconds, 2),
