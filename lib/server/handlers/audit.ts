@@ -36,7 +36,9 @@ function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, by
     ...(counts.malformed + counts.invalid > 0
       ? [`${counts.malformed + counts.invalid} lines or events could not be read; the first ones are listed under problems.`]
       : []),
-    ...(counts.events === 0 ? ["No audit events found: expected audit.k8s.io Events as JSON (one per line, printed over lines, or in an envelope), plain or .gz."] : []),
+    ...(counts.events === 0
+      ? ["No audit events found: expected audit.k8s.io Events as JSON (one per line, printed over lines, or in an envelope), plain or .gz."]
+      : []),
   ];
   return { data: { cluster, bytes, seconds: (Date.now() - startedMs) / 1000, counts, problems, summary: ingester.summary() }, warnings };
 }
