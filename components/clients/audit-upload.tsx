@@ -77,7 +77,8 @@ export function AuditUpload() {
           Upload and ingest
         </button>
         <span className="text-xs text-[var(--muted)]">
-          audit.k8s.io Events as JSON (lines, jq or AWS CLI output, envelopes), plain or .gz. Larger logs: <code>npm run ingest -- PATH</code>.
+          audit.k8s.io Events as JSON (lines, jq or AWS CLI output, envelopes), plain or .gz. Larger logs:{" "}
+          <code className="whitespace-nowrap">npm run ingest -- PATH</code>.
         </span>
       </div>
       {state.kind === "uploading" && (
