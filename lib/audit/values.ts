@@ -101,7 +101,7 @@ export class ValueSequence {
     if (this.depth > 0 && this.range) this.range.atLineEnd = true;
   }
 
-  /** A value that never ended: cut off at line `lineNo` (where a new one starts at the line's start), or at the file's end. */
+  /** A value that never ended: cut off `where` a new one starts at a line's start, or at the file's end. */
   cutOff(where: string): void {
     if (this.depth === 0) return;
     if (!this.dropping) this.sink.malformed(this.startLineNo, `a JSON value that never ends: cut off ${where}`);
