@@ -107,6 +107,13 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
             Completed create, update, patch and delete requests from the audit log, per {data ? formatDurationMs(data.stepMs) : "step"}. A client is the user
             and the user agent&apos;s name (its version left out, so a rollout keeps one line).
             {data ? ` ${formatNumber(data.total, true)} requests in the range.` : ""}
+            {data && data.neverStored > 0 && (
+              <span data-testid="never-stored">
+                {" "}
+                {formatNumber(data.neverStored, true)} of them are access or token reviews and TokenRequests, which the API server answers without storing
+                anything.
+              </span>
+            )}
           </p>
           {data && data.series.length > 0 && (
             <TimeSeriesChart series={data.series} unit="writes" stacked startMs={startMs} endMs={endMs} markers={markers} nameOf={(l) => l.client} />
@@ -177,6 +184,9 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                           <div className="break-all">{c.client}</div>
                           <div className="text-[11px] text-[var(--muted)]" data-cell="verbs">
                             {c.verbs.map((v) => `${v.verb} ${formatNumber(v.writes, true)}`).join(" · ")}
+                            {c.neverStored > 0 && (
+                              <span title="access and token reviews and TokenRequests: answered, never stored">{` · ${formatNumber(c.neverStored, true)} never stored`}</span>
+                            )}
                           </div>
                         </td>
                         <td className={num} data-cell="writes">
@@ -217,12 +227,17 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                         <td className={`${cell} font-mono text-xs`}>
                           <button
                             type="button"
-                            className="text-left text-[var(--accent)] hover:underline"
+                            className="break-all text-left text-[var(--accent)] hover:underline"
                             onClick={() => void setUrl({ resource: r.resource.split("/")[0] })}
                             title="only this resource"
                           >
                             {r.resource}
                           </button>
+                          {r.neverStored && (
+                            <div className="text-[11px] text-[var(--muted)]" title="answered without storing anything">
+                              never stored
+                            </div>
+                          )}
                         </td>
                         <td className={num}>{formatNumber(r.writes, true)}</td>
                         <td className={cell}>

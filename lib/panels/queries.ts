@@ -3,6 +3,7 @@
  * server and resource, dry runs left out unless the view asks for them. Browser values reach
  * PromQL only through promql.ts's escaping selector builder.
  */
+import { NEVER_STORED_RESOURCES, NEVER_STORED_SUBRESOURCE } from "../churn/never-stored";
 import { histogramMean } from "../promql/histogram";
 import { byClause, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
@@ -94,18 +95,10 @@ export function writes(vars: PanelVars, extra: (Matcher | undefined)[] = []): st
   ]);
 }
 
-/**
- * Write requests the API server answers without storing anything, by design: access and token reviews, and
- * TokenRequests (the service-account `token` subresource). Kubelets, metrics-server and authenticating proxies
- * send many; counted beside what was stored, they would read as no-ops.
- */
+/** Write requests the API server answers without storing anything (reviews and TokenRequests), left out of what can be stored. */
 export const NEVER_STORED: Matcher[] = [
-  {
-    label: "resource",
-    op: "!~",
-    value: "tokenreviews|subjectaccessreviews|selfsubjectaccessreviews|localsubjectaccessreviews|selfsubjectrulesreviews|selfsubjectreviews",
-  },
-  { label: "subresource", op: "!=", value: "token" },
+  { label: "resource", op: "!~", value: NEVER_STORED_RESOURCES.join("|") },
+  { label: "subresource", op: "!=", value: NEVER_STORED_SUBRESOURCE },
 ];
 
 /** Successful writes that can reach storage, as one line: the left side of every no-op estimate. */

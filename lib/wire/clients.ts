@@ -8,6 +8,8 @@ export interface ClientRow {
   writes: number;
   failed: number;
   noop: number;
+  /** reviews and TokenRequests among `writes`: answered without storing anything */
+  neverStored: number;
   /** writes by verb (and subresource), most first */
   verbs: { verb: string; writes: number }[];
 }
@@ -23,10 +25,13 @@ export interface ClientsAnswer {
   stepMs: number;
   clusters: string[];
   total: number;
+  /** reviews and TokenRequests among `total` */
+  neverStored: number;
   clients: ClientRow[];
   /** writes per step for the top clients, the rest as one series */
   series: Series[];
-  byResource: { resource: string; writes: number; noop: number; top: TopEntry[] }[];
+  /** `neverStored`: the resource's requests are answered without storing anything (reviews, TokenRequests) */
+  byResource: { resource: string; writes: number; noop: number; neverStored: boolean; top: TopEntry[] }[];
   byObject: { resource: string; namespace: string; name: string; writes: number; noop: number; top: TopEntry[] }[];
   comparison: { atMs: number; windowMs: number; rows: { client: string; before: number; after: number; changePct: number | null }[] } | null;
 }

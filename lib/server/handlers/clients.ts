@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { badRequest } from "../../api/envelope";
+import { NEVER_STORED_RESOURCES, NEVER_STORED_SUBRESOURCE } from "../../churn/never-stored";
 import { rangeParams } from "../../panels/params";
 import { OTHER_LABEL } from "../../panels/top-n";
 import type { Series } from "../../promql/types";
@@ -20,6 +21,8 @@ const STEPS_MS = [60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000, 21
 /** The user-agent's name: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `kube-controller-manager`. */
 const AGENT = "CASE WHEN instr(user_agent, '/') > 0 THEN substr(user_agent, 1, instr(user_agent, '/') - 1) ELSE user_agent END";
 const CLIENT = `usr || ' · ' || ${AGENT}`;
+/** A request the API server answers without storing anything (the list is constant, not from the browser). */
+const NEVER_STORED = `(resource IN (${NEVER_STORED_RESOURCES.map((r) => `'${r}'`).join(", ")}) OR subresource = '${NEVER_STORED_SUBRESOURCE}')`;
 /** resource.group, as Write load names resources */
 const QUALIFIED = "CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END";
 
@@ -78,10 +81,11 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     Infinity,
   );
   const clients = all<Omit<ClientRow, "verbs">>(
-    `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, TOTAL(noop = 1) AS noop
-     FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
+    `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, TOTAL(noop = 1) AS noop,
+     TOTAL(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
   ).map((c) => ({ ...c, verbs: (verbs.get(c.client) ?? []).map((v) => ({ verb: v.client, writes: v.writes })) }));
   const total = clients.reduce((sum, c) => sum + c.writes, 0);
+  const neverStored = clients.reduce((sum, c) => sum + c.neverStored, 0);
   const stepMs = stepFor(q.endMs - q.startMs);
   const top = new Set(clients.slice(0, TOP_CLIENTS).map((c) => c.client));
   const buckets = all<{ client: string; bucket: number; n: number }>(
@@ -91,9 +95,9 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
 
   // Aliases differ from column names: SQLite groups by a column before an alias of the same name.
   const resourceName = `${QUALIFIED} || CASE WHEN subresource = '' THEN '' ELSE '/' || subresource END`;
-  const resources = all<{ label: string; writes: number; noop: number }>(
-    `SELECT ${resourceName} AS label, COUNT(*) AS writes, TOTAL(noop = 1) AS noop FROM audit_requests WHERE ${w} GROUP BY label ORDER BY writes DESC, label LIMIT ${TOP_ROWS}`,
-  ).map(({ label, ...r }) => ({ resource: label, ...r }));
+  const resources = all<{ label: string; writes: number; noop: number; neverStored: number }>(
+    `SELECT ${resourceName} AS label, COUNT(*) AS writes, TOTAL(noop = 1) AS noop, MAX(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY label ORDER BY writes DESC, label LIMIT ${TOP_ROWS}`,
+  ).map(({ label, neverStored, ...r }) => ({ resource: label, ...r, neverStored: neverStored === 1 }));
   const resourceTop = topBy(
     all<{ k: string; client: string; n: number }>(
       `SELECT ${resourceName} AS k, ${CLIENT} AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`,
@@ -136,6 +140,7 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     stepMs,
     clusters: (audit.writes.statement("SELECT DISTINCT cluster FROM audit_requests ORDER BY cluster").all() as { cluster: string }[]).map((r) => r.cluster),
     total,
+    neverStored,
     clients,
     series,
     byResource: resources.map((r) => ({ ...r, top: resourceTop.get(r.resource) ?? [] })),
