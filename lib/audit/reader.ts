@@ -133,6 +133,19 @@ const CLOSE_BRACE = 0x7d;
 /** Where the API server's events run together with nothing between them, as in a Firehose S3 object. */
 const RUN_TOGETHER = Buffer.from('}{"kind":"Event",');
 
+/** Why a line or value in the API server's own layout is visibly not a completed write (skipByHead), read from its first bytes. */
+function headSkip(bytes: Buffer, start: number, end: number): SkipReason | null {
+  // latin1 is a byte-for-byte decode: the markers it looks for are ASCII, and UTF-8 never fakes ASCII.
+  return skipByHead(bytes.toString("latin1", start, Math.min(end, start + HEAD_BYTES)));
+}
+
+/** Where a line's text starts, after spaces and tabs. */
+function firstNonBlank(bytes: Buffer, start: number, end: number): number {
+  let first = start;
+  while (first < end && (bytes[first] === 0x20 || bytes[first] === 0x09)) first++;
+  return first;
+}
+
 /**
  * One line's bytes to the reader. Lines that can be skipped from their head are never decoded in
  * full: most of an audit log is reads and RequestReceived stages, so this is most of the saving.
@@ -144,13 +157,10 @@ function feedLine(reader: AuditReader, bytes: Buffer, start: number, end: number
   let last = end;
   while (last > start && (bytes[last - 1] === 0x0d || bytes[last - 1] === 0x20)) last--;
   const braced = last > start && bytes[start] === OPEN_BRACE && bytes[last - 1] === CLOSE_BRACE;
-  if (braced && bytes.subarray(start, last).indexOf(RUN_TOGETHER) === -1) {
-    // latin1 is a byte-for-byte decode: the markers it looks for are ASCII, and UTF-8 never fakes ASCII.
-    const reason = skipByHead(bytes.toString("latin1", start, Math.min(last, start + HEAD_BYTES)));
-    if (reason) return (reader.skipped(reason), true);
-  }
-  let first = start;
-  while (first < last && (bytes[first] === 0x20 || bytes[first] === 0x09)) first++;
+  const reason = braced ? headSkip(bytes, start, last) : null;
+  // A skippable head is the first event's alone where events run together: those are parsed (and fail, and are read as values).
+  if (reason && bytes.subarray(start, last).indexOf(RUN_TOGETHER) === -1) return (reader.skipped(reason), true);
+  const first = firstNonBlank(bytes, start, last);
   if (containerOutput && first < last && bytes[first] !== OPEN_BRACE) return (reader.foreignLine(), true);
   const text = bytes.toString("utf8", start, end);
   const outcome = readLine(text, braced);
@@ -213,7 +223,7 @@ class LineFeeder {
     this.values = new ValueSequence(MAX_LINE_BYTES, {
       // Skipped from its head like a line, where a printer kept the API server's order (jq does).
       value: (value, lineNo) => {
-        const reason = skipByHead(value.toString("latin1", 0, Math.min(value.length, HEAD_BYTES)));
+        const reason = headSkip(value, 0, value.length);
         const outcome: LineOutcome = reason ? { kind: "skipped", reason } : readLine(value.toString("utf8"), true);
         reader.record(outcome, lineNo, label, value.length);
         return outcome.kind !== "malformed";
@@ -223,9 +233,7 @@ class LineFeeder {
   }
 
   line(bytes: Buffer, start: number, end: number, lineNo: number): void {
-    if (this.midLine || (this.values.reading && !opensValue(bytes[start]))) return this.readOn(bytes, start, end, lineNo);
-    // A line that opens a value where one had not ended: that one was cut off.
-    this.values.cutOff(`before line ${lineNo}`);
+    if (this.midLine || this.continuesValue(bytes[start], lineNo)) return this.readOn(bytes, start, end, lineNo);
     const docker = bytes[start] === OPEN_BRACE ? dockerLine(bytes, start, end) : undefined;
     if (docker && "value" in docker) return this.reader.parsedLine(docker.value, lineNo, this.label, end - start);
     if (docker) {
@@ -264,6 +272,14 @@ class LineFeeder {
     feedLine(this.reader, whole, 0, whole.length, pending.lineNo, this.label, true);
   }
 
+  /** Whether a line (its first byte) goes on with a value left open; one that opens a value instead cuts the open one off. */
+  private continuesValue(firstByte: number, lineNo: number): boolean {
+    if (!this.values.reading) return false;
+    if (!opensValue(firstByte)) return true;
+    this.values.cutOff(`before line ${lineNo}`);
+    return false;
+  }
+
   /** The rest of a line, read as JSON values: the line's end, or all of it. */
   private readOn(bytes: Buffer, start: number, end: number, lineNo: number): void {
     this.midLine = false;
@@ -278,10 +294,9 @@ class LineFeeder {
    */
   piece(bytes: Buffer, lineNo: number): boolean {
     if (!this.midLine) {
-      if (this.values.reading && opensValue(bytes[0])) this.values.cutOff(`before line ${lineNo}`);
-      let first = 0;
-      while (bytes[first] === 0x20 || bytes[first] === 0x09) first++;
-      const opens = this.values.reading || (opensValue(bytes[first]) && bytes.compare(DOCKER_HEAD, 0, DOCKER_HEAD.length, 0, DOCKER_HEAD.length) !== 0);
+      const opens =
+        this.continuesValue(bytes[0], lineNo) ||
+        (opensValue(bytes[firstNonBlank(bytes, 0, bytes.length)]) && bytes.compare(DOCKER_HEAD, 0, DOCKER_HEAD.length, 0, DOCKER_HEAD.length) !== 0);
       if (!opens) return false;
       this.midLine = true;
     }
