@@ -39,6 +39,8 @@ export interface AuditRequest extends RequestRecord {
  * text (`json`) and is parsed on demand (responseBody).
  */
 export interface AuditResponse {
+  /** a subresource may answer with another kind than its object's (a Scale) */
+  kind?: string;
   resourceVersion?: string;
   labels?: Record<string, string>;
   object?: Json;
@@ -224,6 +226,7 @@ export function toRequest(event: AuditEvent): EventOutcome {
       ...(response
         ? {
             response: {
+              ...(typeof response.kind === "string" ? { kind: response.kind } : {}),
               ...(typeof metadata.resourceVersion === "string" ? { resourceVersion: metadata.resourceVersion } : {}),
               ...(isObject(metadata.labels) ? { labels: metadata.labels as Record<string, string> } : {}),
               object: response as Json,

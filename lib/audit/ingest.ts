@@ -8,6 +8,8 @@
  * previous resourceVersion, or whose object equals the previous one after the profile's
  * normalisation, changed nothing. The previous version is the last one the audit log showed; the
  * first write seen of an object has none, so it is `unknown`, as is every write logged without bodies.
+ * A write whose answer is not the object (logged without bodies, or a subresource's other kind: a
+ * Scale, a binding's Status) leaves a gap: the write after it is not compared across it.
  */
 import { analyzeVersions, prepare, type Analysis, type Version, type WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
@@ -34,8 +36,10 @@ type Obj = { [key: string]: Json };
 
 /** A version of an object as an audit log showed it: what the next write to it is compared with. */
 interface KnownVersion {
+  /** "" when not known */
   resourceVersion: string;
-  version: Version;
+  /** the object; none for a write the log showed without it (a gap: the next write is not compared across it) */
+  version?: Version;
   /** when, and by which request (auditID/stage), it was written */
   tsMs: number;
   requestKey: string | null;
@@ -75,6 +79,10 @@ interface StoredAuditWrite {
 
 const emptyStoreCounts = (): StoreCounts => ({ duplicates: 0, requests: 0, failed: 0, unprofiled: 0, objectWrites: 0, noop: 0, unknown: 0, matchedWatch: 0 });
 
+/** Whether the API server answered a write with the version the object already had: then the write changed nothing. */
+const answeredUnchanged = (before: KnownVersion | undefined, resourceVersion: string | undefined): boolean =>
+  before !== undefined && before.resourceVersion !== "" && before.resourceVersion === resourceVersion;
+
 /** What a write's class says of its audit request: changed nothing, changed something, or not known. */
 const noopFlag = (cls: WriteClass | undefined): boolean | null => (cls === "no-op" ? true : cls === "routed" || cls === "unrouted" ? false : null);
 
@@ -85,8 +93,8 @@ interface ClassifiedWrite {
   analysis: Analysis;
   /** the object before this write, as the audit log last showed it */
   before?: Json;
-  /** the version after this write, to compare the next one with */
-  next?: { resourceVersion: string; version: Version };
+  /** what the log shows of the object after this write, to compare the next one with (no version: a gap) */
+  next?: { resourceVersion: string; version?: Version };
   /** the object's first audited version, kept as where its history starts */
   firstSeen?: Version;
 }
@@ -130,16 +138,16 @@ export class AuditIngester {
       read: (key) => {
         const row = this.audit.latest(key);
         if (!row) return undefined;
-        const obj = JSON.parse(row.body) as Json;
-        const profile = this.profileOfObject(key, obj);
-        const version = prepare(profile, obj);
+        // An empty body is a gap: the newest write was logged without the object.
+        const version = row.body === "" ? undefined : this.versionOf(key, JSON.parse(row.body) as Json);
         return {
           versions: [{ resourceVersion: row.resourceVersion, version, tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length }],
         };
       },
       write: (key, { versions }) => {
         const newest = versions.at(-1);
-        if (newest) this.audit.setLatest(key, newest.resourceVersion, JSON.stringify(newest.version.obj), newest.tsMs, newest.requestKey ?? "");
+        if (newest)
+          this.audit.setLatest(key, newest.resourceVersion, newest.version ? JSON.stringify(newest.version.obj) : "", newest.tsMs, newest.requestKey ?? "");
       },
       weigh: (chain) => chain.versions.reduce((sum, v) => sum + v.bytes, 0),
       capacity: recentBytes,
@@ -228,8 +236,12 @@ export class AuditIngester {
   }
 
   /** The profile that reads a stored version of an object, chosen by its kind and its labels. */
-  private profileOfObject(key: ObjectKey, obj: Json): Profile {
+  private profileOfObject(key: ObjectKey, obj: Json | undefined): Profile {
     return this.profileFor(this.byKind.get(`${key.group}/${key.kind}`) ?? this.profiles, key, labelsOf(obj));
+  }
+
+  private versionOf(key: ObjectKey, obj: Json): Version {
+    return prepare(this.profileOfObject(key, obj), obj);
   }
 
   /**
@@ -272,9 +284,9 @@ export class AuditIngester {
   /** A stored write compared with the version just before it, learnt after it was stored. */
   private compareAgain(key: ObjectKey, later: KnownVersion, before: KnownVersion) {
     const { write } = later;
-    // A create starts its object whatever came before (an earlier object of the same name).
-    if (!write || write.cls === "create") return;
-    const profile = this.profileOfObject(key, later.version.obj);
+    // A create starts its object whatever came before (an earlier object of the same name); a delete ends it.
+    if (!write || write.cls === "create" || write.cls === "delete") return;
+    const profile = this.profileOfObject(key, later.version?.obj);
     const analysis = this.compared(profile, before, later.version, later.resourceVersion, write.writer);
     if (write.run === this.run) {
       this.count(write.cls, -1);
@@ -290,12 +302,16 @@ export class AuditIngester {
     if (cls === "unknown") this.stored.unknown += by;
   }
 
-  /** A version compared with the one before it: no-op when the API server answered with the version it had, or nothing the profile reads changed. */
-  private compared(profile: Profile, before: KnownVersion, version: Version, resourceVersion: string, writer: string): Analysis {
-    const unchanged = (projection: Record<string, string>): Analysis => ({ cls: "no-op", changes: [], writer, heartbeat: false, projection });
-    if (before.resourceVersion === resourceVersion) return unchanged(before.version.projection);
+  /**
+   * A write's result compared with what the log showed before it: no-op when the API server answered with the
+   * version it had, or nothing the profile reads changed; unknown when either side is a gap.
+   */
+  private compared(profile: Profile, before: KnownVersion, version: Version | undefined, resourceVersion: string, writer: string): Analysis {
+    const unclassified = (cls: WriteClass, projection: Record<string, string>): Analysis => ({ cls, changes: [], writer, heartbeat: false, projection });
+    if (answeredUnchanged(before, resourceVersion)) return unclassified("no-op", (before.version ?? version)?.projection ?? {});
+    if (!before.version || !version) return unclassified("unknown", version?.projection ?? {});
     const analysis = analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
-    return analysis.changes.length === 0 ? unchanged(version.projection) : analysis;
+    return analysis.changes.length === 0 ? unclassified("no-op", version.projection) : analysis;
   }
 
   /**
@@ -307,31 +323,34 @@ export class AuditIngester {
     const before = this.previous(key, request);
     const response = request.response;
     const resourceVersion = response?.resourceVersion;
-    const profile = this.profileFor(profiles, key, response ? response.labels : labelsOf(before?.version.obj));
-    const unclassified = (cls: WriteClass, projection: Record<string, string>): Analysis => ({
+    const profile = this.profileFor(profiles, key, response ? response.labels : labelsOf(before?.version?.obj));
+    const unclassified = (cls: WriteClass, projection: Record<string, string> = {}): Analysis => ({
       cls,
       changes: [],
       writer: request.user,
       heartbeat: false,
       projection,
     });
-    const base = { key, resourceVersion, before: before?.version.obj };
-    if (request.verb === "delete" || request.verb === "deletecollection") {
-      return { ...base, analysis: before ? analyzeVersions(profile, before.version, undefined) : unclassified("delete", {}) };
+    const base = { key, resourceVersion, before: before?.version?.obj };
+    // The object after the write, when the log shows it: a subresource may answer with another kind (a Scale, a binding's Status).
+    const shown = response !== undefined && resourceVersion !== undefined && (response.kind === undefined || response.kind === key.kind);
+    const result = () => (shown ? { resourceVersion, version: prepare(profile, responseBody(response) as Json) } : { resourceVersion: resourceVersion ?? "" });
+    if (request.subresource === "" && (request.verb === "delete" || request.verb === "deletecollection")) {
+      return { ...base, next: result(), analysis: before?.version ? analyzeVersions(profile, before.version, undefined) : unclassified("delete") };
     }
-    if (response === undefined || resourceVersion === undefined)
-      return { ...base, analysis: unclassified(request.verb === "create" ? "create" : "unknown", {}) };
-    if (request.verb !== "create" && before && before.resourceVersion === resourceVersion) {
-      // The API server answered with the version it already had: nothing was written (and nothing needs reading).
-      return { ...base, analysis: unclassified("no-op", before.version.projection) };
+    // 201 Created: the API server made the object, whatever the verb (a server-side apply's patch, an update of one that was not there).
+    if (request.subresource === "" && (request.verb === "create" || request.code === 201)) {
+      const next = result();
+      return { ...base, next, analysis: next.version ? analyzeVersions(profile, undefined, next.version) : unclassified("create") };
     }
-    const after = responseBody(response) as Json;
-    const version = prepare(profile, after);
-    const next = { resourceVersion, version };
-    if (request.verb === "create") return { ...base, next, analysis: analyzeVersions(profile, undefined, version) };
+    if (before && answeredUnchanged(before, resourceVersion)) {
+      // The API server answered with the version it already had: nothing was written (and, after a gap, the object is known again).
+      return { ...base, ...(before.version || !shown ? {} : { next: result() }), analysis: unclassified("no-op", before.version?.projection) };
+    }
+    const next = result();
     // First sight of this object: nothing to compare with. Its version starts the chain (and its export).
-    if (!before) return { ...base, next, firstSeen: version, analysis: unclassified("unknown", version.projection) };
-    return { ...base, next, analysis: this.compared(profile, before, version, resourceVersion, request.user) };
+    if (!before) return { ...base, next, ...(next.version ? { firstSeen: next.version } : {}), analysis: unclassified("unknown", next.version?.projection) };
+    return { ...base, next, analysis: this.compared(profile, before, next.version, next.resourceVersion, request.user) };
   }
 
   private store1(request: AuditRequest, bytes: number): void {
@@ -373,7 +392,7 @@ export class AuditIngester {
     }
     this.stored.objectWrites++;
     this.count(cls, +1);
-    const body = keptBody(cls, write.before, write.next?.version.obj);
+    const body = keptBody(cls, write.before, write.next?.version?.obj);
     const id = this.store.record(key, {
       tsMs: request.tsMs,
       cls,
