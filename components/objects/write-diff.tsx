@@ -23,7 +23,7 @@ function keptVerdict(picked: PickedWriteAnswer["write"]): { kept: "yes" | "no" |
     default:
       return {
         kept: "unknown",
-        text: "Cannot say: the audit log kept no bodies for this request (Metadata level), or it is the first version seen of this object.",
+        text: "Cannot say: the audit log kept no bodies for this request (Metadata level), it is the first version seen of this object, or the write before it changed the object without the log showing how (no bodies, or answered with another kind, as kubectl scale is).",
       };
   }
 }

@@ -16,6 +16,8 @@ export interface FieldChange {
 
 /** Paths never worth reporting: they change on every write by construction. */
 export const ALWAYS_IGNORED = ["metadata.resourceVersion", "metadata.managedFields", "metadata.generation"];
+/** The same as JSONPaths, as profiles name what they leave out: every profile leaves these out. */
+export const ALWAYS_IGNORED_PATHS = ALWAYS_IGNORED.map((path) => `$.${path}`);
 
 const PLAIN_KEY = /^[A-Za-z_][A-Za-z0-9_-]*$/;
 

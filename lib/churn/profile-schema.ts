@@ -1,6 +1,7 @@
 /** What a profile in the config file may say (see profiles.ts for what a profile means). */
 import { JSONPath } from "jsonpath-plus";
 import { z } from "zod";
+import { ALWAYS_IGNORED_PATHS } from "./diff";
 
 const jsonPath = z
   .string()
@@ -51,7 +52,11 @@ export const profileSchema = z
       z.string(),
       z.object({ path: jsonPath, equals: z.string().optional(), onlyWhen: z.object({ field: z.string(), equals: z.string() }).strict().optional() }).strict(),
     ),
-    ignore: z.array(jsonPath).default([]),
+    /** left out before diffing, beside what every write changes (resourceVersion, managedFields, generation), which a profile always leaves out */
+    ignore: z
+      .array(jsonPath)
+      .default([])
+      .transform((paths) => [...new Set([...ALWAYS_IGNORED_PATHS, ...paths])]),
     unordered: z.array(jsonPath).default([]),
     heartbeat: z.array(z.string()).default([]),
     description: z.string().optional(),

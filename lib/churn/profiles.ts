@@ -6,11 +6,11 @@
  * annotation, falling back to a path when the annotation is absent or unparsable.
  */
 // The schema lives apart so that pages linking to a profile's kind do not ship zod to the browser.
+import { ALWAYS_IGNORED_PATHS as ALWAYS_IGNORED } from "./diff";
 import type { Profile } from "./profile-schema";
 
 export type { Profile };
 
-const ALWAYS_IGNORED = ["$.metadata.resourceVersion", "$.metadata.managedFields", "$.metadata.generation"];
 // NSO's connectorStatusLiveness: online = IsStatusConditionTrue(Ready); nodeId only while online. (NSO also requires
 // connectionDetails.type == PublicKey for the id; every Connector has that type, the only one the CRD allows.)
 const connectorOnline = {

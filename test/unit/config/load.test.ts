@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { analyze } from "@/lib/churn/analyze";
 import { ConfigError, loadConfig } from "@/lib/config/load";
 
 function dirWith(files: Record<string, string>): string {
@@ -120,6 +121,31 @@ describe("profiles in the configuration", () => {
     const config = loadConfig({}, dir);
     expect(config.profiles.map((p) => p.name)).toEqual(["connector-project", "connector-hub", "httproute", "gatewaypoolnode", "deployment", "lease"]);
     expect(config.profiles.find((p) => p.name === "lease")?.heartbeat).toEqual([]);
+  });
+
+  it("leaves out what every write changes (resourceVersion, managedFields, generation) in a profile with no ignore list, or one replacing a shipped one", () => {
+    const dir = dirWith({
+      "churnscope.yaml": [
+        "profiles:",
+        "  - { name: deployment, group: apps, version: v1, resource: deployments, kind: Deployment, routed: { replicas: { path: $.spec.replicas } } }",
+        "  - { name: lease, group: coordination.k8s.io, version: v1, resource: leases, kind: Lease, routed: { holder: { path: $.spec.holderIdentity } },",
+        "      ignore: [$.spec.leaseTransitions] }",
+      ].join("\n"),
+    });
+    const config = loadConfig({}, dir);
+    const version = (rv: string, manager: string, generation: number, spec: Record<string, unknown>) => ({
+      metadata: { name: "x", resourceVersion: rv, generation, managedFields: [{ manager, operation: "Update", time: `2026-12-02T10:00:0${rv}Z` }] },
+      spec,
+    });
+    for (const name of ["deployment", "lease"]) {
+      const profile = config.profiles.find((p) => p.name === name)!;
+      // Only what every write changes moved: nothing the profile keeps did.
+      expect(analyze(profile, version("1", "a", 1, { replicas: 2 }), version("2", "b", 2, { replicas: 2 })).changes, name).toEqual([]);
+      expect(analyze(profile, version("1", "a", 1, { replicas: 2 }), version("2", "b", 2, { replicas: 3 })).changes, name).toEqual([
+        { path: "spec.replicas", before: 2, after: 3 },
+      ]);
+    }
+    expect(config.profiles.find((p) => p.name === "lease")!.ignore).toContain("$.spec.leaseTransitions");
   });
 
   it("rejects a path that is not JSONPath, naming the key", () => {
