@@ -133,7 +133,7 @@ describe("profiles in the configuration", () => {
       ].join("\n"),
     });
     const config = loadConfig({}, dir);
-    const version = (rv: string, manager: string, generation: number, spec: Record<string, unknown>) => ({
+    const version = (rv: string, manager: string, generation: number, spec: { replicas: number }) => ({
       metadata: { name: "x", resourceVersion: rv, generation, managedFields: [{ manager, operation: "Update", time: `2026-12-02T10:00:0${rv}Z` }] },
       spec,
     });
