@@ -118,8 +118,8 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         <p className="mb-2 text-xs text-[var(--muted)]">
           Objects ranked by writes in the range. <span style={{ color: CLASS_COLORS.routed }}>routed</span>: the write changed what the consumer acts on;{" "}
           <span style={{ color: CLASS_COLORS.unrouted }}>unrouted</span>: something changed, but not that;{" "}
-          <span style={{ color: CLASS_COLORS["no-op"] }}>no-op</span>: the request changed nothing (audit logs only); unknown: an audit write with nothing to
-          compare it with (logged without bodies, the first seen, or after a write the log did not show the result of). Wasted = (no-op + unrouted) ÷ writes.
+          <span style={{ color: CLASS_COLORS["no-op"] }}>no-op</span>: the request changed nothing (audit logs only); unknown: an audit write whose result the
+          log does not show (no bodies, or another kind, as kubectl scale's), the first seen, or one after such a write. Wasted = (no-op + unrouted) ÷ writes.
         </p>
         <table className="w-full text-sm tabular">
           <thead className="text-xs text-[var(--muted)]">
@@ -210,7 +210,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
                   {row.unknown ? (
                     <div
                       className="text-[11px] text-[var(--muted)]"
-                      title="audit writes with nothing to compare them with (logged without bodies, the first seen, or after a write the log did not show the result of): counted, not classified"
+                      title="audit writes whose result the log does not show (no bodies, or another kind, as kubectl scale's), the first seen, or after such a write: counted, not classified"
                     >
                       {formatNumber(row.unknown, true)} unknown
                     </div>

@@ -23,7 +23,7 @@ function keptVerdict(picked: PickedWriteAnswer["write"]): { kept: "yes" | "no" |
     default:
       return {
         kept: "unknown",
-        text: "Cannot say: the audit log kept no bodies for this request (Metadata level), it is the first version seen of this object, or the write before it changed the object without the log showing how (no bodies, or answered with another kind, as kubectl scale is).",
+        text: "Cannot say: the audit log does not show the object after this request (no bodies at Metadata level, or answered with another kind, as kubectl scale is), it is the first version seen of this object, or the write before it changed the object without the log showing how.",
       };
   }
 }
@@ -98,7 +98,10 @@ export function WriteDiff({ picked, loading, error, onStep }: Props) {
       <p className="mb-2 text-sm" data-testid="diff-kept" data-kept={verdict.kept}>
         {verdict.text}
       </p>
-      <p className="mb-2 text-xs text-[var(--muted)]">Routed projection after this write: {projectionText(write.projection)}</p>
+      <p className="mb-2 text-xs text-[var(--muted)]">
+        {/* A write with nothing to compare it with carries no projection: say so rather than nothing. */}
+        Routed projection after this write: {projectionText(Object.keys(write.projection).length > 0 ? write.projection : null)}
+      </p>
       {write.changes.length > 0 && (
         <table className="w-full table-fixed font-mono text-xs">
           <thead className="text-[var(--muted)]">
