@@ -18,7 +18,7 @@ import { resourceKey } from "../recorder/core";
 import type { AuditStore } from "../store/audit-store";
 import { keptBody, VersionChain } from "../store/version-chain";
 import type { PruneCounts, WriteStore } from "../store/store";
-import { responseBody, type AuditEvent, type AuditRequest } from "./event";
+import { responseBody, type AuditEvent, type AuditRequest, type AuditResponse } from "./event";
 import { clusterScope } from "../churn/scope";
 import { AuditReader } from "./reader";
 import type { IngestCounts, IngestProblem, StoreCounts } from "../wire/audit";
@@ -82,6 +82,21 @@ const emptyStoreCounts = (): StoreCounts => ({ duplicates: 0, requests: 0, faile
 /** Whether the API server answered a write with the version the object already had: then the write changed nothing. */
 const answeredUnchanged = (before: KnownVersion | undefined, resourceVersion: string | undefined): boolean =>
   before !== undefined && before.resourceVersion !== "" && before.resourceVersion === resourceVersion;
+
+/**
+ * A class told without a diff. Module-level, like every helper on the per-write path: a closure made per write costs
+ * more than the work it does (under tsx, each also gets its name defined).
+ */
+const unclassified = (cls: WriteClass, writer: string, projection: Record<string, string> = {}): Analysis => ({
+  cls,
+  changes: [],
+  writer,
+  heartbeat: false,
+  projection,
+});
+
+/** A gap whose write's resourceVersion is not known either: nothing can be compared with it. */
+const blind = (v: KnownVersion): boolean => v.version === undefined && v.resourceVersion === "";
 
 /** What a write's class says of its audit request: changed nothing, changed something, or not known. */
 const noopFlag = (cls: WriteClass | undefined): boolean | null => (cls === "no-op" ? true : cls === "routed" || cls === "unrouted" ? false : null);
@@ -250,7 +265,24 @@ export class AuditIngester {
    * with this one now.
    */
   private remember(key: ObjectKey, known: KnownVersion) {
-    const all = [...(this.chain.get(key)?.versions ?? [])];
+    const chain = this.chain.get(key);
+    const newest = chain?.versions.at(-1);
+    if (chain && newest && newest.tsMs <= known.tsMs && blind(newest) && blind(known)) {
+      // A gap right after a gap says no more than when it was: the older one is let go of, noted on this one, as memory
+      // lets versions go, so such an object keeps one entry. Its write is not kept: compared again, a gap's write could
+      // only be unknown again.
+      // In place, allocating nothing: a Metadata-level log is all gaps, and entries that live long must not churn.
+      if (newest.forgotten) newest.forgotten.fromMs = Math.min(newest.forgotten.fromMs, newest.tsMs);
+      else newest.forgotten = { fromMs: newest.tsMs, toMs: newest.tsMs };
+      newest.forgotten.toMs = Math.max(newest.forgotten.toMs, newest.tsMs);
+      newest.tsMs = known.tsMs;
+      newest.requestKey = known.requestKey;
+      newest.bytes = known.bytes;
+      newest.write = undefined;
+      this.chain.set(key, chain);
+      return;
+    }
+    const all = [...(chain?.versions ?? [])];
     let at = all.length;
     while (at > 0 && all[at - 1].tsMs > known.tsMs) at--;
     all.splice(at, 0, known);
@@ -307,11 +339,17 @@ export class AuditIngester {
    * version it had, or nothing the profile reads changed; unknown when either side is a gap.
    */
   private compared(profile: Profile, before: KnownVersion, version: Version | undefined, resourceVersion: string, writer: string): Analysis {
-    const unclassified = (cls: WriteClass, projection: Record<string, string>): Analysis => ({ cls, changes: [], writer, heartbeat: false, projection });
-    if (answeredUnchanged(before, resourceVersion)) return unclassified("no-op", (before.version ?? version)?.projection ?? {});
-    if (!before.version || !version) return unclassified("unknown", version?.projection ?? {});
+    if (answeredUnchanged(before, resourceVersion)) return unclassified("no-op", writer, (before.version ?? version)?.projection);
+    if (!before.version || !version) return unclassified("unknown", writer, version?.projection);
     const analysis = analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
-    return analysis.changes.length === 0 ? unclassified("no-op", version.projection) : analysis;
+    return analysis.changes.length === 0 ? unclassified("no-op", writer, version.projection) : analysis;
+  }
+
+  /** What the log shows of an object after a write: its version when the answer is the object, else a gap. */
+  private resultOf(profile: Profile, shownResponse: AuditResponse | undefined, resourceVersion: string | undefined): NonNullable<ClassifiedWrite["next"]> {
+    return shownResponse && resourceVersion !== undefined
+      ? { resourceVersion, version: prepare(profile, responseBody(shownResponse) as Json) }
+      : { resourceVersion: resourceVersion ?? "" };
   }
 
   /**
@@ -324,32 +362,34 @@ export class AuditIngester {
     const response = request.response;
     const resourceVersion = response?.resourceVersion;
     const profile = this.profileFor(profiles, key, response ? response.labels : labelsOf(before?.version?.obj));
-    const unclassified = (cls: WriteClass, projection: Record<string, string> = {}): Analysis => ({
-      cls,
-      changes: [],
-      writer: request.user,
-      heartbeat: false,
-      projection,
-    });
     const base = { key, resourceVersion, before: before?.version?.obj };
     // The object after the write, when the log shows it: a subresource may answer with another kind (a Scale, a binding's Status).
     const shown = response !== undefined && resourceVersion !== undefined && (response.kind === undefined || response.kind === key.kind);
-    const result = () => (shown ? { resourceVersion, version: prepare(profile, responseBody(response) as Json) } : { resourceVersion: resourceVersion ?? "" });
+    const shownResponse = shown ? response : undefined;
     if (request.subresource === "" && (request.verb === "delete" || request.verb === "deletecollection")) {
-      return { ...base, next: result(), analysis: before?.version ? analyzeVersions(profile, before.version, undefined) : unclassified("delete") };
+      return {
+        ...base,
+        next: this.resultOf(profile, shownResponse, resourceVersion),
+        analysis: before?.version ? analyzeVersions(profile, before.version, undefined) : unclassified("delete", request.user),
+      };
     }
     // 201 Created: the API server made the object, whatever the verb (a server-side apply's patch, an update of one that was not there).
     if (request.subresource === "" && (request.verb === "create" || request.code === 201)) {
-      const next = result();
-      return { ...base, next, analysis: next.version ? analyzeVersions(profile, undefined, next.version) : unclassified("create") };
+      const next = this.resultOf(profile, shownResponse, resourceVersion);
+      return { ...base, next, analysis: next.version ? analyzeVersions(profile, undefined, next.version) : unclassified("create", request.user) };
     }
     if (before && answeredUnchanged(before, resourceVersion)) {
       // The API server answered with the version it already had: nothing was written (and, after a gap, the object is known again).
-      return { ...base, ...(before.version || !shown ? {} : { next: result() }), analysis: unclassified("no-op", before.version?.projection) };
+      return {
+        ...base,
+        ...(before.version || !shown ? {} : { next: this.resultOf(profile, shownResponse, resourceVersion) }),
+        analysis: unclassified("no-op", request.user, before.version?.projection),
+      };
     }
-    const next = result();
+    const next = this.resultOf(profile, shownResponse, resourceVersion);
     // First sight of this object: nothing to compare with. Its version starts the chain (and its export).
-    if (!before) return { ...base, next, ...(next.version ? { firstSeen: next.version } : {}), analysis: unclassified("unknown", next.version?.projection) };
+    if (!before)
+      return { ...base, next, ...(next.version ? { firstSeen: next.version } : {}), analysis: unclassified("unknown", request.user, next.version?.projection) };
     return { ...base, next, analysis: this.compared(profile, before, next.version, next.resourceVersion, request.user) };
   }
 
@@ -370,9 +410,6 @@ export class AuditIngester {
       return;
     }
     const { key, resourceVersion, analysis } = write;
-    const learnt = (stored?: StoredAuditWrite) => {
-      if (write.next) this.remember(key, { ...write.next, tsMs: request.tsMs, requestKey: request.key, bytes, write: stored });
-    };
     if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
     const details: WriteRequest = {
       verb: request.verb,
@@ -388,7 +425,7 @@ export class AuditIngester {
       this.audit.enrichWatchedWrite(key, resourceVersion, request.tsMs, request.user, details)
     ) {
       this.stored.matchedWatch++;
-      return learnt();
+      return this.learn(write, request, bytes);
     }
     this.stored.objectWrites++;
     this.count(cls, +1);
@@ -405,7 +442,23 @@ export class AuditIngester {
       ...(body === undefined ? {} : { body }),
       request: details,
     });
-    learnt({ id, cls, writer: request.user, run: this.run });
+    this.learn(write, request, bytes, { id, cls, writer: request.user, run: this.run });
+  }
+
+  /** What the log shows of the object after a stored write joins its chain, with the write while this run knows it. */
+  private learn(write: ClassifiedWrite, request: AuditRequest, bytes: number, stored?: StoredAuditWrite): void {
+    // Every entry with the same fields in the same order: entries are read and changed on every write to their object.
+    const { next } = write;
+    if (next)
+      this.remember(write.key, {
+        resourceVersion: next.resourceVersion,
+        version: next.version,
+        tsMs: request.tsMs,
+        requestKey: request.key,
+        bytes,
+        write: stored,
+        forgotten: undefined,
+      });
   }
 
   /** Said when some stored requests are older than the store keeps writes, so the next retention pass drops them. */

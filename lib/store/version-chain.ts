@@ -47,10 +47,13 @@ export class VersionChain<V> {
   /** Kept in memory only: what the store must not be told (a version older than the one it has). */
   keep(key: ObjectKey, value: V): void {
     const id = idOf(key);
-    this.used -= this.recent.get(id)?.weight ?? 0;
+    const held = this.recent.get(id);
+    this.used -= held?.weight ?? 0;
     this.recent.delete(id);
     const weight = this.tier.weigh(value);
-    this.recent.set(id, { value, weight });
+    // The same value again (changed in place) keeps its entry: entries live long, and replacing them churns the heap.
+    if (held?.value === value) held.weight = weight;
+    this.recent.set(id, held?.value === value ? held : { value, weight });
     this.used += weight;
     // The newest entry stays, however large: it is what the next write to its object is compared with.
     while (this.used > this.tier.capacity && this.recent.size > 1) {
@@ -63,7 +66,8 @@ export class VersionChain<V> {
   /** The object's new last version: kept, and saved when the batch ends (once, however often it was written). */
   set(key: ObjectKey, value: V): void {
     this.keep(key, value);
-    this.unsaved.set(idOf(key), { key, value });
+    const id = idOf(key);
+    if (this.unsaved.get(id)?.value !== value) this.unsaved.set(id, { key, value });
   }
 
   /** `work` in one transaction, the last versions it set saved at its end; on failure memory forgets what it held. */
