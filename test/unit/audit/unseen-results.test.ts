@@ -96,6 +96,18 @@ describe("writes whose result the log does not show", () => {
     expect(classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown"]);
   });
 
+  it("two writes in a row logged without bodies, then late versions: one between them changes nothing after the second, one after both is compared", () => {
+    const { ingester, feed, classes } = setup();
+    feed([routeWrite(0, 10, ["a.example"]), routeWriteUnseen(10), routeWriteUnseen(20), routeWrite(30, 14, ["a.example"])]);
+    expect(classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch unknown"]);
+    ingester.newRun();
+    feed([routeWrite(15, 12, ["b.example"])]); // between the two unseen writes: the one at 20 still lies before 30
+    expect(classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch unknown", "patch unknown"]);
+    ingester.newRun();
+    feed([routeWrite(25, 13, ["a.example"])]); // after both, and the version before 30: 30 is compared with it
+    expect(classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch unknown", "patch unknown", "patch no-op"]);
+  });
+
   it("a scale write answered with a Scale is not a version of the Deployment; a second one with the same resourceVersion changed nothing", () => {
     const { feed, classes } = setup();
     const write = (seconds: number, spec: Omit<EventSpec, "receivedMs" | "resource">) =>
