@@ -269,9 +269,8 @@ export class AuditIngester {
     const newest = chain?.versions.at(-1);
     if (chain && newest && newest.tsMs <= known.tsMs && blind(newest) && blind(known)) {
       // A gap right after a gap says no more than when it was: the older one is let go of, noted on this one, as memory
-      // lets versions go, so such an object keeps one entry. Its write is not kept: compared again, a gap's write could
-      // only be unknown again.
-      // In place, allocating nothing: a Metadata-level log is all gaps, and entries that live long must not churn.
+      // lets versions go, so such an object keeps one entry, changed in place (a Metadata-level log is all gaps, and
+      // long-lived entries must not churn). Its write is not kept: compared again, a gap's write could only be unknown.
       if (newest.forgotten) newest.forgotten.fromMs = Math.min(newest.forgotten.fromMs, newest.tsMs);
       else newest.forgotten = { fromMs: newest.tsMs, toMs: newest.tsMs };
       newest.forgotten.toMs = Math.max(newest.forgotten.toMs, newest.tsMs);

@@ -52,8 +52,9 @@ export class VersionChain<V> {
     this.recent.delete(id);
     const weight = this.tier.weigh(value);
     // The same value again (changed in place) keeps its entry: entries live long, and replacing them churns the heap.
-    if (held?.value === value) held.weight = weight;
-    this.recent.set(id, held?.value === value ? held : { value, weight });
+    const entry = held?.value === value ? held : { value, weight };
+    entry.weight = weight;
+    this.recent.set(id, entry);
     this.used += weight;
     // The newest entry stays, however large: it is what the next write to its object is compared with.
     while (this.used > this.tier.capacity && this.recent.size > 1) {
