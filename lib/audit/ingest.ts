@@ -16,6 +16,7 @@ import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { resourceKey } from "../recorder/core";
 import type { AuditStore } from "../store/audit-store";
+import { noopFlag } from "../store/joins";
 import { keptBody, VersionChain } from "../store/version-chain";
 import type { PruneCounts, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest, type AuditResponse } from "./event";
@@ -98,9 +99,6 @@ const unclassified = (cls: WriteClass, writer: string, projection: Record<string
 /** A gap whose write's resourceVersion is not known either: nothing can be compared with it. */
 const blind = (v: KnownVersion): boolean => v.version === undefined && v.resourceVersion === "";
 
-/** What a write's class says of its audit request: changed nothing, changed something, or not known. */
-const noopFlag = (cls: WriteClass | undefined): boolean | null => (cls === "no-op" ? true : cls === "routed" || cls === "unrouted" ? false : null);
-
 /** One write's class against the last audited version, and what to remember once it is stored. */
 interface ClassifiedWrite {
   key: ObjectKey;
@@ -112,6 +110,8 @@ interface ClassifiedWrite {
   next?: { resourceVersion: string; version?: Version };
   /** the object's first audited version, kept as where its history starts */
   firstSeen?: Version;
+  /** answered with the version the object had: it made none, so it is no watched write */
+  unchanged?: boolean;
 }
 
 const labelsOf = (obj: Json | undefined) => ((obj as Obj | undefined)?.metadata as Obj | undefined)?.labels as Record<string, string> | undefined;
@@ -319,12 +319,13 @@ export class AuditIngester {
     if (!write || write.cls === "create" || write.cls === "delete") return;
     const profile = this.profileOfObject(key, later.version?.obj);
     const analysis = this.compared(profile, before, later.version, later.resourceVersion, write.writer);
+    // A row the recorder joined keeps the recorder's class: it saw every version in order.
+    if (!this.store.reclassify(write.id, analysis)) return;
     if (write.run === this.run) {
       this.count(write.cls, -1);
       this.count(analysis.cls, +1);
     }
     later.write = { ...write, cls: analysis.cls };
-    this.store.reclassify(write.id, analysis);
     if (later.requestKey) this.audit.setNoop(later.requestKey, noopFlag(analysis.cls));
   }
 
@@ -340,8 +341,7 @@ export class AuditIngester {
   private compared(profile: Profile, before: KnownVersion, version: Version | undefined, resourceVersion: string, writer: string): Analysis {
     if (answeredUnchanged(before, resourceVersion)) return unclassified("no-op", writer, (before.version ?? version)?.projection);
     if (!before.version || !version) return unclassified("unknown", writer, version?.projection);
-    const analysis = analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
-    return analysis.changes.length === 0 ? unclassified("no-op", writer, version.projection) : analysis;
+    return analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
   }
 
   /** What the log shows of an object after a write: its version when the answer is the object, else a gap. */
@@ -382,6 +382,7 @@ export class AuditIngester {
       return {
         ...base,
         ...(before.version || !shown ? {} : { next: this.resultOf(profile, shownResponse, resourceVersion) }),
+        unchanged: true,
         analysis: unclassified("no-op", request.user, before.version?.projection),
       };
     }
@@ -417,30 +418,30 @@ export class AuditIngester {
       code: request.code,
       latencyMs: request.latencyMs,
     };
-    if (
-      this.watched &&
-      (cls === "routed" || cls === "unrouted" || cls === "create") &&
-      resourceVersion !== undefined &&
-      this.audit.enrichWatchedWrite(key, resourceVersion, request.tsMs, request.user, details)
-    ) {
+    const body = keptBody(cls, write.before, write.next?.version?.obj);
+    const { id, joined } = this.store.record(
+      key,
+      {
+        tsMs: request.tsMs,
+        cls,
+        writer: request.user,
+        source: "audit",
+        heartbeat: analysis.heartbeat,
+        changes: analysis.changes,
+        projection: analysis.projection,
+        ...(resourceVersion === undefined ? {} : { resourceVersion }),
+        ...(body === undefined ? {} : { body }),
+        request: details,
+      },
+      // Only a store the watch recorder writes to can hold the same write already.
+      { requestKey: request.key, joinable: this.watched && !write.unchanged },
+    );
+    if (joined) {
       this.stored.matchedWatch++;
       return this.learn(write, request, bytes);
     }
     this.stored.objectWrites++;
     this.count(cls, +1);
-    const body = keptBody(cls, write.before, write.next?.version?.obj);
-    const id = this.store.record(key, {
-      tsMs: request.tsMs,
-      cls,
-      writer: request.user,
-      source: "audit",
-      heartbeat: analysis.heartbeat,
-      changes: analysis.changes,
-      projection: analysis.projection,
-      ...(resourceVersion === undefined ? {} : { resourceVersion }),
-      ...(body === undefined ? {} : { body }),
-      request: details,
-    });
     this.learn(write, request, bytes, { id, cls, writer: request.user, run: this.run });
   }
 

@@ -10,8 +10,9 @@ import { ownsPath } from "./paths";
 import type { Profile } from "./profiles";
 
 /**
- * `no-op`: a request that changed nothing (only an audit log sees one); `unknown`: an audit write
- * logged without bodies (Metadata level), counted but not classified.
+ * `no-op`: a write that changed nothing the profile reads (the same version back, which only an audit log
+ * sees, or a new one that differs only in ignored paths); `unknown`: an audit write whose result or
+ * predecessor the log does not show, counted but not classified.
  */
 export type WriteClass = "create" | "delete" | "routed" | "unrouted" | "no-op" | "unknown";
 export const WRITE_CLASSES: WriteClass[] = ["create", "delete", "routed", "unrouted", "no-op", "unknown"];
@@ -188,7 +189,8 @@ export function analyzeVersions(profile: Profile, before: Version | undefined, a
   const changes = diffObjects(before.normalised, after.normalised, []);
   const heartbeat = changes.length > 0 && changes.every((c) => profile.heartbeat.includes(c.path));
   return {
-    cls: sameProjection(before.projection, after.projection) ? "unrouted" : "routed",
+    // A new version that differs only where the profile ignores (a condition's lastTransitionTime, managedFields) changed nothing it reads.
+    cls: changes.length === 0 ? "no-op" : sameProjection(before.projection, after.projection) ? "unrouted" : "routed",
     changes,
     writer: attribute(before.obj, after.obj, changes),
     heartbeat,

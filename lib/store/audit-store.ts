@@ -4,7 +4,7 @@
  * across files and webhook batches. Object writes themselves go to the write store's `writes`.
  */
 import type { RequestRecord, StoreConnection } from "./types";
-import type { ObjectKey, WriteRequest } from "../wire/objects";
+import type { ObjectKey } from "../wire/objects";
 
 export class AuditStore {
   /** Its tables are in the write store's schema; its statements in the write store's cache. */
@@ -61,30 +61,6 @@ export class AuditStore {
        ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body, ts_ms = excluded.ts_ms, request_key = excluded.request_key
        WHERE audit_latest.ts_ms IS NULL OR audit_latest.ts_ms <= excluded.ts_ms`,
     ).run(this.writes.idOf(key), resourceVersion, body, tsMs, requestKey);
-  }
-
-  /**
-   * A write the watch recorder already stored (same object and resourceVersion, within a minute) is the
-   * same write: the audit adds who sent it and how, instead of counting it twice.
-   */
-  enrichWatchedWrite(key: ObjectKey, resourceVersion: string, tsMs: number, user: string, request: WriteRequest): boolean {
-    return (
-      this.statement(
-        `UPDATE writes SET verb = ?, subresource = ?, user_agent = ?, code = ?, latency_ms = ?, writer = CASE WHEN writer = 'unknown' THEN ? ELSE writer END
-         WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND rv = ? AND source = 'watch'`,
-      ).run(
-        request.verb,
-        request.subresource,
-        request.userAgent,
-        request.code,
-        request.latencyMs,
-        user,
-        this.writes.idOf(key),
-        tsMs - 60_000,
-        tsMs + 60_000,
-        resourceVersion,
-      ).changes > 0
-    );
   }
 
   /** Whether the watch recorder has recorded anything into this store (its last versions live in `latest`). */

@@ -58,6 +58,7 @@ export class StoreDatabase implements StoreConnection {
       ["writes", "user_agent", "TEXT"],
       ["writes", "code", "INTEGER"],
       ["writes", "latency_ms", "REAL"],
+      ["writes", "request_key", "TEXT"],
       ["audit_latest", "ts_ms", "INTEGER"],
       ["audit_latest", "request_key", "TEXT"],
     ]) {

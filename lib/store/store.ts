@@ -12,6 +12,7 @@ import type { FieldRow, ObjectHistory, ObjectKey, PickedWriteAnswer, StoredWrite
 import { AuditStore } from "./audit-store";
 import { StoreDatabase } from "./database";
 import { DayRollups } from "./day-rollups";
+import { noopFlag, WriteJoins } from "./joins";
 import { Ranking, type ObjectFilter, type RankOptions } from "./ranking";
 import { Timelines, type WritePick } from "./timelines";
 import type { ObjectTimeline } from "../objects/timeline";
@@ -36,17 +37,21 @@ export class WriteStore implements WriteRepository {
   private readonly rollups: DayRollups;
   private readonly ranking: Ranking;
   private readonly timelines: Timelines;
+  private readonly joins: WriteJoins;
+  /** whether any audit request is stored, asked once per batch (null outside one): only then can a watched write have been audited first */
+  private audited: boolean | undefined | null = null;
   private auditStore?: AuditStore;
 
   constructor(path: string) {
     this.database = new StoreDatabase(path);
     this.insertWrite = this.db.prepare(
-      "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms, request_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.insertField = this.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
     this.rollups = new DayRollups(this.db);
     this.ranking = new Ranking(this.database, this.rollups);
     this.timelines = new Timelines(this.database);
+    this.joins = new WriteJoins(this.database);
   }
 
   /** The SQLite connection, for what reads the file directly (tests, the roll-ups). */
@@ -91,9 +96,31 @@ export class WriteStore implements WriteRepository {
     return this.ranking.fields(filter, limit);
   }
 
-  /** Stores one write; answers its id. */
-  record(key: ObjectKey, write: StoredWrite): number {
+  /**
+   * Stores one write and answers its row's id, or, when the other source already stored the same write
+   * (joins.ts), joins that row and answers its id with `joined`. `requestKey`: the audit request it
+   * came from; `joinable: false` for a write that made no version (answered with the one it had).
+   */
+  record(
+    key: ObjectKey,
+    write: StoredWrite,
+    { requestKey, joinable = true }: { requestKey?: string; joinable?: boolean } = {},
+  ): { id: number; joined: boolean } {
     const objectId = this.idOf(key);
+    const joined = !joinable
+      ? undefined
+      : write.source === "watch"
+        ? this.anyAudited()
+          ? this.joins.intoAudited(objectId, write)
+          : undefined
+        : write.source === "audit"
+          ? this.joins.intoWatched(objectId, write, requestKey)
+          : undefined;
+    if (joined) {
+      this.rewriteFields(joined.id, objectId, joined.tsMs, write.source === "watch" ? write.changes : undefined, joined.writer);
+      if (joined.requestKey) this.audit().setNoop(joined.requestKey, noopFlag(joined.cls));
+      return { id: joined.id, joined: true };
+    }
     const id = Number(
       this.insertWrite.run(
         objectId,
@@ -111,26 +138,38 @@ export class WriteStore implements WriteRepository {
         write.request?.userAgent ?? null,
         write.request?.code ?? null,
         write.request?.latencyMs ?? null,
+        requestKey ?? null,
       ).lastInsertRowid,
     );
     for (const change of write.changes) this.insertField.run(id, objectId, write.tsMs, change.path, write.writer);
     this.rollups.written(write.tsMs);
-    return id;
+    return { id, joined: false };
+  }
+
+  /** A row's field rows written again: with `changes`, those; without, its own with the row's writer now. */
+  private rewriteFields(id: number, objectId: number, tsMs: number, changes: FieldChange[] | undefined, writer: string): void {
+    if (changes === undefined) {
+      this.statement("UPDATE field_changes SET writer = ? WHERE ts_ms = ? AND object_id = ? AND write_id = ?").run(writer, tsMs, objectId, id);
+    } else {
+      this.statement("DELETE FROM field_changes WHERE ts_ms = ? AND object_id = ? AND write_id = ?").run(tsMs, objectId, id);
+      for (const change of changes) this.insertField.run(id, objectId, tsMs, change.path, writer);
+    }
+    this.rollups.written(tsMs);
   }
 
   /**
    * A stored write compared again with the version before it, which audit ingest learnt of only later
-   * (webhook batches can arrive out of order): its class, changes and projection. Gone (pruned): nothing.
+   * (webhook batches can arrive out of order): its class, changes and projection. Gone (pruned), or
+   * joined by the recorder, which saw every version in order: nothing. Answers whether it changed.
    */
-  reclassify(id: number, write: Pick<StoredWrite, "cls" | "heartbeat" | "changes" | "projection">): void {
+  reclassify(id: number, write: Pick<StoredWrite, "cls" | "heartbeat" | "changes" | "projection">): boolean {
     const row = this.statement(
-      "UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ? WHERE id = ? RETURNING object_id AS objectId, ts_ms AS tsMs, writer",
+      "UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ? WHERE id = ? AND source = 'audit' RETURNING object_id AS objectId, ts_ms AS tsMs, writer",
     ).get(write.cls, write.heartbeat ? 1 : 0, JSON.stringify(write.changes), JSON.stringify(write.projection), id) as
       { objectId: number; tsMs: number; writer: string } | undefined;
-    if (!row) return;
-    this.statement("DELETE FROM field_changes WHERE ts_ms = ? AND object_id = ? AND write_id = ?").run(row.tsMs, row.objectId, id);
-    for (const change of write.changes) this.insertField.run(id, row.objectId, row.tsMs, change.path, row.writer);
-    this.rollups.written(row.tsMs);
+    if (!row) return false;
+    this.rewriteFields(id, row.objectId, row.tsMs, write.changes, row.writer);
+    return true;
   }
 
   /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */
@@ -291,11 +330,18 @@ export class WriteStore implements WriteRepository {
   /** `work` in one transaction (database.ts); what the roll-ups knew of the rows is read again after it. */
   batch<T>(work: () => T): T {
     this.rollups.forget();
+    this.audited = undefined;
     try {
       return this.database.transaction(work);
     } finally {
       this.rollups.forget();
+      this.audited = null;
     }
+  }
+
+  private anyAudited(): boolean {
+    if (this.audited === null) return this.audit().hasRequests();
+    return (this.audited ??= this.audit().hasRequests());
   }
 
   /** One object's writes in (from, to], oldest first. */

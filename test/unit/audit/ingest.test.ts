@@ -176,6 +176,67 @@ describe("AuditIngester", () => {
   });
 });
 
+describe("one write, one row, whichever of the recorder and the audit log stores it first", () => {
+  const audit = { resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name: "w", user: ROUTE_OWNER, userAgent: "flux/2.3.0" };
+  // A routed update (rv 6), an identical update answered with rv 6 again, a patch that only restamps lastTransitionTime (rv 7),
+  // and a delete answered with a Status that carries no resourceVersion (the watch says deleted at 8).
+  const lines = () => [
+    JSON.stringify(auditEvent({ ...audit, verb: "update", receivedMs: START + 1_000, latencyMs: 31, responseObject: httpRoute("w", 6, ["b.example.com"], 1) })),
+    JSON.stringify(auditEvent({ ...audit, verb: "update", receivedMs: START + 2_000, latencyMs: 32, responseObject: httpRoute("w", 6, ["b.example.com"], 1) })),
+    JSON.stringify(auditEvent({ ...audit, verb: "patch", receivedMs: START + 3_000, latencyMs: 33, responseObject: httpRoute("w", 7, ["b.example.com"], 1) })),
+    JSON.stringify(
+      auditEvent({
+        ...audit,
+        verb: "delete",
+        receivedMs: START + 4_000,
+        latencyMs: 34,
+        responseObject: { kind: "Status", apiVersion: "v1", status: "Success", details: { name: "w", kind: "httproutes" } },
+      }),
+    ),
+  ];
+  const watch = (recorder: ProfileRecorder) => {
+    recorder.applyEvent("MODIFIED", httpRoute("w", 6, ["b.example.com"], 1), START + 1_010);
+    recorder.applyEvent("MODIFIED", httpRoute("w", 7, ["b.example.com"], 1), START + 3_010);
+    recorder.applyEvent("DELETED", httpRoute("w", 8, ["b.example.com"], 1), START + 4_010);
+  };
+
+  it.each(["watch first", "audit first"])("%s", (order) => {
+    const { store, feed } = setup();
+    const recorder = new ProfileRecorder(
+      store,
+      "prod",
+      DEFAULT_PROFILES.filter((p) => p.name === "httproute"),
+    );
+    recorder.applyList([httpRoute("w", 5, ["a.example.com"], 1)], "5", START);
+    if (order === "watch first") {
+      watch(recorder);
+      feed(lines());
+    } else {
+      feed(lines());
+      watch(recorder);
+    }
+    expect(
+      store.db.prepare("SELECT class, verb, latency_ms AS latencyMs, user_agent AS userAgent, writer, json_array_length(changes) AS changed FROM writes ORDER BY ts_ms").all(),
+    ).toEqual([
+      // managedFields names no owner of spec.hostnames: the audit's user is the writer.
+      { class: "routed", verb: "update", latencyMs: 31, userAgent: "flux/2.3.0", writer: ROUTE_OWNER, changed: 1 },
+      { class: "no-op", verb: "update", latencyMs: 32, userAgent: "flux/2.3.0", writer: ROUTE_OWNER, changed: 0 },
+      // The field manager whose entry the write touched.
+      { class: "no-op", verb: "patch", latencyMs: 33, userAgent: "flux/2.3.0", writer: "envoy-gateway", changed: 0 },
+      // A delete names no field manager: the audit's user is its writer.
+      { class: "delete", verb: "delete", latencyMs: 34, userAgent: "flux/2.3.0", writer: ROUTE_OWNER, changed: 0 },
+    ]);
+    // The requests' own no-op flags follow the one row's class, whoever classified it.
+    expect(store.db.prepare("SELECT verb, noop FROM audit_requests ORDER BY ts_ms").all()).toEqual([
+      { verb: "update", noop: 0 },
+      { verb: "update", noop: 1 },
+      { verb: "patch", noop: 1 },
+      { verb: "delete", noop: null },
+    ]);
+    expect(store.db.prepare("SELECT COUNT(*) AS n FROM field_changes").get()).toEqual({ n: 1 });
+  });
+});
+
 describe("cluster-scoped objects", () => {
   const namespaceProfile = {
     ...DEFAULT_PROFILES.find((p) => p.name === "httproute")!,

@@ -77,7 +77,10 @@ describe("analyze", () => {
     const route = (parents: Json[], hostnames = ["a.example"]) => ({ metadata: { resourceVersion: "1" }, spec: { hostnames }, status: { parents } });
     const p = profile("httproute");
     const restamped = analyze(p, route([parent("x", "t1"), parent("y", "t1")]), route([parent("y", "t2"), parent("x", "t2")]));
-    expect(restamped).toMatchObject({ cls: "unrouted", changes: [] });
+    // A new version that differs only in ignored paths changed nothing the profile reads, as an audit log with bodies says too.
+    expect(restamped).toMatchObject({ cls: "no-op", changes: [] });
+    const relabelled = analyze(p, route([parent("x", "t1")]), { ...route([parent("x", "t2")]), metadata: { resourceVersion: "2", labels: { a: "b" } } });
+    expect(relabelled).toMatchObject({ cls: "unrouted", changes: [{ path: "metadata.labels" }] });
     expect(analyze(p, route([]), route([], ["b.example"])).cls).toBe("routed");
   });
 
