@@ -58,6 +58,24 @@ function keyTree(profile: Profile): KeyTree {
   return tree;
 }
 
+const isEmptyMap = (value: Json): boolean => value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0;
+
+/** Once the value at `pointer` (a JSON pointer) is gone, removes each map above it that it left empty, as `without` does. */
+function dropEmptyParents(root: Json, pointer: string): void {
+  const keys = pointer
+    .split("/")
+    .slice(1)
+    .map((k) => k.replace(/~1/g, "/").replace(/~0/g, "~"));
+  for (let depth = keys.length - 1; depth >= 1; depth--) {
+    let holder: Json | undefined = root;
+    for (const key of keys.slice(0, depth - 1)) holder = holder !== null && typeof holder === "object" ? (holder as Obj)[key] : undefined;
+    if (holder === null || typeof holder !== "object" || Array.isArray(holder)) return;
+    const child = holder[keys[depth - 1]];
+    if (child === undefined || !isEmptyMap(child)) return;
+    delete holder[keys[depth - 1]];
+  }
+}
+
 /**
  * `node` without the values the tree names, copying only the objects on the way (built key by key,
  * not copied and deleted from, so they stay fast to read); `node` itself when it holds none of them.
@@ -67,7 +85,9 @@ function without(node: Json, tree: KeyTree): Json {
   let changed: Map<string, Json | undefined> | undefined;
   for (const [key, sub] of tree) {
     if (!(key in node)) continue;
-    const value = sub === true ? undefined : without(node[key], sub);
+    let value = sub === true ? undefined : without(node[key], sub);
+    // A map that held only ignored keys is as good as none: the API server leaves empty maps out (annotations, labels).
+    if (value !== undefined && value !== node[key] && isEmptyMap(value)) value = undefined;
     if (value !== node[key]) (changed ??= new Map()).set(key, value);
   }
   if (!changed) return node;
@@ -91,11 +111,15 @@ export function normalise(profile: Profile, obj: Json | undefined): Json | undef
     const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all", ignoreEvalErrors: true }) as {
       parent: Obj | Json[];
       parentProperty: string | number;
+      pointer: string;
     }[];
     // Deepest first, and list items from the end, so removals do not shift later pointers.
     for (const p of pointers.reverse()) {
       if (Array.isArray(p.parent)) p.parent.splice(Number(p.parentProperty), 1);
-      else if (p.parent && typeof p.parent === "object") delete (p.parent as Obj)[p.parentProperty as string];
+      else if (p.parent && typeof p.parent === "object") {
+        delete (p.parent as Obj)[p.parentProperty as string];
+        if (isEmptyMap(p.parent)) dropEmptyParents(copy, p.pointer);
+      }
     }
   }
   for (const path of profile.unordered) {

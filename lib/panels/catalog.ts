@@ -3,8 +3,9 @@
  * its PromQL from validated variables; panels.ts runs them. Ids are stable: they appear in URLs,
  * the JSON API and snapshots.
  */
-import { literalAlternation, selector, type Matcher } from "../promql/promql";
+import { selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
+import { dottedResource, goTypeResource, storageResource } from "./resource-labels";
 import { SIGNAL_PANELS } from "./signals";
 import { by, m, notDryRun, perReplica, rateWindow as w, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
 
@@ -140,13 +141,10 @@ export function findPanel(id: string): PanelDef | undefined {
 
 function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] } {
   const api = storableWrites(vars);
-  if (vars.labelSets.storageEvents) {
-    // Kubernetes 1.36 counts the events etcd really produced, per resource, on every replica.
-    const events = selector("apiserver_storage_events_received_total", [
-      m("job", "=", vars.job),
-      m("resource", "=", vars.resource),
-      m("group", "=", vars.group),
-    ]);
+  const { storageEvents = "none", etcd } = vars.labelSets;
+  if (storageEvents !== "none") {
+    // From 1.30 the API server counts the events etcd really produced, per resource, on every replica.
+    const events = selector("apiserver_storage_events_received_total", [m("job", "=", vars.job), ...storageResource(vars)]);
     return { queries: [api, { name: "effective writes (storage events)", promql: perReplica(vars, events) }], infos: [] };
   }
   const operations = m("operation", "=~", "create|update|delete");
@@ -156,63 +154,53 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
     counter === "etcd_requests_total"
       ? []
       : ["etcd_requests_total is not exposed by this API server (Kubernetes ≤ 1.27); effective writes count etcd_request_duration_seconds_count."];
-  switch (vars.labelSets.etcd) {
-    case "group-resource":
-      return {
-        queries: [
-          api,
-          {
-            name: "effective writes (etcd)",
-            promql: `sum(rate(${selector(counter, [m("job", "=", vars.job), m("resource", "=", vars.resource), m("group", "=", vars.group), operations])}[${w(vars)}]))`,
-          },
-        ],
-        infos: counterInfos,
-      };
-    case "type": {
-      // Kubernetes ≤ 1.33 labels etcd requests with type="<resource>.<group>" (just "<resource>" for the core group).
-      let type: Matcher | undefined;
-      if (vars.resource !== undefined) {
-        const exact = vars.group ? `${vars.resource}.${vars.group}` : vars.resource;
-        type = vars.group === undefined ? m("type", "=~", `${literalAlternation([vars.resource])}(\\..+)?`) : m("type", "=", exact);
-      }
-      return {
-        queries: [
-          api,
-          {
-            name: "effective writes (etcd)",
-            promql: `sum(rate(${selector(counter, [m("job", "=", vars.job), type, operations])}[${w(vars)}]))`,
-          },
-        ],
-        infos: counterInfos,
-      };
-    }
-    case "none":
-      if (vars.labelSets.watchCache !== "none") {
-        const resourceLabel = vars.labelSets.watchCache === "group-resource" ? m("group", "=", vars.group) : undefined;
-        return {
-          queries: [
-            api,
-            {
-              // Every API server replica's watch cache receives every change, so take one replica, not the sum.
-              name: "effective writes (watch cache)",
-              promql: perReplica(
-                vars,
-                selector("apiserver_watch_cache_events_received_total", [m("job", "=", vars.job), m("resource", "=", vars.resource), resourceLabel]),
-              ),
-            },
-          ],
-          infos: [
-            "No etcd request counter (etcd_requests_total, etcd_request_duration_seconds_count) is scraped here; effective writes come from watch-cache events (one replica).",
-          ],
-        };
-      }
-      return {
-        queries: [api],
-        infos: [
-          "None of etcd_requests_total, etcd_request_duration_seconds_count and apiserver_watch_cache_events_received_total is scraped for this API server, so effective writes cannot be shown.",
-        ],
-      };
+  const goType = etcd === "go-type" ? goTypeResource(vars.resource, vars.group) : undefined;
+  if (etcd !== "none" && goType !== "custom") {
+    const resource: (Matcher | undefined)[] =
+      etcd === "group-resource"
+        ? [m("resource", "=", vars.resource), m("group", "=", vars.group)]
+        : etcd === "type"
+          ? [dottedResource("type", vars.resource, vars.group)]
+          : [goType];
+    return {
+      queries: [
+        api,
+        { name: "effective writes (etcd)", promql: `sum(rate(${selector(counter, [m("job", "=", vars.job), ...resource, operations])}[${w(vars)}]))` },
+      ],
+      infos: counterInfos,
+    };
   }
+  const customInfo =
+    "This API server labels etcd requests by Go type (Kubernetes ≤ 1.25), where every custom resource is *unstructured.Unstructured, so its effective writes cannot be told apart.";
+  if (vars.labelSets.watchCache !== "none") {
+    const resource =
+      vars.labelSets.watchCache === "group-resource"
+        ? [m("resource", "=", vars.resource), m("group", "=", vars.group)]
+        : [dottedResource("resource", vars.resource, vars.group)];
+    return {
+      queries: [
+        api,
+        {
+          // Every API server replica's watch cache receives every change, so take one replica, not the sum.
+          name: "effective writes (watch cache)",
+          promql: perReplica(vars, selector("apiserver_watch_cache_events_received_total", [m("job", "=", vars.job), ...resource])),
+        },
+      ],
+      infos: [
+        goType === "custom"
+          ? `${customInfo} Effective writes come from watch-cache events (one replica).`
+          : "No etcd request counter (etcd_requests_total, etcd_request_duration_seconds_count) is scraped here; effective writes come from watch-cache events (one replica).",
+      ],
+    };
+  }
+  return {
+    queries: [api],
+    infos: [
+      goType === "custom"
+        ? `${customInfo} No watch-cache or storage-event counter (Kubernetes 1.27+) is scraped to count them instead.`
+        : "None of etcd_requests_total, etcd_request_duration_seconds_count and apiserver_watch_cache_events_received_total is scraped for this API server, so effective writes cannot be shown.",
+    ],
+  };
 }
 
 function watchFanoutQueries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] } {

@@ -7,6 +7,7 @@
 import { histogramSum } from "../promql/histogram";
 import { selector, type Matcher } from "../promql/promql";
 import { by, meanOf, m, perReplica, rateWindow as w, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
+import { storageResource } from "./resource-labels";
 
 const job = (vars: PanelVars) => m("job", "=", vars.job);
 const ofResource = (vars: PanelVars) => [job(vars), m("resource", "=", vars.resource), m("group", "=", vars.group)];
@@ -34,8 +35,8 @@ function noopEvidence(vars: PanelVars): { queries: NamedQuery[]; infos: string[]
     storableWrites(vars),
     {
       name: "stored changes (storage events, one replica)",
-      promql: perReplica(vars, selector("apiserver_storage_events_received_total", ofResource(vars))),
-      whenEmpty: "apiserver_storage_events_received_total (Kubernetes 1.36) is not scraped here, so stored changes are not shown.",
+      promql: perReplica(vars, selector("apiserver_storage_events_received_total", [job(vars), ...storageResource(vars)])),
+      whenEmpty: "apiserver_storage_events_received_total (Kubernetes 1.30+) is not scraped here, so stored changes are not shown.",
     },
     {
       name: "managedFields-only updates (reverted; whole API server)",
@@ -152,7 +153,11 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
     largest: 10,
     queries: (vars) => {
       // Before 1.34 the body-size histogram has no group label; the etcd label set says which version answers. Only write bodies are measured.
-      const bodyMatchers = [job(vars), m("resource", "=", vars.resource), vars.labelSets.etcd === "type" ? undefined : m("group", "=", vars.group)];
+      const bodyMatchers = [
+        job(vars),
+        m("resource", "=", vars.resource),
+        vars.labelSets.etcd === "type" || vars.labelSets.etcd === "go-type" ? undefined : m("group", "=", vars.group),
+      ];
       return {
         queries: [
           {

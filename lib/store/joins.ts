@@ -69,11 +69,13 @@ export class WriteJoins {
   intoAudited(objectId: number, write: StoredWrite): JoinedRow | undefined {
     const version = madeVersion(write.resourceVersion) ?? null;
     const isDelete = write.cls === "delete" ? 1 : 0;
-    // The earliest audited write of that version made it; later ones answered with it unchanged.
+    // A delete by the nearest audited delete (or the write whose version it removed); any other version by the earliest
+    // audited write that answered with it (it made it; later ones answered with it unchanged).
     const row = this.statement(
-      `SELECT id FROM writes WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND source = 'audit' AND (rv = ? OR (? = 1 AND class = 'delete'))
-       ORDER BY (rv = ?) DESC, ts_ms, id LIMIT 1`,
-    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, version, isDelete, version) as { id: number } | undefined;
+      `SELECT id FROM writes WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND source = 'audit'
+         AND CASE WHEN ? = 1 THEN class = 'delete' OR rv = ? ELSE rv = ? AND class <> 'delete' END
+       ORDER BY CASE WHEN ? = 1 THEN abs(ts_ms - ?) ELSE ts_ms END, id LIMIT 1`,
+    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, isDelete, version, version, isDelete, write.tsMs) as { id: number } | undefined;
     if (!row) return undefined;
     return this.statement(
       `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ?, body = ?, rv = ?, source = 'watch', writer = CASE WHEN ? = 'unknown' THEN writer ELSE ? END

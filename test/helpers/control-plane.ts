@@ -73,6 +73,8 @@ export interface ControlPlaneOptions {
   users?: ControlPlaneUser[];
   /** e.g. "WatchList=false" */
   featureGates?: string;
+  /** an audit policy file instead of the shipped one (deploy/audit/audit-policy.yaml) */
+  auditPolicy?: string;
 }
 
 export interface ControlPlane {
@@ -137,7 +139,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     "--authorization-mode=RBAC",
     // The tests compact etcd themselves, when they want a resume point gone.
     "--etcd-compaction-interval=0",
-    `--audit-policy-file=${join(ROOT, "deploy", "audit", "audit-policy.yaml")}`,
+    `--audit-policy-file=${options.auditPolicy ?? join(ROOT, "deploy", "audit", "audit-policy.yaml")}`,
     `--audit-log-path=${auditLogPath}`,
     "--audit-log-maxsize=0",
   ];

@@ -1,8 +1,9 @@
 /**
- * A TLS proxy in front of the dashboard's audit webhook that holds every other request for a while before passing
- * it on, so a real API server's batches reach the dashboard out of order, as they do from a busy API server (it
- * posts each batch from a goroutine of its own, and a slow answer lets the next one overtake it). It counts the
- * batches that reached the dashboard after a later one.
+ * A TLS proxy in front of the dashboard's audit webhook that holds every other request (or, with `everyOther`
+ * false, every one) for a while before passing it on, so a real API server's batches reach the dashboard out of
+ * order, as they do from a busy API server (it posts each batch from a goroutine of its own, and a slow answer lets
+ * the next one overtake it), or after the watch recorder saw the same writes. The hold can be changed while it
+ * runs. It counts the batches that reached the dashboard after a later one.
  */
 import { readFileSync } from "node:fs";
 import { createServer, request } from "node:https";
@@ -10,6 +11,8 @@ import { freePort } from "./processes";
 
 export interface DelayingProxy {
   url: string;
+  holdMs: number;
+  everyOther: boolean;
   /** batches passed on, and how many of them held an event received before the last event of a batch passed on earlier */
   stats: { forwarded: number; overtaken: number };
   stop(): Promise<void>;
@@ -29,6 +32,7 @@ function span(body: Buffer): { first: number; last: number } | undefined {
 export async function startDelayingProxy(target: string, tls: { certFile: string; keyFile: string }, holdMs: number): Promise<DelayingProxy> {
   const ca = readFileSync(tls.certFile);
   const stats = { forwarded: 0, overtaken: 0 };
+  const proxy = { holdMs, everyOther: true };
   let arrived = 0;
   let latestPassed = -Infinity;
   const server = createServer({ cert: ca, key: readFileSync(tls.keyFile) }, (req, res) => {
@@ -36,7 +40,7 @@ export async function startDelayingProxy(target: string, tls: { certFile: string
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      const hold = arrived++ % 2 === 0 ? holdMs : 0;
+      const hold = !proxy.everyOther || arrived++ % 2 === 0 ? proxy.holdMs : 0;
       setTimeout(() => {
         const times = span(body);
         if (times) {
@@ -55,9 +59,9 @@ export async function startDelayingProxy(target: string, tls: { certFile: string
   });
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
-  return {
+  return Object.assign(proxy, {
     url: `https://127.0.0.1:${port}`,
     stats,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  });
 }

@@ -74,13 +74,20 @@ describe("analyze", () => {
       controllerName: "linkerd.io/policy-controller",
       conditions: [{ type: "Accepted", status: "True", lastTransitionTime: ltt }],
     });
-    const route = (parents: Json[], hostnames = ["a.example"]) => ({ metadata: { resourceVersion: "1" }, spec: { hostnames }, status: { parents } });
+    const route = (parents: Json[], hostnames = ["a.example"]) => ({ metadata: { name: "r", resourceVersion: "1" }, spec: { hostnames }, status: { parents } });
     const p = profile("httproute");
     const restamped = analyze(p, route([parent("x", "t1"), parent("y", "t1")]), route([parent("y", "t2"), parent("x", "t2")]));
     // A new version that differs only in ignored paths changed nothing the profile reads, as an audit log with bodies says too.
     expect(restamped).toMatchObject({ cls: "no-op", changes: [] });
-    const relabelled = analyze(p, route([parent("x", "t1")]), { ...route([parent("x", "t2")]), metadata: { resourceVersion: "2", labels: { a: "b" } } });
+    const relabelled = analyze(p, route([parent("x", "t1")]), {
+      ...route([parent("x", "t2")]),
+      metadata: { name: "r", resourceVersion: "2", labels: { a: "b" } },
+    });
     expect(relabelled).toMatchObject({ cls: "unrouted", changes: [{ path: "metadata.labels" }] });
+    // Ignoring the only annotation leaves no annotations: adding it changes nothing the profile reads.
+    const heartbeat = { ...p, ignore: [...p.ignore, "$.metadata.annotations.heartbeat"] };
+    const annotated = { ...route([]), metadata: { name: "r", resourceVersion: "2", annotations: { heartbeat: "1" } } };
+    expect(analyze(heartbeat, route([]), annotated)).toMatchObject({ cls: "no-op", changes: [] });
     expect(analyze(p, route([]), route([], ["b.example"])).cls).toBe("routed");
   });
 

@@ -101,7 +101,7 @@ describe("the signal panels' queries", () => {
   });
   it("take effective writes from storage events where the API server counts them, one replica per API server", () => {
     const out = findPanel("effective-writes")!.queries(
-      vars({ labelSets: { etcd: "group-resource", watchCache: "group-resource", watchEvents: "resource", storageEvents: true } }),
+      vars({ labelSets: { etcd: "group-resource", watchCache: "group-resource", watchEvents: "resource", storageEvents: "group-resource" } }),
     );
     expect(out.queries[1]).toEqual({
       name: "effective writes (storage events)",
