@@ -216,7 +216,11 @@ describe("one write, one row, whichever of the recorder and the audit log stores
       watch(recorder);
     }
     expect(
-      store.db.prepare("SELECT class, verb, latency_ms AS latencyMs, user_agent AS userAgent, writer, json_array_length(changes) AS changed FROM writes ORDER BY ts_ms").all(),
+      store.db
+        .prepare(
+          "SELECT class, verb, latency_ms AS latencyMs, user_agent AS userAgent, writer, json_array_length(changes) AS changed FROM writes ORDER BY ts_ms",
+        )
+        .all(),
     ).toEqual([
       // managedFields names no owner of spec.hostnames: the audit's user is the writer.
       { class: "routed", verb: "update", latencyMs: 31, userAgent: "flux/2.3.0", writer: ROUTE_OWNER, changed: 1 },
