@@ -13,7 +13,7 @@ RUN npm ci --no-audit --no-fund
 FROM deps AS build
 COPY . .
 ENV NEXT_TELEMETRY_DISABLED=1 CHURNSCOPE_STANDALONE=1
-RUN npx next build
+RUN npx next build && node deploy/image/bundle-start.mjs
 
 FROM node:20-bookworm-slim AS runtime
 WORKDIR /app
@@ -26,5 +26,6 @@ USER node
 VOLUME ["/data"]
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-# serve.cjs: Next, with panel answers sent before Next's routing (see the file).
-CMD ["node", "serve.cjs"]
+# start.cjs is `npm start` bundled: it validates the config file, then runs serve.cjs (Next, with panel answers sent
+# before Next's routing) on server.port, and on server.tls's port over https (the audit webhook needs it).
+CMD ["node", "start.cjs"]

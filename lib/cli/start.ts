@@ -1,11 +1,13 @@
 /**
- * `npm start`: validate the configuration first, so a bad value stops startup with a message that
- * names the key, then run serve.cjs (Next, with panel answers sent before Next's routing) on the
- * configured port. Signals are passed on, so stopping this process stops the server too.
+ * `npm start`, and the image's command (bundled as start.cjs): validate the configuration first, so a
+ * bad value stops startup with a message that names the key, then run serve.cjs (Next, with panel
+ * answers sent before Next's routing) on the configured port, and on server.tls's port over https.
+ * Signals are passed on, so stopping this process stops the server too.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
+import { join } from "node:path";
 import { loadConfig, type AppConfig } from "../config/load";
 
 function describe(config: AppConfig): string {
@@ -25,10 +27,10 @@ try {
   process.exit(1);
 }
 
-const nextBin = createRequire(import.meta.url).resolve("next/dist/bin/next");
-if (!existsSync(".next/BUILD_ID")) {
+if (!existsSync(join(process.env.CHURNSCOPE_DIST_DIR || ".next", "BUILD_ID"))) {
   // First start on a fresh checkout: build once (about 30 s) rather than fail.
   console.log("churnscope: no production build yet; running `next build` once");
+  const nextBin = createRequire(join(process.cwd(), "package.json")).resolve("next/dist/bin/next");
   const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } });
   if (build.status !== 0) {
     console.error("churnscope: the build failed; see the output above");

@@ -2,13 +2,13 @@
 # Builds the Dockerfile with podman and runs the image as `docker run --read-only --tmpfs /tmp -v data:/data`
 # would: read-only root, the image's own user, environment, working directory and command. On demand, as root:
 #   bash test/container/check-image.sh
-# Needs podman and debootstrap (Debian: apt-get install podman debootstrap). Where Docker Hub cannot be reached,
+# Needs podman, debootstrap and openssl (Debian: apt-get install podman debootstrap). Where Docker Hub cannot be reached,
 # it stands in for node:20-bookworm-slim: Debian bookworm from the Debian mirror plus this machine's Node 20 and npm.
 # Where podman's OCI runtime cannot start containers (a sandbox that may not set rlimits), the build runs with
 # --isolation=chroot and the run uses a read-only bind mount and chroot in a mount namespace of its own.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-for tool in podman debootstrap unshare chroot curl; do
+for tool in podman debootstrap unshare chroot curl openssl; do
   command -v "$tool" > /dev/null || { echo "check-image: $tool is missing (apt-get install podman debootstrap)" >&2; exit 2; }
 done
 [ "$(id -u)" = 0 ] || { echo "check-image: run it as root (mounts and chroot)" >&2; exit 2; }
@@ -60,6 +60,11 @@ check "declares the data volume ($volume)" '[ "$volume" = /data ]'
 
 data="$WORK/data" mnt="$WORK/root"
 mkdir -p "$data" "$mnt" && chown "$uid" "$data"
+# The config file sets server.tls, as the audit webhook needs (the API server sends its token only over https).
+TLS_PORT=$((PORT + 1)) TOKEN=image-check-token
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$data/tls.key" -out "$data/tls.crt" -days 1 -subj /CN=localhost -addext subjectAltName=DNS:localhost 2> /dev/null
+chown "$uid" "$data/tls.key" "$data/tls.crt"
+printf 'server:\n  tls: { port: %s, certFile: /data/tls.crt, keyFile: /data/tls.key }\naudit:\n  webhookToken: { env: AUDIT_TOKEN }\n' "$TLS_PORT" > "$data/churnscope.yaml"
 # Runs a command line in the image as its user, from its working directory, with its environment.
 run_in_image() {
   exec unshare --mount --pid --fork --mount-proc bash -c '
@@ -68,7 +73,7 @@ run_in_image() {
     mount -t proc proc "$2/proc" && mount --rbind /dev "$2/dev" && mount -t tmpfs tmpfs "$2/tmp" && mount --bind "$3" "$2/data"
     root=$2 uid=$4 workdir=$5 command=$6; shift 6
     exec chroot --userspec="$uid" "$root" /usr/bin/env -i HOME=/tmp "$@" /bin/sh -c "cd $workdir && exec $command"
-  ' _ "$image_root" "$mnt" "$data" "$uid" "$workdir" "$1" "${env[@]}" "PORT=$PORT"
+  ' _ "$image_root" "$mnt" "$data" "$uid" "$workdir" "$1" "${env[@]}" "PORT=$PORT" CHURNSCOPE_CONFIG=/data/churnscope.yaml "AUDIT_TOKEN=$TOKEN"
 }
 (run_in_image "$command") > "$WORK/server.log" 2>&1 &
 server=$!
@@ -85,6 +90,9 @@ check "/ opens the embedded replay ($location)" '[[ "$location" == *snapshot=rep
 check "the replay's panels answer" 'curl -sf "localhost:$PORT/api/panels/writes-by-resource?snapshot=replay&${location#*\?}" | grep -q "\"status\":\"success\""'
 check "the replay's objects answer (their store is built in the volume)" 'curl -sf "localhost:$PORT/api/objects?snapshot=replay&${location#*\?}" | grep -q "\"total\":[1-9]" && [ -f "$data/snapshots/replay.sqlite" ]'
 check "a note is stored in the volume" 'curl -sf -X POST -H "origin: http://localhost:$PORT" -H "content-type: application/json" -d "{\"timeMs\":1789000000000,\"text\":\"image check\"}" "localhost:$PORT/api/notes" > /dev/null && [ "$(stat -c %u "$data/notes.sqlite")" = "${uid%%:*}" ]'
+batch='{"kind":"EventList","apiVersion":"audit.k8s.io/v1","items":[{"kind":"Event","apiVersion":"audit.k8s.io/v1","level":"Metadata","auditID":"image-1","stage":"ResponseComplete","requestURI":"/api/v1/namespaces/default/configmaps/c","verb":"update","user":{"username":"image-user"},"objectRef":{"resource":"configmaps","namespace":"default","name":"c","apiVersion":"v1"},"responseStatus":{"code":200},"requestReceivedTimestamp":"2026-11-30T10:00:00.000000Z","stageTimestamp":"2026-11-30T10:00:00.005000Z"}]}'
+webhook() { curl -s -o /dev/null -w "%{http_code}" --cacert "$data/tls.crt" -H "content-type: application/json" "$@" -d "$batch" "https://localhost:$TLS_PORT/api/audit/webhook/prod"; }
+check "the audit webhook answers over https on server.tls's port, with its token only" '[ "$(webhook)" = 401 ] && [ "$(webhook -H "authorization: Bearer $TOKEN")" = 200 ]'
 check "nothing was refused a write (EROFS, EACCES) on the read-only root" '! grep -qE "EROFS|EACCES|read-only file system" "$WORK/server.log"'
 
 stop_server; trap - EXIT

@@ -1,22 +1,45 @@
 /**
  * Deploying Churnscope: the kustomize base renders (kubectl kustomize) into least-privilege
  * manifests that match the shipped profiles, and the standalone build the Dockerfile packages
- * starts with `node serve.cjs`, answers its probes, answers panels before Next's routing, shows the
- * embedded replay, and opens SQLite.
+ * starts with the image's command (`node start.cjs`, `npm start` bundled), answers its probes, answers
+ * panels before Next's routing, shows the embedded replay, opens SQLite, and serves the audit webhook over
+ * https when the config file sets server.tls.
  * (No container engine runs on the test machines, so the image itself is not built here.)
  */
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { configSchema } from "@/lib/config/schema";
-import { answeredBeforeNext } from "../helpers/app";
+import { answeredBeforeNext, writeConfig } from "../helpers/app";
+import { auditEvent } from "../helpers/audit-log";
+import { selfSignedCert } from "../helpers/control-plane";
 import { freePort, requireBinary, start, waitForHttp, type Running } from "../helpers/processes";
 import { fillLiveStore, LIVE_DAY0, liveDaysRolledUp } from "../helpers/live-store";
 import { ROOT } from "../helpers/root";
+
+const WEBHOOK_TOKEN = "image-webhook-token";
+
+/** A POST over https that trusts only `ca`, as the API server's webhook client does. */
+function httpsPost(url: string, body: string, ca: Buffer, token: string | null): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      url,
+      { method: "POST", ca, headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk) => (text += chunk));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
 
 type Doc = { kind: string; metadata: { name: string; namespace?: string }; [key: string]: unknown };
 
@@ -81,7 +104,7 @@ describe("the standalone build in the image", () => {
     await server?.stop();
   });
 
-  it("starts with node serve.cjs, passes its probes, answers panels before Next, shows the replay, stores notes in SQLite and rolls up a live store", async () => {
+  it("starts with the image's command (node start.cjs), passes its probes, answers panels before Next, shows the replay, stores notes in SQLite, rolls up a live store and takes the webhook over https", async () => {
     rmSync(join(ROOT, distDir), { recursive: true, force: true });
     const build = spawnSync(process.execPath, [join(ROOT, "node_modules/next/dist/bin/next"), "build"], {
       cwd: ROOT,
@@ -89,28 +112,42 @@ describe("the standalone build in the image", () => {
       encoding: "utf8",
     });
     expect(build.status, build.stderr.slice(-2000)).toBe(0);
+    const bundle = spawnSync(process.execPath, [join(ROOT, "deploy/image/bundle-start.mjs")], {
+      cwd: ROOT,
+      env: { ...process.env, CHURNSCOPE_DIST_DIR: distDir },
+      encoding: "utf8",
+    });
+    expect(bundle.status, bundle.stderr).toBe(0);
     // What the Dockerfile copies: the standalone server, and the static assets beside it.
     const app = join(ROOT, distDir, "standalone");
     cpSync(join(ROOT, distDir, "static"), join(app, distDir, "static"), { recursive: true });
     const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
     expect(dockerfile).toMatch(/COPY --from=build \/src\/\.next\/standalone \.\/\nCOPY --from=build \/src\/\.next\/static \.\/\.next\/static/);
-    expect(dockerfile).toMatch(/^CMD \["node", "serve\.cjs"\]$/m);
+    expect(dockerfile).toMatch(/^RUN npx next build && node deploy\/image\/bundle-start\.mjs$/m);
+    expect(dockerfile).toMatch(/^CMD \["node", "start\.cjs"\]$/m);
     // The build put it there (outputFileTracingIncludes); the Dockerfile copies nothing else.
     expect(existsSync(join(app, "serve.cjs"))).toBe(true);
 
-    const port = await freePort();
+    const [port, tlsPort] = [await freePort(), await freePort()];
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-standalone-"));
+    const tls = selfSignedCert(mkdtempSync(join(tmpdir(), "churnscope-standalone-tls-")));
+    const config = writeConfig(
+      [
+        `server: { port: ${port}, host: 127.0.0.1, tls: { port: ${tlsPort}, certFile: ${tls.certFile}, keyFile: ${tls.keyFile} } }`,
+        `audit: { webhookToken: { env: AUDIT_TOKEN } }`,
+      ].join("\n"),
+    );
     // A live store from before (a recorder's, say): the image's own roll-up thread must find and roll it.
     fillLiveStore(dataDir, 2);
     const env = {
       PATH: process.env.PATH,
-      PORT: String(port),
-      HOSTNAME: "127.0.0.1",
+      CHURNSCOPE_CONFIG: config,
+      AUDIT_TOKEN: WEBHOOK_TOKEN,
       CHURNSCOPE_DATA_DIR: dataDir,
       CHURNSCOPE_DIST_DIR: distDir,
       NEXT_TELEMETRY_DISABLED: "1",
     };
-    server = start(process.execPath, ["serve.cjs"], { cwd: app, env: env as unknown as NodeJS.ProcessEnv });
+    server = start(process.execPath, ["start.cjs"], { cwd: app, env: env as unknown as NodeJS.ProcessEnv });
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/healthz`, server, 60_000);
     const ready = await fetch(`${url}/readyz`);
@@ -138,5 +175,19 @@ describe("the standalone build in the image", () => {
     const deadline = Date.now() + 30_000;
     while (liveDaysRolledUp(dataDir) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(liveDaysRolledUp(dataDir), server.output()).toBe(2);
+
+    // The API server's audit webhook, over https on server.tls's port: with its token only.
+    const ca = readFileSync(tls.certFile);
+    const batch = JSON.stringify({
+      kind: "EventList",
+      apiVersion: "audit.k8s.io/v1",
+      metadata: {},
+      items: [auditEvent({ verb: "update", resource: "configmaps", namespace: "kube-system", name: "c", user: "image-user", receivedMs: Date.now() - 60_000 })],
+    });
+    const post = (token: string | null) => httpsPost(`https://127.0.0.1:${tlsPort}/api/audit/webhook/prod`, batch, ca, token);
+    expect((await post(null)).status).toBe(401);
+    const accepted = await post(WEBHOOK_TOKEN);
+    expect(accepted.status, accepted.body).toBe(200);
+    expect(JSON.parse(accepted.body).data.counts).toMatchObject({ events: 1, requests: 1 });
   }, 240_000);
 });
