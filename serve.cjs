@@ -71,6 +71,9 @@ app.prepare().then(
     };
     for (const l of listeners) {
       l.server.on("request", onRequest);
+      // Nothing here speaks WebSocket or any other upgraded protocol: say so and close, rather than hold the socket.
+      l.server.removeAllListeners("upgrade");
+      l.server.on("upgrade", (req, socket) => socket.end("HTTP/1.1 400 Bad Request\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"));
       l.server.on("error", (error) => {
         console.error(`churnscope: the server cannot listen on ${hostname}:${l.port}: ${error.message}`);
         process.exit(1);

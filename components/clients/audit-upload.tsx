@@ -28,6 +28,8 @@ export function AuditUpload() {
     if (!file) return;
     const xhr = new XMLHttpRequest();
     xhr.open("POST", `/api/audit/uploads?${new URLSearchParams({ cluster })}`);
+    // The server takes writes only with a body type no cross-site form can send.
+    xhr.setRequestHeader("Content-Type", "application/octet-stream");
     // Drawn at once: a fast upload's last progress and its end arrive together, and batched, the bar
     // would jump from empty to "ingesting" without ever showing what was sent.
     xhr.upload.onprogress = (e) => flushSync(() => setState({ kind: "uploading", sent: e.loaded, total: e.lengthComputable ? e.total : file.size }));

@@ -127,17 +127,25 @@ function formatIssues(issues: z.core.$ZodIssue[], source: string, fromEnv: Map<s
   return `invalid configuration:\n  ${lines.join("\n  ")}`;
 }
 
+/**
+ * A configured secret, never empty: an empty or blank one would turn the check it guards into one that
+ * anyone passes (an empty bearer token, an empty password), so it stops startup instead, naming the key.
+ */
 function readSecret(ref: SecretRef, key: string, env: Env, cwd: string): string {
   if ("env" in ref) {
     const value = env[ref.env];
     if (value === undefined || value === "") throw new ConfigError(`${key}.env: environment variable ${ref.env} is not set`);
+    if (value.trim() === "") throw new ConfigError(`${key}.env: environment variable ${ref.env} holds only whitespace`);
     return value;
   }
+  let value: string;
   try {
-    return readFileSync(resolve(cwd, ref.file), "utf8").trim();
+    value = readFileSync(resolve(cwd, ref.file), "utf8").trim();
   } catch (error) {
     throw new ConfigError(`${key}.file: cannot read ${ref.file}: ${(error as Error).message}`);
   }
+  if (value === "") throw new ConfigError(`${key}.file: ${ref.file} is empty (or only whitespace)`);
+  return value;
 }
 
 function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string): AppConfig {

@@ -13,8 +13,8 @@ const OPEN_PATHS = new Set(["/healthz", "/readyz"]);
 export type Access = { ok: true; user?: string } | { ok: false; status: 401; challenge?: string; message: string };
 
 const digest = (text: string) => createHash("sha256").update(text).digest();
-/** Equal secrets, compared in the same time whatever they are. */
-export const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
+/** Equal secrets, compared in the same time whatever they are; an empty one matches nothing. */
+export const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b)) && a !== "" && b !== "";
 
 /** What `authorize` reads of a request's headers. */
 export type HeaderReader = Pick<Headers, "get">;

@@ -13,6 +13,7 @@ import type { ApiRequest } from "./api-request";
 import { apiMethods, findRoute, type ApiCall, type ApiRoute } from "./api-routes";
 import type { ServerContext } from "./context";
 import type { Download } from "./handlers/export-view";
+import { crossSiteRefusal, pageRefusal } from "./request-guard";
 import { SECURITY_HEADERS } from "./security-headers";
 
 /** An answer as either server sends it. */
@@ -49,10 +50,13 @@ export function failureResponse(error: unknown, extra: Record<string, string> = 
 
 /**
  * What no route can take, for every path (pages too): Next's router answered a malformed %-escape in
- * any dynamic segment, and TRACE, with a bare 500; and an API route asked with a method it does not take.
+ * any dynamic segment, TRACE, and methods other than GET and HEAD on static files with a bare 500; Next's
+ * internal pages; and an API route asked with a method it does not take.
  */
 export function refusal(method: string, path: string): ApiResponse | null {
   if (REFUSED_METHODS.has(method)) return failureResponse(new ApiFailure(405, "method_not_allowed", `${method} is not served here`));
+  const page = pageRefusal(method, path);
+  if (page) return failureResponse(page.failure, page.headers);
   for (const segment of path.split("/")) {
     if (!segment.includes("%")) continue;
     try {
@@ -111,6 +115,8 @@ async function answerRequest(context: () => ServerContext, request: ApiRequest, 
       user = access.user;
     }
     if (!found) return failureResponse(notFound(`no API at ${path.slice(0, 100)}`));
+    const crossSite = found.route.access === "user" ? crossSiteRefusal(method, request.headers) : null;
+    if (crossSite) return failureResponse(crossSite);
     if (method === "OPTIONS")
       return { status: 204, headers: { ...baseHeaders(development()), Allow: [...(apiMethods(path) ?? []), "OPTIONS"].join(", ") }, body: null };
     const { route, captured } = found;

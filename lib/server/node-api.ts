@@ -10,6 +10,7 @@ import type { HeaderReader } from "./access";
 import { failureResponse, handleApi, refusal, type ApiResponse } from "./api";
 import type { ApiRequest } from "./api-request";
 import type { ServerContext } from "./context";
+import { targetRefusal } from "./request-guard";
 
 /** Takes the request and answers it (true), or leaves it to Next (false). */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -24,6 +25,12 @@ export function registerApiHandler(handler: NodeHandler): void {
 export function nodeApi(context: () => ServerContext): NodeHandler {
   return (req, res) => {
     const url = req.url ?? "/";
+    // `*` and absolute-form targets: Next's router threw on them (Invalid URL) and answered 500.
+    const target = targetRefusal(url);
+    if (target) {
+      send(res, failureResponse(target));
+      return true;
+    }
     const queryAt = url.indexOf("?");
     const path = queryAt === -1 ? url : url.slice(0, queryAt);
     if (path.startsWith("/api/")) {

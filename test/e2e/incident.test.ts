@@ -156,7 +156,13 @@ describe("exports", () => {
   it("a downloaded snapshot carries every marker shown: configured, found by PromQL, and notes", async () => {
     const download = await fetch(`${app.url}/api/snapshots/export?from=${FROM_MS}&to=${TO_MS}`);
     expect(download.status).toBe(200);
-    const upload = await (await fetch(`${app.url}/api/snapshots`, { method: "POST", body: Buffer.from(await download.arrayBuffer()) })).json();
+    const upload = await (
+      await fetch(`${app.url}/api/snapshots`, {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream" },
+        body: Buffer.from(await download.arrayBuffer()),
+      })
+    ).json();
     const live = (await markers()).data.map(({ id: _id, ...m }) => m);
     const frozen = await (await fetch(`${app.url}/api/markers?from=${FROM_MS}&to=${TO_MS}&snapshot=${upload.data.id}`)).json();
     expect(frozen.data).toEqual(live);

@@ -298,14 +298,23 @@ describe("the dashboard on the ingested store", () => {
       }),
       "garbage",
     ];
-    const response = await fetch(`${app.url}/api/audit/uploads?cluster=prod-eu`, { method: "POST", body: gzipSync(lines.join("\n")) });
+    const response = await fetch(`${app.url}/api/audit/uploads?cluster=prod-eu`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: gzipSync(lines.join("\n")),
+    });
     const body = await response.json();
     expect(response.status).toBe(200);
     expect(body.data.counts).toMatchObject({ lines: 3, requests: 1, objectWrites: 1, unknown: 1, malformed: 1 });
     expect(body.warnings[0]).toContain("could not be read");
     expect(body.data.problems[0]).toMatchObject({ source: "upload", line: 3 });
-    expect((await fetch(`${app.url}/api/audit/uploads?cluster=Bad_Name`, { method: "POST", body: "x" })).status).toBe(400);
-    expect((await fetch(`${app.url}/api/audit/uploads`, { method: "POST", body: "" })).status).toBe(400);
+    expect(
+      (await fetch(`${app.url}/api/audit/uploads?cluster=Bad_Name`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: "x" }))
+        .status,
+    ).toBe(400);
+    expect((await fetch(`${app.url}/api/audit/uploads`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: "" })).status).toBe(
+      400,
+    );
   });
 
   it("an oversized upload is refused with 413, leaving the store and the upload folder as they were", async () => {
@@ -318,13 +327,20 @@ describe("the dashboard on the ingested store", () => {
         controller.close();
       },
     });
-    const response = await fetch(`${uploadLimitApp.url}/api/audit/uploads`, { method: "POST", body: chunked, duplex: "half" } as RequestInit);
+    const response = await fetch(`${uploadLimitApp.url}/api/audit/uploads`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: chunked,
+      duplex: "half",
+    } as RequestInit);
     expect(response.status).toBe(413);
     expect((await response.json()).error).toContain("audit.maxUploadMiB");
     const after = await (await fetch(`${uploadLimitApp.url}/api/clients?${range}`)).json();
     expect(after.data.total).toBe(before.data.total);
     expect(readdirSync(join(dataDir, "uploads"))).toEqual([]);
     // The webhook is off without a token.
-    expect((await fetch(`${uploadLimitApp.url}/api/audit/webhook`, { method: "POST", body: "{}" })).status).toBe(404);
+    expect(
+      (await fetch(`${uploadLimitApp.url}/api/audit/webhook`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: "{}" })).status,
+    ).toBe(404);
   }, 90_000);
 });

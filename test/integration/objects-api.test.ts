@@ -80,7 +80,12 @@ describe("object churn API on the replay", () => {
         controller.enqueue(bundle.subarray(offset, (offset += 65_536)));
       },
     });
-    const upload = fetch(`${app.url}/api/snapshots`, { method: "POST", body: stream, duplex: "half" } as RequestInit).then(async (res) => ({
+    const upload = fetch(`${app.url}/api/snapshots`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: stream,
+      duplex: "half",
+    } as RequestInit).then(async (res) => ({
       status: res.status,
       body: await res.json(),
     }));

@@ -77,7 +77,13 @@ async function expectSnapshotEqualsLive(url: string, fromMs: number) {
   const download = await fetch(`${url}/api/snapshots/export?view=objects&from=${fromMs}&to=now`);
   expect(download.status).toBe(200);
   expect(download.headers.get("content-disposition")).toMatch(/churnscope-objects-.*\.json\.gz/);
-  const upload = await (await fetch(`${url}/api/snapshots`, { method: "POST", body: Buffer.from(await download.arrayBuffer()) })).json();
+  const upload = await (
+    await fetch(`${url}/api/snapshots`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: Buffer.from(await download.arrayBuffer()),
+    })
+  ).json();
   expect(upload.data.views).toEqual(["objects"]);
   const [{ startMs, endMs }] = upload.data.ranges;
   const both = async (path: string) => {

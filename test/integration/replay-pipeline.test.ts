@@ -111,7 +111,7 @@ describe("replay pipeline through a real Prometheus", () => {
     expect(download.status).toBe(200);
     expect(download.headers.get("content-disposition")).toMatch(/attachment; filename="churnscope-write-load-.*\.json\.gz"/);
     const bytes = Buffer.from(await download.arrayBuffer());
-    const upload = await fetch(`${app.url}/api/snapshots`, { method: "POST", body: bytes });
+    const upload = await fetch(`${app.url}/api/snapshots`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: bytes });
     const uploaded = await upload.json();
     expect(upload.status).toBe(200);
     const id = uploaded.data.id as string;
@@ -139,7 +139,9 @@ describe("replay pipeline through a real Prometheus", () => {
 
   it("rejects bad uploads with a message and keeps what was stored", async () => {
     const first = await (await fetch(`${app.url}/api/snapshots/export?from=${at("2026-09-11T14:00:00Z")}&to=${at("2026-09-11T15:00:00Z")}`)).arrayBuffer();
-    const stored = await (await fetch(`${app.url}/api/snapshots`, { method: "POST", body: first })).json();
+    const stored = await (
+      await fetch(`${app.url}/api/snapshots`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: first })
+    ).json();
     const cases: [BodyInit, number, RegExp][] = [
       ["not a snapshot", 400, /not JSON/],
       [JSON.stringify({ format: "churnscope-snapshot", version: 99 }), 400, /version 99, made by a newer Churnscope/],
@@ -147,7 +149,7 @@ describe("replay pipeline through a real Prometheus", () => {
       ["", 400, /empty|no body/],
     ];
     for (const [body, status, message] of cases) {
-      const res = await fetch(`${app.url}/api/snapshots`, { method: "POST", body });
+      const res = await fetch(`${app.url}/api/snapshots`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body });
       expect(res.status).toBe(status);
       expect((await res.json()).error).toMatch(message);
     }
@@ -187,7 +189,13 @@ describe("replay pipeline through a real Prometheus", () => {
     const query = `${range}&window=1h&a=${encodeURIComponent(hub)}&b=${encodeURIComponent(project)}`;
     const download = await fetch(`${app.url}/api/snapshots/export?view=compare&${query}`);
     expect(download.status).toBe(200);
-    const upload = await (await fetch(`${app.url}/api/snapshots`, { method: "POST", body: Buffer.from(await download.arrayBuffer()) })).json();
+    const upload = await (
+      await fetch(`${app.url}/api/snapshots`, {
+        method: "POST",
+        headers: { "content-type": "application/octet-stream" },
+        body: Buffer.from(await download.arrayBuffer()),
+      })
+    ).json();
     expect(upload.data.comparisons).toEqual([{ a: hub, b: project, window: "1h" }]);
     const live = await (await fetch(`${app.url}/api/panels/compare?${query}`)).json();
     // Typed differently (spacing, quotes), the same counter finds the same snapshot entry.

@@ -81,7 +81,15 @@ describe("built-in access control", () => {
       expect(res.status, path).toBe(401);
       expect((await res.json()).error).toMatch(/sign in/);
     }
-    expect((await fetch(`${app.url}/api/audit/uploads`, { method: "POST", headers: { authorization: basic }, body: "{}" })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${app.url}/api/audit/uploads`, {
+          method: "POST",
+          headers: { authorization: basic, "content-type": "application/octet-stream" },
+          body: "{}",
+        })
+      ).status,
+    ).toBe(200);
     // The webhook has its own token: the dashboard's credentials do not open it, its token does.
     const batch = JSON.stringify({ kind: "EventList", apiVersion: "audit.k8s.io/v1", items: [] });
     expect((await fetch(`${app.url}/api/audit/webhook`, { method: "POST", headers: { authorization: basic }, body: batch })).status).toBe(401);

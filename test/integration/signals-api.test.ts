@@ -185,7 +185,7 @@ describe("signal panels against a real Prometheus", () => {
   it("an older API server: each missing family is named, and watch events by kind are not divided by writes", async () => {
     const old = { apiserver: OLD_SIGNALS_JOB };
     const noop = await panel("noop-evidence", old);
-    expect(noop.infos).toContain("apiserver_storage_events_received_total (Kubernetes 1.36) is not scraped here, so stored changes are not shown.");
+    expect(noop.infos).toContain("apiserver_storage_events_received_total (Kubernetes 1.30+) is not scraped here, so stored changes are not shown.");
     expect(noop.infos).toContain("apiserver_request_timestamp_comparison_time is not scraped here.");
     expect(noop.data.series.map((s) => s.labels.series)).toContain("API writes (2xx)");
     expect(noop.data.nothingToDraw).toBeUndefined();
@@ -206,7 +206,11 @@ describe("signal panels against a real Prometheus", () => {
   it("a downloaded view carries the signal panels and answers them as the live page did", async () => {
     const download = await fetch(`${app.url}/api/snapshots/export?from=${FROM}&to=${TO}&apiserver=${SIGNALS_JOB}`);
     expect(download.status).toBe(200);
-    const upload = await fetch(`${app.url}/api/snapshots`, { method: "POST", body: Buffer.from(await download.arrayBuffer()) });
+    const upload = await fetch(`${app.url}/api/snapshots`, {
+      method: "POST",
+      headers: { "content-type": "application/octet-stream" },
+      body: Buffer.from(await download.arrayBuffer()),
+    });
     expect(upload.status).toBe(200);
     const id = ((await upload.json()) as { data: { id: string } }).data.id;
     const signalPanels = ["noop-evidence", "request-cost", "fanout-per-write", "watch-bytes", "object-sizes"];

@@ -56,7 +56,13 @@ describe("startup", () => {
     const app = await startApp({ SHUTDOWN_GRACE_MS: "2000" });
     const url = new URL(app.url);
     // An upload whose body never ends: the graceful close would wait for it forever.
-    const stalled = request({ host: url.hostname, port: url.port, method: "POST", path: "/api/snapshots", headers: { "content-length": "1000000" } });
+    const stalled = request({
+      host: url.hostname,
+      port: url.port,
+      method: "POST",
+      path: "/api/snapshots",
+      headers: { "content-length": "1000000", "content-type": "application/octet-stream" },
+    });
     stalled.on("error", () => undefined);
     stalled.write("x".repeat(1000));
     await new Promise((r) => setTimeout(r, 300));

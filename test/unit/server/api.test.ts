@@ -52,10 +52,37 @@ describe("handleApi", () => {
   it("gives a note the admitted user as its author, whatever header the client sent", async () => {
     const added = await ask("/api/notes", {
       method: "POST",
-      headers: { authorization: basic("sre", "s3cret"), "x-churnscope-user": "mallory" },
+      headers: { authorization: basic("sre", "s3cret"), "x-churnscope-user": "mallory", "content-type": "application/json" },
       body: JSON.stringify({ timeMs: Date.UTC(2026, 10, 30), text: "rollback" }),
     });
     expect([added.status, json(added)]).toMatchObject([200, { data: { author: "sre" } }]);
+  });
+
+  it("takes writes only from its own pages: not from another site, nor with a body a form can send", async () => {
+    const note = (headers: Record<string, string>) =>
+      ask("/api/notes", {
+        method: "POST",
+        headers: { authorization: basic("sre", "s3cret"), ...headers },
+        body: JSON.stringify({ timeMs: Date.UTC(2026, 10, 30), text: "from elsewhere" }),
+      });
+    const json = { "content-type": "application/json" };
+    const refused = async (headers: Record<string, string>) => {
+      const res = await note(headers);
+      return [res.status, (JSON.parse(new TextDecoder().decode(res.body!)) as { errorType: string }).errorType];
+    };
+    expect(await refused({ ...json, "sec-fetch-site": "cross-site" })).toEqual([403, "forbidden"]);
+    expect(await refused({ ...json, "sec-fetch-site": "same-site" })).toEqual([403, "forbidden"]);
+    expect(await refused({ ...json, origin: "https://evil.example" })).toEqual([403, "forbidden"]);
+    expect(await refused({ ...json, origin: "null" })).toEqual([403, "forbidden"]);
+    for (const type of ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain;charset=UTF-8"])
+      expect(await refused({ "content-type": type })).toEqual([415, "unsupported_media_type"]);
+    expect(await refused({})).toEqual([415, "unsupported_media_type"]);
+    // The dashboard's own page, and a script that names its body's type.
+    expect((await note({ ...json, "sec-fetch-site": "same-origin", origin: "http://dashboard", host: "dashboard" })).status).toBe(200);
+    expect((await note(json)).status).toBe(200);
+    // A delete has no body; another site's is refused all the same.
+    const del = await ask("/api/notes/none", { method: "DELETE", headers: { authorization: basic("sre", "s3cret"), "sec-fetch-site": "cross-site" } });
+    expect(del.status).toBe(403);
   });
 
   it("puts the security headers and a policy on every answer, and never lets a failure be kept", async () => {

@@ -63,7 +63,7 @@ describe("nodeApi", () => {
     const options = await fetch(`${url}/api/markers`, { method: "OPTIONS" });
     expect([options.status, options.headers.get("allow")]).toEqual([204, "GET, HEAD, OPTIONS"]);
     // A body reaches its handler: a note that is not one is the client's error.
-    const note = await fetch(`${url}/api/notes`, { method: "POST", body: "not json" });
+    const note = await fetch(`${url}/api/notes`, { method: "POST", headers: { "Content-Type": "application/json" }, body: "not json" });
     expect([note.status, (await note.json()).error]).toEqual([400, 'the body is not JSON: send {"timeMs": <epoch ms>, "text": "…"}']);
     const panel = await fetch(`${url}/api/panels/writes-by-resource?from=now-1h`);
     expect([panel.status, (await panel.json()).errorType]).toEqual([503, "not_configured"]);
