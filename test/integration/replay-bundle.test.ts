@@ -176,7 +176,7 @@ describe("the committed replay bundle", () => {
     }
     expect(checked).toBeGreaterThan(50);
     const hub = bundle.panels.find((p) => p.panel === "noop-evidence" && p.apiserver === HUB_JOB && p.resource === undefined)!;
-    expect(hub.result.infos).toContain("apiserver_storage_events_received_total (Kubernetes 1.36) is not scraped here, so stored changes are not shown.");
+    expect(hub.result.infos).toContain("apiserver_storage_events_received_total (Kubernetes 1.30+) is not scraped here, so stored changes are not shown.");
   });
 
   it("carries every object write of the generator, per object", () => {
