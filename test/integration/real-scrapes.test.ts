@@ -2,15 +2,17 @@
  * Per-resource storage panels on real kube-apiserver scrapes of every version from 1.16 to 1.36
  * (test/fixtures/apiserver-metrics): each scrape's storage series, with every label as the API server wrote it,
  * are backfilled into a real Prometheus as counters that rise by a known step each 15 s, one job per version.
- * Effective writes and the stored-changes line of no-op evidence for a resource must equal the steps of the
- * series this test picks out of the raw scrape by the label values each version is known to use (a resource and
- * group apart, one dotted name, or a Go type), whichever form the scrape holds.
+ * Effective writes, the API's own writes beside them, writes by verb and the stored-changes line of no-op
+ * evidence for a resource must equal the steps of the series this test picks out of the raw scrape by the label
+ * values each version is known to use (a resource and group apart, one dotted name, or a Go type), whichever
+ * form the scrape holds; and every Write load panel answers on every version without a warning.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiEnvelope } from "@/lib/api/envelope";
+import { PANELS } from "@/lib/panels/catalog";
 import type { PanelData } from "@/lib/panels/run-panel";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
@@ -23,7 +25,10 @@ const FAMILIES = [
   "etcd_request_duration_seconds_count",
   "apiserver_watch_cache_events_received_total",
   "apiserver_storage_events_received_total",
+  "apiserver_request_total",
+  "apiserver_watch_events_total",
 ];
+const WRITE_VERBS = ["POST", "PUT", "PATCH", "APPLY", "DELETE", "DELETECOLLECTION"];
 const START_S = Date.parse("2026-11-02T00:00:00Z") / 1000;
 const STEP_S = 15;
 const SAMPLES = 161; // 40 minutes
@@ -57,6 +62,8 @@ function readScrape(file: string, version: string): Scrape {
     const open = line.indexOf("{");
     if (open < 0 || !FAMILIES.includes(line.slice(0, open))) continue;
     const labels = Object.fromEntries([...line.slice(open, line.lastIndexOf("}")).matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    // Of the requests, the writes (the panels read no others); they are most of a scrape's series.
+    if (line.startsWith("apiserver_request_total{") && !WRITE_VERBS.includes(labels.verb)) continue;
     series.push({ name: line.slice(0, open), labels, stepPerSample: 1 + (series.length % 7) });
   }
   return { version, job, series };
@@ -80,6 +87,21 @@ function effectiveFamily(s: Scrape): string {
     "apiserver_watch_cache_events_received_total",
   ].find(has)!;
 }
+
+/** Write requests per second of the resource by verb and subresource, dry runs left out (group and resource apart in every version). */
+function expectedByVerb(s: Scrape, r: Spelling): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const x of requestsOf(s, r)) {
+    const key = `${x.labels.verb} ${x.labels.subresource ?? ""}`;
+    out.set(key, (out.get(key) ?? 0) + x.stepPerSample / STEP_S);
+  }
+  return out;
+}
+
+const requestsOf = (s: Scrape, r: Spelling) =>
+  s.series.filter(
+    (x) => x.name === "apiserver_request_total" && x.labels.resource === r.resource && (x.labels.group ?? "") === r.group && (x.labels.dry_run ?? "") === "",
+  );
 
 /** Writes per second of the resource in that family: the sum of its series' steps (etcd: its create, update and delete requests). */
 function expectedRate(s: Scrape, family: string, r: Spelling): number {
@@ -134,6 +156,23 @@ describe("the storage panels on real scrapes of every version", () => {
     expect(new Set(spelled)).toEqual(new Set(["go type", "dotted", "group and resource"]));
   });
 
+  it("answers every Write load panel on every version, for a resource and for all, without a warning", async () => {
+    const failures: string[] = [];
+    for (const s of all) {
+      for (const resource of ["leases.coordination.k8s.io", ""]) {
+        for (const def of PANELS) {
+          if (resource === "" && def.needsResource) continue;
+          const query = new URLSearchParams({ from: FROM, to: TO, apiserver: s.job, step: "300", ...(resource ? { resource } : {}) });
+          const res = await fetch(`${app.url}/api/panels/${def.id}?${query}`);
+          const body = (await res.json()) as ApiEnvelope<PanelData>;
+          if (res.status !== 200 || body.status !== "success" || body.warnings.length > 0)
+            failures.push(`${s.version} ${def.id} ${resource}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+
   for (const s of all) {
     // Every scrape has leases (the API server's own); pods and namespaces where that cluster wrote them.
     for (const [resource, spelling] of Object.entries(RESOURCES).filter(
@@ -155,6 +194,18 @@ describe("the storage panels on real scrapes of every version", () => {
         );
         expect(line!.points.length).toBeGreaterThan(3);
         for (const [, value] of line!.points) expect(value).toBeCloseTo(expected, 9);
+
+        // The API's own count beside it, and by verb and subresource.
+        const api2xx = requestsOf(s, spelling)
+          .filter((x) => x.labels.code.startsWith("2"))
+          .reduce((sum, x) => sum + x.stepPerSample / STEP_S, 0);
+        const api = effective.series.find((x) => x.labels.series === "API writes (2xx)");
+        if (api2xx > 0) for (const [, value] of api!.points) expect(value).toBeCloseTo(api2xx, 9);
+        const verbs = await panel("writes-by-verb", s.job, resource);
+        const byVerb = expectedByVerb(s, spelling);
+        expect(verbs.series.map((x) => `${x.labels.verb} ${x.labels.subresource ?? ""}`).sort()).toEqual([...byVerb.keys()].sort());
+        for (const x of verbs.series)
+          for (const [, value] of x.points) expect(value).toBeCloseTo(byVerb.get(`${x.labels.verb} ${x.labels.subresource ?? ""}`)!, 9);
 
         const evidence = await panel("noop-evidence", s.job, resource);
         const stored = evidence.series.find((x) => x.labels.series === "stored changes (storage events, one replica)");
