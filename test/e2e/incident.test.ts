@@ -10,7 +10,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatCount } from "@/lib/format/number";
 import type { CounterSeries } from "@/lib/scenario/counters";
-import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { startApp, writeConfig, type TestApp, uploadSnapshot } from "../helpers/app";
 import { ARTIFACTS, launchBrowser } from "../helpers/browser";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, GRID, HUB_JOB, PROJECT_JOB, truthTotal } from "../helpers/write-load-scenario";
@@ -156,13 +156,7 @@ describe("exports", () => {
   it("a downloaded snapshot carries every marker shown: configured, found by PromQL, and notes", async () => {
     const download = await fetch(`${app.url}/api/snapshots/export?from=${FROM_MS}&to=${TO_MS}`);
     expect(download.status).toBe(200);
-    const upload = await (
-      await fetch(`${app.url}/api/snapshots`, {
-        method: "POST",
-        headers: { "content-type": "application/octet-stream" },
-        body: Buffer.from(await download.arrayBuffer()),
-      })
-    ).json();
+    const upload = await (await uploadSnapshot(app.url, Buffer.from(await download.arrayBuffer()))).json();
     const live = (await markers()).data.map(({ id: _id, ...m }) => m);
     const frozen = await (await fetch(`${app.url}/api/markers?from=${FROM_MS}&to=${TO_MS}&snapshot=${upload.data.id}`)).json();
     expect(frozen.data).toEqual(live);

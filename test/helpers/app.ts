@@ -15,6 +15,11 @@ export interface TestApp {
   stop: () => Promise<void>;
 }
 
+/** A snapshot bundle uploaded as the page's "Open snapshot…" sends it. */
+export function uploadSnapshot(baseUrl: string, body: BodyInit, init: RequestInit = {}): Promise<Response> {
+  return fetch(`${baseUrl}/api/snapshots`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body, ...init });
+}
+
 /** Writes a churnscope.yaml into a fresh temporary folder and returns its path. */
 export function writeConfig(yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), "churnscope-config-"));

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_REPLAY } from "@/lib/demo/params";
 import { generateReplay } from "@/lib/demo/replay";
-import { startApp, writeConfig } from "../helpers/app";
+import { startApp, writeConfig, uploadSnapshot } from "../helpers/app";
 import { FakeApiServer } from "../helpers/fake-apiserver";
 import { freePort, start, waitForHttp, type Running } from "../helpers/processes";
 import { ROOT } from "../helpers/root";
@@ -77,13 +77,7 @@ async function expectSnapshotEqualsLive(url: string, fromMs: number) {
   const download = await fetch(`${url}/api/snapshots/export?view=objects&from=${fromMs}&to=now`);
   expect(download.status).toBe(200);
   expect(download.headers.get("content-disposition")).toMatch(/churnscope-objects-.*\.json\.gz/);
-  const upload = await (
-    await fetch(`${url}/api/snapshots`, {
-      method: "POST",
-      headers: { "content-type": "application/octet-stream" },
-      body: Buffer.from(await download.arrayBuffer()),
-    })
-  ).json();
+  const upload = await (await uploadSnapshot(url, Buffer.from(await download.arrayBuffer()))).json();
   expect(upload.data.views).toEqual(["objects"]);
   const [{ startMs, endMs }] = upload.data.ranges;
   const both = async (path: string) => {

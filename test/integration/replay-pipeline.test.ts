@@ -15,7 +15,7 @@ import { writeLoadRequests } from "@/lib/panels/write-load-requests";
 import { createPromClient } from "@/lib/prometheus/client";
 import type { PromClient } from "@/lib/promql/types";
 import { toSeries } from "@/lib/promql/to-series";
-import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { startApp, writeConfig, type TestApp, uploadSnapshot } from "../helpers/app";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 
 const at = (iso: string) => Date.parse(iso);
@@ -111,7 +111,7 @@ describe("replay pipeline through a real Prometheus", () => {
     expect(download.status).toBe(200);
     expect(download.headers.get("content-disposition")).toMatch(/attachment; filename="churnscope-write-load-.*\.json\.gz"/);
     const bytes = Buffer.from(await download.arrayBuffer());
-    const upload = await fetch(`${app.url}/api/snapshots`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: bytes });
+    const upload = await uploadSnapshot(app.url, bytes);
     const uploaded = await upload.json();
     expect(upload.status).toBe(200);
     const id = uploaded.data.id as string;
@@ -139,9 +139,7 @@ describe("replay pipeline through a real Prometheus", () => {
 
   it("rejects bad uploads with a message and keeps what was stored", async () => {
     const first = await (await fetch(`${app.url}/api/snapshots/export?from=${at("2026-09-11T14:00:00Z")}&to=${at("2026-09-11T15:00:00Z")}`)).arrayBuffer();
-    const stored = await (
-      await fetch(`${app.url}/api/snapshots`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: first })
-    ).json();
+    const stored = await (await uploadSnapshot(app.url, first)).json();
     const cases: [BodyInit, number, RegExp][] = [
       ["not a snapshot", 400, /not JSON/],
       [JSON.stringify({ format: "churnscope-snapshot", version: 99 }), 400, /version 99, made by a newer Churnscope/],
@@ -189,13 +187,7 @@ describe("replay pipeline through a real Prometheus", () => {
     const query = `${range}&window=1h&a=${encodeURIComponent(hub)}&b=${encodeURIComponent(project)}`;
     const download = await fetch(`${app.url}/api/snapshots/export?view=compare&${query}`);
     expect(download.status).toBe(200);
-    const upload = await (
-      await fetch(`${app.url}/api/snapshots`, {
-        method: "POST",
-        headers: { "content-type": "application/octet-stream" },
-        body: Buffer.from(await download.arrayBuffer()),
-      })
-    ).json();
+    const upload = await (await uploadSnapshot(app.url, Buffer.from(await download.arrayBuffer()))).json();
     expect(upload.data.comparisons).toEqual([{ a: hub, b: project, window: "1h" }]);
     const live = await (await fetch(`${app.url}/api/panels/compare?${query}`)).json();
     // Typed differently (spacing, quotes), the same counter finds the same snapshot entry.

@@ -9,7 +9,7 @@ import type { ApiEnvelope } from "@/lib/api/envelope";
 import { joinResource } from "@/lib/panels/resource-name";
 import type { PanelData } from "@/lib/panels/run-panel";
 import { writeLoadRequests } from "@/lib/panels/write-load-requests";
-import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { startApp, writeConfig, type TestApp, uploadSnapshot } from "../helpers/app";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { buildSignalsScenario, CONSUMER_NAMES, eventsIn, OLD_SIGNALS_JOB, SIGNALS_JOB, type SignalsScenario } from "../helpers/signals-scenario";
 
@@ -206,11 +206,7 @@ describe("signal panels against a real Prometheus", () => {
   it("a downloaded view carries the signal panels and answers them as the live page did", async () => {
     const download = await fetch(`${app.url}/api/snapshots/export?from=${FROM}&to=${TO}&apiserver=${SIGNALS_JOB}`);
     expect(download.status).toBe(200);
-    const upload = await fetch(`${app.url}/api/snapshots`, {
-      method: "POST",
-      headers: { "content-type": "application/octet-stream" },
-      body: Buffer.from(await download.arrayBuffer()),
-    });
+    const upload = await uploadSnapshot(app.url, Buffer.from(await download.arrayBuffer()));
     expect(upload.status).toBe(200);
     const id = ((await upload.json()) as { data: { id: string } }).data.id;
     const signalPanels = ["noop-evidence", "request-cost", "fanout-per-write", "watch-bytes", "object-sizes"];

@@ -12,7 +12,7 @@ import { encodeSnapshot } from "@/lib/snapshot/format/codec";
 import { SNAPSHOT_FORMAT } from "@/lib/snapshot/format/schema";
 import { REPLAY_BUNDLE_PATH } from "@/lib/snapshot/store";
 import { ROOT } from "../helpers/root";
-import { rssMiB, startApp, writeConfig, type TestApp } from "../helpers/app";
+import { rssMiB, startApp, uploadSnapshot, writeConfig, type TestApp } from "../helpers/app";
 
 let app: TestApp;
 /** With the default limits, as a deployment runs. */
@@ -37,11 +37,7 @@ describe("with the default limits", () => {
     const bomb = gzipSync(text, { level: 9 });
     expect(bomb.length).toBeLessThan(300 * 1024);
     const startedMs = Date.now();
-    const res = await fetch(`${defaults.url}/api/snapshots`, {
-      method: "POST",
-      headers: { "content-type": "application/octet-stream" },
-      body: new Uint8Array(bomb),
-    });
+    const res = await uploadSnapshot(defaults.url, new Uint8Array(bomb));
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(413);
     expect(body.error).toMatch(/holds more than 4,000,000 arrays and objects/);
@@ -52,11 +48,7 @@ describe("with the default limits", () => {
 
   it("checks one upload at a time, queues four, and tells the rest to retry (503 busy, Retry-After); the queued ones succeed", async () => {
     const replay = readFileSync(join(ROOT, REPLAY_BUNDLE_PATH));
-    const answers = await Promise.all(
-      Array.from({ length: 8 }, () =>
-        fetch(`${defaults.url}/api/snapshots`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body: new Uint8Array(replay) }),
-      ),
-    );
+    const answers = await Promise.all(Array.from({ length: 8 }, () => uploadSnapshot(defaults.url, new Uint8Array(replay))));
     const statuses = answers.map((r) => r.status).sort();
     expect(statuses).toEqual([200, 200, 200, 200, 200, 503, 503, 503]);
     for (const res of answers.filter((r) => r.status === 503)) {
@@ -83,22 +75,14 @@ describe("checking an upload is bounded", () => {
       markers: [],
       objectWrites: { objects: [], writes: [] },
     });
-    const stored = await fetch(`${app.url}/api/snapshots`, {
-      method: "POST",
-      headers: { "content-type": "application/octet-stream" },
-      body: new Uint8Array(small),
-    });
+    const stored = await uploadSnapshot(app.url, new Uint8Array(small));
     expect(stored.status).toBe(200);
     const { data: info } = await stored.json();
 
     const objects = Math.floor((8 * 1_048_576 - 4) / 3);
     const costly = gzipSync(Buffer.concat([Buffer.from("["), Buffer.alloc(objects * 3, "{},"), Buffer.from("{}]")]), { level: 9 });
     expect(costly.length).toBeLessThan(64 * 1024);
-    const res = await fetch(`${app.url}/api/snapshots`, {
-      method: "POST",
-      headers: { "content-type": "application/octet-stream" },
-      body: new Uint8Array(costly),
-    });
+    const res = await uploadSnapshot(app.url, new Uint8Array(costly));
     const body = await res.json();
     expect(res.status, JSON.stringify(body)).toBe(413);
     expect(body.errorType).toBe("too_large");
