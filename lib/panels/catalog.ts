@@ -94,7 +94,7 @@ export const PANELS: readonly PanelDef[] = [
     estimate:
       "no-op writes ≈ successful API writes (2xx) − effective writes (etcd create/update/delete, or watch-cache events when etcd metrics are absent). " +
       "API writes leave out access and token reviews and TokenRequests, which are answered without storing anything. " +
-      "Where the API server counts storage events (Kubernetes 1.36), effective writes are those events, one replica per API server. " +
+      "Where the API server counts storage events (Kubernetes 1.30+), effective writes are those events, one replica per API server. " +
       "A byte-identical update is answered without touching etcd, so it appears only on the left. Storage writes the API server makes on its own " +
       "(garbage collection, finalizer removal) appear only on the right, so the gap is an estimate, not a count.",
     queries: (vars) => effectiveWriteQueries(vars),
