@@ -13,7 +13,7 @@ RUN npm ci --no-audit --no-fund
 FROM deps AS build
 COPY . .
 ENV NEXT_TELEMETRY_DISABLED=1 CHURNSCOPE_STANDALONE=1
-RUN npx next build && node deploy/image/bundle-start.mjs
+RUN npm run build && node deploy/image/bundle-start.mjs
 
 FROM node:20-bookworm-slim AS runtime
 WORKDIR /app

@@ -38,11 +38,13 @@ function finish() {
 }
 
 if (process.env.CHURNSCOPE_SKIP_BUILD !== "1") {
-  console.log("test: next build");
+  console.log("test: next build, then the replay's object store");
   const buildStartMs = Date.now();
+  // As `npm run build`: the app, then the replay's object store beside it.
   const build = spawnSync(bin("next"), ["build"], { stdio: "inherit", env });
+  const replayStore = build.status === 0 ? spawnSync(bin("tsx"), ["lib/cli/replay-store.ts"], { stdio: "inherit", env }) : build;
   projectSeconds.push(["build", since(buildStartMs)]);
-  if (build.status !== 0) {
+  if (build.status !== 0 || replayStore.status !== 0) {
     console.error("test: the build failed, so integration and e2e tests cannot run");
     failed += 1;
     finish();

@@ -28,13 +28,18 @@ try {
 }
 
 if (!existsSync(join(process.env.CHURNSCOPE_DIST_DIR || ".next", "BUILD_ID"))) {
-  // First start on a fresh checkout: build once (about 30 s) rather than fail.
-  console.log("churnscope: no production build yet; running `next build` once");
-  const nextBin = createRequire(join(process.cwd(), "package.json")).resolve("next/dist/bin/next");
-  const build = spawnSync(process.execPath, [nextBin, "build"], { stdio: "inherit", env: { NEXT_TELEMETRY_DISABLED: "1", ...process.env } });
-  if (build.status !== 0) {
-    console.error("churnscope: the build failed; see the output above");
-    process.exit(1);
+  // First start on a fresh checkout: build once (about 40 s) rather than fail, as `npm run build` does: the app, then the replay's object store.
+  console.log("churnscope: no production build yet; running `npm run build` once");
+  const resolve = createRequire(join(process.cwd(), "package.json")).resolve;
+  const env = { NEXT_TELEMETRY_DISABLED: "1", ...process.env };
+  for (const step of [
+    [resolve("next/dist/bin/next"), "build"],
+    [resolve("tsx/cli"), join("lib", "cli", "replay-store.ts")],
+  ]) {
+    if (spawnSync(process.execPath, step, { stdio: "inherit", env }).status !== 0) {
+      console.error("churnscope: the build failed; see the output above");
+      process.exit(1);
+    }
   }
 }
 

@@ -3,7 +3,6 @@
  * SQLite store beside the snapshot through the recorder's own core, or the live store the recorder
  * writes. A store built from an older bundle is rebuilt.
  */
-import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
@@ -12,7 +11,9 @@ import type { AppConfig } from "../config/load";
 import { joinInFlight } from "../runtime/in-flight";
 import { OpenedAtStart } from "../runtime/opened-at-start";
 import { runService, runTask } from "../runtime/threads";
-import type { ImportedCount, ImportJob } from "./import-worker";
+import { REPLAY_ID } from "../snapshot/store";
+import type { ImportedCount } from "./import-worker";
+import { adoptPrebuilt, snapshotStoreDigest, type ImportJob } from "./snapshot-store";
 import { WriteStore } from "./store";
 
 /** What the object stores need of the server: where data lives, the profiles, and the snapshots' bundles. */
@@ -25,8 +26,6 @@ export interface StoreContext {
     maxBytesOf(id: string): number;
   };
 }
-
-const STORE_FORMAT = "4";
 
 /**
  * The object stores of one server: the live store, opened once at start (with its roll-up thread), and
@@ -64,7 +63,7 @@ export class ObjectStores {
 async function openOrBuild(ctx: StoreContext, id: string): Promise<WriteStore> {
   const bundle = ctx.snapshots.read(id);
   // Rebuilt when the bundle or the profiles change: classification depends on both.
-  const digest = createHash("sha256").update(bundle).update(STORE_FORMAT).update(JSON.stringify(ctx.config.profiles)).digest("hex").slice(0, 16);
+  const digest = snapshotStoreDigest(bundle, ctx.config.profiles);
   const dir = join(ctx.config.dataDir, "snapshots");
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${id}.sqlite`);
@@ -74,6 +73,8 @@ async function openOrBuild(ctx: StoreContext, id: string): Promise<WriteStore> {
     store.close();
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
   }
+  // The replay's store, built once at build time: a copy takes a fraction of a second where building takes seconds.
+  if (id === REPLAY_ID && adoptPrebuilt(path, digest)) return new WriteStore(path);
   await buildInThread({ path, bundle, maxBytes: ctx.snapshots.maxBytesOf(id), profiles: ctx.config.profiles, digest });
   return new WriteStore(path);
 }

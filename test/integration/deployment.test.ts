@@ -6,6 +6,7 @@
  * https when the config file sets server.tls.
  * (No container engine runs on the test machines, so the image itself is not built here.)
  */
+import Database from "better-sqlite3";
 import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { request } from "node:https";
@@ -106,7 +107,8 @@ describe("the standalone build in the image", () => {
 
   it("starts with the image's command (node start.cjs), passes its probes, answers panels before Next, shows the replay, stores notes in SQLite, rolls up a live store and takes the webhook over https", async () => {
     rmSync(join(ROOT, distDir), { recursive: true, force: true });
-    const build = spawnSync(process.execPath, [join(ROOT, "node_modules/next/dist/bin/next"), "build"], {
+    // As the Dockerfile builds it: the app, then the replay's object store (copied into the standalone output).
+    const build = spawnSync("npm", ["run", "build"], {
       cwd: ROOT,
       env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", CHURNSCOPE_STANDALONE: "1", CHURNSCOPE_DIST_DIR: distDir },
       encoding: "utf8",
@@ -123,7 +125,7 @@ describe("the standalone build in the image", () => {
     cpSync(join(ROOT, distDir, "static"), join(app, distDir, "static"), { recursive: true });
     const dockerfile = readFileSync(join(ROOT, "Dockerfile"), "utf8");
     expect(dockerfile).toMatch(/COPY --from=build \/src\/\.next\/standalone \.\/\nCOPY --from=build \/src\/\.next\/static \.\/\.next\/static/);
-    expect(dockerfile).toMatch(/^RUN npx next build && node deploy\/image\/bundle-start\.mjs$/m);
+    expect(dockerfile).toMatch(/^RUN npm run build && node deploy\/image\/bundle-start\.mjs$/m);
     expect(dockerfile).toMatch(/^CMD \["node", "start\.cjs"\]$/m);
     // The build put it there (outputFileTracingIncludes); the Dockerfile copies nothing else.
     expect(existsSync(join(app, "serve.cjs"))).toBe(true);
@@ -171,6 +173,10 @@ describe("the standalone build in the image", () => {
     const objects = await (await fetch(`${url}/api/objects?snapshot=replay&from=1788912000000&to=1789279200000&kind=Connector`)).json();
     expect(objects.status, JSON.stringify(objects)).toBe("success");
     expect(objects.data.total).toBeGreaterThan(0);
+    // The replay's object store is the build's, copied into the volume, not built on that first visit.
+    const replayStore = new Database(join(dataDir, "snapshots", "replay.sqlite"), { readonly: true });
+    expect(replayStore.prepare("SELECT value FROM meta WHERE key = 'built'").get()).toEqual({ value: "at build time" });
+    replayStore.close();
     expect((await fetch(`${url}/api/objects?from=${LIVE_DAY0}&to=${LIVE_DAY0 + 2 * 86_400_000}`)).status).toBe(200);
     const deadline = Date.now() + 30_000;
     while (liveDaysRolledUp(dataDir) < 2 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
