@@ -3,6 +3,7 @@
  * Clients: write requests from the ingested audit logs by client (user · user-agent name) over
  * time, per resource and per object with their top writers, and before/after a chosen time per client.
  */
+import Link from "next/link";
 import { ChartZoomContext } from "@/components/panels/chart-zoom";
 import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
 import { ApiNotices } from "@/components/objects/api-notices";
@@ -14,6 +15,7 @@ import { formatDurationMs } from "@/lib/time/duration";
 import { formatNumber } from "@/lib/format/number";
 import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { AuditUpload } from "./audit-upload";
 import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 import type { ClientsAnswer, TopEntry } from "@/lib/wire/clients";
@@ -42,21 +44,31 @@ function Top({ top }: { top: TopEntry[] }) {
   );
 }
 
-export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: number; fromSnapshot: boolean }) {
+export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(state, { history: "push" });
   const { startMs, endMs, errors, controls, onZoom } = useViewRange(
     initialNowMs,
-    undefined,
+    snapshot,
     url.from,
     url.to,
     (from, to) => void setUrl({ from, to, at: null }),
   );
   const answer = useApi<ClientsAnswer>(
-    apiUrl("/api/clients", { from: startMs, to: endMs, cluster: url.cluster ?? undefined, resource: url.resource ?? undefined, at: url.at ?? undefined }),
+    apiUrl("/api/clients", {
+      from: startMs,
+      to: endMs,
+      cluster: url.cluster ?? undefined,
+      resource: url.resource ?? undefined,
+      at: url.at ?? undefined,
+      snapshot: snapshot?.id,
+    }),
   );
-  const markers = useMarkers(startMs, endMs).data?.data ?? [];
+  const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
   const data = answer.data?.data;
   const atMs = url.at ?? undefined;
+  // The snapshot's own moment (the replay's onset), offered as the before/after split where the range holds it.
+  const snapshotAtMs = snapshot?.initialView?.atMs;
+  const offeredAtMs = snapshotAtMs !== undefined && snapshotAtMs > startMs && snapshotAtMs < endMs ? snapshotAtMs : undefined;
 
   return (
     <ChartZoomContext value={onZoom}>
@@ -87,15 +99,24 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
               {url.resource} ✕
             </button>
           )}
-          <ViewControls {...controls} />
+          <ViewControls
+            snapshot={snapshot}
+            {...controls}
+            download={{ view: "objects", cluster: url.cluster ?? undefined, resource: url.resource ?? undefined, at: url.at ?? undefined }}
+          />
         </div>
-        <RangeStatus startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
-        {fromSnapshot && (
-          <p role="status" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
-            Snapshots do not carry audit requests: this page shows the audit logs ingested into this dashboard, not the snapshot you came from.
+        <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
+        {snapshot ? (
+          <p className="text-xs text-[var(--muted)]">
+            The snapshot&apos;s audit requests. To add your own audit log, open the{" "}
+            <Link prefetch={false} href="/clients" className="text-[var(--accent)] hover:underline">
+              live Clients page
+            </Link>
+            .
           </p>
+        ) : (
+          <AuditUpload />
         )}
-        <AuditUpload />
         <ApiNotices error={answer.error} answer={answer.data} />
         <section
           data-testid="clients-chart"
@@ -137,6 +158,11 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                   />
                   UTC
                 </label>
+                {atMs === undefined && offeredAtMs !== undefined && (
+                  <button type="button" onClick={() => void setUrl({ at: offeredAtMs })} className="rounded border border-[var(--border)] px-2 py-0.5 text-xs">
+                    Compare before/after {formatUtc(offeredAtMs, false)}
+                  </button>
+                )}
                 {atMs === undefined ? (
                   <button
                     type="button"
@@ -157,65 +183,82 @@ export function ClientsView({ initialNowMs, fromSnapshot }: { initialNowMs: numb
                   </span>
                 )}
               </div>
-              <table className="w-full text-sm tabular">
-                <thead className="text-xs text-[var(--muted)]">
-                  <tr>
-                    <th className={`${cell} text-left font-medium`}>client (user · agent)</th>
-                    <th className={`${cell} text-right font-medium`}>writes</th>
-                    <th className={`${cell} text-right font-medium`}>failed</th>
-                    <th className={`${cell} text-right font-medium`} title="requests that changed nothing (needs RequestResponse bodies)">
-                      no-op
-                    </th>
-                    {data.comparison && (
-                      <>
-                        <th className={`${cell} text-right font-medium`}>before</th>
-                        <th className={`${cell} text-right font-medium`}>after</th>
-                        <th className={`${cell} text-right font-medium`}>change</th>
-                      </>
-                    )}
-                  </tr>
-                </thead>
-                <tbody>
-                  {data.clients.map((c) => {
-                    const cmp = data.comparison?.rows.find((r) => r.client === c.client);
-                    return (
-                      <tr key={c.client} data-client={c.client} className="border-t border-[var(--border)]">
-                        <td className={`${cell} font-mono text-xs`}>
-                          <div className="break-all">{c.client}</div>
-                          <div className="text-[11px] text-[var(--muted)]" data-cell="verbs">
-                            {c.verbs.map((v) => `${v.verb} ${formatNumber(v.writes, true)}`).join(" · ")}
-                            {c.neverStored > 0 && (
-                              <span title="access and token reviews and TokenRequests: answered, never stored">{` · ${formatNumber(c.neverStored, true)} never stored`}</span>
+              {/* On a phone the table scrolls sideways rather than breaking a client's name letter by letter. */}
+              <div className="overflow-x-auto">
+                <table className="w-full min-w-[40rem] text-sm tabular">
+                  <thead className="text-xs text-[var(--muted)]">
+                    <tr>
+                      <th className={`${cell} text-left font-medium`}>client (user · agent)</th>
+                      <th className={`${cell} text-right font-medium`}>writes</th>
+                      <th className={`${cell} text-right font-medium`}>failed</th>
+                      <th className={`${cell} text-right font-medium`} title="requests that changed nothing (needs RequestResponse bodies)">
+                        no-op
+                      </th>
+                      {data.comparison && (
+                        <>
+                          <th className={`${cell} text-right font-medium`}>before</th>
+                          <th className={`${cell} text-right font-medium`}>after</th>
+                          <th className={`${cell} text-right font-medium`}>change</th>
+                        </>
+                      )}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {data.clients.map((c) => {
+                      const cmp = data.comparison?.rows.find((r) => r.client === c.client);
+                      return (
+                        <tr key={c.client} data-client={c.client} className="border-t border-[var(--border)]">
+                          <td className={`${cell} font-mono text-xs`}>
+                            <div className="break-all">{c.client}</div>
+                            <div className="text-[11px] text-[var(--muted)]" data-cell="verbs">
+                              {c.verbs.map((v) => `${v.verb} ${formatNumber(v.writes, true)}`).join(" · ")}
+                              {c.neverStored > 0 && (
+                                <span title="access and token reviews and TokenRequests: answered, never stored">{` · ${formatNumber(c.neverStored, true)} never stored`}</span>
+                              )}
+                            </div>
+                            {c.versions.some((v) => v.version !== "") && (
+                              <div
+                                className="text-[11px] text-[var(--muted)]"
+                                data-cell="versions"
+                                title="the user agent's versions, with when each was first seen"
+                              >
+                                {c.versions
+                                  .map(
+                                    (v, i) =>
+                                      `${v.version || "no version"} ${formatNumber(v.writes, true)}${i > 0 ? ` from ${formatUtc(v.firstMs, false)}` : ""}`,
+                                  )
+                                  .join(" · ")}
+                              </div>
                             )}
-                          </div>
-                        </td>
-                        <td className={num} data-cell="writes">
-                          {formatNumber(c.writes, true)}
-                        </td>
-                        <td className={num}>{formatNumber(c.failed, true)}</td>
-                        <td className={num} data-cell="noop">
-                          {formatNumber(c.noop, true)}
-                        </td>
-                        {data.comparison && (
-                          <>
-                            <td className={num} data-cell="before">
-                              {formatNumber(cmp?.before ?? 0, true)}
-                            </td>
-                            <td className={num} data-cell="after">
-                              {formatNumber(cmp?.after ?? 0, true)}
-                            </td>
-                            <td className={num} data-cell="change">
-                              {cmp?.changePct === null || cmp === undefined
-                                ? "new"
-                                : `${cmp.changePct > 0 ? "+" : cmp.changePct < 0 ? "−" : ""}${Math.abs(cmp.changePct).toFixed(0)} %`}
-                            </td>
-                          </>
-                        )}
-                      </tr>
-                    );
-                  })}
-                </tbody>
-              </table>
+                          </td>
+                          <td className={num} data-cell="writes">
+                            {formatNumber(c.writes, true)}
+                          </td>
+                          <td className={num}>{formatNumber(c.failed, true)}</td>
+                          <td className={num} data-cell="noop">
+                            {formatNumber(c.noop, true)}
+                          </td>
+                          {data.comparison && (
+                            <>
+                              <td className={num} data-cell="before">
+                                {formatNumber(cmp?.before ?? 0, true)}
+                              </td>
+                              <td className={num} data-cell="after">
+                                {formatNumber(cmp?.after ?? 0, true)}
+                              </td>
+                              <td className={num} data-cell="change">
+                                {cmp?.changePct === null || cmp === undefined
+                                  ? "new"
+                                  : `${cmp.changePct > 0 ? "+" : cmp.changePct < 0 ? "−" : ""}${Math.abs(cmp.changePct).toFixed(0)} %`}
+                              </td>
+                            </>
+                          )}
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </div>
             </section>
             <div className="grid gap-3 xl:grid-cols-2">
               <section data-testid="clients-resources" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">

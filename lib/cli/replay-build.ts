@@ -9,7 +9,7 @@ import { callRunner } from "../server/handlers/panels";
 import { detectRebuildProfile } from "../rebuilds/detect";
 import { HUB_JOB } from "../demo/types";
 import { createPromClient } from "../prometheus/client";
-import { replayObjectWrites } from "../demo/bundle";
+import { replayAuditRequests, replayObjectWrites } from "../demo/bundle";
 import { replaySeries } from "../demo/metrics";
 import { DEFAULT_REPLAY } from "../demo/params";
 import { generateReplay } from "../demo/replay";
@@ -48,6 +48,7 @@ async function main(): Promise<void> {
         calls: replayCalls(params),
         markers: params.markers,
         objectWrites: replayObjectWrites(replay),
+        auditRequests: replayAuditRequests(replay),
       },
       callRunner(
         { client, scrapeIntervalSeconds: params.scrapeIntervalSeconds },
@@ -62,7 +63,9 @@ async function main(): Promise<void> {
       ),
     );
     const bytes = encodeSnapshot(snapshot);
-    log(`${snapshot.panels.length} panel results, ${snapshot.objectWrites?.writes.length} object writes, ${(bytes.length / 1_048_576).toFixed(2)} MiB`);
+    log(
+      `${snapshot.panels.length} panel results, ${snapshot.objectWrites?.writes.length} object writes, ${snapshot.auditRequests?.requests.length} audit requests, ${(bytes.length / 1_048_576).toFixed(2)} MiB`,
+    );
     if (check) {
       // Compared unpacked, so a different zlib build cannot fail the check.
       const same = existsSync(REPLAY_BUNDLE_PATH) && gunzipSync(readFileSync(REPLAY_BUNDLE_PATH)).equals(gunzipSync(bytes));

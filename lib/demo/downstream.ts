@@ -9,7 +9,8 @@ import type { Rng } from "../scenario/rng";
 import { CONNECTOR_API, FIELDS, UPSTREAM_STATUS, hubConnector, touchManagedFields, type Obj } from "./objects";
 import { edgeView } from "./project-side";
 import type { ReplayParams } from "./params";
-import { HUB_JOB, type ReplaySink, type ReplayWrite, type WriteClass } from "./types";
+import { clientOf } from "./clients";
+import { HUB_JOB, type ApiRequest, type ReplaySink, type ReplayWrite, type WriteClass } from "./types";
 import type { ConnectorPlan } from "./world";
 
 const NSO = "network-services-operator";
@@ -44,7 +45,7 @@ export function replicate(target: HubTarget, upstreamWrites: ReplayWrite[], sink
       sink.reconciles.push({ timeMs: runMs, controller: "gateway_resource_replicator", result: "success" });
       if (hub) {
         hub = null;
-        record(sink, target.hubIndex, t, "DELETE", "delete", "upstream-deleted", null);
+        record(sink, target, t, "DELETE", "delete", "upstream-deleted", null);
       }
       continue;
     }
@@ -54,15 +55,7 @@ export function replicate(target: HubTarget, upstreamWrites: ReplayWrite[], sink
       continue;
     }
     if (hub && rng() < HUB_CONFLICT_SHARE) {
-      sink.requests.push({
-        timeMs: t - 300,
-        job: HUB_JOB,
-        resource: "connectors",
-        group: "networking.datumapis.com",
-        version: "v1alpha1",
-        verb: "PUT",
-        code: 409,
-      });
+      sink.requests.push(hubRequest(target, t - 300, "PUT", 409));
       sink.reconciles.push({ timeMs: t - 300, controller: "gateway_resource_replicator", result: "error" });
     }
     sink.reconciles.push({ timeMs: runMs, controller: "gateway_resource_replicator", result: "success" });
@@ -71,7 +64,7 @@ export function replicate(target: HubTarget, upstreamWrites: ReplayWrite[], sink
       : desired;
     touchManagedFields(written, { manager: NSO, operation: "Update", fields: FIELDS.hubCopy }, t);
     const cls: WriteClass = hub === null ? "create" : edgeView(annotationStatus(hub)) === edgeView(annotationStatus(written)) ? "unrouted" : "routed";
-    record(sink, target.hubIndex, t, hub ? "PUT" : "POST", cls, "replicated", written);
+    record(sink, target, t, hub ? "PUT" : "POST", cls, "replicated", written);
     hub = written;
   }
 }
@@ -87,17 +80,26 @@ function sameCopy(a: Obj, b: Obj): boolean {
   return view(a) === view(b);
 }
 
-function record(sink: ReplaySink, objectIndex: number, t: number, verb: "POST" | "PUT" | "DELETE", cls: WriteClass, cause: string, object: Obj | null): void {
-  sink.writes.push({ timeMs: t, objectIndex, verb, manager: NSO, cls, cause, object: object && structuredClone(object) });
-  sink.requests.push({
+function record(sink: ReplaySink, target: HubTarget, t: number, verb: "POST" | "PUT" | "DELETE", cls: WriteClass, cause: string, object: Obj | null): void {
+  sink.writes.push({ timeMs: t, objectIndex: target.hubIndex, verb, manager: NSO, cls, cause, object: object && structuredClone(object) });
+  sink.requests.push(hubRequest(target, t, verb, verb === "POST" ? 201 : 200));
+}
+
+function hubRequest(target: HubTarget, t: number, verb: string, code: number): ApiRequest {
+  const [group, version] = CONNECTOR_API.split("/");
+  const { namespace, name } = target.plan;
+  return {
     timeMs: t,
     job: HUB_JOB,
     resource: "connectors",
-    group: "networking.datumapis.com",
-    version: CONNECTOR_API.split("/")[1],
+    group,
+    version,
     verb,
-    code: verb === "POST" ? 201 : 200,
-  });
+    code,
+    namespace: target.hubNamespace,
+    name,
+    ...clientOf(NSO, "hub", namespace, name, t),
+  };
 }
 
 /** Poisson arrival times at `perHour` in [startMs, endMs). */

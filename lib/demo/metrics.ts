@@ -14,7 +14,7 @@ export const XDS_BUCKETS = [0.001, 0.01, 0.1, 1, 5, 10] as const;
 export const HOOK_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
 export const INSTANCES: Record<string, string[]> = { [PROJECT_JOB]: ["10.40.0.11:6443", "10.40.0.12:6443"], [HUB_JOB]: ["10.41.0.10:5443"] };
 
-interface Background extends Omit<ApiRequest, "timeMs" | "code"> {
+interface Background extends Omit<ApiRequest, "timeMs" | "code" | "namespace" | "name" | "user" | "userAgent"> {
   perSecond: number;
   /** share of these requests answered 409 */
   conflicts?: number;

@@ -23,7 +23,8 @@ import {
   type Condition,
   type Obj,
 } from "./objects";
-import { PROJECT_JOB, type ReplaySink, type WriteClass } from "./types";
+import { clientOf } from "./clients";
+import { PROJECT_JOB, type ApiRequest, type ReplaySink, type WriteClass } from "./types";
 import type { ConnectorPlan } from "./world";
 
 export const LEASE_SECONDS = 30;
@@ -257,7 +258,7 @@ export class ConnectorSim {
       return;
     }
     if (this.rng() < STATUS_CONFLICT_SHARE) {
-      this.sink.requests.push(request(t - 400, "PUT", "status", 409));
+      this.sink.requests.push(this.request(t - 400, "PUT", "status", 409, NSO, "connectors", CONNECTOR_API));
       this.sink.reconciles.push({ timeMs: t - 400, controller, result: "error" });
     }
     this.sink.reconciles.push({ timeMs: t, controller, result });
@@ -342,11 +343,24 @@ export class ConnectorSim {
     apiVersion: string,
   ): void {
     this.sink.writes.push({ timeMs: t, objectIndex, verb, subresource, manager, cls, cause, object: object && structuredClone(object) });
-    const [group, version] = apiVersion.split("/");
-    this.sink.requests.push({ timeMs: t, job: PROJECT_JOB, resource, group, version, verb, subresource, code: verb === "POST" ? 201 : 200 });
+    this.sink.requests.push(this.request(t, verb, subresource, verb === "POST" ? 201 : 200, manager, resource, apiVersion));
   }
-}
 
-function request(t: number, verb: string, subresource: string | undefined, code: number) {
-  return { timeMs: t, job: PROJECT_JOB, resource: "connectors", group: "networking.datumapis.com", version: "v1alpha1", verb, subresource, code };
+  private request(t: number, verb: string, subresource: string | undefined, code: number, manager: string, resource: string, apiVersion: string): ApiRequest {
+    const [group, version] = apiVersion.split("/");
+    const { namespace, name } = this.plan;
+    return {
+      timeMs: t,
+      job: PROJECT_JOB,
+      resource,
+      group,
+      version,
+      verb,
+      subresource,
+      code,
+      namespace,
+      name,
+      ...clientOf(manager, "milo", namespace, name, t),
+    };
+  }
 }

@@ -43,6 +43,11 @@ export interface ApiRequest {
   verb: string;
   subresource?: string;
   code: number;
+  /** the object written and who wrote it, as the audit log records them */
+  namespace: string;
+  name: string;
+  user: string;
+  userAgent: string;
 }
 
 export interface Reconcile {

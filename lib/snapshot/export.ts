@@ -6,7 +6,7 @@
 import { ApiFailure } from "../api/envelope";
 import type { PanelResult } from "../panels/run-panel";
 import { panelCallKey, type PanelCall } from "../panels/write-load-requests";
-import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type ObjectWrites, type PanelEntry, type Snapshot, type SnapshotMarker } from "./format/schema";
+import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type AuditRequests, type ObjectWrites, type PanelEntry, type Snapshot, type SnapshotMarker } from "./format/schema";
 
 export interface ExportInput {
   title: string;
@@ -23,6 +23,7 @@ export interface ExportInput {
   calls: PanelCall[];
   markers: SnapshotMarker[];
   objectWrites: ObjectWrites | null;
+  auditRequests?: AuditRequests;
 }
 
 export type RunCall = (call: PanelCall) => Promise<PanelResult>;
@@ -64,5 +65,6 @@ export async function buildSnapshot(input: ExportInput, run: RunCall, concurrenc
     panels,
     markers: input.markers,
     objectWrites: input.objectWrites,
+    ...(input.auditRequests ? { auditRequests: input.auditRequests } : {}),
   };
 }

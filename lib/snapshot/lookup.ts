@@ -12,12 +12,22 @@ import { derivedComparison } from "./held-compare";
 /**
  * What the server keeps of an open snapshot: all but its object writes, which are most of a bundle (35 of the
  * replay's 43 MB) and are read only by the Objects views, from a store built from the bundle itself
- * (store/sources.ts). `objectWriteCount` is null when the snapshot holds none (taken where no recorder ran).
+ * (store/sources.ts), as are its audit requests, read by the Clients page. `objectWriteCount` is null when the
+ * snapshot holds none (taken where no recorder ran).
  */
-export type HeldSnapshot = Omit<Snapshot, "objectWrites"> & { objectWriteCount: number | null };
+export type HeldSnapshot = Omit<Snapshot, "objectWrites" | "auditRequests"> & {
+  objectWriteCount: number | null;
+  auditRequestCount: number;
+  auditNote?: string;
+};
 
-export function heldPart({ objectWrites, ...rest }: Snapshot): HeldSnapshot {
-  return { ...rest, objectWriteCount: objectWrites ? objectWrites.writes.length : null };
+export function heldPart({ objectWrites, auditRequests, ...rest }: Snapshot): HeldSnapshot {
+  return {
+    ...rest,
+    objectWriteCount: objectWrites ? objectWrites.writes.length : null,
+    auditRequestCount: auditRequests?.requests.length ?? 0,
+    ...(auditRequests?.note ? { auditNote: auditRequests.note } : {}),
+  };
 }
 
 /** An opened snapshot: its held part, and about how many bytes that is as JSON (for the store's memory budget). */
@@ -122,6 +132,7 @@ export function info(snapshot: HeldSnapshot, id: string): SnapshotInfo {
     markers: snapshot.markers,
     comparisons: heldComparisons(snapshot),
     objectWriteCount: snapshot.objectWriteCount ?? 0,
+    auditRequestCount: snapshot.auditRequestCount,
   };
 }
 

@@ -3,6 +3,7 @@
  * Clients view, and the last version of each object the audit log showed, for no-op detection
  * across files and webhook batches. Object writes themselves go to the write store's `writes`.
  */
+import type { AuditRow } from "../snapshot/format/audit-rows";
 import type { RequestRecord, StoreConnection } from "./types";
 import type { ObjectKey } from "../wire/objects";
 
@@ -66,6 +67,16 @@ export class AuditStore {
   /** Whether the watch recorder has recorded anything into this store (its last versions live in `latest`). */
   hasWatchedObjects(): boolean {
     return this.statement("SELECT 1 FROM latest LIMIT 1").get() !== undefined;
+  }
+
+  /** The requests in (fromMs, toMs], oldest first; null when there are more than `maxRequests`. */
+  requestsBetween(fromMs: number, toMs: number, maxRequests: number): AuditRow[] | null {
+    const rows = this.statement(
+      `SELECT ts_ms AS tsMs, cluster, usr AS user, user_agent AS userAgent, verb, grp AS "group", resource, subresource, namespace, name, code, noop
+       FROM audit_requests WHERE ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?`,
+    ).all(fromMs, toMs, maxRequests + 1) as (Omit<AuditRow, "noop"> & { noop: number | null })[];
+    if (rows.length > maxRequests) return null;
+    return rows.map((r) => ({ ...r, noop: r.noop === null ? null : r.noop === 1 }));
   }
 
   /** Whether any audit request is stored (the Clients view says how to get some when none is). */

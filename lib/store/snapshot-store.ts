@@ -1,7 +1,7 @@
 /**
- * A snapshot's object store, built from its bundle through the recorder's own core (import-writes.ts) and
- * marked with a digest of what built it (the bundle, the store's format, the profiles), so a store built
- * from another bundle, by an older Churnscope or with other profiles is built again. The replay's is built
+ * A snapshot's object store, built from its bundle through the recorder's own core (import-writes.ts), with its
+ * audit requests (audit-bundle.ts), and marked with a digest of what built it (the bundle, the store's format,
+ * the profiles), so a store built from another bundle, by an older Churnscope or with other profiles is built again. The replay's is built
  * once at build time (lib/cli/replay-store.ts) beside the app, and a server whose data directory has none
  * takes a copy of it instead of building its own.
  */
@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { Profile } from "../churn/profiles";
 import { bufferOf } from "../runtime/threads";
 import { decodeSnapshot } from "../snapshot/format/codec";
+import { importAuditRequests } from "./audit-bundle";
 import { importObjectWrites } from "./import-writes";
 import { WriteStore } from "./store";
 
@@ -23,7 +24,7 @@ export interface ImportJob {
 }
 
 /** Changes whenever what a store holds for the same bundle would: the schema, or how writes are classified. */
-const STORE_FORMAT = "5";
+const STORE_FORMAT = "6";
 
 export function snapshotStoreDigest(bundle: Uint8Array, profiles: Profile[]): string {
   return createHash("sha256").update(bundle).update(STORE_FORMAT).update(JSON.stringify(profiles)).digest("hex").slice(0, 16);
@@ -33,9 +34,10 @@ export function snapshotStoreDigest(bundle: Uint8Array, profiles: Profile[]): st
 export function buildSnapshotStore(job: ImportJob): number {
   const store = new WriteStore(job.path);
   try {
-    const objectWrites = decodeSnapshot(bufferOf(job.bundle), job.maxBytes).objectWrites;
+    const { objectWrites, auditRequests } = decodeSnapshot(bufferOf(job.bundle), job.maxBytes);
     const count = objectWrites ? importObjectWrites(store, objectWrites, job.profiles) : 0;
     store.setMeta("writes", String(count));
+    store.setMeta("auditRequests", String(auditRequests ? importAuditRequests(store, auditRequests) : 0));
     store.setMeta("digest", job.digest);
     return count;
   } finally {

@@ -21,7 +21,7 @@ export interface StoreContext {
   config: Pick<AppConfig, "dataDir" | "profiles">;
   snapshots: {
     /** a checked snapshot: how many object writes it holds, null for none */
-    open(id: string): Promise<{ objectWriteCount: number | null }>;
+    open(id: string): Promise<{ objectWriteCount: number | null; auditRequestCount: number }>;
     read(id: string): Buffer;
     maxBytesOf(id: string): number;
   };
@@ -47,11 +47,19 @@ export class ObjectStores {
     return this.live.get();
   }
 
-  async snapshotStore(id: string): Promise<WriteStore> {
+  /** The snapshot's store, for its object writes or (the Clients view) its audit requests: a 404 when it holds none. */
+  async snapshotStore(id: string, reading: "object writes" | "audit requests" = "object writes"): Promise<WriteStore> {
+    const held = await this.ctx.snapshots.open(id);
+    if (reading === "object writes" && held.objectWriteCount === null)
+      throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
+    if (reading === "audit requests" && held.auditRequestCount === 0)
+      throw new ApiFailure(
+        404,
+        "not_in_snapshot",
+        "this snapshot holds no audit requests (it was taken before snapshots carried them, or where none were ingested)",
+      );
     const cached = this.snapshots.get(id);
     if (cached) return cached;
-    if ((await this.ctx.snapshots.open(id)).objectWriteCount === null)
-      throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
     return joinInFlight(this.building, id, async () => {
       const store = await openOrBuild(this.ctx, id);
       this.snapshots.set(id, store);

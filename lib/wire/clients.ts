@@ -12,6 +12,8 @@ export interface ClientRow {
   neverStored: number;
   /** writes by verb (and subresource), most first */
   verbs: { verb: string; writes: number }[];
+  /** the user agent's versions in the range ("" where it names none), first seen first: a rollout shows as two */
+  versions: { version: string; writes: number; firstMs: number; lastMs: number }[];
 }
 
 export interface TopEntry {

@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
-import { formatCount } from "@/lib/format/number";
+import { formatCount, formatNumber } from "@/lib/format/number";
+import { formatUtc } from "@/lib/format/time";
 import { PROJECT_JOB } from "@/lib/demo/types";
 import { windowTruth } from "@/lib/demo/truth";
 import { ARTIFACTS } from "../helpers/browser";
@@ -131,6 +132,33 @@ describe("the replay in Chromium", () => {
     await page.press('[data-testid="window-input"]', "Enter");
     await page.waitForSelector('[data-panel="compare"][data-state="not-held"]');
     await expect(page.textContent('[data-panel="compare"]')).resolves.toMatch(/Not in this snapshot: this snapshot holds only these comparisons/);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+  it("Clients on the replay shows who wrote, before and after the onset, with the generator's counts", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${h.app.url}/`);
+    await page.waitForURL((url) => url.searchParams.get("snapshot") === "replay");
+    await page.click('nav a:has-text("Clients")');
+    await page.waitForURL((url) => url.pathname === "/clients" && url.searchParams.get("snapshot") === "replay");
+    await page.waitForSelector('[data-testid="clients-table"] tr[data-client]');
+    await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toMatch(/Replay: /);
+
+    const { onsetMs } = h.replay.params;
+    await page.click(`[data-testid="clients-table"] button:has-text("Compare before/after ${formatUtc(onsetMs, false)}")`);
+    await page.waitForURL((url) => url.searchParams.get("at") === String(onsetMs));
+    const controller = "system:serviceaccount:network-services-operator-system:network-services-operator · network-services-operator";
+    const row = page.locator(`[data-testid="clients-table"] tr[data-client="${controller}"]`);
+    await row.locator('[data-cell="before"]').waitFor();
+    // The generator's own count of the controller's requests, in the range the page shows.
+    const url = new URL(page.url());
+    const [from, to] = [Number(url.searchParams.get("from")), Number(url.searchParams.get("to"))];
+    const written = h.replay.sink.requests.filter((q) => q.user === controller.split(" · ")[0] && q.timeMs > from && q.timeMs <= to).length;
+    expect(await row.locator('[data-cell="writes"]').textContent()).toBe(formatNumber(written, true));
+    expect(await row.locator('[data-cell="versions"]').textContent()).toMatch(/^v0\.26\.4 /);
+    await page.screenshot({ path: join(ARTIFACTS, "replay-clients.png"), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   });

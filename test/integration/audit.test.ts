@@ -8,12 +8,12 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
-import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { startApp, uploadSnapshot, writeConfig, type TestApp } from "../helpers/app";
 import { auditEvent, POLICY_AGENT, POLICY_CONTROLLER, requestLines, ROUTE_OWNER, seed003 } from "../helpers/audit-log";
 import { ROOT } from "../helpers/root";
 
@@ -125,6 +125,26 @@ describe("the dashboard on the ingested store", () => {
       ["httproutes.gateway.networking.k8s.io/status", truth.requestsByUser[POLICY_CONTROLLER]],
       ["httproutes.gateway.networking.k8s.io", truth.requestsByUser[ROUTE_OWNER]],
     ]);
+  });
+
+  it("a snapshot downloaded from Clients carries the range's audit requests: opened, Clients answers as the live page did", async () => {
+    const atMs = START + 30 * 60_000;
+    const live = await (await fetch(`${app.url}/api/clients?${range}&at=${atMs}`)).json();
+    const download = await fetch(`${app.url}/api/snapshots/export?view=objects&page=/clients&at=${atMs}&${range}`);
+    expect(download.status).toBe(200);
+    const bytes = Buffer.from(await download.arrayBuffer());
+    const bundle = JSON.parse(gunzipSync(bytes).toString("utf8"));
+    expect(bundle.title).toBe("Clients");
+    expect(bundle.initialView).toMatchObject({ page: "/clients", atMs });
+    expect(bundle.auditRequests.requests.length).toBe(sum(truth.requestsByUser));
+    const opened = await uploadSnapshot(app.url, bytes);
+    expect(opened.status).toBe(200);
+    const id = ((await opened.json()) as { data: { id: string } }).data.id;
+    const held = await (await fetch(`${app.url}/api/clients?${range}&at=${atMs}&snapshot=${id}`)).json();
+    expect(held.data).toEqual(live.data);
+    // A bare link to it opens Clients at the moment it was downloaded with.
+    const page = await fetch(`${app.url}/clients?snapshot=${id}`, { redirect: "manual" });
+    expect(page.headers.get("location")).toContain(`at=${atMs}`);
   });
 
   it("Objects ranks the routes with their no-ops and flags the 10 s timer", async () => {

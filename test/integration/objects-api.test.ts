@@ -6,12 +6,14 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { NAMED } from "@/lib/demo/params";
+import { HUB_JOB } from "@/lib/demo/types";
 import { generateReplay, type Replay } from "@/lib/demo/replay";
 import { fieldTruth, objectTruth } from "@/lib/demo/truth";
 import { REPLAY_BUNDLE_PATH } from "@/lib/snapshot/store";
-import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { startApp, uploadSnapshot, writeConfig, type TestApp } from "../helpers/app";
 import { ROOT } from "../helpers/root";
 
 const EXTRA_PROFILE = `profiles:
@@ -215,5 +217,113 @@ describe("object churn API on the replay", () => {
     const live = await get(`/api/objects?from=now-1h&to=now`);
     expect(live.status).toBe(200);
     expect(live.body.infos[0]).toMatch(/No cluster is being recorded by this dashboard/);
+  });
+});
+
+/** The generator's own account of each request, as the Clients view groups them: user · the user agent's name. */
+function requestTruth(fromMs: number, toMs: number) {
+  const byClient = new Map<string, { writes: number; failed: number; versions: Map<string, number> }>();
+  for (const q of replay.sink.requests) {
+    if (q.timeMs <= fromMs || q.timeMs > toMs) continue;
+    const [agent, rest] = q.userAgent.split(/\/(.*)/s);
+    const row = byClient.get(`${q.user} · ${agent}`) ?? { writes: 0, failed: 0, versions: new Map<string, number>() };
+    row.writes++;
+    if (q.code >= 300) row.failed++;
+    const version = rest.split(" ")[0];
+    row.versions.set(version, (row.versions.get(version) ?? 0) + 1);
+    byClient.set(`${q.user} · ${agent}`, row);
+  }
+  return byClient;
+}
+
+describe("the replay's Clients", () => {
+  it("names every writer of the replay with the generator's counts: writes, refusals and user-agent versions", async () => {
+    const { status, body } = await get(`/api/clients?${range}`);
+    expect(status).toBe(200);
+    expect(body.infos[0]).toMatch(/holds the writes it models one by one/);
+    const truth = requestTruth(replay.params.startMs, replay.params.endMs);
+    expect(body.data.total).toBe([...truth.values()].reduce((sum, r) => sum + r.writes, 0));
+    const rows = body.data.clients as {
+      client: string;
+      writes: number;
+      failed: number;
+      noop: number;
+      versions: { version: string; writes: number; firstMs: number }[];
+    }[];
+    expect(new Set(rows.map((r) => r.client))).toEqual(new Set(truth.keys()));
+    for (const row of rows) {
+      const expected = truth.get(row.client)!;
+      expect({ client: row.client, writes: row.writes, failed: row.failed, noop: row.noop }).toEqual({
+        client: row.client,
+        writes: expected.writes,
+        failed: expected.failed,
+        noop: 0,
+      });
+      expect(Object.fromEntries(row.versions.map((v) => [v.version, v.writes]))).toEqual(Object.fromEntries(expected.versions));
+    }
+    // The write-up's cast is there: the connector controller and the replicator, the agents, the portal and the garbage collector.
+    const agents = new Set(rows.map((r) => r.client.split(" · ")[1]));
+    expect([...agents].sort()).toEqual(["datum-cloud-portal", "datum-connect", "kube-controller-manager", "network-services-operator"]);
+    expect(body.data.clusters).toEqual(["hub", "milo"]);
+    // The DatumConnect v0.1.4 release shows in the agents' versions after its marker, never before.
+    const release = replay.params.markers.find((m) => m.label === "DatumConnect v0.1.4")!.timeMs;
+    const upgraded = rows.flatMap((r) => r.versions.filter((v) => v.version === "v0.1.4"));
+    expect(upgraded.length).toBeGreaterThan(0);
+    for (const v of upgraded) expect(v.firstMs).toBeGreaterThanOrEqual(release);
+  });
+
+  it("compares each writer before and after the onset with the generator's counts, and narrows to a cluster", async () => {
+    const { startMs, endMs, onsetMs } = replay.params;
+    const windowMs = Math.floor(Math.min(onsetMs - startMs, endMs - onsetMs) / 60_000) * 60_000;
+    const { body } = await get(`/api/clients?${range}&at=${onsetMs}`);
+    expect(body.data.comparison.windowMs).toBe(windowMs);
+    const before = requestTruth(onsetMs - windowMs, onsetMs);
+    const after = requestTruth(onsetMs, onsetMs + windowMs);
+    for (const row of body.data.comparison.rows as { client: string; before: number; after: number }[])
+      expect(row).toMatchObject({ before: before.get(row.client)?.writes ?? 0, after: after.get(row.client)?.writes ?? 0 });
+    // The connector controller's status writes rose with the lease flaps: more than twice as many after.
+    const controller = (body.data.comparison.rows as { client: string; before: number; after: number }[]).find((r) =>
+      r.client.startsWith("system:serviceaccount:network-services-operator-system:network-services-operator ·"),
+    )!;
+    expect(controller.after).toBeGreaterThan(2 * controller.before);
+
+    const hub = await get(`/api/clients?${range}&cluster=hub`);
+    const hubRequests = replay.sink.requests.filter((q) => q.job === HUB_JOB && q.timeMs > startMs && q.timeMs <= endMs);
+    expect(hub.body.data.total).toBe(hubRequests.length);
+    expect(hub.body.data.clients.map((c: { client: string }) => c.client)).toEqual([
+      "system:serviceaccount:network-services-operator-system:gateway-resource-replicator · network-services-operator",
+    ]);
+  });
+
+  it("says plainly when a snapshot carries no audit requests, and keeps the live page live", async () => {
+    const { startMs, endMs } = replay.params;
+    const bare = {
+      format: "churnscope-snapshot",
+      version: 1,
+      title: "no audit",
+      takenAtMs: endMs,
+      source: "prometheus",
+      views: ["write-load"],
+      ranges: [{ startMs, endMs }],
+      apiservers: [],
+      panels: [],
+      markers: [],
+      objectWrites: null,
+    };
+    const uploaded = await uploadSnapshot(app.url, gzipSync(JSON.stringify(bare)));
+    expect(uploaded.status).toBe(200);
+    const id = ((await uploaded.json()) as { data: { id: string } }).data.id;
+    const none = await get(`/api/clients?from=${startMs}&to=${endMs}&snapshot=${id}`);
+    expect(none.status).toBe(404);
+    expect(none.body.error).toMatch(/holds no audit requests/);
+
+    const live = await get(`/api/clients?from=now-1h&to=now`);
+    expect(live.status).toBe(200);
+    expect(live.body.infos[0]).toMatch(/No audit log has been ingested/);
+    const page = await fetch(`${app.url}/clients`, { redirect: "manual" });
+    expect(page.status).toBe(200);
+    const replayPage = await fetch(`${app.url}/clients?snapshot=replay`, { redirect: "manual" });
+    expect(replayPage.status).toBe(307);
+    expect(replayPage.headers.get("location")).toMatch(/^\/clients\?snapshot=replay&from=\d+&to=\d+$/);
   });
 });

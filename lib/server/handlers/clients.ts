@@ -21,6 +21,9 @@ const STEPS_MS = [60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000, 21
 /** The user-agent's name: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `kube-controller-manager`. */
 const AGENT = "CASE WHEN instr(user_agent, '/') > 0 THEN substr(user_agent, 1, instr(user_agent, '/') - 1) ELSE user_agent END";
 const CLIENT = `usr || ' · ' || ${AGENT}`;
+/** The user-agent's version: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `v1.31.0`. */
+const REST = "substr(user_agent, instr(user_agent, '/') + 1)";
+const VERSION = `CASE WHEN instr(user_agent, '/') = 0 THEN '' WHEN instr(${REST}, ' ') > 0 THEN substr(${REST}, 1, instr(${REST}, ' ') - 1) ELSE ${REST} END`;
 /** A request the API server answers without storing anything (the list is constant, not from the browser). */
 const NEVER_STORED = `(resource IN (${NEVER_STORED_RESOURCES.map((r) => `'${r}'`).join(", ")}) OR subresource = '${NEVER_STORED_SUBRESOURCE}')`;
 /** resource.group, as Write load names resources */
@@ -34,13 +37,15 @@ const schema = z.object({
   resource: z.string().max(253).optional(),
   /** the before/after split, epoch ms */
   at: z.coerce.number().int().min(0).max(8_640_000_000_000_000).optional(),
+  /** read a snapshot's audit requests (the replay's included) instead of the live store's */
+  snapshot: z.string().max(64).optional(),
 });
 
 export function stepFor(spanMs: number): number {
   return STEPS_MS.find((s) => spanMs / s <= 180) ?? STEPS_MS[STEPS_MS.length - 1];
 }
 
-export function clientsAnswer(ctx: ServerContext, params: Record<string, string>): { data: ClientsAnswer; infos: string[] } {
+export async function clientsAnswer(ctx: ServerContext, params: Record<string, string>): Promise<{ data: ClientsAnswer; infos: string[] }> {
   const parsed = schema.safeParse(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== "")));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -49,8 +54,12 @@ export function clientsAnswer(ctx: ServerContext, params: Record<string, string>
   const p = parsed.data;
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   if (p.at !== undefined && (p.at <= startMs || p.at >= endMs)) throw badRequest("parameter at: the before/after time must lie inside the range");
-  const audit = ctx.stores.liveStore().audit();
+  const audit = (p.snapshot === undefined ? ctx.stores.liveStore() : await ctx.stores.snapshotStore(p.snapshot, "audit requests")).audit();
   const data = queryClients(audit, { startMs, endMs, cluster: p.cluster, resource: p.resource, atMs: p.at });
+  if (p.snapshot !== undefined) {
+    const note = (await ctx.snapshots.open(p.snapshot)).auditNote;
+    return { data, infos: note ? [note] : [] };
+  }
   const infos = audit.hasRequests()
     ? []
     : [
@@ -80,10 +89,20 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     ),
     Infinity,
   );
-  const clients = all<Omit<ClientRow, "verbs">>(
+  const versions = new Map<string, ClientRow["versions"]>();
+  for (const v of all<{ client: string; version: string; writes: number; firstMs: number; lastMs: number }>(
+    `SELECT ${CLIENT} AS client, ${VERSION} AS version, COUNT(*) AS writes, MIN(ts_ms) AS firstMs, MAX(ts_ms) AS lastMs FROM audit_requests WHERE ${w}
+     GROUP BY client, version ORDER BY client, firstMs, version`,
+  ))
+    versions.set(v.client, [...(versions.get(v.client) ?? []), { version: v.version, writes: v.writes, firstMs: v.firstMs, lastMs: v.lastMs }]);
+  const clients = all<Omit<ClientRow, "verbs" | "versions">>(
     `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, TOTAL(noop = 1) AS noop,
      TOTAL(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
-  ).map((c) => ({ ...c, verbs: (verbs.get(c.client) ?? []).map((v) => ({ verb: v.client, writes: v.writes })) }));
+  ).map((c) => ({
+    ...c,
+    verbs: (verbs.get(c.client) ?? []).map((v) => ({ verb: v.client, writes: v.writes })),
+    versions: versions.get(c.client) ?? [],
+  }));
   const total = clients.reduce((sum, c) => sum + c.writes, 0);
   const neverStored = clients.reduce((sum, c) => sum + c.neverStored, 0);
   const stepMs = stepFor(q.endMs - q.startMs);

@@ -19,6 +19,7 @@ import { collectMarkers } from "./collect-markers";
 import { compareArgs, parseCompareArgs } from "../../compare/compare";
 import { buildSnapshot } from "../../snapshot/export";
 import { SNAPSHOT_PAGES, type Snapshot } from "../../snapshot/format/schema";
+import { exportAuditRequests, MAX_EXPORTED_REQUESTS } from "../../store/audit-bundle";
 import { noteMarker } from "../../store/notes";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 
@@ -108,18 +109,22 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
   return { filename: `churnscope-${view}-${stamp}Z.json.gz`, bytes: encodeSnapshot(snapshot) };
 }
 
-/** The Objects, Field churn and timeline views: the recorder's writes in the range, every version rebuildable. */
+/** The Objects, Field churn, timeline and Clients views: the recorder's writes in the range, every version rebuildable, and the audit requests. */
 async function exportObjects(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<Download> {
   const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
-  const { writes, leftOut } = exportObjectWrites(ctx.stores.liveStore(), { startMs, endMs });
+  const store = ctx.stores.liveStore();
+  const { writes, leftOut } = exportObjectWrites(store, { startMs, endMs });
   if (!writes)
     throw new ApiFailure(413, "too_large", `the range holds more than ${MAX_EXPORTED_WRITES.toLocaleString("en-US")} object writes: export a shorter range`);
+  const audit = exportAuditRequests(store.audit(), { startMs, endMs });
+  const leftOutNotes = [
+    leftOut ? `${leftOut} objects written in this range were left out: their first version was recorded before Churnscope kept whole versions.` : "",
+    audit ? "" : `The range holds more than ${MAX_EXPORTED_REQUESTS.toLocaleString("en-US")} audit requests: they were left out, and Clients shows none.`,
+  ].filter(Boolean);
   const snapshot = await buildSnapshot(
     {
-      title: "Objects",
-      ...(leftOut
-        ? { description: `${leftOut} objects written in this range were left out: their first version was recorded before Churnscope kept whole versions.` }
-        : {}),
+      title: params.page === "/clients" ? "Clients" : "Objects",
+      ...(leftOutNotes.length ? { description: leftOutNotes.join(" ") } : {}),
       source: "recorder",
       takenAtMs: Date.now(),
       ranges: [{ startMs, endMs }],
@@ -129,6 +134,7 @@ async function exportObjects(ctx: ServerContext, params: Record<string, string>,
       calls: [],
       markers: await exportedMarkers(ctx, { startMs, endMs }, signal),
       objectWrites: writes,
+      ...(audit && audit.requests.length > 0 ? { auditRequests: audit } : {}),
     },
     () => Promise.reject(new Error("an objects snapshot runs no panels")),
   );

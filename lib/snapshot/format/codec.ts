@@ -93,6 +93,10 @@ export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
     throw badRequest(
       `the snapshot is inconsistent: objectWrites.writes.${badWrite} names object ${snapshot.objectWrites?.writes[badWrite].o}, but there are ${objects}`,
     );
+  const audit = snapshot.auditRequests;
+  const badAuditRequest = audit?.requests.findIndex((r) => r.c >= audit.clients.length || r.x >= audit.targets.length) ?? -1;
+  if (audit && badAuditRequest >= 0)
+    throw badRequest(`the snapshot is inconsistent: auditRequests.requests.${badAuditRequest} names a client or target it does not list`);
   const badRange = snapshot.ranges.findIndex((r) => r.endMs <= r.startMs);
   if (badRange >= 0) throw badRequest(`the snapshot is inconsistent: ranges.${badRange} ends before it starts`);
   return snapshot;

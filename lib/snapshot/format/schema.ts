@@ -82,8 +82,40 @@ export const objectWritesSchema = z.object({
   ),
 });
 
+/** The audit view of the snapshot's writes (the Clients page): each completed write request and who made it. */
+export const auditRequestsSchema = z.object({
+  /** what the requests cover, said on the Clients page */
+  note: z.string().max(2_000).optional(),
+  clients: z.array(z.object({ user: z.string().max(512), userAgent: z.string().max(1_024) })),
+  /** the objects written: resource (plural) and group, as the audit log names them */
+  targets: z.array(
+    z.object({
+      cluster: z.string().max(253),
+      group: z.string().max(253),
+      resource: z.string().max(253),
+      namespace: z.string().max(253),
+      name: z.string().max(253),
+    }),
+  ),
+  requests: z.array(
+    z.object({
+      t: epochMs,
+      /** index into clients */
+      c: z.number().int().min(0),
+      /** index into targets */
+      x: z.number().int().min(0),
+      /** the Kubernetes verb: create, update, patch, delete */
+      verb: z.string().max(32),
+      sub: z.string().max(64).optional(),
+      code: z.number().int().min(0).max(999),
+      /** whether the write changed nothing; absent where it is not known (a failed request) */
+      noop: z.boolean().optional(),
+    }),
+  ),
+});
+
 /** The pages a snapshot can open on. */
-export const SNAPSHOT_PAGES = ["/", "/rebuilds", "/compare", "/objects", "/objects/lanes", "/fields"] as const;
+export const SNAPSHOT_PAGES = ["/", "/rebuilds", "/compare", "/objects", "/objects/lanes", "/fields", "/clients"] as const;
 
 export const snapshotSchema = z.object({
   format: z.literal(SNAPSHOT_FORMAT),
@@ -117,12 +149,15 @@ export const snapshotSchema = z.object({
   panels: z.array(panelEntrySchema),
   markers: z.array(markerSchema),
   objectWrites: objectWritesSchema.nullable(),
+  /** absent in snapshots taken before they carried audit requests, and where none were ingested */
+  auditRequests: auditRequestsSchema.optional(),
 });
 
 export type Snapshot = z.infer<typeof snapshotSchema>;
 export type PanelEntry = z.infer<typeof panelEntrySchema>;
 export type SnapshotMarker = z.infer<typeof markerSchema>;
 export type ObjectWrites = z.infer<typeof objectWritesSchema>;
+export type AuditRequests = z.infer<typeof auditRequestsSchema>;
 
 /** What the browser needs to show a snapshot: everything but the bulky data. */
 export interface SnapshotInfo {
@@ -142,4 +177,6 @@ export interface SnapshotInfo {
   /** the compare view's counter pairs it holds */
   comparisons: { a: string; b: string; window: string }[];
   objectWriteCount: number;
+  /** audit requests it carries, for the Clients page */
+  auditRequestCount: number;
 }

@@ -98,6 +98,24 @@ describe("snapshot bundles", () => {
         /writes\.0 names object 7, but there are 1/,
       ],
       [gz({ ...sample(), ranges: [{ startMs: END, endMs: START }] }), /ranges\.0 ends before it starts/],
+      [
+        gz({
+          ...sample(),
+          auditRequests: {
+            clients: [{ user: "u", userAgent: "a/v1" }],
+            targets: [{ cluster: "c", group: "", resource: "leases", namespace: "n", name: "x" }],
+            requests: [
+              { t: 1, c: 0, x: 0, verb: "patch", code: 200 },
+              { t: 2, c: 1, x: 0, verb: "patch", code: 200 },
+            ],
+          },
+        }),
+        /auditRequests\.requests\.1 names a client or target it does not list/,
+      ],
+      [
+        gz({ ...sample(), auditRequests: { clients: [], targets: [], requests: [{ t: 1, c: 0, x: 0, verb: "patch", code: 1000 }] } }),
+        /auditRequests\.requests\.0\.code/,
+      ],
     ];
     for (const [bytes, message] of cases) {
       const failure = rejection(bytes);

@@ -1,0 +1,31 @@
+/**
+ * A snapshot's audit requests, both ways: the live store's in a range as the bundle's rows, and a bundle's loaded into
+ * its store's audit table, where the Clients view reads them as it reads a live store's.
+ */
+import { packAuditRows } from "../snapshot/format/audit-rows";
+import type { AuditRequests } from "../snapshot/format/schema";
+import type { AuditStore } from "./audit-store";
+import type { WriteStore } from "./store";
+
+/** The most audit requests a snapshot carries: past it, an export leaves them out and says so. */
+export const MAX_EXPORTED_REQUESTS = 500_000;
+
+/** The requests in (startMs, endMs]; null when there are more than the bound. */
+export function exportAuditRequests(audit: AuditStore, range: { startMs: number; endMs: number }): AuditRequests | null {
+  const rows = audit.requestsBetween(range.startMs, range.endMs, MAX_EXPORTED_REQUESTS);
+  if (rows === null) return null;
+  return packAuditRows(rows);
+}
+
+export function importAuditRequests(store: WriteStore, audit: AuditRequests): number {
+  const requests = store.audit();
+  return store.batch(() => {
+    audit.requests.forEach((r, i) => {
+      const { user, userAgent } = audit.clients[r.c];
+      const { cluster, group, resource, namespace, name } = audit.targets[r.x];
+      const record = { key: `snapshot/${i}`, tsMs: r.t, verb: r.verb, group, resource, subresource: r.sub ?? "", namespace, name, user, userAgent };
+      requests.addRequest(cluster, { ...record, code: r.code, latencyMs: null }, r.noop ?? null);
+    });
+    return audit.requests.length;
+  });
+}
