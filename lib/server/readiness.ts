@@ -1,5 +1,5 @@
 /**
- * What /readyz checks: the configuration loads, the data directory takes writes, and with no
+ * What /readyz checks: the configuration loads, the data directory takes writes, the stores are open, and with no
  * Prometheus configured the embedded replay is there to show. Prometheus itself is not checked:
  * a pod taken out of service while Prometheus is down could not tell anyone that it is. Anyone may
  * ask, so the answer says ok or failed and nothing else (no paths); why is in the server log.
@@ -30,6 +30,12 @@ export function readiness(): { ready: boolean; checks: Record<string, string> } 
     writeFileSync(probe, "");
     rmSync(probe);
     return "writable";
+  });
+  // A store that would not open (a schema from a newer Churnscope, a file it cannot write) says why in the log at start.
+  check("store", () => {
+    ctx.stores.liveStore();
+    ctx.notesStore.get();
+    return "open";
   });
   check("source", () => {
     if (ctx.config.prometheus) return "prometheus configured";

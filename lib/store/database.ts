@@ -1,11 +1,12 @@
 /**
- * The store's database: one SQLite file (better-sqlite3, WAL), its schema and the migrations of older
- * files, prepared statements, object ids, transactions and meta values. The repositories (writes,
+ * The store's database: one SQLite file (better-sqlite3, WAL), its schema and its versioned migrations
+ * (migrator.ts), prepared statements, object ids, transactions and meta values. The repositories (writes,
  * ranking, audit) run their SQL through it; another engine would replace this part and that SQL.
  */
 import Database from "better-sqlite3";
 import { objectKeyText } from "../objects/key";
 import type { ObjectKey } from "../wire/objects";
+import { addMissingColumns, migrate, type Migration } from "./migrator";
 import type { StoreConnection } from "./types";
 
 const SCHEMA = `
@@ -38,6 +39,33 @@ CREATE INDEX IF NOT EXISTS audit_requests_ts ON audit_requests (ts_ms, cluster);
 CREATE TABLE IF NOT EXISTS audit_latest (object_id INTEGER PRIMARY KEY, rv TEXT NOT NULL, body TEXT NOT NULL, ts_ms INTEGER, request_key TEXT);
 `;
 
+const STORE_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "objects, writes, field changes, first-seen and latest versions, gaps, meta, audit requests",
+    // Also the step of every store made before migrations were versioned: what it lacks is added, its rows kept.
+    apply(db) {
+      db.exec(SCHEMA);
+      addMissingColumns(db, [
+        ["writes", "body", "TEXT"],
+        ["first_seen", "body", "TEXT"],
+        ["writes", "verb", "TEXT"],
+        ["writes", "subresource", "TEXT"],
+        ["writes", "user_agent", "TEXT"],
+        ["writes", "code", "INTEGER"],
+        ["writes", "latency_ms", "REAL"],
+        ["writes", "request_key", "TEXT"],
+        ["audit_latest", "ts_ms", "INTEGER"],
+        ["audit_latest", "request_key", "TEXT"],
+      ]);
+      // A last audited version stored before its time was: the time of its object's last audited write, where one is kept.
+      db.exec(
+        "UPDATE audit_latest SET ts_ms = (SELECT MAX(w.ts_ms) FROM writes w WHERE w.object_id = audit_latest.object_id AND w.source = 'audit') WHERE ts_ms IS NULL",
+      );
+    },
+  },
+];
+
 export class StoreDatabase implements StoreConnection {
   readonly db: Database.Database;
   private readonly objectId: Database.Statement;
@@ -48,27 +76,7 @@ export class StoreDatabase implements StoreConnection {
     this.db.pragma("journal_mode = WAL");
     this.db.pragma("synchronous = NORMAL");
     this.db.pragma("wal_autocheckpoint = 16384");
-    this.db.exec(SCHEMA);
-    // Stores made before bodies (and audit requests) were kept gain the columns; their older rows stay without.
-    for (const [table, column, type] of [
-      ["writes", "body", "TEXT"],
-      ["first_seen", "body", "TEXT"],
-      ["writes", "verb", "TEXT"],
-      ["writes", "subresource", "TEXT"],
-      ["writes", "user_agent", "TEXT"],
-      ["writes", "code", "INTEGER"],
-      ["writes", "latency_ms", "REAL"],
-      ["writes", "request_key", "TEXT"],
-      ["audit_latest", "ts_ms", "INTEGER"],
-      ["audit_latest", "request_key", "TEXT"],
-    ]) {
-      const columns = this.db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[];
-      if (!columns.some((c) => c.name === column)) this.db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${type}`);
-    }
-    // A last audited version stored before its time was: the time of its object's last audited write, where one is kept.
-    this.db.exec(
-      "UPDATE audit_latest SET ts_ms = (SELECT MAX(w.ts_ms) FROM writes w WHERE w.object_id = audit_latest.object_id AND w.source = 'audit') WHERE ts_ms IS NULL",
-    );
+    migrate(this.db, "the object store", STORE_MIGRATIONS);
     this.objectId = this.db.prepare("SELECT id FROM objects WHERE cluster = ? AND grp = ? AND kind = ? AND namespace = ? AND name = ?");
     this.insertObject = this.db.prepare("INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?)");
   }

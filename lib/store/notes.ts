@@ -10,6 +10,7 @@ import Database from "better-sqlite3";
 import { z } from "zod";
 import { badRequest, notFound } from "../api/envelope";
 import type { Marker } from "../markers/marker";
+import { addMissingColumns, migrate, type Migration } from "./migrator";
 
 export interface Note {
   id: number;
@@ -30,6 +31,21 @@ export const noteInputSchema = z
   })
   .strict();
 
+const NOTES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: "notes, on the live views or on one snapshot",
+    apply(db) {
+      db.exec(
+        "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, text TEXT NOT NULL, author TEXT NOT NULL, created_ms INTEGER NOT NULL); CREATE INDEX IF NOT EXISTS notes_time ON notes (time_ms);",
+      );
+      // Stores from before notes on snapshots: every note there is a live one.
+      addMissingColumns(db, [["notes", "scope", "TEXT NOT NULL DEFAULT ''"]]);
+      db.exec("CREATE INDEX IF NOT EXISTS notes_scope_time ON notes (scope, time_ms)");
+    },
+  },
+];
+
 export class NoteStore {
   private readonly db: Database.Database;
 
@@ -37,13 +53,7 @@ export class NoteStore {
     mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
-    this.db.exec(
-      "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, text TEXT NOT NULL, author TEXT NOT NULL, created_ms INTEGER NOT NULL); CREATE INDEX IF NOT EXISTS notes_time ON notes (time_ms);",
-    );
-    // Stores from before notes on snapshots: every note there is a live one.
-    const columns = this.db.prepare("PRAGMA table_info(notes)").all() as { name: string }[];
-    if (!columns.some((c) => c.name === "scope")) this.db.exec("ALTER TABLE notes ADD COLUMN scope TEXT NOT NULL DEFAULT ''");
-    this.db.exec("CREATE INDEX IF NOT EXISTS notes_scope_time ON notes (scope, time_ms)");
+    migrate(this.db, "the notes store", NOTES_MIGRATIONS);
   }
 
   add(input: unknown, author: string, scope: NoteScope = { live: true }, nowMs = Date.now()): Note {

@@ -153,7 +153,7 @@ describe("the standalone build in the image", () => {
     const url = `http://127.0.0.1:${port}`;
     await waitForHttp(`${url}/healthz`, server, 60_000);
     const ready = await fetch(`${url}/readyz`);
-    expect(await ready.json()).toEqual({ ready: true, checks: { config: "ok", dataDir: "writable", source: "embedded replay" } });
+    expect(await ready.json()).toEqual({ ready: true, checks: { config: "ok", dataDir: "writable", store: "open", source: "embedded replay" } });
     const home = await fetch(`${url}/`, { redirect: "manual" });
     expect(home.headers.get("location")).toMatch(/\?snapshot=replay&from=/);
     const page = await fetch(`${url}${home.headers.get("location")}`);

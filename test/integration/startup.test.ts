@@ -1,8 +1,13 @@
 /** `npm start` as an operator meets it: a bad configuration stops it with a message; no configuration opens the replay. */
+import { mkdtempSync } from "node:fs";
 import { request } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import Database from "better-sqlite3";
 import { once } from "node:events";
 import { createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
+import { WriteStore } from "@/lib/store/store";
 import { startApp, startCommand, writeConfig } from "../helpers/app";
 
 async function exitOf(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
@@ -40,6 +45,30 @@ describe("startup", () => {
     } finally {
       taken.close();
     }
+  });
+
+  it("keeps a store a newer Churnscope migrated as it was: not ready, with the reason in the log, and panels still answer", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "churnscope-newer-"));
+    new WriteStore(join(dataDir, "churnscope.sqlite")).close();
+    const db = new Database(join(dataDir, "churnscope.sqlite"));
+    db.prepare("INSERT INTO schema_migrations (version, description, applied_ms) VALUES (42, 'a newer one', 0)").run();
+    db.close();
+    const app = await startApp({ CHURNSCOPE_DATA_DIR: dataDir });
+    try {
+      const ready = await fetch(`${app.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect((await ready.json()).checks).toMatchObject({ config: "ok", dataDir: "writable", store: "failed" });
+      expect(app.running.output()).toMatch(/could not open the live store: the object store has schema version 42, written by a newer Churnscope/);
+      const objects = await fetch(`${app.url}/api/objects?from=now-1h&to=now`);
+      expect(objects.status).toBe(503);
+      expect((await objects.json()).error).toMatch(/schema version 42/);
+      expect((await fetch(`${app.url}/api/snapshots/replay`)).status).toBe(200);
+    } finally {
+      await app.stop();
+    }
+    const after = new Database(join(dataDir, "churnscope.sqlite"), { readonly: true });
+    expect(after.prepare("SELECT MAX(version) AS v FROM schema_migrations").get()).toEqual({ v: 42 });
+    after.close();
   });
 
   it("keeps idle connections open for KEEP_ALIVE_TIMEOUT, as Next's standalone server did", async () => {

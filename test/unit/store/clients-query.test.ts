@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditIngester } from "@/lib/audit/ingest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
-import { queryClients } from "@/lib/server/handlers/clients";
+import { queryClients } from "@/lib/store/clients-query";
 import { WriteStore } from "@/lib/store/store";
 import { auditEvent, type EventSpec } from "../../helpers/audit-log";
 

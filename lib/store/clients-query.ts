@@ -1,0 +1,163 @@
+/**
+ * The Clients view's questions of the audit requests: requests by client (user and user-agent name, without its
+ * version, so a rollout does not split a client in two) over time, with each client's versions, per resource, per
+ * object, and before/after a chosen time.
+ */
+import { NEVER_STORED_RESOURCES, NEVER_STORED_SUBRESOURCE } from "../churn/never-stored";
+import { OTHER_LABEL } from "../panels/top-n";
+import type { Series } from "../promql/types";
+import type { ClientRow, ClientsAnswer, TopEntry } from "../wire/clients";
+import type { AuditStore } from "./audit-store";
+
+const TOP_CLIENTS = 8;
+const TOP_ROWS = 25;
+const STEPS_MS = [60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000];
+
+/** The user-agent's name: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `kube-controller-manager`. */
+const AGENT = "CASE WHEN instr(user_agent, '/') > 0 THEN substr(user_agent, 1, instr(user_agent, '/') - 1) ELSE user_agent END";
+const CLIENT = `usr || ' · ' || ${AGENT}`;
+/** The user-agent's version: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `v1.31.0`. */
+const REST = "substr(user_agent, instr(user_agent, '/') + 1)";
+const VERSION = `CASE WHEN instr(user_agent, '/') = 0 THEN '' WHEN instr(${REST}, ' ') > 0 THEN substr(${REST}, 1, instr(${REST}, ' ') - 1) ELSE ${REST} END`;
+/** A request the API server answers without storing anything (the list is constant, not from the browser). */
+const NEVER_STORED = `(resource IN (${NEVER_STORED_RESOURCES.map((r) => `'${r}'`).join(", ")}) OR subresource = '${NEVER_STORED_SUBRESOURCE}')`;
+/** resource.group, as Write load names resources */
+const QUALIFIED = "CASE WHEN grp = '' THEN resource ELSE resource || '.' || grp END";
+
+export function stepFor(spanMs: number): number {
+  return STEPS_MS.find((s) => spanMs / s <= 180) ?? STEPS_MS[STEPS_MS.length - 1];
+}
+
+export function queryClients(audit: AuditStore, q: { startMs: number; endMs: number; cluster?: string; resource?: string; atMs?: number }): ClientsAnswer {
+  const where = ["ts_ms > ?", "ts_ms <= ?"];
+  const params: (string | number)[] = [q.startMs, q.endMs];
+  if (q.cluster) {
+    where.push("cluster = ?");
+    params.push(q.cluster);
+  }
+  if (q.resource) {
+    const dot = q.resource.indexOf(".");
+    where.push("resource = ?", "grp = ?");
+    params.push(dot === -1 ? q.resource : q.resource.slice(0, dot), dot === -1 ? "" : q.resource.slice(dot + 1));
+  }
+  const w = where.join(" AND ");
+  const all = <T>(sql: string, ...extra: (string | number)[]) => audit.writes.statement(sql).all(...params, ...extra) as T[];
+
+  const verbs = topBy(
+    all<{ k: string; client: string; n: number }>(
+      `SELECT ${CLIENT} AS k, verb || CASE WHEN subresource = '' THEN '' ELSE ' /' || subresource END AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`,
+    ),
+    Infinity,
+  );
+  const versions = new Map<string, ClientRow["versions"]>();
+  for (const v of all<{ client: string; version: string; writes: number; firstMs: number; lastMs: number }>(
+    `SELECT ${CLIENT} AS client, ${VERSION} AS version, COUNT(*) AS writes, MIN(ts_ms) AS firstMs, MAX(ts_ms) AS lastMs FROM audit_requests WHERE ${w}
+     GROUP BY client, version ORDER BY client, firstMs, version`,
+  ))
+    versions.set(v.client, [...(versions.get(v.client) ?? []), { version: v.version, writes: v.writes, firstMs: v.firstMs, lastMs: v.lastMs }]);
+  const clients = all<Omit<ClientRow, "verbs" | "versions">>(
+    `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, TOTAL(noop = 1) AS noop,
+     TOTAL(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
+  ).map((c) => ({
+    ...c,
+    verbs: (verbs.get(c.client) ?? []).map((v) => ({ verb: v.client, writes: v.writes })),
+    versions: versions.get(c.client) ?? [],
+  }));
+  const total = clients.reduce((sum, c) => sum + c.writes, 0);
+  const neverStored = clients.reduce((sum, c) => sum + c.neverStored, 0);
+  const stepMs = stepFor(q.endMs - q.startMs);
+  const top = new Set(clients.slice(0, TOP_CLIENTS).map((c) => c.client));
+  const buckets = all<{ client: string; bucket: number; n: number }>(
+    `SELECT ${CLIENT} AS client, (ts_ms - 1) / ${stepMs} AS bucket, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY client, bucket`,
+  );
+  const series = timeSeries(buckets, top, q.startMs, q.endMs, stepMs);
+
+  // Aliases differ from column names: SQLite groups by a column before an alias of the same name.
+  const resourceName = `${QUALIFIED} || CASE WHEN subresource = '' THEN '' ELSE '/' || subresource END`;
+  const resources = all<{ label: string; writes: number; noop: number; neverStored: number }>(
+    `SELECT ${resourceName} AS label, COUNT(*) AS writes, TOTAL(noop = 1) AS noop, MAX(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY label ORDER BY writes DESC, label LIMIT ${TOP_ROWS}`,
+  ).map(({ label, neverStored, ...r }) => ({ resource: label, ...r, neverStored: neverStored === 1 }));
+  const resourceTop = topBy(
+    all<{ k: string; client: string; n: number }>(
+      `SELECT ${resourceName} AS k, ${CLIENT} AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`,
+    ),
+  );
+  const objects = all<{ qualified: string; namespace: string; name: string; writes: number; noop: number }>(
+    `SELECT ${QUALIFIED} AS qualified, namespace, name, COUNT(*) AS writes, TOTAL(noop = 1) AS noop
+     FROM audit_requests WHERE ${w} AND name != '' GROUP BY qualified, namespace, name ORDER BY writes DESC, qualified, namespace, name LIMIT ${TOP_ROWS}`,
+  ).map(({ qualified, ...o }) => ({ resource: qualified, ...o }));
+  const objectKey = (o: { resource: string; namespace: string; name: string }) => `${o.resource}\u0000${o.namespace}\u0000${o.name}`;
+  const objectTop = topBy(
+    all<{ k: string; client: string; n: number }>(
+      `SELECT ${QUALIFIED} || char(0) || namespace || char(0) || name AS k, ${CLIENT} AS client, COUNT(*) AS n
+       FROM audit_requests WHERE ${w} AND name != '' GROUP BY k, client`,
+    ),
+  );
+
+  let comparison: ClientsAnswer["comparison"] = null;
+  if (q.atMs !== undefined) {
+    // Equal windows on both sides, as long as the shorter side of the range allows, in whole minutes.
+    const fits = Math.min(q.atMs - q.startMs, q.endMs - q.atMs);
+    const windowMs = fits >= 60_000 ? Math.floor(fits / 60_000) * 60_000 : fits;
+    const split = `ts_ms <= ${Math.floor(q.atMs)}`; // an integer checked by the caller, as are the window's bounds
+    const counts = all<{ client: string; before: number; after: number }>(
+      `SELECT ${CLIENT} AS client, SUM(${split}) AS before, SUM(NOT ${split}) AS after FROM audit_requests WHERE ${w} AND ts_ms > ? AND ts_ms <= ? GROUP BY client`,
+      q.atMs - windowMs,
+      q.atMs + windowMs,
+    );
+    comparison = {
+      atMs: q.atMs,
+      windowMs,
+      rows: counts
+        .map((c) => ({ ...c, changePct: c.before === 0 ? null : ((c.after - c.before) / c.before) * 100 }))
+        .sort((a, b) => b.before + b.after - (a.before + a.after) || a.client.localeCompare(b.client)),
+    };
+  }
+  return {
+    startMs: q.startMs,
+    endMs: q.endMs,
+    stepMs,
+    clusters: (audit.writes.statement("SELECT DISTINCT cluster FROM audit_requests ORDER BY cluster").all() as { cluster: string }[]).map((r) => r.cluster),
+    total,
+    neverStored,
+    clients,
+    series,
+    byResource: resources.map((r) => ({ ...r, top: resourceTop.get(r.resource) ?? [] })),
+    byObject: objects.map((o) => ({ ...o, top: objectTop.get(objectKey(o)) ?? [] })),
+    comparison,
+  };
+}
+
+/** Per key, its entries by count (the top `keep`). */
+function topBy(rows: { k: string; client: string; n: number }[], keep = 3): Map<string, TopEntry[]> {
+  const out = new Map<string, TopEntry[]>();
+  for (const r of rows) {
+    const list = out.get(r.k) ?? [];
+    list.push({ client: r.client, writes: r.n });
+    out.set(r.k, list);
+  }
+  for (const list of out.values()) list.sort((a, b) => b.writes - a.writes || a.client.localeCompare(b.client)).splice(keep);
+  return out;
+}
+
+/** Writes per step as chart series: every step of the range present (zero when nothing was written), the rest summed as "other". */
+function timeSeries(buckets: { client: string; bucket: number; n: number }[], top: Set<string>, startMs: number, endMs: number, stepMs: number): Series[] {
+  const first = Math.floor(startMs / stepMs);
+  const last = Math.floor((endMs - 1) / stepMs);
+  const byClient = new Map<string, Map<number, number>>();
+  for (const b of buckets) {
+    const name = top.has(b.client) ? b.client : "other clients";
+    const points = byClient.get(name) ?? new Map<number, number>();
+    points.set(b.bucket, (points.get(b.bucket) ?? 0) + b.n);
+    byClient.set(name, points);
+  }
+  const order = [...top, ...(byClient.has("other clients") ? ["other clients"] : [])];
+  return order.map((client) => {
+    const points = byClient.get(client) ?? new Map<number, number>();
+    const out: [number, number | null][] = [];
+    // A bucket holds (k·step, (k+1)·step]; it is drawn at its end.
+    for (let k = first; k <= last; k++) out.push([(k + 1) * stepMs, points.get(k) ?? 0]);
+    const labels: Record<string, string> = client === "other clients" ? { client, [OTHER_LABEL]: "1" } : { client };
+    return { labels, points: out };
+  });
+}
