@@ -3,6 +3,7 @@
  * reads secrets, and returns the resolved configuration. Any problem is a ConfigError whose
  * message names the key (or environment variable) and the reason; startup prints it and stops.
  */
+import type { Flavor } from "../promql/flavor";
 import type { RebuildProfileId } from "../rebuilds/profiles";
 import type { MarkerQuery } from "../markers/query-markers";
 import { DEFAULT_PROFILES, type Profile } from "../churn/profiles";
@@ -28,6 +29,8 @@ export interface PrometheusConfig {
   partialResponse: boolean;
   gzip: boolean;
   scrapeIntervalSeconds: number;
+  /** the engine behind the URL, or auto to detect it */
+  flavor: "auto" | Flavor;
   sharing: { cacheMs: number; maxConcurrent: number; maxQueued: number; timeoutMs: number };
 }
 
@@ -166,6 +169,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
       partialResponse: p.partialResponse,
       gzip: p.gzip,
       scrapeIntervalSeconds: p.scrapeIntervalSeconds,
+      flavor: p.flavor,
       sharing: { cacheMs: p.cacheSeconds * 1000, maxConcurrent: p.maxConcurrentQueries, maxQueued: p.maxQueuedQueries, timeoutMs: p.timeoutSeconds * 1000 },
     };
   }

@@ -1,4 +1,5 @@
 /** The configuration file's shape (churnscope.yaml). Unknown keys are errors, so typos surface. */
+import { FLAVORS } from "../promql/flavor";
 import { z } from "zod";
 import { profileSchema } from "../churn/profile-schema";
 import { REBUILD_PROFILE_IDS } from "../rebuilds/profiles";
@@ -22,6 +23,8 @@ export const prometheusSchema = z
       .optional(),
     headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "expected an HTTP header name"), z.string()).default({}),
     timeoutSeconds: z.number().positive().max(600).default(30),
+    /** which engine answers: detected (VictoriaMetrics by its answers' own statistics) or named; Thanos is only ever named */
+    flavor: z.enum(["auto", ...FLAVORS]).default("auto"),
     /** false sends partial_response=false, so Thanos reports a failing store as an error. */
     partialResponse: z.boolean().default(false),
     /** ask for gzipped answers: worth it over a slow link, not in the cluster (compressing costs both ends more than carrying) */

@@ -44,6 +44,8 @@ export interface PanelVars {
   /** Whole range, seconds (for totals). */
   rangeSeconds: number;
   labelSets: LabelSets;
+  /** whether the engine has native histograms (flavor.ts): without, only classic series are asked */
+  nativeHistograms: boolean;
   /** Count requests sent with ?dryRun (validated, never stored); left out unless the view asks. */
   includeDryRun?: boolean;
 }
@@ -126,5 +128,6 @@ export function meanOf(vars: PanelVars, metric: string, matchers: (Matcher | und
   return histogramMean(
     (series) => `sum${by(vars, labels)} (rate(${series}[${rateWindow(vars)}]))`,
     (suffix) => selector(`${metric}${suffix}`, matchers),
+    vars.nativeHistograms,
   );
 }

@@ -1,4 +1,5 @@
 /** Runs one catalog panel against Prometheus and returns it in domain shape for the JSON API. */
+import { hasNativeHistograms, type Flavor } from "../promql/flavor";
 import type { PromClient } from "../promql/types";
 import { toSeries } from "../promql/to-series";
 import type { Series } from "../promql/types";
@@ -40,6 +41,8 @@ export interface PanelDeps {
   scrapeIntervalSeconds: number;
   /** Label-set probe, injectable so callers can cache it. */
   probe?: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
+  /** which engine answers (flavor.ts), asked once; Prometheus when not given */
+  flavor?: (signal?: AbortSignal) => Promise<Flavor>;
 }
 
 /** Step, aligned bounds and windows for a panel request (a total is one step over the whole range). */
@@ -133,7 +136,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
   requireResource(panel, req.resource);
   const plan = planPanel(panel.mode, req, deps.scrapeIntervalSeconds);
   const probe = deps.probe ?? ((job, b, s) => probeLabelSets(deps.client, job, b, s));
-  const labelSets = await probe(req.job, plan.bounds, signal);
+  const [labelSets, flavor] = await Promise.all([probe(req.job, plan.bounds, signal), deps.flavor?.(signal) ?? ("prometheus" as const)]);
   const { queries, infos } = panel.queries({
     job: req.job,
     resource: req.resource,
@@ -141,6 +144,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
     windowSeconds: plan.windowSeconds,
     rangeSeconds: plan.rangeSeconds,
     labelSets,
+    nativeHistograms: hasNativeHistograms(flavor),
     includeDryRun: req.includeDryRun,
   });
   const answer = await executeQueries(deps.client, panel.mode, plan, req, queries, signal);

@@ -43,10 +43,12 @@ function noopEvidence(vars: PanelVars): { queries: NamedQuery[]; infos: string[]
       // The equal_objects series appears at the first such update; until then the family's other code paths say it counted none.
       promql: [
         `sum(rate(${selector(`${comparisons}_count`, equal)}[${w(vars)}]))`,
-        `histogram_count(sum(rate(${selector(comparisons, equal)}[${w(vars)}])))`,
+        vars.nativeHistograms ? `histogram_count(sum(rate(${selector(comparisons, equal)}[${w(vars)}])))` : "",
         `0 * sum(rate(${selector(`${comparisons}_count`, [job(vars)])}[${w(vars)}]))`,
-        `0 * histogram_count(sum(rate(${selector(comparisons, [job(vars)])}[${w(vars)}])))`,
-      ].join(" or "),
+        vars.nativeHistograms ? `0 * histogram_count(sum(rate(${selector(comparisons, [job(vars)])}[${w(vars)}])))` : "",
+      ]
+        .filter(Boolean)
+        .join(" or "),
       whenEmpty: `${comparisons} is not scraped here.`,
     },
     ...CONSUMER_NOOPS.map((c) => ({ name: c.name, promql: `sum(rate(${selector(c.metric, c.matchers)}[${w(vars)}]))` })),
@@ -133,6 +135,7 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
       const promql = histogramSum(
         (series) => `sum${grouping} (rate(${series}[${w(vars)}]))`,
         (suffix) => selector(`${sizes}${suffix}`, matchers),
+        vars.nativeHistograms,
       );
       return {
         queries: [{ promql, whenEmpty: `${sizes} is not scraped here.` }],

@@ -245,6 +245,7 @@ export function parseEnvelope<T>(httpStatus: number, text: string): PromResult<T
     data: body.data as T,
     warnings: stringList(body.warnings),
     infos: stringList(body.infos),
+    ...(isObject(body.stats) && "seriesFetched" in body.stats ? { servedBy: "victoriametrics" as const } : {}),
   };
 }
 

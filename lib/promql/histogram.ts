@@ -1,18 +1,23 @@
-/** Reading histograms the way Prometheus holds them: as classic _sum/_count series or as native histograms. */
+/**
+ * Reading histograms the way Prometheus holds them: as classic _sum/_count series or as native histograms. Where the
+ * engine has no native histograms (`nativeHistograms` false, see flavor.ts) only the classic series are asked.
+ */
 
 /**
  * A histogram's mean per window: its sum's rate over its count's rate, from classic series or, where Prometheus
  * holds only the native form (one series of the family's own name), from that. `rate` wraps a selector in the
  * caller's rate and grouping; `series` gives the family's selector with a suffix ("" for the native series).
  */
-export function histogramMean(rate: (selector: string) => string, series: (suffix: string) => string): string {
+export function histogramMean(rate: (selector: string) => string, series: (suffix: string) => string, nativeHistograms = true): string {
+  const classic = `(${rate(series("_sum"))} / ${rate(series("_count"))})`;
+  if (!nativeHistograms) return classic;
   const native = rate(series(""));
-  return `(${rate(series("_sum"))} / ${rate(series("_count"))}) or (histogram_sum(${native}) / histogram_count(${native}))`;
+  return `${classic} or (histogram_sum(${native}) / histogram_count(${native}))`;
 }
 
 /** A histogram's sum per window (e.g. seconds spent), from classic _sum series or the native form's histogram_sum. */
-export function histogramSum(rate: (selector: string) => string, series: (suffix: string) => string): string {
-  return `${rate(series("_sum"))} or histogram_sum(${rate(series(""))})`;
+export function histogramSum(rate: (selector: string) => string, series: (suffix: string) => string, nativeHistograms = true): string {
+  return nativeHistograms ? `${rate(series("_sum"))} or histogram_sum(${rate(series(""))})` : rate(series("_sum"));
 }
 
 /**

@@ -31,6 +31,8 @@ export interface PromResult<T> {
   data: T;
   warnings: string[];
   infos: string[];
+  /** set when the answer carries VictoriaMetrics' own statistics (flavor.ts) */
+  servedBy?: "victoriametrics";
 }
 
 /** A point in the domain: epoch milliseconds and a number (null for NaN, so charts draw a gap). */

@@ -18,6 +18,8 @@ export interface RebuildVars {
   /** hub API server jobs, whose writes to `upstream` the edge rebuilds follow */
   hubJobs: string[];
   upstream: { resource: string; group?: string };
+  /** whether the engine has native histograms (flavor.ts): without, only classic series are asked */
+  nativeHistograms: boolean;
 }
 
 export interface RebuildPanelDef {
@@ -50,17 +52,17 @@ const inSecondsExpr = (t: TimingRef, expr: string) => (t.secondsPerUnit === unde
  * A timing's mean per site, in seconds: its sum over its count, from classic series or a native histogram. `over`
  * turns a selector into its per-site rate or increase.
  */
-function timingMean(t: TimingRef, over: (selector: string) => string): string {
+function timingMean(t: TimingRef, over: (selector: string) => string, v: RebuildVars): string {
   if (t.kind === "summary") return inSecondsExpr(t, `${over(ref(t, "_sum"))} / ${over(ref(t, "_count"))}`);
   return inSecondsExpr(
     t,
-    histogramMean(over, (suffix) => ref(t, suffix)),
+    histogramMean(over, (suffix) => ref(t, suffix), v.nativeHistograms),
   );
 }
 
 /** A timing's sum per site (the time it took), in seconds, from classic series or a native histogram. */
-function timingSum(t: TimingRef, over: (selector: string) => string): string {
-  return inSecondsExpr(t, t.kind === "summary" ? over(ref(t, "_sum")) : histogramSum(over, (suffix) => ref(t, suffix)));
+function timingSum(t: TimingRef, over: (selector: string) => string, v: RebuildVars): string {
+  return inSecondsExpr(t, t.kind === "summary" ? over(ref(t, "_sum")) : histogramSum(over, (suffix) => ref(t, suffix), v.nativeHistograms));
 }
 
 /**
@@ -110,7 +112,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Time per rebuild, exact: the duration sum divided by the count over each window (not a quantile estimate).",
     unit: "s",
     mode: "range",
-    queries: withDuration((d, v) => ({ queries: [{ promql: timingMean(d, (sel) => rate(v, sel)) }], infos: [] })),
+    queries: withDuration((d, v) => ({ queries: [{ promql: timingMean(d, (sel) => rate(v, sel), v) }], infos: [] })),
   },
   {
     id: "rebuild-slow-share",
@@ -156,7 +158,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     description: "Seconds of rebuilding per second at each site. The rebuild loop runs one rebuild at a time, so 1.0 means it never rests.",
     unit: "s/s",
     mode: "range",
-    queries: withDuration((d, v) => ({ queries: [{ promql: timingSum(d, (sel) => rate(v, sel)) }], infos: [] })),
+    queries: withDuration((d, v) => ({ queries: [{ promql: timingSum(d, (sel) => rate(v, sel), v) }], infos: [] })),
     thresholds: () => [{ value: 1, label: "saturated" }],
   },
   {
@@ -185,7 +187,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
       return {
         queries: stages.map((stage) => ({
           name: stage.name,
-          promql: timingMean(stage, (sel) => rate(v, sel)),
+          promql: timingMean(stage, (sel) => rate(v, sel), v),
           whenEmpty: `${stage.metric} has no data in this range.`,
         })),
         infos: [],
@@ -264,8 +266,8 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
       const d = v.detected.profile.duration;
       const infos = ["Totals are increase(), which Prometheus extrapolates to the range edges."];
       if (d) {
-        queries.push({ name: "mean s", promql: timingMean(d, inc) });
-        queries.push({ name: "busy s/s", promql: `(${timingSum(d, inc)}) / ${v.rangeSeconds}` });
+        queries.push({ name: "mean s", promql: timingMean(d, inc, v) });
+        queries.push({ name: "busy s/s", promql: `(${timingSum(d, inc, v)}) / ${v.rangeSeconds}` });
         const slow = d.kind === "histogram" ? slowBounds(v).at(-1) : undefined;
         if (slow !== undefined) queries.push({ name: `over ${seconds(slow)} %`, promql: slowShare(v, d, slow, inc) });
         if (slow !== undefined && v.detected.native) infos.push(nativeEstimate(d));

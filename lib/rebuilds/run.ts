@@ -1,4 +1,5 @@
 /** Runs one Edge rebuilds panel: detect the profile for the range, build its queries, send them. */
+import { hasNativeHistograms, type Flavor } from "../promql/flavor";
 import type { PromClient } from "../promql/types";
 import type { Series } from "../promql/types";
 import type { PanelRequest } from "../panels/params";
@@ -14,6 +15,8 @@ export interface RebuildDeps {
   siteLabel: string;
   hubJobs: string[];
   upstream: { resource: string; group?: string };
+  /** which engine answers (flavor.ts), asked once; Prometheus when not given */
+  flavor?: (signal?: AbortSignal) => Promise<Flavor>;
 }
 
 /** Flags quantile series that sit at the top finite bucket, where histogram_quantile can only say "at least". */
@@ -44,8 +47,10 @@ export async function runRebuildPanel(deps: RebuildDeps, panel: RebuildPanelDef,
     const looked = [...new Set(REBUILD_PROFILES.map(countSelector))].join(", ");
     return { data: { ...base, query: "", queries: [], series: [] }, warnings: [], infos: [`No rebuild metrics in this range: looked for ${looked}.`] };
   }
+  const flavor = (await deps.flavor?.(signal)) ?? "prometheus";
   const vars: RebuildVars = {
     detected,
+    nativeHistograms: hasNativeHistograms(flavor),
     siteLabel: deps.siteLabel,
     windowSeconds: plan.windowSeconds,
     rangeSeconds: plan.rangeSeconds,

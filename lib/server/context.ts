@@ -4,6 +4,7 @@
  * snapshot and object stores, and the recorder. Building opens nothing; startServer (start.ts) opens
  * the live store and starts recording. Server-side only; nothing here is sent to browsers.
  */
+import { detectFlavor, type Flavor } from "../promql/flavor";
 import { join } from "node:path";
 import { loadConfig, type AppConfig } from "../config/load";
 import { createPromClient } from "../prometheus/client";
@@ -32,6 +33,10 @@ export interface ServerContext {
     scrapeIntervalSeconds: number;
     probe: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
     detectRebuilds: (bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<DetectedProfile | null>;
+    /** the engine behind prometheus.url (configured, or detected once and kept) */
+    flavor: (signal?: AbortSignal) => Promise<Flavor>;
+    /** what /readyz says of it: the configured flavor, the last one detected, or that none is yet */
+    flavorShown: () => string;
   } | null;
 }
 
@@ -93,6 +98,17 @@ export function buildContext(config: AppConfig): ServerContext {
   if (!config.prometheus) return { config, snapshots, stores, recording, notesStore, prometheus: null };
   const client = sharedClient(createPromClient(config.prometheus), config.prometheus.sharing);
   const labelSets = kept<LabelSets>(() => true);
+  // The engine rarely changes behind a URL: a detection is kept (a failed one is asked again).
+  const configuredFlavor = config.prometheus.flavor;
+  const flavors = kept<Flavor | null>((found) => found !== null);
+  let detected: Flavor | undefined;
+  const flavor = async (signal?: AbortSignal): Promise<Flavor> => {
+    if (configuredFlavor !== "auto") return configuredFlavor;
+    const found = await flavors("flavor", () => detectFlavor(client), signal);
+    if (found) detected = found;
+    return found ?? "prometheus";
+  };
+  const flavorShown = () => (configuredFlavor !== "auto" ? `${configuredFlavor} (configured)` : detected ? `${detected} (detected)` : "not detected yet");
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) =>
     labelSets(job ?? "\u0000all", () => probeLabelSets(client, job, bounds), signal);
   // Which rebuild metrics exist rarely changes; ask again per hour of range and every few minutes. Only a profile found is
@@ -110,6 +126,6 @@ export function buildContext(config: AppConfig): ServerContext {
     stores,
     recording,
     notesStore,
-    prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe },
+    prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe, flavor, flavorShown },
   };
 }

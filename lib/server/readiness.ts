@@ -38,7 +38,7 @@ export function readiness(): { ready: boolean; checks: Record<string, string> } 
     return "open";
   });
   check("source", () => {
-    if (ctx.config.prometheus) return "prometheus configured";
+    if (ctx.prometheus) return `prometheus configured: ${ctx.prometheus.flavorShown()}`;
     if (!existsSync(REPLAY_BUNDLE_PATH)) throw new Error(`no Prometheus is configured and the embedded replay (${REPLAY_BUNDLE_PATH}) is missing`);
     return "embedded replay";
   });

@@ -14,7 +14,8 @@ import { joinResource } from "@/lib/panels/resource-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
-import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
+import { METRIC_STORES } from "../helpers/metric-stores";
+import type { TestPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, HUB_JOB, LEGACY_JOB, OLD_JOB, PROJECT_JOB, truthByKey, truthTotal, writesOf } from "../helpers/write-load-scenario";
 
 const FROM = "2026-09-11T12:00:00Z";
@@ -25,26 +26,6 @@ const TO_S = Date.parse(TO) / 1000;
 let series: CounterSeries[];
 let prom: TestPrometheus;
 let app: TestApp;
-
-beforeAll(async () => {
-  series = buildWriteLoadScenario();
-  prom = await startPrometheus(series);
-  const config = writeConfig(
-    [
-      `prometheus:`,
-      `  url: ${prom.url}`,
-      `  scrapeIntervalSeconds: 15`,
-      `apiservers:`,
-      `  project: [${PROJECT_JOB}, ${LEGACY_JOB}, ${OLD_JOB}]`,
-      `  hub: [${JSON.stringify(HUB_JOB)}]`,
-    ].join("\n"),
-  );
-  app = await startApp({ CHURNSCOPE_CONFIG: config });
-});
-afterAll(async () => {
-  await app?.stop();
-  await prom?.stop();
-});
 
 async function api(path: string, params: Record<string, string>): Promise<{ status: number; body: ApiEnvelope<PanelData> }> {
   const res = await fetch(`${app.url}${path}?${new URLSearchParams(params)}`);
@@ -64,205 +45,233 @@ function truthRate(filter: Parameters<typeof truthTotal>[1], tSeconds: number, w
   return truthTotal(series, filter, tSeconds - windowSeconds, tSeconds) / windowSeconds;
 }
 
-describe("JSON API against a real Prometheus", () => {
-  it("writes-by-resource: exact rates, the true top 10, and other = the sum of the rest", async () => {
-    const data = await panel("writes-by-resource", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "60" });
-    expect(data.stepSeconds).toBe(60);
-    expect(data.query).toContain('verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION"');
-    const window = 60; // max(step, 4 × 15 s scrape)
-    const instants = Array.from({ length: (TO_S - FROM_S) / 60 + 1 }, (_, i) => FROM_S + i * 60);
-
-    // Ground truth per resource, ranked by area as the panel promises.
-    const resources = [...truthByKey(series, writesOf(PROJECT_JOB), (l) => joinResource(l.resource, l.group), FROM_S, TO_S).keys()];
-    const truthSeries = new Map(
-      resources.map((r) => [
-        r,
-        instants.map((t) =>
-          truthRate(
-            writesOf(PROJECT_JOB, (l) => joinResource(l.resource, l.group) === r),
-            t,
-            window,
-          ),
-        ),
-      ]),
+describe.each(METRIC_STORES)("on $name", (store) => {
+  beforeAll(async () => {
+    series = buildWriteLoadScenario();
+    prom = await store.start(series);
+    const config = writeConfig(
+      [
+        `prometheus:`,
+        `  url: ${prom.url}`,
+        `  scrapeIntervalSeconds: 15`,
+        `apiservers:`,
+        `  project: [${PROJECT_JOB}, ${LEGACY_JOB}, ${OLD_JOB}]`,
+        `  hub: [${JSON.stringify(HUB_JOB)}]`,
+      ].join("\n"),
     );
-    const ranked = [...truthSeries.entries()].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0));
-    expect(ranked.length).toBe(15); // more than 10, so "other" holds some
-
-    const named = data.series.filter((s) => s.labels[OTHER_LABEL] === undefined);
-    expect(named.map((s) => joinResource(s.labels.resource, s.labels.group))).toEqual(ranked.slice(0, 10).map(([r]) => r));
-    for (const s of named) {
-      const expected = truthSeries.get(joinResource(s.labels.resource, s.labels.group))!;
-      expect(s.points.map((p) => p[0] / 1000)).toEqual(instants);
-      s.points.forEach(([, value], i) => expect(value).toBeCloseTo(expected[i], 10));
-    }
-    const other = data.series.find((s) => s.labels[OTHER_LABEL] !== undefined)!;
-    expect(other.labels[OTHER_LABEL]).toBe(String(ranked.length - 10));
-    other.points.forEach(([, value], i) =>
-      expect(value).toBeCloseTo(
-        ranked.slice(10).reduce((sum, [, v]) => sum + v[i], 0),
-        10,
-      ),
-    );
+    app = await startApp({ CHURNSCOPE_CONFIG: config });
+  });
+  afterAll(async () => {
+    await app?.stop();
+    await prom?.stop();
   });
 
-  it("writes-by-verb: one resource split by verb and subresource, exact, reads excluded", async () => {
-    const data = await panel("writes-by-verb", { from: FROM, to: TO, apiserver: PROJECT_JOB, resource: "connectors.networking.datumapis.com", step: "300" });
-    const keys = data.series.map((s) => `${s.labels.verb} ${s.labels.subresource ?? ""}`.trim()).sort();
-    expect(keys).toEqual(["DELETE", "PATCH status", "POST", "PUT", "PUT status"]);
-    for (const s of data.series) {
-      const filter = writesOf(
-        PROJECT_JOB,
-        (l) => l.resource === "connectors" && l.verb === s.labels.verb && (l.subresource ?? "") === (s.labels.subresource ?? ""),
-      );
-      for (const [tsMs, value] of s.points) expect(value).toBeCloseTo(truthRate(filter, tsMs / 1000, 300), 10);
-    }
-  });
-
-  it("write-totals: exact counts over the range for every resource, verb and subresource", async () => {
-    const data = await panel("write-totals", { from: FROM, to: TO, apiserver: PROJECT_JOB });
-    const key = (l: Record<string, string>) => [joinResource(l.resource, l.group), l.verb, l.subresource ?? ""].join(" ");
-    const truth = truthByKey(series, writesOf(PROJECT_JOB), key, FROM_S, TO_S);
-    const got = new Map(data.series.map((s) => [key(s.labels), s.points[0][1]]));
-    expect(new Map([...got].sort())).toEqual(new Map([...truth].sort()));
-    expect(data.series[0].points[0][0]).toBe(TO_S * 1000);
-    // The Connector status PUTs rose ~17× after the 13:12Z onset: check the numbers reflect it.
-    expect(got.get("connectors.networking.datumapis.com PUT status")).toBeGreaterThan(500);
-  });
-
-  it("write-totals across every API server keeps the job apart", async () => {
-    const data = await panel("write-totals", { from: FROM, to: TO, resource: "connectors" });
-    const byJob = new Map<string, number>();
-    for (const s of data.series) byJob.set(s.labels.job, (byJob.get(s.labels.job) ?? 0) + (s.points[0][1] ?? 0));
-    expect(byJob.get(PROJECT_JOB)).toBe(
-      truthTotal(
-        series,
-        writesOf(PROJECT_JOB, (l) => l.resource === "connectors"),
-        FROM_S,
-        TO_S,
-      ),
-    );
-    expect(byJob.get(HUB_JOB)).toBe(
-      truthTotal(
-        series,
-        writesOf(HUB_JOB, (l) => l.resource === "connectors"),
-        FROM_S,
-        TO_S,
-      ),
-    );
-  });
-
-  it("write-errors and effective-writes are exact too; the no-op estimate says it is one", async () => {
-    const errors = await panel("write-errors", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "600" });
-    expect(errors.series.map((s) => s.labels.code)).toEqual(["409"]);
-    for (const [tsMs, value] of errors.series[0].points) {
-      expect(value).toBeCloseTo(
-        truthRate(
-          writesOf(PROJECT_JOB, (l) => l.code === "409"),
-          tsMs / 1000,
-          600,
-        ),
-        10,
-      );
-    }
-    const effective = await panel("effective-writes", { from: FROM, to: TO, apiserver: PROJECT_JOB, resource: "connectors", step: "600" });
-    expect(effective.estimate).toMatch(/estimate/);
-    const [apiWrites, etcd] = effective.series;
-    expect(apiWrites.labels.series).toBe("API writes (2xx)");
-    expect(etcd.labels.series).toBe("effective writes (etcd)");
-    for (const [tsMs, value] of apiWrites.points) {
-      expect(value).toBeCloseTo(
-        truthRate(
-          writesOf(PROJECT_JOB, (l) => l.resource === "connectors" && l.code.startsWith("2")),
-          tsMs / 1000,
-          600,
-        ),
-        10,
-      );
-    }
-    const etcdFilter = (l: Record<string, string>, name: string) => name === "etcd_requests_total" && l.job === PROJECT_JOB && l.resource === "connectors";
-    for (const [tsMs, value] of etcd.points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
-  });
-
-  it("leaves reviews and TokenRequests, which store nothing, out of the API writes a no-op estimate compares with storage", async () => {
-    const whole = await panel("effective-writes", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "600" });
-    const apiWrites = whole.series.find((s) => s.labels.series === "API writes (2xx)")!;
-    const stored = writesOf(PROJECT_JOB, (l) => l.code.startsWith("2") && l.resource !== "subjectaccessreviews" && l.subresource !== "token");
-    const all = writesOf(PROJECT_JOB, (l) => l.code.startsWith("2"));
-    expect(apiWrites.points.length).toBeGreaterThan(20);
-    for (const [tsMs, value] of apiWrites.points) {
-      expect(value).toBeCloseTo(truthRate(stored, tsMs / 1000, 600), 10);
-      expect(truthRate(all, tsMs / 1000, 600) - value!).toBeGreaterThan(0.03);
-    }
-    // They are still write requests: the write rates count them.
-    const byResource = await panel("writes-by-resource", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "600" });
-    expect(byResource.series.map((s) => s.labels.resource)).toContain("subjectaccessreviews");
-  });
-
-  it("probes the Kubernetes ≤ 1.33 label set and still gives exact effective writes", async () => {
-    const effective = await panel("effective-writes", {
-      from: FROM,
-      to: TO,
-      apiserver: LEGACY_JOB,
-      resource: "connectors.networking.datumapis.com",
-      step: "600",
+  describe("JSON API", () => {
+    it("says on /readyz which engine it found answering", async () => {
+      await panel("writes-by-resource", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "60" });
+      const ready = await (await fetch(`${app.url}/readyz`)).json();
+      expect(ready.checks.source).toBe(`prometheus configured: ${store.flavor} (detected)`);
     });
-    expect(effective.queries[1].promql).toContain('type="connectors.networking.datumapis.com"');
-    const etcdFilter = (l: Record<string, string>, name: string) =>
-      name === "etcd_requests_total" && l.job === LEGACY_JOB && l.type === "connectors.networking.datumapis.com";
-    expect(effective.series[1].points.length).toBeGreaterThan(20);
-    for (const [tsMs, value] of effective.series[1].points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
 
-    const { body } = await api("/api/panels/watch-fanout", { from: FROM, to: TO, apiserver: LEGACY_JOB, resource: "connectors", step: "600" });
-    expect(body.status).toBe("success");
-    if (body.status !== "success") return;
-    expect(body.data.series.map((s) => s.labels.kind).sort()).toEqual(["Connector", "Lease"]);
-    expect(body.infos[0]).toMatch(/labels watch events by kind/);
-  });
+    it("writes-by-resource: exact rates, the true top 10, and other = the sum of the rest", async () => {
+      const data = await panel("writes-by-resource", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "60" });
+      expect(data.stepSeconds).toBe(60);
+      expect(data.query).toContain('verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION"');
+      const window = 60; // max(step, 4 × 15 s scrape)
+      const instants = Array.from({ length: (TO_S - FROM_S) / 60 + 1 }, (_, i) => FROM_S + i * 60);
 
-  it("counts effective writes on Kubernetes ≤ 1.27 from etcd_request_duration_seconds_count, exactly, and says so", async () => {
-    const params = { from: FROM, to: TO, apiserver: OLD_JOB, resource: "connectors.networking.datumapis.com", step: "600" };
-    const effective = await panel("effective-writes", params);
-    expect(effective.queries[1].promql).toMatch(
-      /^sum\(rate\(etcd_request_duration_seconds_count\{job="apiserver-1-26", type="connectors.networking.datumapis.com"/,
-    );
-    const { body } = await api("/api/panels/effective-writes", params);
-    expect(body.status === "success" && body.infos.join(" ")).toMatch(/Kubernetes ≤ 1.27.*etcd_request_duration_seconds_count/);
-    const etcdFilter = (l: Record<string, string>, name: string) =>
-      name === "etcd_request_duration_seconds_count" && l.job === OLD_JOB && l.type === "connectors.networking.datumapis.com";
-    expect(effective.series[1].points.length).toBeGreaterThan(20);
-    for (const [tsMs, value] of effective.series[1].points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
-  });
+      // Ground truth per resource, ranked by area as the panel promises.
+      const resources = [...truthByKey(series, writesOf(PROJECT_JOB), (l) => joinResource(l.resource, l.group), FROM_S, TO_S).keys()];
+      const truthSeries = new Map(
+        resources.map((r) => [
+          r,
+          instants.map((t) =>
+            truthRate(
+              writesOf(PROJECT_JOB, (l) => joinResource(l.resource, l.group) === r),
+              t,
+              window,
+            ),
+          ),
+        ]),
+      );
+      const ranked = [...truthSeries.entries()].sort((a, b) => b[1].reduce((x, y) => x + y, 0) - a[1].reduce((x, y) => x + y, 0));
+      expect(ranked.length).toBe(15); // more than 10, so "other" holds some
 
-  it("lists the configured API servers with their roles", async () => {
-    const res = await fetch(`${app.url}/api/apiservers?from=${FROM}&to=${TO}`);
-    const body = (await res.json()) as ApiEnvelope<{ job: string; role: string }[]>;
-    expect(body.status === "success" && body.data).toEqual([
-      { job: PROJECT_JOB, role: "project" },
-      { job: LEGACY_JOB, role: "project" },
-      { job: OLD_JOB, role: "project" },
-      { job: HUB_JOB, role: "hub" },
-    ]);
-  });
+      const named = data.series.filter((s) => s.labels[OTHER_LABEL] === undefined);
+      expect(named.map((s) => joinResource(s.labels.resource, s.labels.group))).toEqual(ranked.slice(0, 10).map(([r]) => r));
+      for (const s of named) {
+        const expected = truthSeries.get(joinResource(s.labels.resource, s.labels.group))!;
+        expect(s.points.map((p) => p[0] / 1000)).toEqual(instants);
+        s.points.forEach(([, value], i) => expect(value).toBeCloseTo(expected[i], 10));
+      }
+      const other = data.series.find((s) => s.labels[OTHER_LABEL] !== undefined)!;
+      expect(other.labels[OTHER_LABEL]).toBe(String(ranked.length - 10));
+      other.points.forEach(([, value], i) =>
+        expect(value).toBeCloseTo(
+          ranked.slice(10).reduce((sum, [, v]) => sum + v[i], 0),
+          10,
+        ),
+      );
+    });
 
-  it("answers bad parameters with 4xx and a message, never a 500", async () => {
-    const cases: [string, Record<string, string>, number, RegExp][] = [
-      ["/api/panels/no-such-panel", {}, 404, /unknown panel/],
-      ["/api/panels/writes-by-resource", { from: "yesterday" }, 400, /parameter from/],
-      ["/api/panels/writes-by-resource", { from: "2000-01-01T00:00:00Z", to: TO }, 400, /days are allowed/],
-      ["/api/panels/writes-by-resource", { from: TO, to: FROM }, 400, /later than/],
-      ["/api/panels/writes-by-verb", { from: FROM, to: TO }, 400, /add the parameter resource/],
-      ["/api/panels/writes-by-resource", { apiserver: 'x"} or vector(1)' }, 400, /not a configured API server/],
-      ["/api/panels/writes-by-verb", { resource: 'connectors"} or up{a="' }, 400, /parameter resource/],
-      ["/api/panels/writes-by-resource", { step: "-5s" }, 400, /parameter step/],
-      ["/api/panels/writes-by-resource", { width: "abc" }, 400, /parameter width/],
-    ];
-    for (const [path, params, status, pattern] of cases) {
-      const { status: got, body } = await api(path, params);
-      expect(got, `${path} ${JSON.stringify(params)}`).toBe(status);
-      expect(body.status).toBe("error");
-      if (body.status === "error") expect(body.error).toMatch(pattern);
-    }
+    it("writes-by-verb: one resource split by verb and subresource, exact, reads excluded", async () => {
+      const data = await panel("writes-by-verb", { from: FROM, to: TO, apiserver: PROJECT_JOB, resource: "connectors.networking.datumapis.com", step: "300" });
+      const keys = data.series.map((s) => `${s.labels.verb} ${s.labels.subresource ?? ""}`.trim()).sort();
+      expect(keys).toEqual(["DELETE", "PATCH status", "POST", "PUT", "PUT status"]);
+      for (const s of data.series) {
+        const filter = writesOf(
+          PROJECT_JOB,
+          (l) => l.resource === "connectors" && l.verb === s.labels.verb && (l.subresource ?? "") === (s.labels.subresource ?? ""),
+        );
+        for (const [tsMs, value] of s.points) expect(value).toBeCloseTo(truthRate(filter, tsMs / 1000, 300), 10);
+      }
+    });
+
+    it("write-totals: exact counts over the range for every resource, verb and subresource", async () => {
+      const data = await panel("write-totals", { from: FROM, to: TO, apiserver: PROJECT_JOB });
+      const key = (l: Record<string, string>) => [joinResource(l.resource, l.group), l.verb, l.subresource ?? ""].join(" ");
+      const truth = truthByKey(series, writesOf(PROJECT_JOB), key, FROM_S, TO_S);
+      const got = new Map(data.series.map((s) => [key(s.labels), s.points[0][1]]));
+      expect(new Map([...got].sort())).toEqual(new Map([...truth].sort()));
+      expect(data.series[0].points[0][0]).toBe(TO_S * 1000);
+      // The Connector status PUTs rose ~17× after the 13:12Z onset: check the numbers reflect it.
+      expect(got.get("connectors.networking.datumapis.com PUT status")).toBeGreaterThan(500);
+    });
+
+    it("write-totals across every API server keeps the job apart", async () => {
+      const data = await panel("write-totals", { from: FROM, to: TO, resource: "connectors" });
+      const byJob = new Map<string, number>();
+      for (const s of data.series) byJob.set(s.labels.job, (byJob.get(s.labels.job) ?? 0) + (s.points[0][1] ?? 0));
+      expect(byJob.get(PROJECT_JOB)).toBe(
+        truthTotal(
+          series,
+          writesOf(PROJECT_JOB, (l) => l.resource === "connectors"),
+          FROM_S,
+          TO_S,
+        ),
+      );
+      expect(byJob.get(HUB_JOB)).toBe(
+        truthTotal(
+          series,
+          writesOf(HUB_JOB, (l) => l.resource === "connectors"),
+          FROM_S,
+          TO_S,
+        ),
+      );
+    });
+
+    it("write-errors and effective-writes are exact too; the no-op estimate says it is one", async () => {
+      const errors = await panel("write-errors", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "600" });
+      expect(errors.series.map((s) => s.labels.code)).toEqual(["409"]);
+      for (const [tsMs, value] of errors.series[0].points) {
+        expect(value).toBeCloseTo(
+          truthRate(
+            writesOf(PROJECT_JOB, (l) => l.code === "409"),
+            tsMs / 1000,
+            600,
+          ),
+          10,
+        );
+      }
+      const effective = await panel("effective-writes", { from: FROM, to: TO, apiserver: PROJECT_JOB, resource: "connectors", step: "600" });
+      expect(effective.estimate).toMatch(/estimate/);
+      const [apiWrites, etcd] = effective.series;
+      expect(apiWrites.labels.series).toBe("API writes (2xx)");
+      expect(etcd.labels.series).toBe("effective writes (etcd)");
+      for (const [tsMs, value] of apiWrites.points) {
+        expect(value).toBeCloseTo(
+          truthRate(
+            writesOf(PROJECT_JOB, (l) => l.resource === "connectors" && l.code.startsWith("2")),
+            tsMs / 1000,
+            600,
+          ),
+          10,
+        );
+      }
+      const etcdFilter = (l: Record<string, string>, name: string) => name === "etcd_requests_total" && l.job === PROJECT_JOB && l.resource === "connectors";
+      for (const [tsMs, value] of etcd.points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
+    });
+
+    it("leaves reviews and TokenRequests, which store nothing, out of the API writes a no-op estimate compares with storage", async () => {
+      const whole = await panel("effective-writes", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "600" });
+      const apiWrites = whole.series.find((s) => s.labels.series === "API writes (2xx)")!;
+      const stored = writesOf(PROJECT_JOB, (l) => l.code.startsWith("2") && l.resource !== "subjectaccessreviews" && l.subresource !== "token");
+      const all = writesOf(PROJECT_JOB, (l) => l.code.startsWith("2"));
+      expect(apiWrites.points.length).toBeGreaterThan(20);
+      for (const [tsMs, value] of apiWrites.points) {
+        expect(value).toBeCloseTo(truthRate(stored, tsMs / 1000, 600), 10);
+        expect(truthRate(all, tsMs / 1000, 600) - value!).toBeGreaterThan(0.03);
+      }
+      // They are still write requests: the write rates count them.
+      const byResource = await panel("writes-by-resource", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "600" });
+      expect(byResource.series.map((s) => s.labels.resource)).toContain("subjectaccessreviews");
+    });
+
+    it("probes the Kubernetes ≤ 1.33 label set and still gives exact effective writes", async () => {
+      const effective = await panel("effective-writes", {
+        from: FROM,
+        to: TO,
+        apiserver: LEGACY_JOB,
+        resource: "connectors.networking.datumapis.com",
+        step: "600",
+      });
+      expect(effective.queries[1].promql).toContain('type="connectors.networking.datumapis.com"');
+      const etcdFilter = (l: Record<string, string>, name: string) =>
+        name === "etcd_requests_total" && l.job === LEGACY_JOB && l.type === "connectors.networking.datumapis.com";
+      expect(effective.series[1].points.length).toBeGreaterThan(20);
+      for (const [tsMs, value] of effective.series[1].points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
+
+      const { body } = await api("/api/panels/watch-fanout", { from: FROM, to: TO, apiserver: LEGACY_JOB, resource: "connectors", step: "600" });
+      expect(body.status).toBe("success");
+      if (body.status !== "success") return;
+      expect(body.data.series.map((s) => s.labels.kind).sort()).toEqual(["Connector", "Lease"]);
+      expect(body.infos[0]).toMatch(/labels watch events by kind/);
+    });
+
+    it("counts effective writes on Kubernetes ≤ 1.27 from etcd_request_duration_seconds_count, exactly, and says so", async () => {
+      const params = { from: FROM, to: TO, apiserver: OLD_JOB, resource: "connectors.networking.datumapis.com", step: "600" };
+      const effective = await panel("effective-writes", params);
+      expect(effective.queries[1].promql).toMatch(
+        /^sum\(rate\(etcd_request_duration_seconds_count\{job="apiserver-1-26", type="connectors.networking.datumapis.com"/,
+      );
+      const { body } = await api("/api/panels/effective-writes", params);
+      expect(body.status === "success" && body.infos.join(" ")).toMatch(/Kubernetes ≤ 1.27.*etcd_request_duration_seconds_count/);
+      const etcdFilter = (l: Record<string, string>, name: string) =>
+        name === "etcd_request_duration_seconds_count" && l.job === OLD_JOB && l.type === "connectors.networking.datumapis.com";
+      expect(effective.series[1].points.length).toBeGreaterThan(20);
+      for (const [tsMs, value] of effective.series[1].points) expect(value).toBeCloseTo(truthRate(etcdFilter, tsMs / 1000, 600), 10);
+    });
+
+    it("lists the configured API servers with their roles", async () => {
+      const res = await fetch(`${app.url}/api/apiservers?from=${FROM}&to=${TO}`);
+      const body = (await res.json()) as ApiEnvelope<{ job: string; role: string }[]>;
+      expect(body.status === "success" && body.data).toEqual([
+        { job: PROJECT_JOB, role: "project" },
+        { job: LEGACY_JOB, role: "project" },
+        { job: OLD_JOB, role: "project" },
+        { job: HUB_JOB, role: "hub" },
+      ]);
+    });
+
+    it("answers bad parameters with 4xx and a message, never a 500", async () => {
+      const cases: [string, Record<string, string>, number, RegExp][] = [
+        ["/api/panels/no-such-panel", {}, 404, /unknown panel/],
+        ["/api/panels/writes-by-resource", { from: "yesterday" }, 400, /parameter from/],
+        ["/api/panels/writes-by-resource", { from: "2000-01-01T00:00:00Z", to: TO }, 400, /days are allowed/],
+        ["/api/panels/writes-by-resource", { from: TO, to: FROM }, 400, /later than/],
+        ["/api/panels/writes-by-verb", { from: FROM, to: TO }, 400, /add the parameter resource/],
+        ["/api/panels/writes-by-resource", { apiserver: 'x"} or vector(1)' }, 400, /not a configured API server/],
+        ["/api/panels/writes-by-verb", { resource: 'connectors"} or up{a="' }, 400, /parameter resource/],
+        ["/api/panels/writes-by-resource", { step: "-5s" }, 400, /parameter step/],
+        ["/api/panels/writes-by-resource", { width: "abc" }, 400, /parameter width/],
+      ];
+      for (const [path, params, status, pattern] of cases) {
+        const { status: got, body } = await api(path, params);
+        expect(got, `${path} ${JSON.stringify(params)}`).toBe(status);
+        expect(body.status).toBe("error");
+        if (body.status === "error") expect(body.error).toMatch(pattern);
+      }
+    });
   });
 });
 

@@ -159,6 +159,7 @@ export function rebuildDeps(config: ServerContext["config"], prometheus: NonNull
     client: prometheus.client,
     scrapeIntervalSeconds: prometheus.scrapeIntervalSeconds,
     detect: prometheus.detectRebuilds,
+    flavor: prometheus.flavor,
     siteLabel: config.siteLabel,
     hubJobs: config.apiservers.hub,
     upstream: { resource: resource ?? "connectors", group },

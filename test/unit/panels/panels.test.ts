@@ -18,6 +18,7 @@ const vars = (over: Partial<PanelVars> = {}): PanelVars => ({
   windowSeconds: 60,
   rangeSeconds: 21600,
   labelSets: { etcd: "group-resource", watchCache: "group-resource", watchEvents: "resource" },
+  nativeHistograms: true,
   ...over,
 });
 const promql = (id: string, over: Partial<PanelVars> = {}) =>
@@ -26,6 +27,13 @@ const promql = (id: string, over: Partial<PanelVars> = {}) =>
     .queries.map((q) => q.promql);
 
 describe("panel catalog", () => {
+  it("asks only the classic histogram series where the engine has no native histograms (VictoriaMetrics), and both forms elsewhere", () => {
+    const texts = (nativeHistograms: boolean) =>
+      PANELS.flatMap((p) => [undefined, "connectors"].flatMap((resource) => p.queries(vars({ resource, nativeHistograms })).queries.map((q) => q.promql)));
+    for (const q of texts(false)) expect(q).not.toMatch(/histogram_(sum|count|fraction)\(/);
+    expect(texts(true).filter((q) => /histogram_(sum|count)\(/.test(q)).length).toBeGreaterThanOrEqual(4);
+  });
+
   it("has the stable ids", () => {
     expect(PANELS.map((p) => p.id)).toEqual([
       "writes-by-resource",

@@ -6,7 +6,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPromClient } from "@/lib/prometheus/client";
+import { createPromClient, parseEnvelope } from "@/lib/prometheus/client";
 import { PromError } from "@/lib/promql/errors";
 import { freePort } from "../../helpers/processes";
 
@@ -227,5 +227,16 @@ describe("Prometheus client", () => {
     const error = await failure(closed.query("up", 1));
     expect(error.failure).toBe("unreachable");
     expect(error.message).toMatch(/ECONNREFUSED/);
+  });
+});
+
+describe("the engine behind an answer", () => {
+  it("is VictoriaMetrics where the answer carries its statistics, as every VictoriaMetrics query answer does", () => {
+    const vm = '{"status":"success","data":{"resultType":"vector","result":[]},"stats":{"seriesFetched":"0","executionTimeMsec":0}}';
+    expect(parseEnvelope(200, vm).servedBy).toBe("victoriametrics");
+    // Prometheus's own statistics (asked with stats=all) are another shape.
+    const prom = '{"status":"success","data":{"resultType":"vector","result":[]},"stats":{"timings":{},"samples":{}}}';
+    expect(parseEnvelope(200, prom).servedBy).toBeUndefined();
+    expect(parseEnvelope(200, '{"status":"success","data":[]}').servedBy).toBeUndefined();
   });
 });

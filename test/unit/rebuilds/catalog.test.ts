@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { findRebuildPanel, slowThresholds, type RebuildVars } from "@/lib/rebuilds/catalog";
+import { findRebuildPanel, REBUILD_PANELS, slowThresholds, type RebuildVars } from "@/lib/rebuilds/catalog";
 import { findRebuildProfile } from "@/lib/rebuilds/profiles";
 import { rebuildCalls, rebuildRequests } from "@/lib/rebuilds/requests";
 import { capWarnings } from "@/lib/rebuilds/run";
@@ -10,6 +10,7 @@ const vars = (id: string, buckets: number[], extra: Partial<RebuildVars> = {}): 
   windowSeconds: 120,
   rangeSeconds: 3600,
   hubJobs: ["karmada-system/karmada-apiserver"],
+  nativeHistograms: true,
   upstream: { resource: "connectors", group: "networking.datumapis.com" },
   ...extra,
 });
@@ -20,6 +21,14 @@ const promql = (panel: string, v: RebuildVars) =>
     .queries.map((q) => q.promql);
 
 describe("rebuild panels", () => {
+  it("ask only the classic series where the engine has no native histograms (VictoriaMetrics), and both forms elsewhere", () => {
+    const classicOnly = REBUILD_PANELS.flatMap((p) => p.queries(vars("envoy-gateway", [1, 5, 10], { nativeHistograms: false })).queries.map((q) => q.promql));
+    expect(classicOnly.length).toBeGreaterThan(0);
+    for (const q of classicOnly) expect(q).not.toMatch(/histogram_(sum|count|fraction)\(/);
+    const both = REBUILD_PANELS.flatMap((p) => p.queries(vars("envoy-gateway", [1, 5, 10])).queries.map((q) => q.promql));
+    expect(both.filter((q) => /histogram_sum\(/.test(q)).length).toBeGreaterThan(0);
+  });
+
   it("count Envoy Gateway rebuilds per hour per site from the xds runner", () => {
     expect(promql("rebuild-rate", vars("envoy-gateway", [1, 5, 10]))).toEqual([
       'sum by (cluster) (rate(watchable_subscribe_total{runner="xds", message="xds-ir", status="success"}[120s])) * 3600',
