@@ -1,20 +1,18 @@
 /**
- * A real VictoriaMetrics single-node server (built by test/victoriametrics/build.sh) holding a scenario's series,
+ * A real VictoriaMetrics single-node server (built by test/tools/build.sh) holding a scenario's series,
  * imported through its own JSON-lines import API, on a free loopback port: the same series the Prometheus tests
  * backfill, so both engines answer against one ground truth.
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { freePort, start, waitForHttp } from "@/lib/cli/processes";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import type { TestPrometheus } from "./prometheus";
+import { toolBinary } from "./tools";
 
 function binary(): string {
-  const dir = process.env.CHURNSCOPE_VM_BIN ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "churnscope", "victoriametrics");
-  const path = join(dir, "victoria-metrics");
-  if (!existsSync(path)) throw new Error(`no VictoriaMetrics binary at ${path}: run \`bash test/victoriametrics/build.sh\` (needs Go; .ci/run does it)`);
-  return path;
+  return toolBinary("victoria-metrics");
 }
 
 /** One series as a line of VictoriaMetrics' /api/v1/import format (timestamps in ms). */

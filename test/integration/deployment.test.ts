@@ -18,10 +18,11 @@ import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { configSchema } from "@/lib/config/schema";
 import { answeredBeforeNext, writeConfig } from "../helpers/app";
 import { auditEvent } from "../helpers/audit-log";
-import { selfSignedCert } from "../helpers/control-plane";
+import { selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
 import { freePort, requireBinary, start, waitForHttp, type Running } from "../helpers/processes";
 import { fillLiveStore, LIVE_DAY0, liveDaysRolledUp } from "../helpers/live-store";
 import { ROOT } from "../helpers/root";
+import { toolBinary } from "../helpers/tools";
 
 const WEBHOOK_TOKEN = "image-webhook-token";
 
@@ -44,26 +45,43 @@ function httpsPost(url: string, body: string, ca: Buffer, token: string | null):
 
 type Doc = { kind: string; metadata: { name: string; namespace?: string }; [key: string]: unknown };
 
-describe("the kustomize base", () => {
-  const kubectl = requireBinary("kubectl", "install it: apt-get install -y kubernetes-client");
-  const rendered = spawnSync(kubectl, ["kustomize", join(ROOT, "deploy/kubernetes/base")], { encoding: "utf8" });
-  const docs = rendered.status === 0 ? parseAllDocuments(rendered.stdout).map((d) => d.toJS() as Doc) : [];
+/** The two ways the project ships its objects, rendered as a cluster would receive them. */
+const RENDERINGS = [
+  {
+    name: "the kustomize base",
+    render: () =>
+      spawnSync(requireBinary("kubectl", "install it: apt-get install -y kubernetes-client"), ["kustomize", join(ROOT, "deploy/kubernetes/base")], {
+        encoding: "utf8",
+      }),
+    // kustomize makes the namespace; Helm installs into one that exists (helm install --create-namespace).
+    kinds: ["Namespace"],
+  },
+  { name: "the Helm chart", render: () => helmTemplate([]), kinds: [] },
+];
+
+function helmTemplate(args: string[]) {
+  return spawnSync(toolBinary("helm"), ["template", "churnscope", join(ROOT, "deploy/helm/churnscope"), "--namespace", "churnscope", ...args], {
+    encoding: "utf8",
+  });
+}
+
+const docsOf = (stdout: string) =>
+  parseAllDocuments(stdout)
+    .map((d) => d.toJS() as Doc)
+    .filter((d) => d !== null);
+
+describe.each(RENDERINGS)("$name", ({ render, kinds }) => {
+  const rendered = render();
+  const docs = rendered.status === 0 ? docsOf(rendered.stdout) : [];
   // A rendered object of a kind, read by path in the tests below.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- kustomize output, checked field by field
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered manifests, checked field by field
   const one = (kind: string) => docs.find((d) => d.kind === kind) as Doc & Record<string, any>;
 
   it("renders every object Churnscope needs in its namespace", () => {
     expect(rendered.status, rendered.stderr).toBe(0);
-    expect(docs.map((d) => d.kind).sort()).toEqual([
-      "ClusterRole",
-      "ClusterRoleBinding",
-      "ConfigMap",
-      "Deployment",
-      "Namespace",
-      "PersistentVolumeClaim",
-      "Service",
-      "ServiceAccount",
-    ]);
+    expect(docs.map((d) => d.kind).sort()).toEqual(
+      [...kinds, "ClusterRole", "ClusterRoleBinding", "ConfigMap", "Deployment", "PersistentVolumeClaim", "Service", "ServiceAccount"].sort(),
+    );
     for (const d of docs) if (!["Namespace", "ClusterRole", "ClusterRoleBinding"].includes(d.kind)) expect(d.metadata.namespace, d.kind).toBe("churnscope");
   });
 
@@ -96,6 +114,99 @@ describe("the kustomize base", () => {
     expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
     expect(one("Service").spec.selector).toEqual(one("Deployment").spec.selector.matchLabels);
   });
+});
+
+describe("the Helm chart's values", () => {
+  it("passes helm lint", () => {
+    const lint = spawnSync(toolBinary("helm"), ["lint", join(ROOT, "deploy/helm/churnscope")], { encoding: "utf8" });
+    expect(lint.status, lint.stdout + lint.stderr).toBe(0);
+  });
+
+  it("turn every setting into a configuration Churnscope accepts, with secrets by reference and the webhook's TLS mounted", () => {
+    const rendered = helmTemplate([
+      ...["--set", "prometheus.url=https://vm.monitoring:8428", "--set", "prometheus.flavor=victoriametrics"],
+      ...["--set", "prometheus.bearerTokenSecret.name=prom-token", "--set", "auth.userHeader=X-Forwarded-User"],
+      ...["--set", "auth.bearerTokenSecret.name=api-token", "--set", "audit.webhook.tokenSecret.name=webhook-token"],
+      ...["--set", "audit.webhook.tlsSecret=webhook-tls", "--set", "apiservers.project[0]=milo-apiserver", "--set", "config.siteLabel=site"],
+      ...["--set", "store.persistence.enabled=false"],
+    ]);
+    expect(rendered.status, rendered.stderr).toBe(0);
+    const docs = docsOf(rendered.stdout);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered manifests, checked field by field
+    const one = (kind: string) => docs.find((d) => d.kind === kind) as Doc & Record<string, any>;
+    const config = parseAllDocuments(one("ConfigMap").data["churnscope.yaml"])[0].toJS();
+    const parsed = configSchema.safeParse(config);
+    expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
+    expect(config).toMatchObject({
+      prometheus: { url: "https://vm.monitoring:8428", flavor: "victoriametrics", bearerToken: { env: "PROMETHEUS_BEARER_TOKEN" } },
+      auth: { userHeader: "X-Forwarded-User", bearerToken: { env: "CHURNSCOPE_BEARER_TOKEN" } },
+      audit: { webhookToken: { env: "AUDIT_WEBHOOK_TOKEN" } },
+      server: { tls: { port: 3443, certFile: "/etc/churnscope/tls/tls.crt", keyFile: "/etc/churnscope/tls/tls.key" } },
+      apiservers: { project: ["milo-apiserver"] },
+      siteLabel: "site",
+    });
+    const pod = one("Deployment").spec.template.spec;
+    const [container] = pod.containers;
+    const secretEnv = Object.fromEntries(
+      container.env
+        .filter((e: { valueFrom?: unknown }) => e.valueFrom)
+        .map((e: { name: string; valueFrom: { secretKeyRef: { name: string } } }) => [e.name, e.valueFrom.secretKeyRef.name]),
+    );
+    expect(secretEnv).toEqual({ PROMETHEUS_BEARER_TOKEN: "prom-token", CHURNSCOPE_BEARER_TOKEN: "api-token", AUDIT_WEBHOOK_TOKEN: "webhook-token" });
+    const volumes = Object.fromEntries(pod.volumes.map((v: { name: string }) => [v.name, v]));
+    const mounts = Object.fromEntries(container.volumeMounts.map((m: { mountPath: string; name: string }) => [m.mountPath, m.name]));
+    expect(volumes[mounts["/etc/churnscope/tls"]].secret.secretName).toBe("webhook-tls");
+    expect(volumes[mounts["/data"]]).toEqual({ name: "data", emptyDir: {} });
+    expect(docs.some((d) => d.kind === "PersistentVolumeClaim")).toBe(false);
+    expect(one("Service").spec.ports.map((p: { name: string; port: number }) => [p.name, p.port])).toEqual([
+      ["http", 80],
+      ["webhook", 3443],
+    ]);
+    // Nothing secret is written into the manifests themselves.
+    expect(rendered.stdout).not.toMatch(/Bearer |password/i);
+  });
+
+  it("refuses values the dashboard cannot run with, saying which", () => {
+    for (const [set, message] of [
+      ["replicas=2", /\/replicas': maximum: got 2, want 1/],
+      ["prometheus.flavor=graphite", /\/prometheus\/flavor': value must be one of/],
+      ["prometheus.url=ftp://x", /\/prometheus\/url'/],
+      ["audit.webhook.tlsPort=3000", /\/audit\/webhook\/tlsPort'/],
+      ["store.persistence.size=lots", /\/store\/persistence\/size'/],
+    ] as const) {
+      const rendered = helmTemplate(["--set", set]);
+      expect(rendered.status, set).not.toBe(0);
+      expect(rendered.stderr, set).toMatch(message);
+    }
+  });
+});
+
+describe("the manifests applied to a real API server (server-side dry run)", () => {
+  let plane: ControlPlane | undefined;
+  afterAll(async () => {
+    await plane?.stop();
+  });
+
+  it("accepts the kustomize base and the Helm chart's output as they are", async () => {
+    plane = await startControlPlane();
+    const kubectl = requireBinary("kubectl", "install it: apt-get install -y kubernetes-client");
+    const connection = ["--server", plane.url, "--token", plane.adminToken, "--insecure-skip-tls-verify"];
+    const run = (args: string[], input?: string) => spawnSync(kubectl, [...connection, ...args], { encoding: "utf8", input });
+    // The chart installs into a namespace that exists; the base's own Namespace is dry-run with the rest.
+    expect(run(["create", "namespace", "churnscope"]).status).toBe(0);
+    for (const rendered of [
+      RENDERINGS[0].render(),
+      helmTemplate([]),
+      helmTemplate(["--set", "audit.webhook.tlsSecret=webhook-tls", "--set", "store.persistence.enabled=false"]),
+    ]) {
+      expect(rendered.status, rendered.stderr).toBe(0);
+      const applied = run(["apply", "--server-side", "--dry-run=server", "--validate=strict", "--field-manager=churnscope-test", "-f", "-"], rendered.stdout);
+      expect(applied.status, applied.stderr).toBe(0);
+      const kinds = docsOf(rendered.stdout).map((d) => d.kind);
+      for (const kind of kinds) expect(applied.stdout.toLowerCase(), kind).toContain(`${kind.toLowerCase()}`);
+      expect(applied.stdout).toMatch(/serverside-applied \(server dry run\)/);
+    }
+  }, 180_000);
 });
 
 describe("the standalone build in the image", () => {
