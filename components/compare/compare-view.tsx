@@ -12,8 +12,8 @@ import { TimeSeriesChart, type ChartMarker } from "@/components/panels/time-seri
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
-import { WINDOW_PRESETS, type ComparePreset, type CounterPreset } from "@/lib/compare/catalog";
-import { parseSelector, SELECTOR_HELP } from "@/lib/compare/selector";
+import { SELECTOR_HELP, WINDOW_PRESETS, type ComparePreset, type CounterPreset } from "@/lib/compare/catalog";
+import { parseSelector } from "@/lib/promql/parse";
 import { compareRows } from "@/lib/compare/table";
 import { formatCount } from "@/lib/format/number";
 import { formatRange } from "@/lib/format/time";

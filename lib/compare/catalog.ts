@@ -5,6 +5,11 @@
 import { literalAlternation, matcher } from "../promql/promql";
 import { WRITE_VERBS } from "../panels/queries";
 
+/** What the counter inputs take, said under them. */
+export const SELECTOR_HELP =
+  'A counter as a PromQL series selector: metric{label="value", label=~"regex", label!="value", label!~"regex"}. ' +
+  "Each window counts sum(increase(selector[window])).";
+
 /** The window buttons; any duration from 1m to 7d can be typed. */
 export const WINDOW_PRESETS = ["1h", "3h", "6h"] as const;
 

@@ -9,7 +9,7 @@ import type { PromClient } from "../promql/types";
 import { formatDurationMs, parseDurationMs, promDuration } from "../time/duration";
 import { unique, type PanelResult } from "../panels/run-panel";
 import { toSeries } from "../promql/to-series";
-import { parseSelector } from "./selector";
+import { parseSelector } from "../promql/parse";
 
 export interface CompareRequest {
   startMs: number;

@@ -1,5 +1,6 @@
 /** The configuration file's shape (churnscope.yaml). Unknown keys are errors, so typos surface. */
 import { FLAVORS } from "../promql/flavor";
+import { checkPromQL } from "../promql/parse";
 import { z } from "zod";
 import { profileSchema } from "../churn/profile-schema";
 import { REBUILD_PROFILE_IDS } from "../rebuilds/profiles";
@@ -101,7 +102,15 @@ export const configSchema = z
         z
           .object({
             name: z.string().min(1).max(60),
-            expr: z.string().min(1).max(2_000),
+            expr: z
+              .string()
+              .min(1)
+              .max(2_000)
+              .superRefine((expr, ctx) => {
+                // Checked by Prometheus's own grammar at start, so a typo is found here rather than on every chart.
+                const checked = checkPromQL(expr);
+                if (!checked.ok) ctx.addIssue({ code: "custom", message: `not PromQL: ${checked.error}` });
+              }),
             /** the label whose value names each marker, e.g. version; default: every label */
             label: z.string().regex(LABEL_NAME, "expected a Prometheus label name").optional(),
             detail: z.string().max(1000).default(""),

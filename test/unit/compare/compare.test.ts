@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { comparePresets, counterPresets } from "@/lib/compare/catalog";
 import { compareWindows, parseCompareArgs } from "@/lib/compare/compare";
-import { parseSelector } from "@/lib/compare/selector";
+import { parseSelector } from "@/lib/promql/parse";
 import { compareRows } from "@/lib/compare/table";
 import type { PanelData } from "@/lib/panels/run-panel";
 
@@ -49,6 +49,9 @@ describe("counter selectors typed in the browser", () => {
     expect(error('up{job="a}')).toMatch(/column 8: expected a closing "/);
     expect(error("up{job=a}")).toMatch(/expected a quoted value/);
     expect(error('up{job=="a"}')).toMatch(/expected a quoted value/);
+    expect(error("up{job}")).toMatch(/column 7: expected =, !=, =~ or !~/);
+    expect(error('up{job="a"} offset 5m')).toMatch(/column 13: expected the end of the selector/);
+    expect(error('up{job="x"}) or vector(1')).toMatch(/column 12: expected the end of the selector/);
     expect(error('up{1job="a"}')).toMatch(/expected a label name/);
     expect(error('up{job="\\."}')).toMatch(/known escape/);
     expect(error('{job!="a"}')).toMatch(/non-empty = or =~ matcher/);

@@ -73,6 +73,17 @@ describe("configuration", () => {
     expect(config.dataDir).toBe("/tmp/cs");
   });
 
+  it("checks marker queries with Prometheus's grammar, saying which one and where", () => {
+    const good = "changes(nso_build_info[5m]) > 0";
+    const dir = dirWith({
+      "churnscope.yaml": `markerQueries:\n  - { name: ok, expr: "${good}" }\n  - { name: typo, expr: "sum(rate(x[5m])" }\n  - { name: op, expr: "up{job=~}" }\n`,
+    });
+    const text = message(() => loadConfig({}, dir));
+    expect(text).toMatch(/markerQueries\.1\.expr: not PromQL: column 16: unexpected the end/);
+    expect(text).toMatch(/markerQueries\.2\.expr: not PromQL: column 9: unexpected /);
+    expect(text).not.toMatch(/markerQueries\.0/);
+  });
+
   it("names the key and the reason for every bad value", () => {
     const dir = dirWith({ "churnscope.yaml": "prometheus:\n  url: http://p:9090\n  timeoutSeconds: -3\n  ulr: typo\nsiteLabel: 'bad-label'\n" });
     const text = message(() => loadConfig({}, dir));

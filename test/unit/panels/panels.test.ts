@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
 import { findPanel, PANELS } from "@/lib/panels/catalog";
+import { checkPromQL } from "@/lib/promql/parse";
 import type { PanelVars } from "@/lib/panels/queries";
 import { parsePanelParams } from "@/lib/panels/params";
 import { chartWidths, panelUrl, WIDTH_SLOTS, widthFromCookie, type ChartWidths } from "@/lib/panels/panel-url";
@@ -27,6 +28,24 @@ const promql = (id: string, over: Partial<PanelVars> = {}) =>
     .queries.map((q) => q.promql);
 
 describe("panel catalog", () => {
+  it("writes PromQL that Prometheus's own grammar parses, for every panel, label form and engine", () => {
+    const forms: PanelVars["labelSets"][] = [
+      { etcd: "group-resource", watchCache: "group-resource", watchEvents: "resource", storageEvents: "group-resource" },
+      { etcd: "type", watchCache: "resource", watchEvents: "kind", storageEvents: "resource" },
+      { etcd: "go-type", etcdCounter: "etcd_request_duration_seconds_count", watchCache: "none", watchEvents: "none", storageEvents: "none" },
+    ];
+    let checked = 0;
+    for (const p of PANELS)
+      for (const labelSets of forms)
+        for (const nativeHistograms of [true, false])
+          for (const over of [{}, { resource: "connectors", group: "networking.datumapis.com" }, { job: undefined }])
+            for (const q of p.queries(vars({ labelSets, nativeHistograms, ...over })).queries) {
+              expect(checkPromQL(q.promql), `${p.id}: ${q.promql}`).toEqual({ ok: true });
+              checked++;
+            }
+    expect(checked).toBeGreaterThan(PANELS.length * 18);
+  });
+
   it("asks only the classic histogram series where the engine has no native histograms (VictoriaMetrics), and both forms elsewhere", () => {
     const texts = (nativeHistograms: boolean) =>
       PANELS.flatMap((p) => [undefined, "connectors"].flatMap((resource) => p.queries(vars({ resource, nativeHistograms })).queries.map((q) => q.promql)));

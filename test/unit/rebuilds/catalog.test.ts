@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { findRebuildPanel, REBUILD_PANELS, slowThresholds, type RebuildVars } from "@/lib/rebuilds/catalog";
-import { findRebuildProfile } from "@/lib/rebuilds/profiles";
+import { findRebuildProfile, REBUILD_PROFILE_IDS } from "@/lib/rebuilds/profiles";
+import { checkPromQL } from "@/lib/promql/parse";
 import { rebuildCalls, rebuildRequests } from "@/lib/rebuilds/requests";
 import { capWarnings } from "@/lib/rebuilds/run";
 
@@ -21,6 +22,21 @@ const promql = (panel: string, v: RebuildVars) =>
     .queries.map((q) => q.promql);
 
 describe("rebuild panels", () => {
+  it("write PromQL that Prometheus's own grammar parses, for every profile and engine", () => {
+    let checked = 0;
+    for (const id of REBUILD_PROFILE_IDS)
+      for (const nativeHistograms of [true, false])
+        for (const native of [true, false])
+          for (const p of REBUILD_PANELS) {
+            const v = vars(id, [1, 5, 10], { nativeHistograms });
+            for (const q of p.queries({ ...v, detected: { ...v.detected, native } }).queries) {
+              expect(checkPromQL(q.promql), `${id} ${p.id}: ${q.promql}`).toEqual({ ok: true });
+              checked++;
+            }
+          }
+    expect(checked).toBeGreaterThan(REBUILD_PROFILE_IDS.length * 4);
+  });
+
   it("ask only the classic series where the engine has no native histograms (VictoriaMetrics), and both forms elsewhere", () => {
     const classicOnly = REBUILD_PANELS.flatMap((p) => p.queries(vars("envoy-gateway", [1, 5, 10], { nativeHistograms: false })).queries.map((q) => q.promql));
     expect(classicOnly.length).toBeGreaterThan(0);
