@@ -67,6 +67,18 @@ export function ViewControls({ snapshot, from, to, startMs, endMs, onChange, onR
           Download snapshot
         </a>
       )}
+      {download && !snapshot && (download.view === undefined || download.view === "rebuilds") && (
+        <a
+          data-testid="download-grafana"
+          className="rounded border border-[var(--border)] px-2 py-1 text-sm hover:bg-[var(--bg)]"
+          href={`/api/grafana?${grafanaSearch(search)}`}
+          // The links back in the dashboard lead where this browser reached Churnscope.
+          onClick={(e) => (e.currentTarget.href = `/api/grafana?${grafanaSearch(search)}&base=${encodeURIComponent(window.location.origin)}`)}
+          title="Download this view as a Grafana dashboard (JSON): the same PromQL, with the API server and resource as variables and links back here"
+        >
+          Grafana JSON
+        </a>
+      )}
       <OpenSnapshot />
     </div>
   );
@@ -108,4 +120,12 @@ function CopyLink({ startMs, endMs }: { startMs: number; endMs: number }) {
       )}
     </span>
   );
+}
+
+/** The Grafana export's parameters: the view's, with the view named (Write load when none is). */
+function grafanaSearch(search: URLSearchParams): URLSearchParams {
+  const out = new URLSearchParams(search);
+  if (!out.has("view")) out.set("view", "write-load");
+  out.delete("page");
+  return out;
 }

@@ -12,6 +12,7 @@ import type { ServerContext } from "./context";
 import { receiveUpload, receiveWebhook } from "./handlers/audit";
 import { clientsAnswer } from "./handlers/clients";
 import { exportView, type Download } from "./handlers/export-view";
+import { grafanaExport } from "./handlers/grafana";
 import { addNote, answerMarkers, deleteNote } from "./handlers/markers";
 import { listFields, listLanes, listObjects, objectAnswer } from "./handlers/objects";
 import { answerPanel } from "./handlers/panels";
@@ -75,6 +76,11 @@ export const API_ROUTES: readonly ApiRoute[] = [
     path: /^\/api\/snapshots$/,
     access: "user",
     methods: { POST: async ({ ctx, request }) => ({ data: await ctx.snapshots.put(await readBodyLimited(request.body, ctx.snapshots.maxBytes)) }) },
+  },
+  {
+    path: /^\/api\/grafana$/,
+    access: "user",
+    methods: { GET: async ({ ctx, query, signal }) => ({ download: await grafanaExport(ctx, query, signal) }) },
   },
   {
     path: /^\/api\/snapshots\/export$/,

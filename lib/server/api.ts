@@ -172,10 +172,10 @@ function encodedResponse(encoded: EncodedAnswer, extra: Record<string, string>, 
   return { status: encoded.httpStatus, headers, body };
 }
 
-function downloadResponse({ filename, bytes }: Download): ApiResponse {
+function downloadResponse({ filename, bytes, contentType }: Download): ApiResponse {
   const headers = {
     ...baseHeaders(development()),
-    "Content-Type": "application/gzip",
+    "Content-Type": contentType ?? "application/gzip",
     "Content-Disposition": `attachment; filename="${filename}"`,
     "Cache-Control": "no-store",
     "Content-Length": String(bytes.length),

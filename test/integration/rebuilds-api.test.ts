@@ -4,6 +4,7 @@
  * summaries equal the generator's rebuilds, and the top-bucket warning appears exactly where a
  * quantile can only say "10 s or more".
  */
+import { REBUILD_PANELS } from "@/lib/rebuilds/catalog";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EDGE_ROUTES, replaySeries, translationMs } from "@/lib/demo/metrics";
 import { DEFAULT_REPLAY, type ReplayParams } from "@/lib/demo/params";
@@ -80,6 +81,26 @@ describe.each(METRIC_STORES)("on $name", (store) => {
   });
 
   describe("Edge rebuilds panels against the generator", () => {
+    it("download as a Grafana dashboard whose queries are the panels' own once its variables hold the view's values", async () => {
+      const res = await fetch(`${app.url}/api/grafana?${new URLSearchParams({ view: "rebuilds", from: String(FROM), to: String(TO) })}`);
+      expect(res.status).toBe(200);
+      const dashboard = await res.json();
+      expect(dashboard.links[0].url).toBe("http://localhost:3000/rebuilds?from=${__from}&to=${__to}");
+      let compared = 0;
+      for (const shown of dashboard.panels as { title: string; targets: { expr: string }[] }[]) {
+        const def = REBUILD_PANELS.find((d) => d.title === shown.title)!;
+        if (def.mode === "total") continue;
+        const { data } = await panel(def.id);
+        const window = /\[(\d+s)\]/.exec(data.query)?.[1] ?? "";
+        expect(
+          shown.targets.map((t) => t.expr.replaceAll("$__rate_interval", window)),
+          def.id,
+        ).toEqual(data.queries.map((q) => q.promql));
+        compared++;
+      }
+      expect(compared).toBeGreaterThanOrEqual(4);
+    });
+
     it("say which profile they use and why", async () => {
       const { data } = await panel("rebuild-rate");
       expect(data.profile).toMatchObject({ id: "envoy-gateway", title: "Envoy Gateway ≥ 1.5 (xds runner)" });

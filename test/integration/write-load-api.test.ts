@@ -10,7 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ApiEnvelope } from "@/lib/api/envelope";
 import type { PanelData } from "@/lib/panels/run-panel";
-import { joinResource } from "@/lib/panels/resource-name";
+import { PANELS } from "@/lib/panels/catalog";
+import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
@@ -67,6 +68,39 @@ describe.each(METRIC_STORES)("on $name", (store) => {
   });
 
   describe("JSON API", () => {
+    it("downloads as a Grafana dashboard whose queries are the panels' own once its variables hold the view's values", async () => {
+      const resource = [...truthByKey(series, writesOf(PROJECT_JOB), (l) => joinResource(l.resource, l.group), FROM_S, TO_S).keys()].find((r) =>
+        r.includes("."),
+      )!;
+      const [plural, group] = splitResource(resource);
+      const params = new URLSearchParams({ view: "write-load", from: FROM, to: TO, apiserver: PROJECT_JOB, resource, base: "https://churnscope.example" });
+      const res = await fetch(`${app.url}/api/grafana?${params}`);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      expect(res.headers.get("content-disposition")).toBe('attachment; filename="churnscope-write-load-grafana.json"');
+      const dashboard = await res.json();
+      expect(dashboard.time).toEqual({ from: new Date(FROM).toISOString(), to: new Date(TO).toISOString() });
+      expect(dashboard.templating.list.map((v: { name: string }) => v.name)).toEqual(["datasource", "apiserver", "resource", "group"]);
+      expect(dashboard.links[0].url).toBe(
+        `https://churnscope.example/?${new URLSearchParams({ apiserver: PROJECT_JOB, resource })}&from=\${__from}&to=\${__to}`,
+      );
+      let compared = 0;
+      for (const shown of dashboard.panels as { title: string; targets: { expr: string }[] }[]) {
+        const def = PANELS.find((d) => d.title === shown.title)!;
+        if (def.mode === "total") continue;
+        const { status, body } = await api(`/api/panels/${def.id}`, { from: FROM, to: TO, apiserver: PROJECT_JOB, resource, step: "60" });
+        expect(status, def.id).toBe(200);
+        if (body.status !== "success") throw new Error(body.error);
+        const window = /\[(\d+s)\]/.exec(body.data.query)?.[1] ?? "60s";
+        const filled = shown.targets.map((t) =>
+          t.expr.replaceAll("$__rate_interval", window).replaceAll("$apiserver", PROJECT_JOB).replaceAll("$resource", plural!).replaceAll("$group", group!),
+        );
+        expect(filled, def.id).toEqual(body.data.queries.map((q) => q.promql));
+        compared++;
+      }
+      expect(compared).toBeGreaterThanOrEqual(8);
+    });
+
     it("says on /readyz which engine it found answering", async () => {
       await panel("writes-by-resource", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "60" });
       const ready = await (await fetch(`${app.url}/readyz`)).json();

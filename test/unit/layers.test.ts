@@ -25,6 +25,7 @@ place(
     "compare",
     "config",
     "format",
+    "grafana",
     "markers",
     "metrics",
     "objects",

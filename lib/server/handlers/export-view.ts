@@ -26,6 +26,8 @@ import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 export interface Download {
   filename: string;
   bytes: Buffer;
+  /** a snapshot bundle (application/gzip) unless it says otherwise */
+  contentType?: string;
 }
 
 const title = z.string().max(300).optional();
