@@ -1,12 +1,12 @@
 #!/usr/bin/env node
 /**
- * `npm test`: builds the app (integration and e2e tests run `npm start` against it), then runs the
- * unit, integration and e2e projects one after another (they share two cores), prints where the time
+ * `npm test`: builds the app (integration and e2e tests run `npm start` against it) while the unit tests run, then
+ * runs the integration and e2e projects one after another (they share two cores), prints where the time
  * went (each project's wall time and the ten slowest test files), and ends with the line CI reads:
  * "N passed, N failed".
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 
 const root = process.cwd();
@@ -37,21 +37,45 @@ function finish() {
   process.exit(failed > 0 || passed === 0 ? 1 : 0);
 }
 
-if (process.env.CHURNSCOPE_SKIP_BUILD !== "1") {
-  console.log("test: next build, then the replay's object store");
+/** Runs a command to its end with its output appended to the file `logPath` (a file, not a pipe: nothing here reads a pipe while the unit tests run). */
+function runLogged(command, args, logPath) {
+  const fd = openSync(logPath, "a");
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", fd, fd] });
+    child.on("close", (code) => {
+      closeSync(fd);
+      resolve(code);
+    });
+  });
+}
+
+// The build runs beside the unit tests, which do not need it: each takes the cores the other leaves idle.
+const skipBuild = process.env.CHURNSCOPE_SKIP_BUILD === "1";
+const buildLog = join(results, "build.log");
+let build;
+if (!skipBuild) {
+  console.log("test: next build, then the replay's object store, beside the unit tests (its output: test-results/build.log)");
+  rmSync(buildLog, { force: true });
   const buildStartMs = Date.now();
   // As `npm run build`: the app, then the replay's object store beside it.
-  const build = spawnSync(bin("next"), ["build"], { stdio: "inherit", env });
-  const replayStore = build.status === 0 ? spawnSync(bin("tsx"), ["lib/cli/replay-store.ts"], { stdio: "inherit", env }) : build;
-  projectSeconds.push(["build", since(buildStartMs)]);
-  if (build.status !== 0 || replayStore.status !== 0) {
-    console.error("test: the build failed, so integration and e2e tests cannot run");
-    failed += 1;
-    finish();
-  }
+  build = runLogged(bin("next"), ["build"], buildLog)
+    .then((code) => (code === 0 ? runLogged(bin("tsx"), ["lib/cli/replay-store.ts"], buildLog) : code))
+    .then((code) => ({ ok: code === 0, seconds: since(buildStartMs) }));
 }
 
 for (const project of ["unit", "integration", "e2e"]) {
+  if (project === "integration" && build) {
+    // Integration and e2e tests run `npm start` against the build.
+    const built = await build;
+    projectSeconds.unshift(["build", built.seconds]);
+    const log = readFileSync(buildLog, "utf8");
+    process.stdout.write(built.ok ? `test: built (last lines of test-results/build.log)\n${log.trimEnd().split("\n").slice(-3).join("\n")}\n` : log);
+    if (!built.ok) {
+      console.error("test: the build failed (its output above), so integration and e2e tests cannot run");
+      failed += 1;
+      finish();
+    }
+  }
   const output = join(results, `${project}.json`);
   rmSync(output, { force: true });
   console.log(`\ntest: ${project}`);
