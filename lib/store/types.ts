@@ -1,4 +1,5 @@
 /** The store's record types and the interfaces its engine implements for the recorder, audit ingest and snapshot import. */
+import type { AuditRow } from "../snapshot/format/audit-rows";
 import type Database from "better-sqlite3";
 import type { Json } from "../churn/json";
 import type { ObjectKey, StoredWrite } from "../wire/objects";
@@ -26,21 +27,10 @@ export interface StoreConnection {
   idOf(key: ObjectKey): number;
 }
 
-/** One completed write request as the audit repository keeps it (audit ingest reads them from logs). */
-export interface RequestRecord {
+/** One completed write request as the audit repository keeps it (audit ingest reads them from logs); its cluster is the store's to add. */
+export interface RequestRecord extends Omit<AuditRow, "cluster" | "noop"> {
   /** auditID/stage: the same request delivered twice (a re-read file, a retried webhook batch) is one request */
   key: string;
-  tsMs: number;
-  verb: string;
-  group: string;
-  resource: string;
-  subresource: string;
-  namespace: string;
-  name: string;
-  user: string;
-  userAgent: string;
-  /** HTTP status; 0 when the log has none */
-  code: number;
   /** stageTimestamp − requestReceivedTimestamp; null when either is missing */
   latencyMs: number | null;
 }

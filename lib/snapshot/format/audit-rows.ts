@@ -13,6 +13,7 @@ export interface AuditRow {
   subresource: string;
   namespace: string;
   name: string;
+  /** HTTP status; 0 when the log has none */
   code: number;
   /** whether the write changed nothing; null where it is not known */
   noop: boolean | null;
