@@ -52,7 +52,7 @@ beforeAll(async () => {
       `prometheus:\n  url: ${prom.url}\n  scrapeIntervalSeconds: 15\napiservers:\n  project: [${PROJECT_JOB}]\n  hub: [${JSON.stringify(HUB_JOB)}]\n` +
         "auth:\n  userHeader: X-Forwarded-User\n" +
         "markers:\n  - { time: '2026-09-11T14:45:00Z', label: infra v0.83.42, detail: reached stable sites }\n" +
-        "markerQueries:\n  - { name: NSO, expr: 'max by (version) (nso_build_info)', label: version, detail: operator release }\n  - { name: broken, expr: 'label_replace(up, \"a\", \"$1\", \"b\", \"(\")' }\n",
+        'markerQueries:\n  - { name: NSO, expr: \'max by (version) (nso_build_info)\', label: version, detail: operator release }\n  - { name: broken, expr: \'label_replace(up, "a", "$1", "b", "(")\' }\n',
     ),
   });
   browser = await launchBrowser();
