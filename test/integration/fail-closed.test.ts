@@ -50,6 +50,7 @@ const API_PATHS = [
   "/api/fields",
   "/api/snapshots",
   "/api/snapshots/export",
+  "/api/grafana",
   "/api/snapshots/replay",
   "/api/notes",
   "/api/notes/1",

@@ -51,6 +51,7 @@ const ROUTES = [
   "/api/snapshots",
   "/api/snapshots/*",
   "/api/snapshots/export",
+  "/api/grafana",
   "/api/notes",
   "/api/notes/*",
   "/api/audit/webhook",

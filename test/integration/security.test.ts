@@ -66,6 +66,7 @@ describe("built-in access control", () => {
       "/api/clients",
       "/metrics",
       "/api/snapshots/export",
+      "/api/grafana",
     ]) {
       const res = await get(path);
       expect(res.status, path).toBe(401);
