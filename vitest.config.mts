@@ -1,13 +1,16 @@
 import { defineConfig } from "vitest/config";
 import { fileURLToPath } from "node:url";
+import { LongestFirst } from "./test/sequencer.mts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
-// Three projects so the test runner can run them one after another: unit tests are
-// fast and parallel; integration and e2e start real servers and share two cores.
+// Three projects so the test runner can run them one after another: unit tests are fast and parallel;
+// integration and e2e start real servers (each file its own, on free ports and in its own temp dirs), two files
+// at a time: much of a file's time is waiting on a server, and two keep both cores busy.
 export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
+    sequence: { sequencer: LongestFirst },
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" } },
       {
@@ -15,7 +18,7 @@ export default defineConfig({
         test: {
           name: "integration",
           include: ["test/integration/**/*.test.ts"],
-          fileParallelism: false,
+          maxWorkers: 2,
           testTimeout: 60_000,
           hookTimeout: 180_000,
         },
@@ -25,7 +28,7 @@ export default defineConfig({
         test: {
           name: "e2e",
           include: ["test/e2e/**/*.test.ts"],
-          fileParallelism: false,
+          maxWorkers: 2,
           testTimeout: 90_000,
           hookTimeout: 180_000,
         },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * `npm test`: builds the app (integration and e2e tests run `npm start` against it) while the unit tests run, then
- * runs the integration and e2e projects one after another (they share two cores), prints where the time
+ * runs the integration and e2e projects one after another (each two files at a time), prints where the time
  * went (each project's wall time and the ten slowest test files), and ends with the line CI reads:
  * "N passed, N failed".
  */
