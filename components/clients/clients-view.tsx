@@ -17,6 +17,7 @@ import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { AuditUpload } from "./audit-upload";
+import { NoopEvidence } from "./noop-evidence";
 import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 import type { ClientsAnswer, TopEntry } from "@/lib/wire/clients";
 
@@ -191,8 +192,14 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
                       <th className={`${cell} text-left font-medium`}>client (user · agent)</th>
                       <th className={`${cell} text-right font-medium`}>writes</th>
                       <th className={`${cell} text-right font-medium`}>failed</th>
-                      <th className={`${cell} text-right font-medium`} title="requests that changed nothing (needs RequestResponse bodies)">
+                      <th
+                        className={`${cell} text-right font-medium`}
+                        title="successful writes that changed nothing (what each count rests on: below the table)"
+                      >
                         no-op
+                      </th>
+                      <th className={`${cell} text-right font-medium`} title="successful writes that changed their object">
+                        changed
                       </th>
                       {data.comparison && (
                         <>
@@ -238,6 +245,9 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
                           <td className={num} data-cell="noop">
                             {formatNumber(c.noop, true)}
                           </td>
+                          <td className={num} data-cell="changed">
+                            {formatNumber(c.changed, true)}
+                          </td>
                           {data.comparison && (
                             <>
                               <td className={num} data-cell="before">
@@ -259,6 +269,7 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
                   </tbody>
                 </table>
               </div>
+              <NoopEvidence evidence={data.evidence} unknown={data.unknown} />
             </section>
             <div className="grid gap-3 xl:grid-cols-2">
               <section data-testid="clients-resources" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">

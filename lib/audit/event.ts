@@ -17,7 +17,16 @@ export interface AuditEvent {
   requestURI?: string;
   user?: { username?: string };
   userAgent?: string;
-  objectRef?: { resource?: string; namespace?: string; name?: string; apiGroup?: string; apiVersion?: string; subresource?: string };
+  objectRef?: {
+    resource?: string;
+    namespace?: string;
+    name?: string;
+    apiGroup?: string;
+    apiVersion?: string;
+    subresource?: string;
+    /** the request object's metadata.resourceVersion, at every level: an update's precondition */
+    resourceVersion?: string;
+  };
   responseStatus?: { code?: number };
   requestObject?: Json;
   responseObject?: Json;
@@ -192,6 +201,14 @@ function timeMs(text: string | undefined): number | undefined {
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
+/** An RFC 3339 time in microseconds (the API server writes them), for ordering requests closer than a millisecond apart. */
+export function timeUs(text: string | undefined): number | undefined {
+  const ms = timeMs(text);
+  if (ms === undefined) return undefined;
+  const fraction = /\.(\d+)/.exec(text!)?.[1] ?? "";
+  return ms * 1000 + Number(fraction.slice(3, 6).padEnd(3, "0"));
+}
+
 /** An event → a completed write request, or why not. */
 export function toRequest(event: AuditEvent): EventOutcome {
   if (!COMPLETED_STAGES.has(str(event.stage))) return { kind: "skipped", reason: "stage" };
@@ -207,6 +224,7 @@ export function toRequest(event: AuditEvent): EventOutcome {
   const response = isObject(event.responseObject) && event.responseObject.kind !== "Status" ? event.responseObject : undefined;
   const metadata = response && isObject(response.metadata) ? response.metadata : {};
   const completed = timeMs(event.stageTimestamp);
+  const precondition = str(ref.resourceVersion);
   return {
     kind: "request",
     request: {
@@ -223,6 +241,9 @@ export function toRequest(event: AuditEvent): EventOutcome {
       userAgent: str(event.userAgent),
       code: typeof event.responseStatus?.code === "number" ? event.responseStatus.code : 0,
       latencyMs: received !== undefined && completed !== undefined ? completed - received : null,
+      // Writes to one object take effect in the order they complete.
+      orderUs: timeUs(event.stageTimestamp) ?? tsMs * 1000,
+      ...(precondition ? { precondition } : {}),
       ...(response
         ? {
             response: {

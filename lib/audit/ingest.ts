@@ -7,15 +7,18 @@
  * No-op detection needs bodies (RequestResponse level): a write whose response carries the object's
  * previous resourceVersion, or whose object equals the previous one after the profile's
  * normalisation, changed nothing. The previous version is the last one the audit log showed; the
- * first write seen of an object has none, so it is `unknown`, as is every write logged without bodies.
+ * first write seen of an object has none, so it is `unknown`.
  * A write whose answer is not the object (logged without bodies, or a subresource's other kind: a
- * Scale, a binding's Status) leaves a gap: the write after it is not compared across it.
+ * Scale, a binding's Status) leaves a gap: the write after it is not compared across it. Such a write
+ * may still be decided by the next write of its object, from what both sent as their precondition
+ * (lib/churn/preconditions.ts); after each batch, the store's requests around it are read again for that.
  */
 import { analyzeVersions, prepare, type Analysis, type Version, type WriteClass } from "../churn/analyze";
+import { preconditionVerdicts, type NoopEvidence } from "../churn/preconditions";
 import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { resourceKey } from "../recorder/core";
-import type { AuditStore } from "../store/audit-store";
+import type { AuditStore, ObjectTarget } from "../store/audit-store";
 import { noopFlag } from "../store/joins";
 import { keptBody, VersionChain } from "../store/version-chain";
 import type { PruneCounts, WriteStore } from "../store/store";
@@ -83,6 +86,16 @@ const emptyStoreCounts = (): StoreCounts => ({ duplicates: 0, requests: 0, faile
 /** Whether the API server answered a write with the version the object already had: then the write changed nothing. */
 const answeredUnchanged = (before: KnownVersion | undefined, resourceVersion: string | undefined): boolean =>
   before !== undefined && before.resourceVersion !== "" && before.resourceVersion === resourceVersion;
+
+/** What a class told from the log's bodies rests on: the API server's answer, or the compared objects. */
+const evidenceOf = (cls: WriteClass, unchanged: boolean): NoopEvidence | null => (noopFlag(cls) === null ? null : unchanged ? "same-version" : "body");
+
+/** The requests of one object a batch stored, by the span of their completion times. */
+interface TouchedTarget {
+  target: ObjectTarget;
+  fromUs: number;
+  toUs: number;
+}
 
 /**
  * A class told without a diff. Module-level, like every helper on the per-write path: a closure made per write costs
@@ -223,8 +236,43 @@ export class AuditIngester {
     this.chain.batch(this.store, () => {
       // Only a store the watch recorder writes to can hold the same write twice.
       this.watched = this.audit.hasWatchedObjects();
-      for (const { request, bytes } of batch) this.store1(request, bytes);
+      const touched = new Map<string, TouchedTarget>();
+      for (const { request, bytes } of batch) if (this.store1(request, bytes)) this.touch(touched, request);
+      for (const t of touched.values()) this.settlePreconditions(t);
     });
+  }
+
+  private touch(touched: Map<string, TouchedTarget>, request: AuditRequest): void {
+    const orderUs = request.orderUs ?? request.tsMs * 1000;
+    const { group, resource, namespace, name } = request;
+    const text = `${group}\u0000${resource}\u0000${namespace}\u0000${name}`;
+    const seen = touched.get(text);
+    if (seen) {
+      seen.fromUs = Math.min(seen.fromUs, orderUs);
+      seen.toUs = Math.max(seen.toUs, orderUs);
+    } else touched.set(text, { target: { cluster: this.cluster, group, resource, namespace, name }, fromUs: orderUs, toUs: orderUs });
+  }
+
+  /**
+   * The precondition rule over the stored writes of one object around a batch's: a write the batch stored
+   * decides the one before it, and is decided by the one after it, whichever arrived first.
+   */
+  private settlePreconditions({ target, fromUs, toUs }: TouchedTarget): void {
+    const { writes, lastIsNewest } = this.audit.writesAround(target, fromUs, toUs);
+    const verdicts = preconditionVerdicts(writes);
+    // The last one read is decided only when it is the object's newest: else its own next was not read.
+    const decided = lastIsNewest ? verdicts.length : verdicts.length - 1;
+    for (const [i, verdict] of verdicts.slice(0, decided).entries()) {
+      const write = writes[i];
+      if (!verdict || (verdict.noop === write.noop && verdict.evidence === write.evidence)) continue;
+      this.audit.setNoop(write.requestKey, verdict.noop, verdict.evidence);
+      // The object write, where the kind is profiled: no-op, or what it was before (its fields are not known either way).
+      const cls = verdict.noop ? "no-op" : "unknown";
+      if (this.store.reclassifyRequest(write.requestKey, cls)) {
+        this.count(cls === "no-op" ? "unknown" : "no-op", -1);
+        this.count(cls, +1);
+      }
+    }
   }
 
   private profilesOf(request: AuditRequest): Profile[] | undefined {
@@ -326,7 +374,8 @@ export class AuditIngester {
       this.count(analysis.cls, +1);
     }
     later.write = { ...write, cls: analysis.cls };
-    if (later.requestKey) this.audit.setNoop(later.requestKey, noopFlag(analysis.cls));
+    if (later.requestKey)
+      this.audit.setNoop(later.requestKey, noopFlag(analysis.cls), evidenceOf(analysis.cls, answeredUnchanged(before, later.resourceVersion)));
   }
 
   private count(cls: WriteClass, by: number) {
@@ -393,21 +442,22 @@ export class AuditIngester {
     return { ...base, next, analysis: this.compared(profile, before, next.version, next.resourceVersion, request.user) };
   }
 
-  private store1(request: AuditRequest, bytes: number): void {
+  /** Stores one request; answers whether it is a new successful write of a named object (one the precondition rule reads). */
+  private store1(request: AuditRequest, bytes: number): boolean {
     const succeeded = request.code === 0 || (request.code >= 200 && request.code < 300);
     const profiles = succeeded && request.name !== "" ? this.profilesOf(request) : undefined;
     const write = profiles ? this.classify(request, profiles) : undefined;
     const cls = write?.analysis.cls;
-    if (!this.audit.addRequest(this.cluster, request, noopFlag(cls))) {
+    if (!this.audit.addRequest(this.cluster, request, noopFlag(cls), cls ? evidenceOf(cls, write.unchanged === true) : null)) {
       this.stored.duplicates++;
-      return;
+      return false;
     }
     this.stored.requests++;
     this.oldestMs = Math.min(this.oldestMs, request.tsMs);
     if (!succeeded) this.stored.failed++;
     if (!write || !cls) {
       if (succeeded) this.stored.unprofiled++;
-      return;
+      return succeeded && request.name !== "";
     }
     const { key, resourceVersion, analysis } = write;
     if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
@@ -438,11 +488,13 @@ export class AuditIngester {
     );
     if (joined) {
       this.stored.matchedWatch++;
-      return this.learn(write, request, bytes);
+      this.learn(write, request, bytes);
+      return true;
     }
     this.stored.objectWrites++;
     this.count(cls, +1);
     this.learn(write, request, bytes, { id, cls, writer: request.user, run: this.run });
+    return true;
   }
 
   /** What the log shows of the object after a stored write joins its chain, with the write while this run knows it. */

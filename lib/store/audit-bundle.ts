@@ -24,7 +24,7 @@ export function importAuditRequests(store: WriteStore, audit: AuditRequests): nu
       const { user, userAgent } = audit.clients[r.c];
       const { cluster, group, resource, namespace, name } = audit.targets[r.x];
       const record = { key: `snapshot/${i}`, tsMs: r.t, verb: r.verb, group, resource, subresource: r.sub ?? "", namespace, name, user, userAgent };
-      requests.addRequest(cluster, { ...record, code: r.code, latencyMs: null }, r.noop ?? null);
+      requests.addRequest(cluster, { ...record, code: r.code, latencyMs: null }, r.noop ?? null, r.ev ?? null);
     });
     return audit.requests.length;
   });

@@ -3,9 +3,19 @@
  * Clients view, and the last version of each object the audit log showed, for no-op detection
  * across files and webhook batches. Object writes themselves go to the write store's `writes`.
  */
+import type { NoopEvidence, PreconditionWrite } from "../churn/preconditions";
 import type { AuditRow } from "../snapshot/format/audit-rows";
 import type { RequestRecord, StoreConnection } from "./types";
 import type { ObjectKey } from "../wire/objects";
+
+/** The object a request wrote, as audit requests name it (any subresource: they share its versions). */
+export interface ObjectTarget {
+  cluster: string;
+  group: string;
+  resource: string;
+  namespace: string;
+  name: string;
+}
 
 export class AuditStore {
   /** Its tables are in the write store's schema; its statements in the write store's cache. */
@@ -16,11 +26,12 @@ export class AuditStore {
   }
 
   /** Stores a request; false when the same auditID and stage is already stored (a re-read file, a retried batch). */
-  addRequest(cluster: string, r: RequestRecord, noop: boolean | null): boolean {
+  addRequest(cluster: string, r: RequestRecord, noop: boolean | null, evidence: NoopEvidence | null = null): boolean {
     return (
       this.statement(
-        `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code, latency_ms, noop)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_key) DO NOTHING`,
+        `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code, latency_ms, noop,
+           evidence, precondition, order_us)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_key) DO NOTHING`,
       ).run(
         r.key,
         r.tsMs,
@@ -36,13 +47,56 @@ export class AuditStore {
         r.code,
         r.latencyMs,
         noop === null ? null : noop ? 1 : 0,
+        noop === null ? null : evidence,
+        r.precondition ?? null,
+        r.orderUs ?? r.tsMs * 1000,
       ).changes > 0
     );
   }
 
-  /** A stored request's write classified again: whether it changed nothing. */
-  setNoop(requestKey: string, noop: boolean | null): void {
-    this.statement("UPDATE audit_requests SET noop = ? WHERE request_key = ?").run(noop === null ? null : noop ? 1 : 0, requestKey);
+  /** A stored request's write classified again: whether it changed nothing, and on what evidence. */
+  setNoop(requestKey: string, noop: boolean | null, evidence: NoopEvidence | null): void {
+    this.statement("UPDATE audit_requests SET noop = ?, evidence = ? WHERE request_key = ?").run(
+      noop === null ? null : noop ? 1 : 0,
+      noop === null ? null : evidence,
+      requestKey,
+    );
+  }
+
+  /**
+   * One object's successful writes completed in [fromUs, toUs], with the one before and the two after them,
+   * oldest first: all the precondition rule needs to decide those writes and their neighbours. `lastIsNewest`:
+   * the last one is the object's newest (else it is there only as the one after the one before it).
+   */
+  writesAround(
+    target: ObjectTarget,
+    fromUs: number,
+    toUs: number,
+  ): { writes: (PreconditionWrite & { requestKey: string; noop: boolean | null })[]; lastIsNewest: boolean } {
+    const object = "cluster = ? AND grp = ? AND resource = ? AND namespace = ? AND name = ? AND (code = 0 OR code BETWEEN 200 AND 299)";
+    const columns = "request_key AS requestKey, precondition, noop, evidence, order_us AS orderUs, id";
+    const { cluster, group, resource, namespace, name } = target;
+    const at = [cluster, group, resource, namespace, name];
+    const rows = this.statement(
+      `SELECT * FROM (SELECT ${columns}, 0 AS after FROM audit_requests WHERE ${object} AND order_us < ? ORDER BY order_us DESC, id DESC LIMIT 1)
+       UNION ALL SELECT ${columns}, 0 AS after FROM audit_requests WHERE ${object} AND order_us BETWEEN ? AND ?
+       UNION ALL SELECT * FROM (SELECT ${columns}, 1 AS after FROM audit_requests WHERE ${object} AND order_us > ? ORDER BY order_us, id LIMIT 2)
+       ORDER BY orderUs, id`,
+    ).all(...at, fromUs, ...at, fromUs, toUs, ...at, toUs) as {
+      requestKey: string;
+      precondition: string | null;
+      noop: number | null;
+      evidence: NoopEvidence | null;
+      after?: number;
+    }[];
+    const writes = rows.map((r) => ({
+      requestKey: r.requestKey,
+      ...(r.precondition === null ? {} : { precondition: r.precondition }),
+      noop: r.noop === null ? null : r.noop === 1,
+      // A flag stored before its evidence was kept came from bodies or the API server's answer, never from this rule.
+      evidence: r.evidence ?? (r.noop === null ? null : "body"),
+    }));
+    return { writes, lastIsNewest: rows.filter((r) => r.after === 1).length < 2 };
   }
 
   /**
@@ -72,7 +126,7 @@ export class AuditStore {
   /** The requests in (fromMs, toMs], oldest first; null when there are more than `maxRequests`. */
   requestsBetween(fromMs: number, toMs: number, maxRequests: number): AuditRow[] | null {
     const rows = this.statement(
-      `SELECT ts_ms AS tsMs, cluster, usr AS user, user_agent AS userAgent, verb, grp AS "group", resource, subresource, namespace, name, code, noop
+      `SELECT ts_ms AS tsMs, cluster, usr AS user, user_agent AS userAgent, verb, grp AS "group", resource, subresource, namespace, name, code, noop, evidence
        FROM audit_requests WHERE ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?`,
     ).all(fromMs, toMs, maxRequests + 1) as (Omit<AuditRow, "noop"> & { noop: number | null })[];
     if (rows.length > maxRequests) return null;

@@ -57,13 +57,20 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     versions.set(v.client, [...(versions.get(v.client) ?? []), { version: v.version, writes: v.writes, firstMs: v.firstMs, lastMs: v.lastMs }]);
   const clients = all<Omit<ClientRow, "verbs" | "versions">>(
     `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, TOTAL(noop = 1) AS noop,
-     TOTAL(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
+     TOTAL(noop = 0) AS changed, TOTAL(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
   ).map((c) => ({
     ...c,
     verbs: (verbs.get(c.client) ?? []).map((v) => ({ verb: v.client, writes: v.writes })),
     versions: versions.get(c.client) ?? [],
   }));
   const total = clients.reduce((sum, c) => sum + c.writes, 0);
+  const evidence = all<ClientsAnswer["evidence"][number]>(
+    `SELECT COALESCE(evidence, 'not kept') AS evidence, TOTAL(noop = 1) AS noop, TOTAL(noop = 0) AS changed FROM audit_requests WHERE ${w} AND noop IS NOT NULL
+     GROUP BY 1`,
+  ).sort((a, b) => b.noop + b.changed - (a.noop + a.changed) || a.evidence.localeCompare(b.evidence));
+  const unknown = all<{ n: number }>(
+    `SELECT TOTAL(noop IS NULL AND (code = 0 OR code BETWEEN 200 AND 299)) AS n FROM audit_requests WHERE ${w} AND verb IN ('update', 'patch')`,
+  )[0].n;
   const neverStored = clients.reduce((sum, c) => sum + c.neverStored, 0);
   const stepMs = stepFor(q.endMs - q.startMs);
   const top = new Set(clients.slice(0, TOP_CLIENTS).map((c) => c.client));
@@ -121,6 +128,8 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     total,
     neverStored,
     clients,
+    evidence,
+    unknown,
     series,
     byResource: resources.map((r) => ({ ...r, top: resourceTop.get(r.resource) ?? [] })),
     byObject: objects.map((o) => ({ ...o, top: objectTop.get(objectKey(o)) ?? [] })),

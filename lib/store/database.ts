@@ -64,6 +64,24 @@ const STORE_MIGRATIONS: readonly Migration[] = [
       );
     },
   },
+  {
+    version: 2,
+    description: "audit requests keep their precondition, their completion order and what their no-op flag rests on",
+    apply(db) {
+      addMissingColumns(db, [
+        // objectRef.resourceVersion: the version the client sent (an update's precondition)
+        ["audit_requests", "precondition", "TEXT"],
+        // stageTimestamp in microseconds: one object's writes in the order they took effect
+        ["audit_requests", "order_us", "INTEGER"],
+        // what the noop flag rests on (lib/churn/preconditions.ts NoopEvidence); NULL where not known or not kept
+        ["audit_requests", "evidence", "TEXT"],
+      ]);
+      db.exec("UPDATE audit_requests SET order_us = ts_ms * 1000 WHERE order_us IS NULL");
+      db.exec("CREATE INDEX IF NOT EXISTS audit_requests_object ON audit_requests (cluster, grp, resource, namespace, name, order_us)");
+      // An audited write found by its request, when a later request decides its class.
+      db.exec("CREATE INDEX IF NOT EXISTS writes_request ON writes (request_key) WHERE request_key IS NOT NULL");
+    },
+  },
 ];
 
 export class StoreDatabase implements StoreConnection {

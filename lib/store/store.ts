@@ -118,7 +118,7 @@ export class WriteStore implements WriteRepository {
           : undefined;
     if (joined) {
       this.rewriteFields(joined.id, objectId, joined.tsMs, write.source === "watch" ? write.changes : undefined, joined.writer);
-      if (joined.requestKey) this.audit().setNoop(joined.requestKey, noopFlag(joined.cls));
+      if (joined.requestKey) this.audit().setNoop(joined.requestKey, noopFlag(joined.cls), "watch");
       return { id: joined.id, joined: true };
     }
     const id = Number(
@@ -170,6 +170,18 @@ export class WriteStore implements WriteRepository {
     if (!row) return false;
     this.rewriteFields(id, row.objectId, row.tsMs, write.changes, row.writer);
     return true;
+  }
+
+  /**
+   * An audited write whose class a later request of the same object decided (a Metadata-level log's
+   * preconditions): no-op, or back to unknown. Only such a row changes; answers whether it did.
+   */
+  reclassifyRequest(requestKey: string, cls: "no-op" | "unknown"): boolean {
+    const row = this.statement(
+      "UPDATE writes SET class = ? WHERE request_key = ? AND source = 'audit' AND class IN ('no-op', 'unknown') AND class <> ? RETURNING ts_ms AS tsMs",
+    ).get(cls, requestKey, cls) as { tsMs: number } | undefined;
+    if (row) this.rollups.written(row.tsMs);
+    return row !== undefined;
   }
 
   /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */

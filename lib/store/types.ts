@@ -33,4 +33,8 @@ export interface RequestRecord extends Omit<AuditRow, "cluster" | "noop"> {
   key: string;
   /** stageTimestamp − requestReceivedTimestamp; null when either is missing */
   latencyMs: number | null;
+  /** when it completed, in microseconds: one object's writes in the order they took effect (tsMs × 1000 when not known) */
+  orderUs?: number;
+  /** the version the client sent with it (objectRef.resourceVersion), when it sent one */
+  precondition?: string;
 }

@@ -1,4 +1,5 @@
 /** What the Clients view receives (/api/clients): declared once for the server and the browser. */
+import type { NoopEvidence } from "../churn/preconditions";
 import type { Series } from "../promql/types";
 
 export interface ClientRow {
@@ -7,7 +8,9 @@ export interface ClientRow {
   agent: string;
   writes: number;
   failed: number;
+  /** successful writes that changed nothing, and that changed the object (the rest are not known either way) */
   noop: number;
+  changed: number;
   /** reviews and TokenRequests among `writes`: answered without storing anything */
   neverStored: number;
   /** writes by verb (and subresource), most first */
@@ -30,6 +33,10 @@ export interface ClientsAnswer {
   /** reviews and TokenRequests among `total` */
   neverStored: number;
   clients: ClientRow[];
+  /** what the no-op and changed counts rest on ("not kept": stored before Churnscope kept it), most first */
+  evidence: { evidence: NoopEvidence | "not kept"; noop: number; changed: number }[];
+  /** successful writes whose effect is not known: logged without bodies and not decided by a precondition */
+  unknown: number;
   /** writes per step for the top clients, the rest as one series */
   series: Series[];
   /** `neverStored`: the resource's requests are answered without storing anything (reviews, TokenRequests) */

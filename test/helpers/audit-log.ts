@@ -5,6 +5,7 @@
  * scenario returns its ground truth, counted as it writes, never read back from the ingester.
  */
 import { randomBytes } from "node:crypto";
+import { createRng } from "@/lib/scenario/rng";
 
 export interface EventSpec {
   auditID?: string;
@@ -28,6 +29,8 @@ export interface EventSpec {
   apiVersion?: "audit.k8s.io/v1" | "audit.k8s.io/v1beta1";
   /** leave out requestReceivedTimestamp (old logs), keeping `timestamp` */
   withoutReceived?: boolean;
+  /** objectRef.resourceVersion: the version the request object carried (an update's precondition) */
+  precondition?: string;
 }
 
 /** RFC 3339 with microseconds, as the API server writes it. */
@@ -56,6 +59,7 @@ export function auditEvent(spec: EventSpec): Record<string, unknown> {
       ...(spec.name ? { name: spec.name } : {}),
       ...(spec.group ? { apiGroup: spec.group } : {}),
       apiVersion: spec.version ?? "v1",
+      ...(spec.precondition ? { resourceVersion: spec.precondition } : {}),
       ...(spec.subresource ? { subresource: spec.subresource } : {}),
     },
   };
@@ -204,4 +208,53 @@ export function seed003(startMs: number, minutes: number, routes = 3): Seed003Tr
     });
   }
   return truth;
+}
+
+/** What the simulated API server did with one request of `preconditionStorm`. */
+export interface SimulatedWrite {
+  auditID: string;
+  verb: "update" | "patch";
+  subresource: "" | "status";
+  /** the version the client sent; "" for a patch */
+  precondition: string;
+  /** 409: the precondition was stale */
+  code: 200 | 409;
+  /** whether the write moved the object to a new version (false for a no-op and for a refused one) */
+  changed: boolean;
+}
+
+/**
+ * One HTTPRoute under controllers that read it and update it (as client-go's Update does: the version read is the
+ * precondition), often with nothing changed, sometimes with a stale version (409), among merge patches (no
+ * precondition) and status updates, logged at Metadata level. The API server is simulated as etcd behaves: a
+ * change moves the version, a no-op keeps it, a stale precondition fails. Its record of each request is the truth.
+ */
+export function preconditionStorm(startMs: number, steps: number, seed: number, name = "storm"): { lines: string[]; writes: SimulatedWrite[] } {
+  const random = createRng(seed);
+  const meta = {
+    resource: "httproutes",
+    group: "gateway.networking.k8s.io",
+    namespace: "apps",
+    name,
+    level: "Metadata" as const,
+    user: "policy",
+    userAgent: "policy/v1.0.0",
+  };
+  let version = 100;
+  const lines = requestLines({ ...meta, verb: "create", code: 201, receivedMs: startMs });
+  const writes: SimulatedWrite[] = [];
+  for (let step = 1; step <= steps; step++) {
+    const roll = random();
+    const auditID = `storm-${seed}-${step}`;
+    const verb = roll < 0.15 ? "patch" : "update";
+    const subresource = random() < 0.3 ? "status" : "";
+    const stale = verb === "update" && roll > 0.9;
+    const precondition = verb === "patch" ? "" : String(stale ? version - 1 - Math.floor(random() * 3) : version);
+    const changed = !stale && random() < 0.35;
+    if (changed) version += 1 + Math.floor(random() * 5);
+    const code = stale ? 409 : 200;
+    writes.push({ auditID, verb, subresource, precondition, code, changed });
+    lines.push(...requestLines({ ...meta, auditID, verb, subresource, precondition, code, receivedMs: startMs + step * 50 }));
+  }
+  return { lines, writes };
 }

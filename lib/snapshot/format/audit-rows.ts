@@ -1,4 +1,5 @@
 /** Audit requests in the bundle's compact form: each client and each object written listed once, each request pointing at them. */
+import type { NoopEvidence } from "../../churn/preconditions";
 import type { AuditRequests } from "./schema";
 
 export interface AuditRow {
@@ -17,6 +18,8 @@ export interface AuditRow {
   code: number;
   /** whether the write changed nothing; null where it is not known */
   noop: boolean | null;
+  /** what `noop` rests on; absent or null where it was not kept */
+  evidence?: NoopEvidence | null;
 }
 
 export function packAuditRows(rows: Iterable<AuditRow>, note?: string): AuditRequests {
@@ -44,6 +47,7 @@ export function packAuditRows(rows: Iterable<AuditRow>, note?: string): AuditReq
       ...(r.subresource ? { sub: r.subresource } : {}),
       code: r.code,
       ...(r.noop === null ? {} : { noop: r.noop }),
+      ...(r.noop === null || !r.evidence ? {} : { ev: r.evidence }),
     });
   }
   return out;

@@ -3,6 +3,7 @@
  * or cluster access. Versioned; stored and shared as gzip-compressed JSON.
  */
 import { z } from "zod";
+import { NOOP_EVIDENCE } from "../../churn/preconditions";
 
 export const SNAPSHOT_FORMAT = "churnscope-snapshot";
 export const SNAPSHOT_VERSION = 1;
@@ -110,6 +111,8 @@ export const auditRequestsSchema = z.object({
       code: z.number().int().min(0).max(999),
       /** whether the write changed nothing; absent where it is not known (a failed request) */
       noop: z.boolean().optional(),
+      /** what `noop` rests on; absent: the logged bodies or the API server's answer, which of the two not kept */
+      ev: z.enum(NOOP_EVIDENCE).optional(),
     }),
   ),
 });

@@ -7,8 +7,9 @@ import { AuditIngester } from "@/lib/audit/ingest";
 import { periodicNoop } from "@/lib/analysis/periodic";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { ProfileRecorder } from "@/lib/recorder/core";
+import { queryClients } from "@/lib/store/clients-query";
 import { WriteStore } from "@/lib/store/store";
-import { auditEvent, httpRoute, POLICY_CONTROLLER, requestLines, ROUTE_OWNER, seed003 } from "../../helpers/audit-log";
+import { auditEvent, httpRoute, POLICY_CONTROLLER, preconditionStorm, requestLines, ROUTE_OWNER, seed003 } from "../../helpers/audit-log";
 
 const START = Date.UTC(2026, 10, 29, 9, 0, 0);
 
@@ -135,6 +136,58 @@ describe("AuditIngester", () => {
       { writer: "carol", verb: "patch" },
       { writer: "bob", verb: "delete" },
     ]);
+  });
+
+  it("tells Metadata-level no-op updates from their preconditions, as the simulated API server did them, in any batch order", () => {
+    const storms = [1, 2, 3].map((seed) => preconditionStorm(START, 120, seed, `storm-${seed}`));
+    // Each storm's lines in batches of six requests, interleaved across storms, every pair of neighbours swapped.
+    const all = storms.flatMap((storm) => storm.lines.map((line, i) => ({ line, at: i })));
+    all.sort((a, b) => a.at - b.at);
+    const batches = Array.from({ length: Math.ceil(all.length / 12) }, (_, i) => all.slice(i * 12, i * 12 + 12).map((l) => l.line));
+    for (let i = 0; i + 1 < batches.length; i += 2) [batches[i], batches[i + 1]] = [batches[i + 1], batches[i]];
+    const { store, ingester, feed } = setup();
+    for (const batch of batches) feed(batch);
+    const flags = new Map(
+      (
+        store.db.prepare("SELECT request_key AS k, noop, evidence FROM audit_requests").all() as { k: string; noop: number | null; evidence: string | null }[]
+      ).map((r) => [r.k, r]),
+    );
+    let noop = 0;
+    let changed = 0;
+    let undecided = 0;
+    for (const storm of storms) {
+      const succeeded = storm.writes.filter((w) => w.code === 200);
+      for (const [i, write] of succeeded.entries()) {
+        const next = succeeded[i + 1];
+        const flag = flags.get(`${write.auditID}/ResponseComplete`)!;
+        if (write.precondition === "" || next === undefined || next.precondition === "") {
+          expect(flag, write.auditID).toEqual(expect.objectContaining({ noop: null, evidence: null }));
+          undecided++;
+        } else {
+          expect(flag.noop, write.auditID).toBe(write.changed ? 0 : 1);
+          expect(flag.evidence).toBe(write.changed ? "precondition-moved" : "same-precondition");
+          if (write.changed) changed++;
+          else noop++;
+        }
+      }
+      // A refused update is no write: never classified.
+      for (const write of storm.writes.filter((w) => w.code === 409)) expect(flags.get(`${write.auditID}/ResponseComplete`)?.noop).toBeNull();
+    }
+    expect(noop).toBeGreaterThan(100);
+    expect(changed).toBeGreaterThan(30);
+    // The object writes say the same: a changed one's fields are not known, so it stays unknown.
+    expect((store.db.prepare("SELECT COUNT(*) AS n FROM writes WHERE class = 'no-op'").get() as { n: number }).n).toBe(noop);
+    expect(ingester.counts.noop).toBe(noop);
+    // Clients says the same, and on what each count rests.
+    const clients = queryClients(store.audit(), { startMs: START - 1, endMs: START + 3_600_000 });
+    expect(clients.clients.find((c) => c.user === "policy")).toMatchObject({ noop, changed });
+    expect(clients.evidence).toEqual(
+      [
+        { evidence: "same-precondition", noop, changed: 0 },
+        { evidence: "precondition-moved", noop: 0, changed },
+      ].sort((a, b) => b.noop + b.changed - (a.noop + a.changed)),
+    );
+    expect(clients.unknown).toBe(undecided);
   });
 
   it("keeps failed requests and unprofiled kinds for the clients view only", () => {
