@@ -272,9 +272,9 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
               <NoopEvidence evidence={data.evidence} unknown={data.unknown} />
             </section>
             <div className="grid gap-3 xl:grid-cols-2">
-              <section data-testid="clients-resources" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+              <section data-testid="clients-resources" className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
                 <h2 className="mb-2 text-sm font-semibold">Top writers per resource</h2>
-                <table className="w-full text-sm tabular">
+                <table className="w-full min-w-[32rem] text-sm tabular">
                   <tbody>
                     {data.byResource.map((r) => (
                       <tr key={r.resource} className="border-t border-[var(--border)]">
@@ -302,9 +302,9 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
                   </tbody>
                 </table>
               </section>
-              <section data-testid="clients-objects" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+              <section data-testid="clients-objects" className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
                 <h2 className="mb-2 text-sm font-semibold">Top writers per object</h2>
-                <table className="w-full text-sm tabular">
+                <table className="w-full min-w-[32rem] text-sm tabular">
                   <tbody>
                     {data.byObject.map((o) => (
                       <tr key={`${o.resource}/${o.namespace}/${o.name}`} data-object={`${o.namespace}/${o.name}`} className="border-t border-[var(--border)]">

@@ -13,14 +13,10 @@ export function NoopEvidence({ evidence, unknown }: Pick<ClientsAnswer, "evidenc
       <ul className="ml-4 list-disc">
         {evidence.map((e) => (
           <li key={e.evidence} data-evidence={e.evidence}>
-            <span className="font-mono" data-cell="noop">
-              {formatNumber(e.noop, true)}
-            </span>{" "}
-            no-op,{" "}
-            <span className="font-mono" data-cell="changed">
-              {formatNumber(e.changed, true)}
-            </span>{" "}
-            changed: {e.evidence === "not kept" ? NOT_KEPT : NOOP_EVIDENCE_TEXT[e.evidence]}
+            {e.noop > 0 && <span className="font-mono">{formatNumber(e.noop, true)} no-op</span>}
+            {e.noop > 0 && e.changed > 0 && ", "}
+            {e.changed > 0 && <span className="font-mono">{formatNumber(e.changed, true)} changed</span>}:{" "}
+            {e.evidence === "not kept" ? NOT_KEPT : NOOP_EVIDENCE_TEXT[e.evidence]}
           </li>
         ))}
         {unknown > 0 && (
