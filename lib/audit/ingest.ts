@@ -264,11 +264,21 @@ export class AuditIngester {
     const decided = lastIsNewest ? verdicts.length : verdicts.length - 1;
     for (const [i, verdict] of verdicts.slice(0, decided).entries()) {
       const write = writes[i];
-      if (!verdict || (verdict.noop === write.noop && verdict.evidence === write.evidence)) continue;
-      this.audit.setNoop(write.requestKey, verdict.noop, verdict.evidence);
-      // The object write, where the kind is profiled: no-op, or what it was before (its fields are not known either way).
+      if (!verdict) continue;
       const cls = verdict.noop ? "no-op" : "unknown";
-      if (this.store.reclassifyRequest(write.requestKey, cls)) {
+      let { noop, evidence } = verdict;
+      if (this.watched && write.precondition) {
+        // The last write sent against a version is the one that can have made the next, which the watch may have seen;
+        // unless a request with no precondition (a patch) came between, which could have made it as well.
+        const next = writes[i + 1];
+        const last = next === undefined || (next.precondition !== undefined && next.precondition !== write.precondition);
+        const watchedAs = this.store.placeByPrecondition(write.requestKey, write.precondition, last, cls);
+        if (watchedAs) [noop, evidence] = [noopFlag(watchedAs), "watched-successor"];
+      }
+      if (noop === write.noop && evidence === write.evidence) continue;
+      this.audit.setNoop(write.requestKey, noop, evidence);
+      // The object write, where the kind is profiled: no-op, or what it was before (its fields are not known either way).
+      if (evidence !== "watched-successor" && this.store.reclassifyRequest(write.requestKey, cls)) {
         this.count(cls === "no-op" ? "unknown" : "no-op", -1);
         this.count(cls, +1);
       }

@@ -9,9 +9,9 @@
  */
 
 /** What a write's no-op flag rests on; null: it is not known. */
-export type NoopEvidence = "body" | "same-version" | "same-precondition" | "precondition-moved" | "watch";
+export type NoopEvidence = "body" | "same-version" | "same-precondition" | "precondition-moved" | "watch" | "watched-successor";
 
-export const NOOP_EVIDENCE: readonly NoopEvidence[] = ["body", "same-version", "same-precondition", "precondition-moved", "watch"];
+export const NOOP_EVIDENCE: readonly NoopEvidence[] = ["body", "same-version", "same-precondition", "precondition-moved", "watch", "watched-successor"];
 
 /** One line for a person: what each kind of evidence means. */
 export const NOOP_EVIDENCE_TEXT: Record<NoopEvidence, string> = {
@@ -20,12 +20,13 @@ export const NOOP_EVIDENCE_TEXT: Record<NoopEvidence, string> = {
   "same-precondition":
     "the next successful update of the object sent the same precondition (objectRef.resourceVersion), which a change would have made fail with 409",
   "precondition-moved": "the next successful update sent another precondition: the object moved, and this was the only write logged between",
-  watch: "the recorder's watch saw the object's versions",
+  watch: "the recorder's watch saw the version it made",
+  "watched-successor": "the recorder's watch saw the version that followed its precondition, which this write, the last sent with that precondition, made",
 };
 
-/** Evidence the precondition rule gives; the rest is stronger and never replaced by it. */
+/** Evidence resting on preconditions (a later write can change it); the rest is stronger and never replaced by it. */
 export const isPreconditionEvidence = (evidence: NoopEvidence | null): boolean =>
-  evidence === null || evidence === "same-precondition" || evidence === "precondition-moved";
+  evidence === null || evidence === "same-precondition" || evidence === "precondition-moved" || evidence === "watched-successor";
 
 /** One successful write of an object, in the order the API server completed them. */
 export interface PreconditionWrite {

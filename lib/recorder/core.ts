@@ -129,8 +129,8 @@ export class ProfileRecorder {
     return last;
   }
 
-  /** Stores a version if it is new; returns whether it was. */
-  private observe(key: ObjectKey, obj: KubeObject | null, resourceVersion: string, tsMs: number): boolean {
+  /** Stores a version if it is new; returns whether it was. `follows`: from a watch, which delivers every version in order. */
+  private observe(key: ObjectKey, obj: KubeObject | null, resourceVersion: string, tsMs: number, follows = false): boolean {
     const last = this.lastVersion(key);
     if (last && last.resourceVersion === resourceVersion) return false;
     if (obj === null && last?.version === undefined) return false; // a delete of something never seen alive
@@ -148,6 +148,8 @@ export class ProfileRecorder {
       changes: analysis.changes,
       projection: analysis.projection,
       resourceVersion,
+      // What an audit log without bodies names instead of the version a write made: the version it was sent against.
+      ...(follows && last ? { previousVersion: last.resourceVersion } : {}),
       ...(body === undefined ? {} : { body }),
     });
     this.chain.set(key, { resourceVersion, obj: obj as Json | null, version: after });
@@ -197,8 +199,8 @@ export class ProfileRecorder {
       for (const { type, obj, tsMs } of events) {
         const rv = obj.metadata?.resourceVersion;
         if (!rv) continue;
-        if (type === "ADDED" || type === "MODIFIED") stored += this.observe(this.key(obj), obj, rv, tsMs) ? 1 : 0;
-        else if (type === "DELETED") stored += this.observe(this.key(obj), null, `deleted@${rv}`, tsMs) ? 1 : 0;
+        if (type === "ADDED" || type === "MODIFIED") stored += this.observe(this.key(obj), obj, rv, tsMs, true) ? 1 : 0;
+        else if (type === "DELETED") stored += this.observe(this.key(obj), null, `deleted@${rv}`, tsMs, true) ? 1 : 0;
         resume = rv;
       }
       if (resume !== undefined) this.store.setMeta(this.resumeKey(), resume);

@@ -66,7 +66,7 @@ const STORE_MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 2,
-    description: "audit requests keep their precondition, their completion order and what their no-op flag rests on",
+    description: "audit requests keep their precondition, their completion order and what their no-op flag rests on; watched writes the version they followed",
     apply(db) {
       addMissingColumns(db, [
         // objectRef.resourceVersion: the version the client sent (an update's precondition)
@@ -75,6 +75,8 @@ const STORE_MIGRATIONS: readonly Migration[] = [
         ["audit_requests", "order_us", "INTEGER"],
         // what the noop flag rests on (lib/churn/preconditions.ts NoopEvidence); NULL where not known or not kept
         ["audit_requests", "evidence", "TEXT"],
+        // a watched write's: the version it directly followed, which a Metadata-level request names as its precondition
+        ["writes", "prev_rv", "TEXT"],
       ]);
       db.exec("UPDATE audit_requests SET order_us = ts_ms * 1000 WHERE order_us IS NULL");
       db.exec("CREATE INDEX IF NOT EXISTS audit_requests_object ON audit_requests (cluster, grp, resource, namespace, name, order_us)");

@@ -6,6 +6,11 @@
  * The row keeps the recorder's class and diff (it saw every version in order) and the audit log's request
  * (verb, subresource, user agent, code, latency, the request's key), whichever came first; its writer is
  * the field manager, or the audit's user where managedFields named none.
+ *
+ * An audit log without bodies (Metadata level) names no version a write made, only the version it was sent against
+ * (its precondition). Of the writes sent against one version, only the last can have changed the object, and the
+ * version the watch saw follow that one is what it made: that write and that watched version are one row. Which
+ * write is the last is known only once the next write of the object is, so a row joined this way can be parted again.
  */
 import type { StoreConnection } from "./types";
 import type { StoredWrite } from "../wire/objects";
@@ -41,12 +46,14 @@ export class WriteJoins {
   intoWatched(objectId: number, write: StoredWrite, requestKey: string | undefined): JoinedRow | undefined {
     const version = madeVersion(write.resourceVersion) ?? null;
     const isDelete = write.cls === "delete" ? 1 : 0;
-    if (version === null && !isDelete) return undefined;
+    // A create logged without its answer (Metadata level): the object's one create the watch saw within the minute.
+    const isBlindCreate = write.cls === "create" && version === null ? 1 : 0;
+    if (version === null && !isDelete && !isBlindCreate) return undefined;
     const row = this.statement(
       `SELECT id FROM writes WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND source = 'watch' AND verb IS NULL
-         AND (rv = ? OR rv = 'deleted@' || ? OR (? = 1 AND class = 'delete'))
+         AND (rv = ? OR rv = 'deleted@' || ? OR (? = 1 AND class = 'delete') OR (? = 1 AND class = 'create'))
        ORDER BY (rv = ? OR rv = 'deleted@' || ?) DESC, abs(ts_ms - ?) LIMIT 1`,
-    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, version, version, isDelete, version, version, write.tsMs) as
+    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, version, version, isDelete, isBlindCreate, version, version, write.tsMs) as
       { id: number } | undefined;
     if (!row) return undefined;
     const r = write.request;
@@ -65,20 +72,28 @@ export class WriteJoins {
     ) as JoinedRow;
   }
 
-  /** A watched version that an audit log already stored: the recorder's class and diff join the audit's row. */
-  intoAudited(objectId: number, write: StoredWrite): JoinedRow | undefined {
+  /**
+   * A watched version that an audit log already stored: the recorder's class and diff join the audit's row. `by`:
+   * the version the write made, or the precondition of the last write sent against the version this one followed.
+   */
+  intoAudited(objectId: number, write: StoredWrite): (JoinedRow & { by: "version" | "precondition" }) | undefined {
     const version = madeVersion(write.resourceVersion) ?? null;
     const isDelete = write.cls === "delete" ? 1 : 0;
     // A delete by the nearest audited delete (or the write whose version it removed); any other version by the earliest
     // audited write that answered with it (it made it; later ones answered with it unchanged).
-    const row = this.statement(
+    const isCreate = write.cls === "create" ? 1 : 0;
+    // A create also by an audited create logged without its answer (Metadata level) within the minute.
+    const byVersion = this.statement(
       `SELECT id FROM writes WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND source = 'audit'
-         AND CASE WHEN ? = 1 THEN class = 'delete' OR rv = ? ELSE rv = ? AND class <> 'delete' END
+         AND CASE WHEN ? = 1 THEN class = 'delete' OR rv = ? ELSE (rv = ? OR (? = 1 AND rv IS NULL AND class = 'create')) AND class <> 'delete' END
        ORDER BY CASE WHEN ? = 1 THEN abs(ts_ms - ?) ELSE ts_ms END, id LIMIT 1`,
-    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, isDelete, version, version, isDelete, write.tsMs) as { id: number } | undefined;
+    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, isDelete, version, version, isCreate, isDelete, write.tsMs) as
+      { id: number } | undefined;
+    const byPrecondition = byVersion || write.previousVersion === undefined || isDelete ? undefined : this.lastSentAgainst(objectId, write);
+    const row = byVersion ?? byPrecondition;
     if (!row) return undefined;
-    return this.statement(
-      `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ?, body = ?, rv = ?, source = 'watch', writer = CASE WHEN ? = 'unknown' THEN writer ELSE ? END
+    const joined = this.statement(
+      `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ?, body = ?, rv = ?, prev_rv = ?, source = 'watch', writer = CASE WHEN ? = 'unknown' THEN writer ELSE ? END
        WHERE id = ? RETURNING id, ts_ms AS tsMs, writer, request_key AS requestKey, class AS cls`,
     ).get(
       write.cls,
@@ -87,9 +102,86 @@ export class WriteJoins {
       JSON.stringify(write.projection),
       write.body === undefined ? null : JSON.stringify(write.body),
       write.resourceVersion ?? null,
+      write.previousVersion ?? null,
       write.writer,
       write.writer,
       row.id,
     ) as JoinedRow;
+    return { ...joined, by: byVersion ? "version" : "precondition" };
+  }
+
+  /**
+   * The audited write that made a watched version by its precondition: the last one sent against the version this
+   * one followed, when the object's next successful request (if any is known yet) was sent against another version.
+   * After a request with no precondition (a patch) either could have made it: none is chosen.
+   */
+  private lastSentAgainst(objectId: number, write: StoredWrite): { id: number } | undefined {
+    const candidate = this.statement(
+      `SELECT w.id, a.cluster, a.grp, a.resource, a.namespace, a.name, a.order_us AS orderUs, a.id AS requestId FROM writes w JOIN audit_requests a ON a.request_key = w.request_key
+       WHERE w.object_id = ? AND w.ts_ms BETWEEN ? AND ? AND w.source = 'audit' AND w.rv IS NULL AND w.class NOT IN ('create', 'delete') AND a.precondition = ?
+       ORDER BY a.order_us DESC, a.id DESC LIMIT 1`,
+    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, write.previousVersion) as
+      { id: number; cluster: string; grp: string; resource: string; namespace: string; name: string; orderUs: number; requestId: number } | undefined;
+    if (!candidate) return undefined;
+    const next = this.statement(
+      `SELECT precondition FROM audit_requests WHERE cluster = ? AND grp = ? AND resource = ? AND namespace = ? AND name = ? AND (code = 0 OR code BETWEEN 200 AND 299)
+         AND (order_us > ? OR (order_us = ? AND id > ?)) ORDER BY order_us, id LIMIT 1`,
+    ).get(
+      candidate.cluster,
+      candidate.grp,
+      candidate.resource,
+      candidate.namespace,
+      candidate.name,
+      candidate.orderUs,
+      candidate.orderUs,
+      candidate.requestId,
+    ) as { precondition: string | null } | undefined;
+    return next === undefined || (next.precondition !== null && next.precondition !== write.previousVersion) ? candidate : undefined;
+  }
+
+  /**
+   * Where a Metadata-level write belongs once the writes after it are known: joined to the version the watch saw
+   * follow its precondition when it is the last write sent against that version (`last`), else a row of its own
+   * (parted from that version if it was joined to it). `cls`: its own row's class. Answers the class of the
+   * watched version it now is, or null for a row of its own; undefined when it has no row (an unprofiled kind).
+   */
+  placeByPrecondition(
+    requestKey: string,
+    precondition: string,
+    last: boolean,
+    cls: "no-op" | "unknown",
+  ): { cls: StoredWrite["cls"] | null; tsMs: number[] } | undefined {
+    const own = this.statement("SELECT id, object_id AS objectId, ts_ms AS tsMs, source FROM writes WHERE request_key = ?").get(requestKey) as
+      { id: number; objectId: number; tsMs: number; source: string } | undefined;
+    if (!own) return undefined;
+    if (own.source === "watch") {
+      const watched = this.statement("SELECT class AS cls FROM writes WHERE id = ?").get(own.id) as { cls: StoredWrite["cls"] };
+      if (last) return { cls: watched.cls, tsMs: [] };
+      // Parted: the request gets a row of its own again, at its own time; the watched version waits for the write that made it.
+      const request = this.statement("SELECT ts_ms AS tsMs, usr FROM audit_requests WHERE request_key = ?").get(requestKey) as { tsMs: number; usr: string };
+      this.statement(
+        `INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms, request_key)
+         SELECT object_id, ?, NULL, ?, ?, 'audit', 0, '[]', '{}', verb, subresource, user_agent, code, latency_ms, request_key FROM writes WHERE id = ?`,
+      ).run(request.tsMs, cls, request.usr, own.id);
+      this.statement(
+        "UPDATE writes SET verb = NULL, subresource = NULL, user_agent = NULL, code = NULL, latency_ms = NULL, request_key = NULL WHERE id = ?",
+      ).run(own.id);
+      return { cls: null, tsMs: [request.tsMs, own.tsMs] };
+    }
+    if (!last) return { cls: null, tsMs: [] };
+    const watched = this.statement(
+      `SELECT id, ts_ms AS tsMs, class AS cls FROM writes WHERE object_id = ? AND source = 'watch' AND prev_rv = ? AND request_key IS NULL AND class <> 'delete' AND ts_ms BETWEEN ? AND ?
+       ORDER BY abs(ts_ms - ?) LIMIT 1`,
+    ).get(own.objectId, precondition, own.tsMs - SAME_WRITE_MS, own.tsMs + SAME_WRITE_MS, own.tsMs) as
+      { id: number; tsMs: number; cls: StoredWrite["cls"] } | undefined;
+    if (!watched) return { cls: null, tsMs: [] };
+    this.statement(
+      `UPDATE writes SET (verb, subresource, user_agent, code, latency_ms, request_key) = (SELECT verb, subresource, user_agent, code, latency_ms, request_key FROM writes WHERE id = ?),
+         writer = CASE WHEN writer = 'unknown' THEN (SELECT writer FROM writes WHERE id = ?) ELSE writer END
+       WHERE id = ?`,
+    ).run(own.id, own.id, watched.id);
+    this.statement("DELETE FROM field_changes WHERE ts_ms = ? AND object_id = ? AND write_id = ?").run(own.tsMs, own.objectId, own.id);
+    this.statement("DELETE FROM writes WHERE id = ?").run(own.id);
+    return { cls: watched.cls, tsMs: [own.tsMs, watched.tsMs] };
   }
 }

@@ -45,7 +45,7 @@ export class WriteStore implements WriteRepository {
   constructor(path: string) {
     this.database = new StoreDatabase(path);
     this.insertWrite = this.db.prepare(
-      "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms, request_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms, request_key, prev_rv) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     );
     this.insertField = this.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
     this.rollups = new DayRollups(this.db);
@@ -118,7 +118,8 @@ export class WriteStore implements WriteRepository {
           : undefined;
     if (joined) {
       this.rewriteFields(joined.id, objectId, joined.tsMs, write.source === "watch" ? write.changes : undefined, joined.writer);
-      if (joined.requestKey) this.audit().setNoop(joined.requestKey, noopFlag(joined.cls), "watch");
+      if (joined.requestKey)
+        this.audit().setNoop(joined.requestKey, noopFlag(joined.cls), "by" in joined && joined.by === "precondition" ? "watched-successor" : "watch");
       return { id: joined.id, joined: true };
     }
     const id = Number(
@@ -139,6 +140,7 @@ export class WriteStore implements WriteRepository {
         write.request?.code ?? null,
         write.request?.latencyMs ?? null,
         requestKey ?? null,
+        write.previousVersion ?? null,
       ).lastInsertRowid,
     );
     for (const change of write.changes) this.insertField.run(id, objectId, write.tsMs, change.path, write.writer);
@@ -182,6 +184,13 @@ export class WriteStore implements WriteRepository {
     ).get(cls, requestKey, cls) as { tsMs: number } | undefined;
     if (row) this.rollups.written(row.tsMs);
     return row !== undefined;
+  }
+
+  /** A Metadata-level write joined to, or parted from, the watched version it made (joins.ts); the class it now has as that version, if it is one. */
+  placeByPrecondition(requestKey: string, precondition: string, last: boolean, cls: "no-op" | "unknown"): WriteClass | null | undefined {
+    const placed = this.joins.placeByPrecondition(requestKey, precondition, last, cls);
+    for (const tsMs of placed?.tsMs ?? []) this.rollups.written(tsMs);
+    return placed?.cls;
   }
 
   /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */

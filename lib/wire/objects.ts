@@ -72,6 +72,8 @@ export interface StoredWrite {
   changes: FieldChange[];
   projection: Record<string, string>;
   resourceVersion?: string;
+  /** a watched write's: the version it directly followed (a watch delivers every version; a relist does not) */
+  previousVersion?: string;
   /** the whole object: created (create) or last seen alive (delete); lets a range be exported with every version rebuilt */
   body?: Json;
   /** what the audit log says about the request (audit writes, and watched writes an audit event matched) */

@@ -221,6 +221,9 @@ export interface SimulatedWrite {
   code: 200 | 409;
   /** whether the write moved the object to a new version (false for a no-op and for a refused one) */
   changed: boolean;
+  receivedMs: number;
+  /** the object's version after it */
+  version: string;
 }
 
 /**
@@ -229,7 +232,13 @@ export interface SimulatedWrite {
  * precondition) and status updates, logged at Metadata level. The API server is simulated as etcd behaves: a
  * change moves the version, a no-op keeps it, a stale precondition fails. Its record of each request is the truth.
  */
-export function preconditionStorm(startMs: number, steps: number, seed: number, name = "storm"): { lines: string[]; writes: SimulatedWrite[] } {
+export function preconditionStorm(
+  startMs: number,
+  steps: number,
+  seed: number,
+  name = "storm",
+  { patchShare = 0.15 } = {},
+): { lines: string[]; writes: SimulatedWrite[] } {
   const random = createRng(seed);
   const meta = {
     resource: "httproutes",
@@ -246,15 +255,16 @@ export function preconditionStorm(startMs: number, steps: number, seed: number, 
   for (let step = 1; step <= steps; step++) {
     const roll = random();
     const auditID = `storm-${seed}-${step}`;
-    const verb = roll < 0.15 ? "patch" : "update";
+    const verb = roll < patchShare ? "patch" : "update";
     const subresource = random() < 0.3 ? "status" : "";
     const stale = verb === "update" && roll > 0.9;
     const precondition = verb === "patch" ? "" : String(stale ? version - 1 - Math.floor(random() * 3) : version);
     const changed = !stale && random() < 0.35;
     if (changed) version += 1 + Math.floor(random() * 5);
     const code = stale ? 409 : 200;
-    writes.push({ auditID, verb, subresource, precondition, code, changed });
-    lines.push(...requestLines({ ...meta, auditID, verb, subresource, precondition, code, receivedMs: startMs + step * 50 }));
+    const receivedMs = startMs + step * 50;
+    writes.push({ auditID, verb, subresource, precondition, code, changed, receivedMs, version: String(version) });
+    lines.push(...requestLines({ ...meta, auditID, verb, subresource, precondition, code, receivedMs }));
   }
   return { lines, writes };
 }

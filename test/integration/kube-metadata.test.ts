@@ -201,10 +201,6 @@ beforeAll(async () => {
   const policy = join(mkdtempSync(join(tmpdir(), "churnscope-policy-")), "policy.yaml");
   writeFileSync(policy, POLICY);
   webhookStoreDir = mkdtempSync(join(tmpdir(), "churnscope-metadata-"));
-  const config = writeConfig(
-    [`server:`, `  tls: { port: ${tlsPort}, certFile: ${tls.certFile}, keyFile: ${tls.keyFile} }`, `audit:`, `  webhookToken: { env: AUDIT_TOKEN }`].join("\n"),
-  );
-  app = await startApp({ CHURNSCOPE_CONFIG: config, CHURNSCOPE_DATA_DIR: webhookStoreDir, AUDIT_TOKEN: TOKEN, PORT: String(appPort) });
   // Every other batch held 1.5 s: the API server posts its next batch a second later, which overtakes it.
   webhookProxy = await startDelayingProxy(`https://127.0.0.1:${tlsPort}`, tls, 1500);
   cp = await startControlPlane({
@@ -213,6 +209,28 @@ beforeAll(async () => {
     webhook: { url: `${webhookProxy.url}/api/audit/webhook/${CLUSTER}`, token: TOKEN, caFile: tls.certFile },
   });
   await createNamespaces(cp.kubeConfig(), [NAMESPACE]);
+  // The webhook's dashboard also records the cluster (the shipped profiles: HTTPRoutes, not ConfigMaps).
+  const kubeconfig = join(mkdtempSync(join(tmpdir(), "churnscope-kubeconfig-")), "config");
+  writeFileSync(kubeconfig, cp.kubeConfig().exportConfig());
+  const config = writeConfig(
+    [
+      `server:`,
+      `  tls: { port: ${tlsPort}, certFile: ${tls.certFile}, keyFile: ${tls.keyFile} }`,
+      `clusters: [{ name: ${CLUSTER}, kubeconfig: ${kubeconfig} }]`,
+      `audit:`,
+      `  webhookToken: { env: AUDIT_TOKEN }`,
+    ].join("\n"),
+  );
+  app = await startApp({ CHURNSCOPE_CONFIG: config, CHURNSCOPE_DATA_DIR: webhookStoreDir, AUDIT_TOKEN: TOKEN, PORT: String(appPort) });
+  const deadline = Date.now() + 60_000;
+  while (
+    !(await (await fetch(`${app.url}/metrics`)).text()).includes(
+      `churnscope_recorder_watching{cluster="${CLUSTER}",resource="httproutes.gateway.networking.k8s.io"} 1`,
+    )
+  ) {
+    if (Date.now() > deadline) throw new Error(`the recorder did not start watching:\n${app.running.output().slice(-3000)}`);
+    await sleep(200);
+  }
   for (const name of ROUTES) {
     const spec = { parentRefs: [{ name: "edge" }], hostnames: [`${name}.example.com`], rules: [{ backendRefs: [{ name, port: 8080 }] }] };
     await send("POST", `/apis/gateway.networking.k8s.io/v1/namespaces/${NAMESPACE}/httproutes`, {
@@ -263,6 +281,11 @@ describe("a Metadata-level audit log of a real API server", () => {
   it("the webhook (batches out of order) and the log file flag exactly the writes the server left unchanged, and the ones it changed, where the preconditions tell", async () => {
     expect(webhookProxy.stats.overtaken).toBeGreaterThan(0);
     const expected = expectedFlags();
+    const routeKeys = new Set(
+      loggedWrites()
+        .filter((w) => w.resource === "httproutes")
+        .map((w) => w.key),
+    );
     const told = [...expected.values()].filter((v) => v !== null);
     expect(told.filter((v) => v).length).toBeGreaterThan(20);
     expect(told.filter((v) => !v).length).toBeGreaterThan(5);
@@ -279,12 +302,41 @@ describe("a Metadata-level audit log of a real API server", () => {
       for (const [key, noop] of expected) {
         const flag = stored.get(key);
         expect(flag?.noop, `${source} ${key}`).toBe(noop);
-        expect(flag?.evidence, `${source} ${key}`).toBe(noop === null ? null : noop ? "same-precondition" : "precondition-moved");
+        // Beside the recorder, a route's change rests on the version the watch saw it make.
+        const watched = source === "webhook" && routeKeys.has(key);
+        expect(flag?.evidence, `${source} ${key}`).toBe(
+          noop === null ? null : noop ? "same-precondition" : watched ? "watched-successor" : "precondition-moved",
+        );
       }
     }
     // The summary counts the routes' object writes (ConfigMaps are no profiled kind: their requests only).
     const routeNoops = loggedWrites().filter((w) => w.resource === "httproutes" && expected.get(w.key) === true).length;
     expect(ingestOutput).toContain(`${routeNoops} no-op`);
+  });
+
+  it("beside the recorder, each create, delete and changed update is one row with the version the watch saw; a patch, which names no version, is a row beside it", () => {
+    const routeWrites = loggedWrites().filter((w) => w.resource === "httproutes" && w.code >= 200 && w.code <= 299);
+    const changedPatches = routeWrites.filter((w) => w.verb === "patch" && answers.get(w.auditID)!.after !== answers.get(w.auditID)!.before).length;
+    expect(changedPatches).toBe(ROUTES.length);
+    const db = new Database(join(webhookStoreDir, "churnscope.sqlite"), { readonly: true });
+    try {
+      const rows = db
+        .prepare(
+          "SELECT w.source, w.verb, w.request_key AS requestKey FROM writes w JOIN objects o ON o.id = w.object_id WHERE o.namespace = ? AND o.kind = 'HTTPRoute'",
+        )
+        .all(NAMESPACE) as { source: string; verb: string | null; requestKey: string | null }[];
+      expect(rows.length).toBe(routeWrites.length + changedPatches);
+      // The versions no request joined are exactly the patches' ones.
+      expect(rows.filter((r) => r.verb === null).length).toBe(changedPatches);
+      const byKey = new Map(rows.map((r) => [r.requestKey, r]));
+      for (const w of routeWrites) {
+        const answer = answers.get(w.auditID)!;
+        const joined = w.verb === "create" || w.verb === "delete" || (w.verb === "update" && answer.after !== answer.before);
+        expect(byKey.get(w.key)?.source, `${w.verb} ${w.name} ${w.precondition}`).toBe(joined ? "watch" : "audit");
+      }
+    } finally {
+      db.close();
+    }
   });
 
   it("Objects counts the no-op updates of each route, and Clients what each count rests on", async () => {
@@ -307,7 +359,8 @@ describe("a Metadata-level audit log of a real API server", () => {
     const ofRoutes = logged.filter((w) => w.resource === "httproutes").map((w) => expected.get(w.key));
     expect(routes.evidence).toEqual([
       { evidence: "same-precondition", noop: ofRoutes.filter((v) => v === true).length, changed: 0 },
-      { evidence: "precondition-moved", noop: 0, changed: ofRoutes.filter((v) => v === false).length },
+      // The recorder watches the routes: a change rests on the version the watch saw it make.
+      { evidence: "watched-successor", noop: 0, changed: ofRoutes.filter((v) => v === false).length },
     ]);
     expect(routes.unknown).toBe(
       logged.filter((w) => w.resource === "httproutes" && ["update", "patch"].includes(w.verb) && expected.get(w.key) === null).length,

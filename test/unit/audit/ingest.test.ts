@@ -554,3 +554,72 @@ describe("periodicNoop", () => {
     expect(periodicNoop([...timerWrites, ...burst])).toEqual({ everySeconds: 10, writes: 7, writer: "policy-controller" });
   });
 });
+
+describe("Metadata level beside the recorder: one write, one row", () => {
+  // Updates sent against the version read (no patches: a patch names no version to join by), many of them no-ops.
+  const storm = () => preconditionStorm(START, 150, 7, "w", { patchShare: 0 });
+  const events = (writes: ReturnType<typeof storm>["writes"]) =>
+    writes
+      .filter((w) => w.changed)
+      .map((w, k) => ({ type: "MODIFIED", obj: httpRoute("w", Number(w.version), ["a.example.com"], k + 2), tsMs: w.receivedMs + 10 }));
+
+  it.each(["watch first", "audit first", "in turns, batches out of order"])("%s", (order) => {
+    const { lines, writes } = storm();
+    const { store, feed } = setup();
+    const recorder = new ProfileRecorder(
+      store,
+      "prod",
+      DEFAULT_PROFILES.filter((p) => p.name === "httproute"),
+    );
+    recorder.applyList([httpRoute("w", 100, ["a.example.com"], 1)], "100", START - 1_000);
+    const watched = events(writes);
+    if (order === "watch first") {
+      recorder.applyEvents(watched);
+      feed(lines);
+    } else if (order === "audit first") {
+      feed(lines);
+      recorder.applyEvents(watched);
+    } else {
+      // Ten requests at a time, every pair of batches swapped, each batch's watch events after it.
+      const batches = Array.from({ length: Math.ceil(lines.length / 20) }, (_, i) => lines.slice(i * 20, i * 20 + 20));
+      for (let i = 0; i + 1 < batches.length; i += 2) [batches[i], batches[i + 1]] = [batches[i + 1], batches[i]];
+      let sent = 0;
+      for (const batch of batches) {
+        feed(batch);
+        const upTo = Math.max(...batch.map((l) => Date.parse(JSON.parse(l).requestReceivedTimestamp)));
+        const due = watched.filter((e) => e.tsMs - 10 <= upTo).slice(sent);
+        recorder.applyEvents(due);
+        sent += due.length;
+      }
+      recorder.applyEvents(watched.slice(sent));
+    }
+    const succeeded = writes.filter((w) => w.code === 200);
+    const rows = store.db.prepare("SELECT source, verb, request_key AS requestKey, class FROM writes ORDER BY ts_ms, id").all() as {
+      source: string;
+      verb: string | null;
+      requestKey: string | null;
+      class: string;
+    }[];
+    // One row per write: the create, every update, and no watched version left without the request that made it.
+    expect(rows.length).toBe(1 + succeeded.length);
+    expect(rows.filter((r) => r.verb === null)).toEqual([]);
+    const byKey = new Map(rows.map((r) => [r.requestKey, r]));
+    const flags = new Map(
+      (
+        store.db.prepare("SELECT request_key AS k, noop, evidence FROM audit_requests").all() as { k: string; noop: number | null; evidence: string | null }[]
+      ).map((r) => [r.k, r]),
+    );
+    for (const [i, w] of succeeded.entries()) {
+      const key = `${w.auditID}/ResponseComplete`;
+      const next = succeeded[i + 1];
+      if (w.changed) {
+        // The version it made, as the watch saw it, is its row.
+        expect(byKey.get(key), key).toMatchObject({ source: "watch", verb: "update" });
+        expect(flags.get(key), key).toMatchObject({ noop: 0, evidence: "watched-successor" });
+      } else if (next) {
+        expect(byKey.get(key), key).toMatchObject({ source: "audit", class: "no-op" });
+        expect(flags.get(key), key).toMatchObject({ noop: 1, evidence: "same-precondition" });
+      } else expect(byKey.get(key), key).toMatchObject({ source: "audit", class: "unknown" });
+    }
+  });
+});
