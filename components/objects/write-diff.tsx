@@ -1,5 +1,6 @@
 "use client";
 /** The picked write: when, by whom, through which request, whether it changed anything the profile keeps, and its field diff. */
+import { NOOP_EVIDENCE_TEXT } from "@/lib/churn/preconditions";
 import { formatUtc } from "@/lib/format/time";
 import type { PickedWriteAnswer } from "@/lib/wire/objects";
 import { CLASS_COLORS } from "./object-link";
@@ -8,7 +9,14 @@ import { projectionText } from "./timeline-chart";
 const valueText = (v: unknown) => (v === undefined ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v));
 
 /** What the write did to what the profile keeps, in one sentence, and yes / no / cannot say. */
-function keptVerdict(picked: PickedWriteAnswer["write"]): { kept: "yes" | "no" | "unknown"; text: string } {
+function keptVerdict(picked: PickedWriteAnswer["write"], audited: PickedWriteAnswer["audited"]): { kept: "yes" | "no" | "unknown"; text: string } {
+  const preconditions = audited?.evidence === "same-precondition" || audited?.evidence === "precondition-moved" ? NOOP_EVIDENCE_TEXT[audited.evidence] : null;
+  if (picked.class === "no-op" && preconditions) return { kept: "no", text: `Changed nothing: ${preconditions}.` };
+  if (picked.class === "unknown" && audited?.noop === false && preconditions)
+    return {
+      kept: "unknown",
+      text: `Changed the object (${preconditions}), but the audit log has no bodies: whether it changed anything the profile keeps is not known.`,
+    };
   switch (picked.class) {
     case "routed":
       return { kept: "yes", text: "Changed what consumers route on (the routed projection), which the profile keeps." };
@@ -46,7 +54,7 @@ export function WriteDiff({ picked, loading, error, onStep }: Props) {
       </p>
     );
   const { write } = picked;
-  const verdict = keptVerdict(write);
+  const verdict = keptVerdict(write, picked.audited);
   return (
     <div data-seq={write.seq}>
       <div className="mb-2 flex flex-wrap items-center gap-3">

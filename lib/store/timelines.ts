@@ -6,12 +6,13 @@
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import { buildTimeline, TIMELINE_LANES, type ColumnCount, type ObjectTimeline, type ProjectionChange, type TimelineSegment } from "../objects/timeline";
+import type { NoopEvidence } from "../churn/preconditions";
 import type { ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import type { StoreDatabase } from "./database";
 
 export type WritePick = { seq: number } | { nearMs: number };
 
-const WRITE_COLUMNS = "id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms";
+const WRITE_COLUMNS = "id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms, request_key";
 
 function storedWrite(r: Record<string, string | number | null>): StoredWrite & { seq: number } {
   return {
@@ -176,8 +177,13 @@ export class Timelines {
         }
       ).n;
     const { cls, ...rest } = storedWrite(row);
+    const audited = row.request_key
+      ? (this.database.statement("SELECT noop, evidence FROM audit_requests WHERE request_key = ?").get(row.request_key) as
+          { noop: number | null; evidence: NoopEvidence | null } | undefined)
+      : undefined;
     return {
       write: { ...rest, class: cls },
+      ...(audited ? { audited: { noop: audited.noop === null ? null : audited.noop === 1, evidence: audited.evidence } } : {}),
       index: count(earlier, tsMs, tsMs, seq) + 1,
       total: count("1"),
       previousSeq: (one(earlier, BACKWARD, tsMs, tsMs, seq)?.id as number | undefined) ?? null,

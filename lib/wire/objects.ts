@@ -1,6 +1,7 @@
 /** What the object views receive (/api/objects, /api/fields): declared once for the server and the browser. */
 import type { PeriodicPattern } from "../analysis/periodic";
 import type { WriteClass } from "../churn/analyze";
+import type { NoopEvidence } from "../churn/preconditions";
 import type { FieldChange } from "../churn/diff";
 import type { Json } from "../churn/json";
 import type { ObjectTimeline, TimelineSegment } from "../objects/timeline";
@@ -116,6 +117,8 @@ export type ObjectTimelineAnswer = ObjectTimeline & { key: ObjectKey };
 /** /api/objects/{object path}/write: one write in full, which of the range's writes it is, and its neighbours. */
 export interface PickedWriteAnswer {
   write: ApiWrite;
+  /** from its audit request, when it has one: whether it changed anything, and what that rests on (null: not kept) */
+  audited?: { noop: boolean | null; evidence: NoopEvidence | null };
   index: number;
   total: number;
   previousSeq: number | null;

@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { Agent, fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClientsAnswer } from "@/lib/wire/clients";
+import type { PickedWriteAnswer } from "@/lib/wire/objects";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { selfSignedCert, startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
 import { createNamespaces } from "../helpers/controllers";
@@ -181,18 +182,22 @@ function expectedFlags(): Map<string, boolean | null> {
   return flags;
 }
 
-function storedFlags(dataDir: string): Map<string, { noop: boolean | null; evidence: string | null }> {
+function storeRows(dataDir: string, sql: string): unknown[] {
   const db = new Database(join(dataDir, "churnscope.sqlite"), { readonly: true });
   try {
-    const rows = db.prepare("SELECT request_key AS k, noop, evidence FROM audit_requests WHERE namespace = ?").all(NAMESPACE) as {
-      k: string;
-      noop: number | null;
-      evidence: string | null;
-    }[];
-    return new Map(rows.map((r) => [r.k, { noop: r.noop === null ? null : r.noop === 1, evidence: r.evidence }]));
+    return db.prepare(sql).all();
   } finally {
     db.close();
   }
+}
+
+function storedFlags(dataDir: string): Map<string, { noop: boolean | null; evidence: string | null }> {
+  const rows = storeRows(dataDir, `SELECT request_key AS k, noop, evidence FROM audit_requests WHERE namespace = '${NAMESPACE}'`) as {
+    k: string;
+    noop: number | null;
+    evidence: string | null;
+  }[];
+  return new Map(rows.map((r) => [r.k, { noop: r.noop === null ? null : r.noop === 1, evidence: r.evidence }]));
 }
 
 beforeAll(async () => {
@@ -349,6 +354,15 @@ describe("a Metadata-level audit log of a real API server", () => {
       const row = objects.data.rows.find((r) => r.name === name);
       expect(row, name).toMatchObject({ noop });
     }
+    // A no-op's write, picked on its timeline, says what its class rests on.
+    const noopWrite = storeRows(
+      webhookStoreDir,
+      "SELECT w.id AS seq, o.name FROM writes w JOIN objects o ON o.id = w.object_id WHERE o.kind = 'HTTPRoute' AND w.class = 'no-op' LIMIT 1",
+    )[0] as { seq: number; name: string };
+    const picked = (await (
+      await fetch(`${app.url}/api/objects/${CLUSTER}/gateway.networking.k8s.io/HTTPRoute/${NAMESPACE}/${noopWrite.name}/write?${range}&seq=${noopWrite.seq}`)
+    ).json()) as { data: PickedWriteAnswer };
+    expect(picked.data.audited).toEqual({ noop: true, evidence: "same-precondition" });
     const clients = ((await (await fetch(`${app.url}/api/clients?${range}`)).json()) as { data: ClientsAnswer }).data;
     const noop = [...expected.values()].filter((v) => v === true).length;
     const changed = [...expected.values()].filter((v) => v === false).length;
