@@ -17,6 +17,7 @@ import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { AuditUpload } from "./audit-upload";
+import { ClientVersions } from "./client-versions";
 import { NoopEvidence } from "./noop-evidence";
 import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 import type { ClientsAnswer, TopEntry } from "@/lib/wire/clients";
@@ -224,18 +225,7 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
                               )}
                             </div>
                             {c.versions.some((v) => v.version !== "") && (
-                              <div
-                                className="text-[11px] text-[var(--muted)]"
-                                data-cell="versions"
-                                title="the user agent's versions, with when each was first seen"
-                              >
-                                {c.versions
-                                  .map(
-                                    (v, i) =>
-                                      `${v.version || "no version"} ${formatNumber(v.writes, true)}${i > 0 ? ` from ${formatUtc(v.firstMs, false)}` : ""}`,
-                                  )
-                                  .join(" · ")}
-                              </div>
+                              <ClientVersions versions={c.versions} onCompare={(atMs) => void setUrl({ at: atMs })} />
                             )}
                           </td>
                           <td className={num} data-cell="writes">

@@ -50,11 +50,12 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     Infinity,
   );
   const versions = new Map<string, ClientRow["versions"]>();
-  for (const v of all<{ client: string; version: string; writes: number; firstMs: number; lastMs: number }>(
-    `SELECT ${CLIENT} AS client, ${VERSION} AS version, COUNT(*) AS writes, MIN(ts_ms) AS firstMs, MAX(ts_ms) AS lastMs FROM audit_requests WHERE ${w}
+  for (const { client, ...v } of all<{ client: string } & ClientRow["versions"][number]>(
+    `SELECT ${CLIENT} AS client, ${VERSION} AS version, COUNT(*) AS writes, TOTAL(noop = 1) AS noop, TOTAL(noop = 0) AS changed,
+       MIN(ts_ms) AS firstMs, MAX(ts_ms) AS lastMs FROM audit_requests WHERE ${w}
      GROUP BY client, version ORDER BY client, firstMs, version`,
   ))
-    versions.set(v.client, [...(versions.get(v.client) ?? []), { version: v.version, writes: v.writes, firstMs: v.firstMs, lastMs: v.lastMs }]);
+    versions.set(client, [...(versions.get(client) ?? []), v]);
   const clients = all<Omit<ClientRow, "verbs" | "versions">>(
     `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, TOTAL(noop = 1) AS noop,
      TOTAL(noop = 0) AS changed, TOTAL(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,

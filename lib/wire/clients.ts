@@ -16,7 +16,7 @@ export interface ClientRow {
   /** writes by verb (and subresource), most first */
   verbs: { verb: string; writes: number }[];
   /** the user agent's versions in the range ("" where it names none), first seen first: a rollout shows as two */
-  versions: { version: string; writes: number; firstMs: number; lastMs: number }[];
+  versions: { version: string; writes: number; noop: number; changed: number; firstMs: number; lastMs: number }[];
 }
 
 export interface TopEntry {

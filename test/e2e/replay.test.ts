@@ -159,6 +159,29 @@ describe("the replay in Chromium", () => {
     expect(await row.locator('[data-cell="writes"]').textContent()).toBe(formatNumber(written, true));
     expect(await row.locator('[data-cell="versions"]').textContent()).toMatch(/^v0\.26\.4 /);
     await page.screenshot({ path: join(ARTIFACTS, "replay-clients.png"), fullPage: true });
+
+    // An agent that moved to DatumConnect v0.1.4 in the range: comparing at that version's first write gives its
+    // requests in equal windows either side, as the generator wrote them.
+    const upgraded = page.locator('[data-testid="clients-table"] tr[data-client]:has([data-version="v0.1.4"]):has([data-version="v0.1.3"])').first();
+    const agent = (await upgraded.getAttribute("data-client"))!;
+    await upgraded.locator('[data-version="v0.1.4"] button').click();
+    await page.waitForURL((u) => u.searchParams.get("at") !== String(onsetMs));
+    const atMs = Number(new URL(page.url()).searchParams.get("at"));
+    const [user, agentName] = agent.split(" · ");
+    const mine = h.replay.sink.requests.filter((q) => q.user === user && q.userAgent.split("/")[0] === agentName);
+    // Its first v0.1.4 request in the range is where the comparison sits.
+    expect(atMs).toBe(Math.min(...mine.filter((q) => q.userAgent.includes("/v0.1.4") && q.timeMs > from && q.timeMs <= to).map((q) => q.timeMs)));
+    const fits = Math.min(atMs - from, to - atMs);
+    const windowMs = fits >= 60_000 ? Math.floor(fits / 60_000) * 60_000 : fits;
+    const agentRow = page.locator(`[data-testid="clients-table"] tr[data-client="${agent}"]`);
+    // The table once it compares at the new time (until then it shows the onset's comparison).
+    await page.waitForFunction(
+      (text) => document.querySelector('[data-testid="clients-table"]')?.textContent?.includes(text),
+      `after ${formatUtc(atMs, false)} UTC`,
+    );
+    const inWindow = (lo: number, hi: number) => mine.filter((q) => q.timeMs > lo && q.timeMs <= hi).length;
+    expect(await agentRow.locator('[data-cell="before"]').textContent()).toBe(formatNumber(inWindow(atMs - windowMs, atMs), true));
+    expect(await agentRow.locator('[data-cell="after"]').textContent()).toBe(formatNumber(inWindow(atMs, atMs + windowMs), true));
     expect(errors).toEqual([]);
     await page.close();
   });
