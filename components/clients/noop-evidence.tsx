@@ -3,7 +3,7 @@ import { formatNumber } from "@/lib/format/number";
 import { NOOP_EVIDENCE_TEXT } from "@/lib/churn/preconditions";
 import type { ClientsAnswer } from "@/lib/wire/clients";
 
-const NOT_KEPT = "the logged bodies or the API server's answer (stored before Churnscope kept which of the two)";
+const NOT_KEPT = "the logged bodies or the API server's answer (which of the two was not recorded: a snapshot or a store from before Churnscope kept it)";
 
 export function NoopEvidence({ evidence, unknown }: Pick<ClientsAnswer, "evidence" | "unknown">) {
   if (evidence.length === 0 && unknown === 0) return null;
