@@ -48,7 +48,7 @@ export interface AppConfig {
   auth: { userHeader?: string; bearerToken?: string; basic?: { username: string; password: string } };
   recorder: { retentionDays: number; metricsPort: number };
   /** the webhook token resolved; server-side only */
-  audit: { webhookToken?: string; maxUploadBytes: number; maxWebhookBytes: number };
+  audit: { webhookToken?: string; maxUploadBytes: number; maxWebhookBytes: number; maxSpoolBytes: number };
   /** the shipped profiles with the configured ones merged in by name */
   profiles: Profile[];
   server: { port: number; host: string; tls?: { port: number; certFile: string; keyFile: string } };
@@ -194,6 +194,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
       ...(file.audit.webhookToken ? { webhookToken: readSecret(file.audit.webhookToken, "audit.webhookToken", env, cwd) } : {}),
       maxUploadBytes: Math.round(file.audit.maxUploadMiB * 1_048_576),
       maxWebhookBytes: Math.round(file.audit.maxWebhookMiB * 1_048_576),
+      maxSpoolBytes: Math.round(file.audit.maxSpoolMiB * 1_048_576),
     },
     profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,

@@ -150,9 +150,11 @@ export const configSchema = z
         maxUploadMiB: z.number().positive().max(1_048_576).default(2048),
         /** the largest webhook batch (the API server sends at most its --audit-webhook-batch-max-size events) */
         maxWebhookMiB: z.number().positive().max(1024).default(64),
+        /** the webhook batches waiting on disk to be taken into the store; past it a batch is refused with 429 (the API server retries) */
+        maxSpoolMiB: z.number().positive().max(1_048_576).default(256),
       })
       .strict()
-      .default({ maxUploadMiB: 2048, maxWebhookMiB: 64 }),
+      .default({ maxUploadMiB: 2048, maxWebhookMiB: 64, maxSpoolMiB: 256 }),
     /** object profiles beside the shipped ones; one with a shipped profile's name replaces it */
     profiles: z.array(profileSchema).default([]),
     rebuilds: z

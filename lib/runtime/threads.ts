@@ -103,10 +103,18 @@ export function runTask<T, P = never>(thread: Worker, what: string, bounds: Task
   });
 }
 
-/** A service for the life of the process: what it reports, and its end, are logged; it never holds the process open. */
-export function runService(thread: Worker, what: string, log: (line: string) => void = console.error): void {
-  thread.on("message", (message: ThreadMessage<never>) => {
+/**
+ * A service for the life of the process: its errors, and its end, are logged; what it reports as it goes goes to
+ * `onProgress`; it never holds the process open.
+ */
+export function runService<P = never>(
+  thread: Worker,
+  what: string,
+  { log = console.error, onProgress }: { log?: (line: string) => void; onProgress?: (value: P) => void } = {},
+): void {
+  thread.on("message", (message: ThreadMessage<never, P>) => {
     if ("error" in message) log(`${what}: ${message.error}`);
+    else if ("progress" in message) onProgress?.(message.progress);
   });
   thread.on("error", (error) => log(`${what}: the thread stopped: ${error.message}`));
   thread.unref();

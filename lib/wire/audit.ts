@@ -48,3 +48,11 @@ export interface IngestAnswer {
   problems: IngestProblem[];
   summary: string;
 }
+
+/** What the audit webhook answers a batch: it is on disk, and this much is waiting to be taken into the store. */
+export interface WebhookAnswer {
+  cluster: string;
+  bytes: number;
+  seconds: number;
+  queued: { batches: number; bytes: number };
+}

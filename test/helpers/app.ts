@@ -83,3 +83,20 @@ export function rssMiB(app: TestApp): number {
 export function answeredBeforeNext(response: Response): boolean {
   return /^api;dur=\d+(\.\d)?$/.test(response.headers.get("server-timing") ?? "");
 }
+
+/** Resolves once the app's audit webhook spool is empty (its /metrics says so): every batch it answered is stored. */
+export async function spoolDrained(baseUrl: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const metrics = await (await fetch(`${baseUrl}/metrics`)).text();
+    if (/^churnscope_audit_spool_batches(\{\})? 0$/m.test(metrics)) return;
+    if (Date.now() > deadline)
+      throw new Error(
+        `the audit spool did not drain within ${timeoutMs} ms:\n${metrics
+          .split("\n")
+          .filter((l) => l.includes("spool"))
+          .join("\n")}`,
+      );
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

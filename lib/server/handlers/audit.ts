@@ -1,7 +1,7 @@
 /**
- * Audit logs arriving over HTTP: the kube-apiserver's audit webhook (EventList batches, its own token)
- * and uploads from the UI (streamed to disk under the size limit, then read like a file). Both go
- * through the same ingester as `npm run ingest`, into the live store.
+ * Audit logs arriving over HTTP: the kube-apiserver's audit webhook (EventList batches, its own token), spooled to
+ * disk and answered at once, and uploads from the UI (streamed to disk under the size limit, then read like a file).
+ * Both go through the same ingester as `npm run ingest`, into the live store.
  */
 import { randomUUID } from "node:crypto";
 import { once } from "node:events";
@@ -18,8 +18,8 @@ import { tooLarge } from "../../snapshot/format/codec";
 import { eventsOf } from "../../audit/event";
 import { ingestFile } from "../../audit/files";
 import { AuditIngester } from "../../audit/ingest";
-import type { WriteStore } from "../../store/store";
-import type { IngestAnswer } from "../../wire/audit";
+import { spoolService, type SpoolService } from "../../audit/spool-thread";
+import type { IngestAnswer, WebhookAnswer } from "../../wire/audit";
 
 function clusterParam(query: Record<string, string>, fromPath?: string): string {
   const cluster = fromPath ?? query.cluster ?? "default";
@@ -54,30 +54,14 @@ function pruned(ctx: ServerContext, ingester: AuditIngester): AuditIngester {
   return ingester;
 }
 
-/**
- * The webhook's ingesters, one per cluster for the clusters posting lately, kept between batches: the API
- * server posts its batches concurrently, so one can arrive after a later one, and only memory still holds
- * the versions its writes are compared with (the store keeps each object's newest). Each keeps at most
- * 16 MiB of bodies (a few seconds of a busy cluster's writes are what matters). Another writer of the same cluster's newer audit data (an upload, `npm run
- * ingest`) is not seen by it until the process restarts; a live webhook's data is the newest there is.
- */
-const WEBHOOK_CLUSTERS = 4;
-const WEBHOOK_RECENT_BYTES = 16 * 1024 * 1024;
-const webhookIngesters = new WeakMap<WriteStore, Map<string, AuditIngester>>();
-
-function webhookIngester(ctx: ServerContext, cluster: string): AuditIngester {
-  const store = ctx.stores.liveStore();
-  let byCluster = webhookIngesters.get(store);
-  if (!byCluster) webhookIngesters.set(store, (byCluster = new Map()));
-  const kept = byCluster.get(cluster);
-  byCluster.delete(cluster);
-  // One made for another configuration's profiles is dropped.
-  const reused = kept?.profiles === ctx.config.profiles ? kept : undefined;
-  reused?.newRun();
-  const ingester = reused ? pruned(ctx, reused) : newIngester(ctx, cluster, WEBHOOK_RECENT_BYTES);
-  byCluster.set(cluster, ingester);
-  while (byCluster.size > WEBHOOK_CLUSTERS) byCluster.delete(byCluster.keys().next().value!);
-  return ingester;
+/** The webhook's spool and its drain thread (lib/audit/spool-thread.ts), for this server's data directory. */
+export function webhookSpool(ctx: ServerContext): SpoolService {
+  return spoolService({
+    dataDir: ctx.config.dataDir,
+    maxBytes: ctx.config.audit.maxSpoolBytes,
+    profiles: ctx.config.profiles,
+    retentionMs: ctx.config.recorder.retentionDays * 86_400_000,
+  });
 }
 
 let lastTokenlessWarningMs = 0;
@@ -91,7 +75,7 @@ export async function receiveWebhook(
   request: ApiRequest,
   query: Record<string, string>,
   clusterFromPath?: string,
-): Promise<{ data: IngestAnswer; warnings: string[] }> {
+): Promise<{ data: WebhookAnswer; warnings: string[] }> {
   const token = ctx.config.audit.webhookToken;
   if (!token) throw new ApiFailure(404, "not_found", "the audit webhook is off: set audit.webhookToken in the configuration");
   const [scheme, credentials = ""] = (request.headers.get("authorization") ?? "").split(/\s+/, 2);
@@ -121,12 +105,10 @@ export async function receiveWebhook(
   } catch (error) {
     throw badRequest(`the batch is not JSON: ${(error as Error).message}`);
   }
-  const events = eventsOf(value);
-  if (events === null) throw badRequest("expected an audit.k8s.io EventList (or one Event), as the kube-apiserver audit webhook posts it");
-  const ingester = webhookIngester(ctx, cluster);
-  ingester.events(events, "webhook");
-  ingester.flush();
-  return answer(ctx, ingester, cluster, bytes.length, startedMs);
+  if (eventsOf(value) === null) throw badRequest("expected an audit.k8s.io EventList (or one Event), as the kube-apiserver audit webhook posts it");
+  // Answered once it is on disk: the drain thread classifies it, in order, while the API server sends the next.
+  const queued = await webhookSpool(ctx).accept(cluster, bytes);
+  return { data: { cluster, bytes: bytes.length, seconds: (Date.now() - startedMs) / 1000, queued }, warnings: [] };
 }
 
 /** Streams a request body to `path`, never holding more than one chunk; past `maxBytes` the file is removed and 413 answered. */

@@ -82,7 +82,7 @@ describe("a service in a thread", () => {
       parentPort.postMessage({ error: "database is locked" });
       setTimeout(() => { throw new Error("disk gone"); }, 50);`);
     const exited = new Promise((resolve) => service.once("exit", resolve));
-    runService(service, "objects rollups", (line) => lines.push(line));
+    runService(service, "objects rollups", { log: (line) => lines.push(line) });
     await exited;
     expect(lines).toEqual(["objects rollups: database is locked", "objects rollups: the thread stopped: disk gone"]);
   });
