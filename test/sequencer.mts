@@ -10,6 +10,8 @@ const LONGEST_FIRST = [
   "test/integration/kube-recorder.test.ts",
   "test/integration/kube-audit.test.ts",
   "test/integration/objects-api.test.ts",
+  "test/integration/kube-one-row.test.ts",
+  "test/integration/kube-metadata.test.ts",
   "test/e2e/snapshot-notes.test.ts",
   "test/e2e/replay.test.ts",
   "test/e2e/incident.test.ts",

@@ -16,7 +16,7 @@ import { parseAllDocuments } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { configSchema } from "@/lib/config/schema";
-import { answeredBeforeNext, writeConfig } from "../helpers/app";
+import { answeredBeforeNext, spoolDrained, writeConfig } from "../helpers/app";
 import { auditEvent } from "../helpers/audit-log";
 import { selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
 import { freePort, requireBinary, start, waitForHttp, type Running } from "../helpers/processes";
@@ -305,6 +305,10 @@ describe("the standalone build in the image", () => {
     expect((await post(null)).status).toBe(401);
     const accepted = await post(WEBHOOK_TOKEN);
     expect(accepted.status, accepted.body).toBe(200);
-    expect(JSON.parse(accepted.body).data.counts).toMatchObject({ events: 1, requests: 1 });
+    expect(JSON.parse(accepted.body).data).toMatchObject({ cluster: "prod", queued: { batches: 1 } });
+    // The image's spool thread takes it into the store.
+    await spoolDrained(url);
+    const clients = await (await fetch(`${url}/api/clients?from=${Date.now() - 3_600_000}&to=${Date.now()}`)).json();
+    expect(clients.data.clients.map((c: { user: string; writes: number }) => [c.user, c.writes])).toEqual([["image-user", 1]]);
   }, 240_000);
 });

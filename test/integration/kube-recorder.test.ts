@@ -155,9 +155,10 @@ describe.each([
         const want = expected[i];
         const has = want === "deleted" ? gotRvs.some((rv) => rv.startsWith("deleted@")) : gotRvs.includes(want);
         if (has) continue;
-        collapsed++;
-        expect(w.stageMs >= awayFromMs && w.stageMs <= awayToMs, `${id} ${want} (${w.verb} by ${w.userAgent}) missing though written while watched`).toBe(true);
-        expect(inGap(w.stageMs), `${id} ${want}: collapsed by the relist but not inside a stored gap ${JSON.stringify(gaps)}`).toBe(true);
+        // Written while the recorder was away, or (a restarted API server's watch cache can refuse the resume point,
+        // which a busy machine makes likelier) across a relist: either way inside a stored gap, never silently.
+        if (w.stageMs >= awayFromMs && w.stageMs <= awayToMs) collapsed++;
+        expect(inGap(w.stageMs), `${id} ${want} (${w.verb} by ${w.userAgent}) missing, and not inside a stored gap ${JSON.stringify(gaps)}`).toBe(true);
       }
       // Nothing stored that the server did not make.
       for (const rv of gotRvs) if (!rv.startsWith("deleted@")) expect(expected, `${id}: stored ${rv}, which the server never answered`).toContain(rv);
