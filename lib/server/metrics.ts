@@ -24,7 +24,9 @@ export function serverMetrics(ctx: ServerContext): string {
   const spool = existing<SpoolService>("auditSpool");
   if (spool) {
     out
-      .family("churnscope_audit_spool_batches", "gauge", "Audit webhook batches on disk, accepted and not yet taken into the store.", [[{}, spool.spool.queued.batches]])
+      .family("churnscope_audit_spool_batches", "gauge", "Audit webhook batches on disk, accepted and not yet taken into the store.", [
+        [{}, spool.spool.queued.batches],
+      ])
       .family("churnscope_audit_spool_bytes", "gauge", "Bytes of those batches (audit.maxSpoolMiB bounds them).", [[{}, spool.spool.queued.bytes]])
       .family("churnscope_audit_spool_drained_total", "counter", "Batches taken into the store since start, by outcome.", [
         [{ outcome: "stored" }, spool.drained],

@@ -2,7 +2,7 @@
  * Starts the dashboard exactly as `npm start` does (config validation, then serve.cjs) on a free
  * loopback port. Needs a production build: `npm test` runs `next build` first.
  */
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,4 +99,20 @@ export async function spoolDrained(baseUrl: string, timeoutMs = 30_000): Promise
       );
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** `npm run ingest` of one log file into a store of its own: the store's directory, and what the command printed. */
+export function ingestInto(path: string, cluster: string): { dataDir: string; output: string } {
+  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-ingest-"));
+  const run = spawnSync(
+    process.execPath,
+    [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", cluster, path],
+    {
+      cwd: ROOT,
+      env: { ...process.env, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") },
+      encoding: "utf8",
+    },
+  );
+  if (run.status !== 0) throw new Error(`npm run ingest ${path} exited ${run.status}:\n${run.stderr}`);
+  return { dataDir, output: run.stdout };
 }

@@ -7,12 +7,12 @@
  * Ground truth is the server's own record: its audit log read by a small reader of its own, its
  * counters read straight from /metrics, and the controllers' ledger of what each write meant to do.
  */
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { ingestInto, startApp, writeConfig, type TestApp } from "../helpers/app";
 import { isDryRunUri, serverWrites } from "../helpers/audit-truth";
 import { kubeBinaries, selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
 import {
@@ -32,7 +32,6 @@ import {
 import { startDelayingProxy, type DelayingProxy } from "../helpers/delaying-proxy";
 import { freePort } from "../helpers/processes";
 import { startScrapingPrometheus, type TestPrometheus } from "../helpers/prometheus";
-import { ROOT } from "../helpers/root";
 
 const TOKEN = "kube-audit-webhook-token";
 const JOB = "kube-apiserver";
@@ -78,22 +77,6 @@ async function serverCounters(dryRuns = false): Promise<Map<string, number>> {
     out.set(key, (out.get(key) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
   }
   return out;
-}
-
-/** `npm run ingest` of one log file into a store of its own: the store's directory, and what the command printed. */
-function ingestInto(path: string): { dataDir: string; output: string } {
-  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-kube-ingest-"));
-  const run = spawnSync(
-    process.execPath,
-    [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", CLUSTER, path],
-    {
-      cwd: ROOT,
-      env: { ...process.env, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") },
-      encoding: "utf8",
-    },
-  );
-  expect(run.status, run.stderr).toBe(0);
-  return { dataDir, output: run.stdout };
 }
 
 async function json(base: string, path: string) {
@@ -167,18 +150,18 @@ beforeAll(async () => {
   copyFileSync(cp.auditLogPath, logCopy);
   containerLogPath = join(logs, "0.log");
   writeFileSync(containerLogPath, execFileSync(kubeBinaries().crilog, ["16384", logCopy], { maxBuffer: 1 << 30 }));
-  const fromFile = ingestInto(logCopy);
+  const fromFile = ingestInto(logCopy, CLUSTER);
   ingestOutput = fromFile.output;
-  const fromPods = ingestInto(containerLogPath);
+  const fromPods = ingestInto(containerLogPath, CLUSTER);
   containerIngestOutput = fromPods.output;
   // And as `kubectl logs --timestamps` prints that container's log, read by the kubelet's own log reader.
   const kubectlLogPath = join(logs, "kubectl-logs.log");
   writeFileSync(kubectlLogPath, execFileSync(kubeBinaries().crilog, ["read", containerLogPath], { maxBuffer: 1 << 30 }));
-  kubectlIngestOutput = ingestInto(kubectlLogPath).output;
+  kubectlIngestOutput = ingestInto(kubectlLogPath, CLUSTER).output;
   // And as Docker's json-file driver writes it (a node whose runtime is Docker), cut by Docker's own copier at 16 KiB.
   dockerLogPath = join(logs, "docker-json.log");
   writeFileSync(dockerLogPath, execFileSync(kubeBinaries().crilog, ["docker", "16384", logCopy], { maxBuffer: 1 << 30 }));
-  dockerIngestOutput = ingestInto(dockerLogPath).output;
+  dockerIngestOutput = ingestInto(dockerLogPath, CLUSTER).output;
   fromLog = await startApp({ CHURNSCOPE_DATA_DIR: fromFile.dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
   fromContainerLog = await startApp({ CHURNSCOPE_DATA_DIR: fromPods.dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
 }, 240_000);

@@ -12,7 +12,6 @@
  * answers the clients got are what that log's response bodies would have shown.
  */
 import Database from "better-sqlite3";
-import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -20,12 +19,11 @@ import { Agent, fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClientsAnswer } from "@/lib/wire/clients";
 import type { PickedWriteAnswer } from "@/lib/wire/objects";
-import { startApp, writeConfig, type TestApp } from "../helpers/app";
+import { ingestInto, startApp, writeConfig, type TestApp } from "../helpers/app";
 import { selfSignedCert, startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
 import { createNamespaces } from "../helpers/controllers";
 import { startDelayingProxy, type DelayingProxy } from "../helpers/delaying-proxy";
 import { freePort } from "../helpers/processes";
-import { ROOT } from "../helpers/root";
 
 const TOKEN = "metadata-webhook-token";
 const CLUSTER = "managed";
@@ -113,18 +111,6 @@ async function configMapRounds(name: string, round: number) {
   const obj = await send("GET", path, undefined);
   await send("PUT", path, obj); // unchanged
   await send("PUT", path, { ...obj, data: { round: String(round) } }); // changed
-}
-
-/** `npm run ingest` of the log file into a store of its own. */
-function ingestInto(path: string): { dataDir: string; output: string } {
-  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-metadata-ingest-"));
-  const run = spawnSync(
-    process.execPath,
-    [join(ROOT, "node_modules", "tsx", "dist", "cli.mjs"), join(ROOT, "lib", "cli", "ingest.ts"), "--cluster", CLUSTER, path],
-    { cwd: ROOT, env: { ...process.env, CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") }, encoding: "utf8" },
-  );
-  expect(run.status, run.stderr).toBe(0);
-  return { dataDir, output: run.stdout };
 }
 
 interface LoggedWrite {
@@ -255,7 +241,7 @@ beforeAll(async () => {
   await sleep(4000); // the webhook's last batches (each sent within 1 s, some held 1.5 s)
   fromLogPath = join(mkdtempSync(join(tmpdir(), "churnscope-metadata-log-")), "audit.log");
   copyFileSync(cp.auditLogPath, fromLogPath);
-  const fromFile = ingestInto(fromLogPath);
+  const fromFile = ingestInto(fromLogPath, CLUSTER);
   fileStoreDir = fromFile.dataDir;
   ingestOutput = fromFile.output;
 }, 240_000);
