@@ -11,6 +11,8 @@ import { freePort } from "./processes";
 
 export interface DelayingProxy {
   url: string;
+  /** where batches go: settable, for a receiver started after the API server that posts to this proxy */
+  target: string;
   holdMs: number;
   everyOther: boolean;
   /** batches passed on, and how many of them held an event received before the last event of a batch passed on earlier */
@@ -32,7 +34,7 @@ function span(body: Buffer): { first: number; last: number } | undefined {
 export async function startDelayingProxy(target: string, tls: { certFile: string; keyFile: string }, holdMs: number): Promise<DelayingProxy> {
   const ca = readFileSync(tls.certFile);
   const stats = { forwarded: 0, overtaken: 0 };
-  const proxy = { holdMs, everyOther: true };
+  const proxy = { holdMs, everyOther: true, target };
   let arrived = 0;
   let latestPassed = -Infinity;
   const server = createServer({ cert: ca, key: readFileSync(tls.keyFile) }, (req, res) => {
@@ -48,7 +50,7 @@ export async function startDelayingProxy(target: string, tls: { certFile: string
           latestPassed = Math.max(latestPassed, times.last);
         }
         stats.forwarded++;
-        const out = request(new URL(req.url ?? "/", target), { method: req.method, headers: req.headers, ca }, (answer) => {
+        const out = request(new URL(req.url ?? "/", proxy.target), { method: req.method, headers: req.headers, ca }, (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
         });

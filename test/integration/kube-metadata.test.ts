@@ -187,20 +187,21 @@ function storedFlags(dataDir: string): Map<string, { noop: boolean | null; evide
 }
 
 beforeAll(async () => {
-  const [appPort, tlsPort] = [await freePort(), await freePort()];
   const tls = selfSignedCert(mkdtempSync(join(tmpdir(), "churnscope-tls-")));
   const policy = join(mkdtempSync(join(tmpdir(), "churnscope-policy-")), "policy.yaml");
   writeFileSync(policy, POLICY);
   webhookStoreDir = mkdtempSync(join(tmpdir(), "churnscope-metadata-"));
   // Every other batch held 1.5 s: the API server posts its next batch a second later, which overtakes it.
-  webhookProxy = await startDelayingProxy(`https://127.0.0.1:${tlsPort}`, tls, 1500);
+  // Its target is set once the dashboard is up (it needs the control plane's kubeconfig): until then the API server retries.
+  webhookProxy = await startDelayingProxy("https://127.0.0.1:1", tls, 1500);
   cp = await startControlPlane({
     users: [CONTROLLER],
     auditPolicy: policy,
     webhook: { url: `${webhookProxy.url}/api/audit/webhook/${CLUSTER}`, token: TOKEN, caFile: tls.certFile },
   });
-  await createNamespaces(cp.kubeConfig(), [NAMESPACE]);
   // The webhook's dashboard also records the cluster (the shipped profiles: HTTPRoutes, not ConfigMaps).
+  // The dashboard's ports, chosen now that the control plane holds its own.
+  const [appPort, tlsPort] = [await freePort(), await freePort()];
   const kubeconfig = join(mkdtempSync(join(tmpdir(), "churnscope-kubeconfig-")), "config");
   writeFileSync(kubeconfig, cp.kubeConfig().exportConfig());
   const config = writeConfig(
@@ -213,6 +214,8 @@ beforeAll(async () => {
     ].join("\n"),
   );
   app = await startApp({ CHURNSCOPE_CONFIG: config, CHURNSCOPE_DATA_DIR: webhookStoreDir, AUDIT_TOKEN: TOKEN, PORT: String(appPort) });
+  webhookProxy.target = `https://127.0.0.1:${tlsPort}`;
+  await createNamespaces(cp.kubeConfig(), [NAMESPACE]);
   const deadline = Date.now() + 60_000;
   while (
     !(await (await fetch(`${app.url}/metrics`)).text()).includes(
