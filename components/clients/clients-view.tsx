@@ -16,6 +16,7 @@ import { formatNumber } from "@/lib/format/number";
 import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
+import { AuditSources } from "./audit-sources";
 import { AuditUpload } from "./audit-upload";
 import { ClientVersions } from "./client-versions";
 import { NoopEvidence } from "./noop-evidence";
@@ -117,7 +118,10 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
             .
           </p>
         ) : (
-          <AuditUpload />
+          <>
+            <AuditSources />
+            <AuditUpload />
+          </>
         )}
         <ApiNotices error={answer.error} answer={answer.data} />
         <section

@@ -4,7 +4,7 @@
  * ingester, or in a thread of its own (parse-worker.ts) while the ingester stores.
  */
 import { createReadStream } from "node:fs";
-import { open } from "node:fs/promises";
+import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import { readLine, skipByHead, toRequest, valueOutcome, type AuditEvent, type AuditRequest, type LineOutcome, type SkipReason } from "./event";
 import { opensValue, ValueSequence } from "./values";
@@ -314,38 +314,75 @@ class LineFeeder {
   }
 }
 
-async function isGzip(path: string): Promise<boolean> {
-  const handle = await open(path, "r");
+/** The stream's chunks, with whether it starts with gzip's magic bytes (read before anything is passed on). */
+async function sniffGzip(raw: AsyncIterable<Buffer>): Promise<{ gzip: boolean; chunks: AsyncIterable<Buffer> }> {
+  const iterator = raw[Symbol.asyncIterator]();
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let done = false;
+  while (headBytes < 2) {
+    const next = await iterator.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    head.push(next.value);
+    headBytes += next.value.length;
+  }
+  const first = Buffer.concat(head);
+  async function* chunks(): AsyncGenerator<Buffer> {
+    if (first.length > 0) yield first;
+    if (done) return;
+    for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield next.value;
+  }
+  return { gzip: first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b, chunks: chunks() };
+}
+
+/** The chunks inflated; a failure on either side ends both. */
+function gunzipped(chunks: AsyncIterable<Buffer>): AsyncIterable<Buffer> {
+  const source = Readable.from(chunks);
+  const gunzip = createGunzip({ chunkSize: READ_BYTES });
+  source.on("error", (error) => gunzip.destroy(error));
+  gunzip.on("close", () => source.destroy());
+  return source.pipe(gunzip);
+}
+
+/** Streams one file's lines into the reader (readStreamLines). */
+export async function readFileLines(reader: AuditReader, path: string, label: string, onBytes?: (bytesRead: number) => void | Promise<void>): Promise<void> {
+  const raw = createReadStream(path, { highWaterMark: READ_BYTES });
   try {
-    const head = Buffer.alloc(2);
-    const { bytesRead } = await handle.read(head, 0, 2, 0);
-    return bytesRead === 2 && head[0] === 0x1f && head[1] === 0x8b;
+    await readStreamLines(reader, raw, label, onBytes);
   } finally {
-    await handle.close();
+    raw.destroy();
   }
 }
 
 /**
- * Streams one file's lines into the reader, gunzipped when it starts with gzip's magic bytes
- * (whatever its name). `onBytes` gets the bytes read so far (compressed bytes for a .gz, so it
- * compares with the file's size) after each chunk, which is also when a caller may store what was
- * read. A corrupt .gz ends the file with a problem reported; what was read before it stays.
+ * Streams a log's lines into the reader (a file, a bucket's object), gunzipped when it starts with gzip's magic
+ * bytes (whatever its name). `onBytes` gets the bytes read so far (compressed bytes for a .gz, so it compares with
+ * the file's size) after each chunk, which is also when a caller may store what was read. A corrupt .gz or a
+ * stream that fails ends the log with a problem reported; what was read before it stays.
  */
-export async function readFileLines(reader: AuditReader, path: string, label: string, onBytes?: (bytesRead: number) => void | Promise<void>): Promise<void> {
-  const gzip = await isGzip(path);
-  const raw = createReadStream(path, { highWaterMark: READ_BYTES });
-  const stream = gzip ? raw.pipe(createGunzip({ chunkSize: READ_BYTES })) : raw;
-  // Counted beside the pipe (added after it, so no chunk flows before the gunzip reads it).
+export async function readStreamLines(
+  reader: AuditReader,
+  raw: AsyncIterable<Buffer>,
+  label: string,
+  onBytes?: (bytesRead: number) => void | Promise<void>,
+): Promise<void> {
   let bytesRead = 0;
-  raw.on("data", (chunk) => {
-    bytesRead += chunk.length;
-  });
-  let carry: Buffer = Buffer.alloc(0);
   let lineNo = 0;
+  let carry: Buffer = Buffer.alloc(0);
   let dropping = false;
   const feeder = new LineFeeder(reader, label);
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    const { gzip, chunks } = await sniffGzip(raw);
+    async function* counted(): AsyncGenerator<Buffer> {
+      for await (const chunk of chunks) {
+        bytesRead += chunk.length;
+        yield chunk;
+      }
+    }
+    for await (const chunk of gzip ? gunzipped(counted()) : counted()) {
       const bytes = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
       let start = 0;
       for (let end = bytes.indexOf(NEWLINE, start); end !== -1; end = bytes.indexOf(NEWLINE, start)) {
@@ -370,8 +407,6 @@ export async function readFileLines(reader: AuditReader, path: string, label: st
   } catch (error) {
     reader.malformed(label, lineNo + 1, `reading stopped: ${(error as Error).message}`);
     carry = Buffer.alloc(0);
-  } finally {
-    raw.destroy();
   }
   if (carry.length > 0 && !dropping) feeder.line(carry, 0, carry.length, lineNo + 1);
   feeder.end();

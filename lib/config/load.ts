@@ -11,7 +11,7 @@ import { readFileSync, existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { parse as parseYaml } from "yaml";
 import type { z } from "zod";
-import { configSchema, type ConfigFile, type SecretRef } from "./schema";
+import { configSchema, type AuditSourceFile, type ConfigFile, type SecretRef } from "./schema";
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -48,13 +48,28 @@ export interface AppConfig {
   auth: { userHeader?: string; bearerToken?: string; basic?: { username: string; password: string } };
   recorder: { retentionDays: number; metricsPort: number };
   /** the webhook token resolved; server-side only */
-  audit: { webhookToken?: string; maxUploadBytes: number; maxWebhookBytes: number; maxSpoolBytes: number };
+  audit: { webhookToken?: string; maxUploadBytes: number; maxWebhookBytes: number; maxSpoolBytes: number; sources: AuditSourceConfig[] };
   /** the shipped profiles with the configured ones merged in by name */
   profiles: Profile[];
   server: { port: number; host: string; tls?: { port: number; certFile: string; keyFile: string } };
   dataDir: string;
   /** snapshotCheckMiB: the heap a thread checking an uploaded snapshot may use */
   limits: { maxRangeMs: number; maxSnapshotBytes: number; snapshotCheckMiB: number; concurrentSnapshotChecks: number; queuedSnapshotChecks: number };
+}
+
+/** A bucket audit source with its credentials resolved; server-side only. */
+export interface AuditSourceConfig {
+  name: string;
+  cluster: string;
+  bucket: string;
+  prefix: string;
+  endpoint?: string;
+  region: string;
+  forcePathStyle: boolean;
+  /** unset: the AWS credential chain */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  pollMs: number;
+  maxObjectBytes: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -134,6 +149,29 @@ function formatIssues(issues: z.core.$ZodIssue[], source: string, fromEnv: Map<s
  * A configured secret, never empty: an empty or blank one would turn the check it guards into one that
  * anyone passes (an empty bearer token, an empty password), so it stops startup instead, naming the key.
  */
+function auditSource(source: AuditSourceFile, key: string, env: Env, cwd: string): AuditSourceConfig {
+  const { s3 } = source;
+  return {
+    name: source.name,
+    cluster: source.cluster ?? source.name,
+    bucket: s3.bucket,
+    prefix: s3.prefix,
+    ...(s3.endpoint ? { endpoint: s3.endpoint } : {}),
+    region: s3.region ?? env.AWS_REGION ?? "us-east-1",
+    forcePathStyle: s3.forcePathStyle,
+    ...(s3.accessKeyId && s3.secretAccessKey
+      ? {
+          credentials: {
+            accessKeyId: readSecret(s3.accessKeyId, `${key}.s3.accessKeyId`, env, cwd),
+            secretAccessKey: readSecret(s3.secretAccessKey, `${key}.s3.secretAccessKey`, env, cwd),
+          },
+        }
+      : {}),
+    pollMs: source.pollSeconds * 1000,
+    maxObjectBytes: Math.round(source.maxObjectMiB * 1_048_576),
+  };
+}
+
 function readSecret(ref: SecretRef, key: string, env: Env, cwd: string): string {
   if ("env" in ref) {
     const value = env[ref.env];
@@ -195,6 +233,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
       maxUploadBytes: Math.round(file.audit.maxUploadMiB * 1_048_576),
       maxWebhookBytes: Math.round(file.audit.maxWebhookMiB * 1_048_576),
       maxSpoolBytes: Math.round(file.audit.maxSpoolMiB * 1_048_576),
+      sources: file.audit.sources.map((source, i) => auditSource(source, `audit.sources[${i}]`, env, cwd)),
     },
     profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,

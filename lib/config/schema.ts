@@ -46,6 +46,39 @@ export const prometheusSchema = z
   .strict()
   .refine((p) => !(p.bearerToken && p.basicAuth), { error: "set bearerToken or basicAuth, not both" });
 
+/** An S3-compatible bucket that a managed cluster's audit log is exported to, read object by object as they appear. */
+export const auditSourceSchema = z
+  .object({
+    /** how the source is named on screen and in /metrics */
+    name: z.string().regex(CLUSTER_NAME, "expected a DNS-style name such as eks-prod").max(63),
+    /** the cluster its requests are stored under; the source's name when unset */
+    cluster: z.string().regex(CLUSTER_NAME, "expected a DNS-style name such as prod-eu").max(63).optional(),
+    s3: z
+      .object({
+        bucket: z.string().regex(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, "expected an S3 bucket name"),
+        /** only objects under it are read (Firehose's prefix, say AWSLogs/); none: the whole bucket */
+        prefix: z.string().max(1024).default(""),
+        /** an S3-compatible server's URL; unset: AWS's own for the region */
+        endpoint: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
+        /** unset: AWS_REGION, else us-east-1 */
+        region: z
+          .string()
+          .regex(/^[a-z0-9-]+$/, "expected a region such as eu-west-1")
+          .optional(),
+        /** bucket in the path, not the host name: what most S3-compatible servers need */
+        forcePathStyle: z.boolean().default(false),
+        /** both or neither; neither: the AWS credential chain (environment, web identity, the instance's role) */
+        accessKeyId: secretRefSchema.optional(),
+        secretAccessKey: secretRefSchema.optional(),
+      })
+      .strict()
+      .refine((b) => !b.accessKeyId === !b.secretAccessKey, { error: "set accessKeyId and secretAccessKey together, or neither" }),
+    pollSeconds: z.number().int().min(1).max(86_400).default(60),
+    /** an object larger than this is skipped, and said so */
+    maxObjectMiB: z.number().positive().max(65_536).default(1024),
+  })
+  .strict();
+
 export const configSchema = z
   .object({
     prometheus: prometheusSchema.optional(),
@@ -152,9 +185,12 @@ export const configSchema = z
         maxWebhookMiB: z.number().positive().max(1024).default(64),
         /** the webhook batches waiting on disk to be taken into the store; past it a batch is refused with 429 (the API server retries) */
         maxSpoolMiB: z.number().positive().max(1_048_576).default(256),
+        /** buckets that audit logs are exported to (EKS through Firehose, a storage export), read as objects appear */
+        sources: z.array(auditSourceSchema).default([]),
       })
       .strict()
-      .default({ maxUploadMiB: 2048, maxWebhookMiB: 64, maxSpoolMiB: 256 }),
+      .refine((a) => new Set(a.sources.map((s) => s.name)).size === a.sources.length, { error: "audit.sources: each source needs a name of its own" })
+      .default({ maxUploadMiB: 2048, maxWebhookMiB: 64, maxSpoolMiB: 256, sources: [] }),
     /** object profiles beside the shipped ones; one with a shipped profile's name replaces it */
     profiles: z.array(profileSchema).default([]),
     rebuilds: z
@@ -201,3 +237,4 @@ export const configSchema = z
 
 export type ConfigFile = z.infer<typeof configSchema>;
 export type SecretRef = z.infer<typeof secretRefSchema>;
+export type AuditSourceFile = z.infer<typeof auditSourceSchema>;

@@ -65,12 +65,14 @@ export function makeQueryClient(): QueryClient {
 }
 
 /** Any of our JSON endpoints by URL: the URL is the key, old data stays while a new one loads. */
-export function useApi<T>(url: string | null) {
+/** `refetchMs`: asked again that often while the page is open (a status that changes on its own). */
+export function useApi<T>(url: string | null, { refetchMs }: { refetchMs?: number } = {}) {
   return useQuery({
     queryKey: ["api", url],
     queryFn: ({ signal }) => fetchEnvelope<T>(url as string, signal),
     placeholderData: keepPreviousData,
     enabled: url !== null,
+    ...(refetchMs ? { refetchInterval: refetchMs } : {}),
   });
 }
 

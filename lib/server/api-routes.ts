@@ -10,6 +10,7 @@ import { info } from "../snapshot/lookup";
 import type { ApiRequest } from "./api-request";
 import type { ServerContext } from "./context";
 import { receiveUpload, receiveWebhook } from "./handlers/audit";
+import { auditSourcesAnswer } from "./handlers/audit-sources";
 import { clientsAnswer } from "./handlers/clients";
 import { exportView, type Download } from "./handlers/export-view";
 import { grafanaExport } from "./handlers/grafana";
@@ -99,6 +100,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     access: "webhook",
     methods: { POST: ({ ctx, request, query, captured }) => receiveWebhook(ctx, request, query, captured[0] === undefined ? undefined : decoded(captured[0])) },
   },
+  { path: /^\/api\/audit\/sources$/, access: "user", methods: { GET: async ({ ctx }) => auditSourcesAnswer(ctx) } },
   { path: /^\/api\/audit\/uploads$/, access: "user", methods: { POST: ({ ctx, request, query }) => receiveUpload(ctx, request, query) } },
 ];
 

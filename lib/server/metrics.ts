@@ -1,6 +1,7 @@
 /** What the dashboard's /metrics serves: how it shares Prometheus queries, and the in-process recorder. */
-import type { SpoolService } from "../audit/spool-thread";
+import type { AuditIntake } from "../audit/intake-thread";
 import { Exposition } from "../metrics/exposition";
+import { BucketCheckpoints } from "../store/bucket-checkpoints";
 import { existing } from "../runtime/per-process";
 import { recorderMetrics } from "../recorder/recorder";
 import type { ServerContext } from "./context";
@@ -21,7 +22,7 @@ export function serverMetrics(ctx: ServerContext): string {
       .family("churnscope_prometheus_queries_active", "gauge", "Calls to Prometheus running now.", [[{}, shared.active()]])
       .family("churnscope_prometheus_queries_queued", "gauge", "Calls waiting for a free slot (prometheus.maxConcurrentQueries).", [[{}, shared.queued()]]);
   }
-  const spool = existing<SpoolService>("auditSpool");
+  const spool = existing<AuditIntake>("auditIntake");
   if (spool) {
     out
       .family("churnscope_audit_spool_batches", "gauge", "Audit webhook batches on disk, accepted and not yet taken into the store.", [
@@ -33,7 +34,45 @@ export function serverMetrics(ctx: ServerContext): string {
         [{ outcome: "unreadable" }, spool.failed],
       ]);
   }
+  if (ctx.config.audit.sources.length > 0 && ctx.stores.live.opened) bucketMetrics(ctx, out);
   const recorder = runningRecorder(ctx);
   if (recorder) recorderMetrics(recorder, ctx.stores.liveStore(), Date.now(), out);
   return out.text();
+}
+
+/** The audit bucket sources' record, from the store: what any process reading them has done. */
+function bucketMetrics(ctx: ServerContext, out: Exposition): void {
+  const checkpoints = new BucketCheckpoints(ctx.stores.liveStore().database);
+  const sources = ctx.config.audit.sources.map((config) => ({
+    source: config.name,
+    status: checkpoints.source(config.name),
+    totals: checkpoints.totals(config.name),
+  }));
+  out
+    .family(
+      "churnscope_audit_source_objects",
+      "gauge",
+      "Objects of each audit bucket source taken in and kept (retention forgets older ones), by outcome.",
+      sources.flatMap(({ source, totals }) =>
+        Object.entries(totals.byOutcome).map(([outcome, n]): [Record<string, string>, number] => [{ source, outcome }, n]),
+      ),
+    )
+    .family(
+      "churnscope_audit_source_polls_total",
+      "counter",
+      "Polls of each audit bucket source.",
+      sources.map(({ source, status }) => [{ source }, status?.polls ?? 0]),
+    )
+    .family(
+      "churnscope_audit_source_failing",
+      "gauge",
+      "1 when the source's last poll could not list or read everything (the Clients page says why).",
+      sources.map(({ source, status }) => [{ source }, status?.error ? 1 : 0]),
+    )
+    .family(
+      "churnscope_audit_source_last_success_timestamp_seconds",
+      "gauge",
+      "When the source's last poll that did everything ended.",
+      sources.map(({ source, status }) => [{ source }, (status?.lastSuccessMs ?? 0) / 1000]),
+    );
 }

@@ -1,12 +1,12 @@
 /**
  * What the server does once, when it starts (Next calls instrumentation.ts's register()): open the live
  * store with its roll-ups and the notes, clear audit uploads a stop left half-written, begin
- * recording if there is a cluster to record, and drain the audit webhook's spool if the webhook is on. Each step that fails says so in the log; the views say
+ * recording if there is a cluster to record, and drain the audit webhook's spool and read the audit buckets if any are configured. Each step that fails says so in the log; the views say
  * why they cannot show. A store that did not open is tried again every 30 s (a data directory mounted
  * late), and recording begins once the live store is open.
  */
 import type { ServerContext } from "./context";
-import { removeLeftUploads, webhookSpool } from "./handlers/audit";
+import { intake, removeLeftUploads } from "./handlers/audit";
 import { startRecording } from "./recording";
 
 export function startServer(ctx: ServerContext): void {
@@ -25,8 +25,9 @@ export function startServer(ctx: ServerContext): void {
     step("could not open the notes store", () => ctx.notesStore.open());
     step("could not open the live store", () => ctx.stores.live.open());
     if (ctx.stores.live.opened) step("the recorder did not start", () => startRecording(ctx));
-    // What the webhook spooled before a stop is drained now, not at its next batch.
-    if (ctx.stores.live.opened && ctx.config.audit.webhookToken) step("the audit spool did not start", () => webhookSpool(ctx));
+    // What the webhook spooled before a stop is drained now, not at its next batch; buckets are read from the start.
+    if (ctx.stores.live.opened && (ctx.config.audit.webhookToken || ctx.config.audit.sources.length > 0))
+      step("the audit intake did not start", () => intake(ctx));
     return ctx.stores.live.opened && ctx.notesStore.opened;
   };
   if (openStores()) return;

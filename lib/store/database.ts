@@ -84,6 +84,27 @@ const STORE_MIGRATIONS: readonly Migration[] = [
       db.exec("CREATE INDEX IF NOT EXISTS writes_request ON writes (request_key) WHERE request_key IS NOT NULL");
     },
   },
+  {
+    version: 3,
+    description: "audit bucket sources: each object read (the checkpoint a restart resumes from) and each source's last poll",
+    apply(db) {
+      db.exec(`
+        CREATE TABLE IF NOT EXISTS audit_bucket_objects (
+          source TEXT NOT NULL, object_key TEXT NOT NULL, etag TEXT NOT NULL, size INTEGER NOT NULL, modified_ms INTEGER NOT NULL,
+          read_ms INTEGER NOT NULL,
+          -- read, problems (read, some lines not), failed (could not be read: retried at the next poll) or skipped (older than retention)
+          outcome TEXT NOT NULL, detail TEXT NOT NULL, requests INTEGER NOT NULL,
+          PRIMARY KEY (source, object_key)
+        );
+        CREATE TABLE IF NOT EXISTS audit_bucket_sources (
+          source TEXT PRIMARY KEY, polls INTEGER NOT NULL, last_poll_ms INTEGER, last_success_ms INTEGER, listed INTEGER NOT NULL,
+          error TEXT, error_ms INTEGER,
+          -- every object up to this key was done and is old enough not to change: later polls list after it
+          list_after TEXT
+        );
+      `);
+    },
+  },
 ];
 
 export class StoreDatabase implements StoreConnection {

@@ -10,6 +10,7 @@ import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import type { FieldRow, ObjectHistory, ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import { AuditStore } from "./audit-store";
+import { BucketCheckpoints } from "./bucket-checkpoints";
 import { StoreDatabase } from "./database";
 import { DayRollups } from "./day-rollups";
 import { noopFlag, WriteJoins } from "./joins";
@@ -292,11 +293,13 @@ export class WriteStore implements WriteRepository {
     }));
   }
 
-  /** Drops writes (and audit requests) older than `beforeMs` (retention); objects and their last versions stay. */
+  /** Drops writes (and audit requests, and bucket checkpoints) older than `beforeMs` (retention); objects and their last versions stay. */
   prune(beforeMs: number): PruneCounts {
     return this.batch(() => {
       this.db.prepare("DELETE FROM field_changes WHERE ts_ms < ?").run(beforeMs);
       const requests = this.db.prepare("DELETE FROM audit_requests WHERE ts_ms < ?").run(beforeMs).changes;
+      // A bucket's objects from before retention are skipped by their time alone: their checkpoints go too.
+      new BucketCheckpoints(this.database).prune(beforeMs);
       this.rollups.pruned(beforeMs);
       return { beforeMs, requests, writes: this.db.prepare("DELETE FROM writes WHERE ts_ms < ?").run(beforeMs).changes };
     });

@@ -56,3 +56,43 @@ export interface WebhookAnswer {
   seconds: number;
   queued: { batches: number; bytes: number };
 }
+
+/** One object of an audit bucket source as the Clients view lists it. */
+export interface BucketObjectStatus {
+  key: string;
+  bytes: number;
+  modifiedMs: number;
+  readMs: number;
+  /** read; problems: read, some lines not (detail says which); skipped: too large to read */
+  outcome: "read" | "problems" | "skipped";
+  detail: string;
+  requests: number;
+}
+
+/** An audit bucket source (audit.sources): where it reads, how its polls went, what it read. */
+export interface AuditSourceStatus {
+  name: string;
+  cluster: string;
+  /** s3://bucket/prefix */
+  location: string;
+  pollSeconds: number;
+  polls: number;
+  lastPollMs: number | null;
+  lastSuccessMs: number | null;
+  /** objects the last listing held (after the checkpoint) */
+  listed: number;
+  /** what the last poll could not do; null when it did everything */
+  error: string | null;
+  errorMs: number | null;
+  objects: { read: number; problems: number; skipped: number };
+  bytes: number;
+  requests: number;
+  /** the objects read last, newest first */
+  recent: BucketObjectStatus[];
+  /** the last objects read with problems or skipped, newest first */
+  troubled: BucketObjectStatus[];
+}
+
+export interface AuditSourcesAnswer {
+  sources: AuditSourceStatus[];
+}

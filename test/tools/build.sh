@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the tools the tests run besides the control plane (test/kube/build.sh): VictoriaMetrics single-node and helm,
+# Builds the tools the tests run besides the control plane (test/kube/build.sh): VictoriaMetrics single-node, helm and
+# Versity Gateway (an S3 server),
 # each from its Go module at the version pinned in test/tools/<tool>/go.mod, into a cache outside the repository; a
 # second run with the same pins reuses them. Prints the directory holding the binaries.
-#   bash test/tools/build.sh           # build (cold: about 2 minutes on 2 cores) or reuse
+#   bash test/tools/build.sh           # build (cold: about 3 minutes on 2 cores) or reuse
 #   CHURNSCOPE_TOOLS_BIN=dir ...       # build into, and the tests read from, another directory
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -25,4 +26,5 @@ build() { # tool dir, module, package, binary
 }
 build victoriametrics github.com/VictoriaMetrics/VictoriaMetrics github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics victoria-metrics
 build helm helm.sh/helm/v4 helm.sh/helm/v4/cmd/helm helm
+build versitygw github.com/versity/versitygw github.com/versity/versitygw/cmd/versitygw versitygw
 echo "$out"

@@ -18,7 +18,7 @@ import { tooLarge } from "../../snapshot/format/codec";
 import { eventsOf } from "../../audit/event";
 import { ingestFile } from "../../audit/files";
 import { AuditIngester } from "../../audit/ingest";
-import { spoolService, type SpoolService } from "../../audit/spool-thread";
+import { auditIntake, type AuditIntake } from "../../audit/intake-thread";
 import type { IngestAnswer, WebhookAnswer } from "../../wire/audit";
 
 function clusterParam(query: Record<string, string>, fromPath?: string): string {
@@ -54,13 +54,14 @@ function pruned(ctx: ServerContext, ingester: AuditIngester): AuditIngester {
   return ingester;
 }
 
-/** The webhook's spool and its drain thread (lib/audit/spool-thread.ts), for this server's data directory. */
-export function webhookSpool(ctx: ServerContext): SpoolService {
-  return spoolService({
+/** The audit intake thread (lib/audit/intake-thread.ts): the webhook's spool and the bucket sources, for this server's data directory. */
+export function intake(ctx: ServerContext): AuditIntake {
+  return auditIntake({
     dataDir: ctx.config.dataDir,
-    maxBytes: ctx.config.audit.maxSpoolBytes,
+    maxSpoolBytes: ctx.config.audit.maxSpoolBytes,
     profiles: ctx.config.profiles,
     retentionMs: ctx.config.recorder.retentionDays * 86_400_000,
+    sources: ctx.config.audit.sources,
   });
 }
 
@@ -107,7 +108,7 @@ export async function receiveWebhook(
   }
   if (eventsOf(value) === null) throw badRequest("expected an audit.k8s.io EventList (or one Event), as the kube-apiserver audit webhook posts it");
   // Answered once it is on disk: the drain thread classifies it, in order, while the API server sends the next.
-  const queued = await webhookSpool(ctx).accept(cluster, bytes);
+  const queued = await intake(ctx).accept(cluster, bytes);
   return { data: { cluster, bytes: bytes.length, seconds: (Date.now() - startedMs) / 1000, queued }, warnings: [] };
 }
 

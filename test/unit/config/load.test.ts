@@ -210,3 +210,35 @@ describe("markers in the configuration", () => {
     expect(text).toMatch(/markers\.0\.time: expected an RFC 3339 time/);
   });
 });
+
+describe("audit bucket sources in the configuration", () => {
+  it("resolves audit bucket sources' credentials and refuses half of a pair, twin names and a bad bucket", () => {
+    const source = (extra: string) =>
+      ["audit:", "  sources:", "    - name: eks-prod", "      s3:", "        bucket: audit-logs", ...extra.split("\n").filter(Boolean)].join("\n") + "\n";
+    const config = loadConfig(
+      { S3_KEY: "AKIAEXAMPLE", S3_SECRET: "s3cret" },
+      dirWith({ "churnscope.yaml": source("        accessKeyId: { env: S3_KEY }\n        secretAccessKey: { env: S3_SECRET }") }),
+    );
+    expect(config.audit.sources).toEqual([
+      {
+        name: "eks-prod",
+        cluster: "eks-prod",
+        bucket: "audit-logs",
+        prefix: "",
+        region: "us-east-1",
+        forcePathStyle: false,
+        credentials: { accessKeyId: "AKIAEXAMPLE", secretAccessKey: "s3cret" },
+        pollMs: 60_000,
+        maxObjectBytes: 1024 * 1_048_576,
+      },
+    ]);
+    expect(loadConfig({ AWS_REGION: "eu-west-1" }, dirWith({ "churnscope.yaml": source("") })).audit.sources[0]).toMatchObject({ region: "eu-west-1" });
+    expect(loadConfig({}, dirWith({ "churnscope.yaml": source("") })).audit.sources[0].credentials).toBeUndefined();
+    expect(message(() => loadConfig({ S3_KEY: "k" }, dirWith({ "churnscope.yaml": source("        accessKeyId: { env: S3_KEY }") })))).toMatch(
+      /accessKeyId and secretAccessKey together/,
+    );
+    expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": source("").replace("audit-logs", "Not_A_Bucket") })))).toMatch(/S3 bucket name/);
+    const twice = ["audit:", "  sources:", ...["a", "a"].flatMap((n) => [`    - name: ${n}`, "      s3: { bucket: audit-logs }"])].join("\n");
+    expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": twice })))).toMatch(/a name of its own/);
+  });
+});
