@@ -28,7 +28,7 @@ export function writeConfig(yaml: string): string {
   return path;
 }
 
-function testEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
+export function testEnv(env: Record<string, string | undefined>): NodeJS.ProcessEnv {
   const cleanEnv: NodeJS.ProcessEnv = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" };
   // The outer environment must not leak into a test's configuration.
   for (const key of ["PROMETHEUS_URL", "CHURNSCOPE_CONFIG", "CHURNSCOPE_DATA_DIR", "PORT", "KUBECONFIG", "KUBERNETES_SERVICE_HOST"]) delete cleanEnv[key];

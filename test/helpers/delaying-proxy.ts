@@ -15,17 +15,20 @@ export interface DelayingProxy {
   target: string;
   holdMs: number;
   everyOther: boolean;
-  /** batches passed on, and how many of them held an event received before the last event of a batch passed on earlier */
-  stats: { forwarded: number; overtaken: number };
+  /**
+   * batches passed on, and how many of them held an event received before the last event of a batch passed on earlier;
+   * the dashboard's answer times (ms, from passing the batch on to the answer's end) and the events the batches held
+   */
+  stats: { forwarded: number; overtaken: number; answerMs: number[]; events: number };
   stop(): Promise<void>;
 }
 
-/** The latest and earliest requestReceivedTimestamp of a batch's events. */
-function span(body: Buffer): { first: number; last: number } | undefined {
+/** The latest and earliest requestReceivedTimestamp of a batch's events, and how many it holds. */
+function span(body: Buffer): { first: number; last: number; events: number } | undefined {
   try {
     const items = (JSON.parse(body.toString("utf8")) as { items?: { requestReceivedTimestamp?: string }[] }).items ?? [];
     const times = items.map((e) => Date.parse(e.requestReceivedTimestamp ?? "")).filter((t) => !Number.isNaN(t));
-    return times.length === 0 ? undefined : { first: Math.min(...times), last: Math.max(...times) };
+    return times.length === 0 ? undefined : { first: Math.min(...times), last: Math.max(...times), events: items.length };
   } catch {
     return undefined;
   }
@@ -33,7 +36,7 @@ function span(body: Buffer): { first: number; last: number } | undefined {
 
 export async function startDelayingProxy(target: string, tls: { certFile: string; keyFile: string }, holdMs: number): Promise<DelayingProxy> {
   const ca = readFileSync(tls.certFile);
-  const stats = { forwarded: 0, overtaken: 0 };
+  const stats = { forwarded: 0, overtaken: 0, answerMs: [] as number[], events: 0 };
   const proxy = { holdMs, everyOther: true, target };
   let arrived = 0;
   let latestPassed = -Infinity;
@@ -50,8 +53,11 @@ export async function startDelayingProxy(target: string, tls: { certFile: string
           latestPassed = Math.max(latestPassed, times.last);
         }
         stats.forwarded++;
+        stats.events += times?.events ?? 0;
+        const sentMs = performance.now();
         const out = request(new URL(req.url ?? "/", proxy.target), { method: req.method, headers: req.headers, ca }, (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.on("end", () => stats.answerMs.push(performance.now() - sentMs));
           answer.pipe(res);
         });
         out.on("error", (error) => res.writeHead(502).end(String(error)));
