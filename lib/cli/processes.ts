@@ -2,15 +2,28 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createServer } from "node:net";
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A loopback port free now, chosen at random below Linux's ephemeral range (32768 and up by default): a port the
+ * kernel hands out for port 0 is also what it gives the next outgoing connection, which can take it before the
+ * server it was chosen for binds it (seen with tests running side by side).
+ */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    const port = FIRST_PORT + Math.floor(Math.random() * (LAST_PORT - FIRST_PORT));
+    if (await bindable(port)) return port;
+    if (attempt > 200) throw new Error(`no free loopback port between ${FIRST_PORT} and ${LAST_PORT}`);
+  }
+}
+
+const FIRST_PORT = 20_000;
+const LAST_PORT = 32_000;
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      server.close(() => (typeof address === "object" && address ? resolve(address.port) : reject(new Error("no port"))));
-    });
+    server.once("error", () => resolve(false));
+    server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
   });
 }
 

@@ -56,6 +56,7 @@ const API_PATHS = [
   "/api/notes/1",
   "/api/audit/webhook/kind-dev",
   "/api/audit/uploads",
+  "/api/audit/sources",
   "/api/nope",
 ];
 
