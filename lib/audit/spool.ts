@@ -90,12 +90,7 @@ export class AuditSpool {
       }
       await rename(temp, join(this.dir, name));
       // The rename is durable once the directory is synced.
-      const dir = await open(this.dir, "r");
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
+      await this.syncDir();
     } catch (error) {
       this.drained(body.length);
       await rm(temp, { force: true });
@@ -104,9 +99,36 @@ export class AuditSpool {
     return this.queued;
   }
 
+  private dirSyncing: Promise<void> | null = null;
+  private nextDirSync: Promise<void> | null = null;
+
+  /**
+   * Syncs the directory for every rename before the call. Batches arriving together (an API server retrying its
+   * backlog after a restart) share syncs: one in flight may have begun before this rename, so the next one, shared
+   * by all that arrive meanwhile, covers it.
+   */
+  private syncDir(): Promise<void> {
+    if (!this.dirSyncing) return (this.dirSyncing = syncDirectory(this.dir).finally(() => (this.dirSyncing = null)));
+    return (this.nextDirSync ??= this.dirSyncing
+      .catch(() => undefined)
+      .then(() => {
+        this.nextDirSync = null;
+        return this.syncDir();
+      }));
+  }
+
   /** The drain thread took a batch of `bytes` off the spool. */
   drained(bytes: number): void {
     this.bytes = Math.max(0, this.bytes - bytes);
     this.batches = Math.max(0, this.batches - 1);
+  }
+}
+
+async function syncDirectory(path: string): Promise<void> {
+  const dir = await open(path, "r");
+  try {
+    await dir.sync();
+  } finally {
+    await dir.close();
   }
 }
