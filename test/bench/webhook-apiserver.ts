@@ -7,6 +7,8 @@
  * log holds is checked to be stored once. The peer is the idle figure of the same APIs in the same run.
  * The dashboard runs on one core and everything else (the API server, etcd, the clients, the proxy) on the other, as
  * in a cluster, where the dashboard's pod does not share its CPU with the control plane (PIN=0: all on both).
+ * KILL=1: the dashboard is killed with SIGKILL a third of the way in and started again on the same data and ports;
+ * the API server's own retries (after its 10 s backoff) must bring every write in, once.
  * Target: view API p99 during the load ≤ 1.5× idle.
  * Run: npm run build && npx tsx test/bench/webhook-apiserver.ts
  */
@@ -25,8 +27,10 @@ import { ROOT } from "../helpers/root";
 import { percentile, report, round } from "./report";
 
 const PIN = process.env.PIN !== "0";
-/** VIEWS=0: nothing asks the views during the load, for the webhook's answers alone */
-const VIEWS = process.env.VIEWS !== "0";
+/** KILL=1: the dashboard is killed (SIGKILL) a third of the way in and started again; the API server retries */
+const KILL = process.env.KILL === "1";
+/** VIEWS=0: nothing asks the views during the load, for the webhook's answers alone (nor with KILL=1) */
+const VIEWS = process.env.VIEWS !== "0" && !KILL;
 const WORKERS = Number(process.env.WORKERS ?? 24);
 const SECONDS = Number(process.env.SECONDS ?? 60);
 const IDLE_SECONDS = 20;
@@ -62,6 +66,29 @@ async function askViews(appUrl: string, running: () => boolean): Promise<number[
   return times;
 }
 
+/** The completed writes in the bench's namespace, as the API server's own log file holds them. */
+function loggedWrites(path: string): number {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter((l) => l.includes(`"namespace":"${NAMESPACE}"`))
+    .map((l) => JSON.parse(l) as { stage: string; verb: string; objectRef?: { namespace?: string } })
+    .filter((e) => e.stage === "ResponseComplete" && ["create", "update", "patch", "delete"].includes(e.verb) && e.objectRef?.namespace === NAMESPACE).length;
+}
+
+function storedRequests(dataDir: string): number {
+  const db = new Database(join(dataDir, "churnscope.sqlite"), { readonly: true });
+  try {
+    return (db.prepare("SELECT COUNT(*) AS n FROM audit_requests WHERE cluster = ? AND namespace = ?").get(CLUSTER, NAMESPACE) as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
+async function untilStored(dataDir: string, logged: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (storedRequests(dataDir) < logged && Date.now() < deadline) await sleep(1000);
+}
+
 const summary = (ms: number[]) =>
   ms.length === 0 ? null : { n: ms.length, p50: round(percentile(ms, 50), 1), p99: round(percentile(ms, 99), 1), max: round(Math.max(...ms), 1) };
 
@@ -87,19 +114,18 @@ async function main(): Promise<void> {
   });
   const dataDir = mkdtempSync(join(tmpdir(), "churnscope-bench-webhook-"));
   const [appPort, tlsPort] = [await freePort(), await freePort()];
-  const app = await startApp(
-    {
-      CHURNSCOPE_CONFIG: writeConfig(
-        [`server:`, `  tls: { port: ${tlsPort}, certFile: ${tls.certFile}, keyFile: ${tls.keyFile} }`, `audit:`, `  webhookToken: { env: AUDIT_TOKEN }`].join(
-          "\n",
-        ),
+  const appEnv = {
+    CHURNSCOPE_CONFIG: writeConfig(
+      [`server:`, `  tls: { port: ${tlsPort}, certFile: ${tls.certFile}, keyFile: ${tls.keyFile} }`, `audit:`, `  webhookToken: { env: AUDIT_TOKEN }`].join(
+        "\n",
       ),
-      CHURNSCOPE_DATA_DIR: dataDir,
-      AUDIT_TOKEN: TOKEN,
-      PORT: String(appPort),
-    },
-    PIN ? onSecondCore : undefined,
-  );
+    ),
+    CHURNSCOPE_DATA_DIR: dataDir,
+    AUDIT_TOKEN: TOKEN,
+    PORT: String(appPort),
+  };
+  const launch = PIN ? onSecondCore : undefined;
+  let app = await startApp(appEnv, launch);
   proxy.target = `https://127.0.0.1:${tlsPort}`;
   try {
     await createNamespaces(cp.kubeConfig(), [NAMESPACE]);
@@ -148,7 +174,18 @@ async function main(): Promise<void> {
     const writesBefore = writes;
     let loading = true;
     const startedMs = performance.now();
-    const [, duringMs] = await Promise.all([load(SECONDS).finally(() => (loading = false)), VIEWS ? askViews(app.url, () => loading) : []]);
+    let restartSeconds: number | null = null;
+    const killed = (async () => {
+      if (!KILL) return;
+      await sleep((SECONDS * 1000) / 3);
+      const exited = new Promise((resolve) => app.running.child.once("exit", resolve));
+      process.kill(-app.running.child.pid!, "SIGKILL");
+      await exited;
+      const restartedMs = performance.now();
+      app = await startApp(appEnv, launch);
+      restartSeconds = (performance.now() - restartedMs) / 1000;
+    })();
+    const [, duringMs] = await Promise.all([load(SECONDS).finally(() => (loading = false)), VIEWS ? askViews(app.url, () => loading) : [], killed]);
     const loadSeconds = (performance.now() - startedMs) / 1000;
     const answerMs = [...proxy.stats.answerMs];
     const events = proxy.stats.events - eventsBefore;
@@ -156,19 +193,15 @@ async function main(): Promise<void> {
     await sleep(3000);
     const drainStartedMs = performance.now();
     await spoolDrained(app.url, 300_000);
+    // After a kill, the API server sends again what failed once its backoff (10 s) is over.
+    if (KILL) await untilStored(dataDir, loggedWrites(cp.auditLogPath), 120_000);
     const drainSeconds = (performance.now() - drainStartedMs) / 1000;
     let idle = true;
     setTimeout(() => (idle = false), IDLE_SECONDS * 1000);
     const idleMs = await askViews(app.url, () => idle);
 
-    const logged = readFileSync(cp.auditLogPath, "utf8")
-      .split("\n")
-      .filter((l) => l.includes(`"namespace":"${NAMESPACE}"`))
-      .map((l) => JSON.parse(l) as { stage: string; verb: string; objectRef?: { namespace?: string } })
-      .filter((e) => e.stage === "ResponseComplete" && ["create", "update", "patch", "delete"].includes(e.verb) && e.objectRef?.namespace === NAMESPACE).length;
-    const db = new Database(join(dataDir, "churnscope.sqlite"), { readonly: true });
-    const stored = (db.prepare("SELECT COUNT(*) AS n FROM audit_requests WHERE cluster = ? AND namespace = ?").get(CLUSTER, NAMESPACE) as { n: number }).n;
-    db.close();
+    const logged = loggedWrites(cp.auditLogPath);
+    const stored = storedRequests(dataDir);
     report({
       bench: "webhook-apiserver",
       pinned: PIN ? "dashboard on core 1, the rest on core 0" : "none",
@@ -178,6 +211,7 @@ async function main(): Promise<void> {
       webhook: { batches: answerMs.length, eventsPerSecond: Math.round(events / loadSeconds), answerMs: summary(answerMs) },
       views: { idle: summary(idleMs), duringLoad: summary(duringMs), p99Ratio: VIEWS ? round(percentile(duringMs, 99) / percentile(idleMs, 99)) : null },
       drainedSecondsAfterLoad: round(drainSeconds, 1),
+      kill: KILL ? { atSeconds: round(SECONDS / 3, 1), restartSeconds: round(restartSeconds ?? 0, 1) } : null,
       exact: { loggedWrites: logged, stored, same: logged === stored },
     });
     if (logged !== stored) process.exitCode = 1;
