@@ -8,7 +8,7 @@
  * working directory; PORT, HOSTNAME and KEEP_ALIVE_TIMEOUT are read as Next's standalone server.js
  * reads them. With TLS_PORT, TLS_CERT_FILE and TLS_KEY_FILE it also serves the same app over https.
  */
-const { createServer } = require("node:http");
+const { createServer, get } = require("node:http");
 const https = require("node:https");
 const { existsSync, readFileSync } = require("node:fs");
 const { join } = require("node:path");
@@ -65,11 +65,14 @@ const app = next({ dev: false, dir, hostname, port, httpServer: server });
 async function warmUp(onRequest) {
   const warm = createServer(onRequest);
   await new Promise((resolve) => warm.listen(0, "127.0.0.1", resolve));
-  try {
-    await (await fetch(`http://127.0.0.1:${warm.address().port}/healthz`, { signal: AbortSignal.timeout(10_000) })).arrayBuffer();
-  } catch (error) {
-    console.error(`churnscope: warming up: ${error.message}`);
-  }
+  await new Promise((resolve) => {
+    const request = get(`http://127.0.0.1:${warm.address().port}/healthz`, { timeout: 10_000 }, (answer) => answer.resume().on("end", resolve));
+    request.on("timeout", () => request.destroy(new Error("no answer in 10 s")));
+    request.on("error", (error) => {
+      console.error(`churnscope: warming up: ${error.message}`);
+      resolve();
+    });
+  });
   warm.closeAllConnections();
   await new Promise((resolve) => warm.close(resolve));
 }

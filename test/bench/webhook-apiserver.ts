@@ -13,13 +13,13 @@
  * Run: npm run build && npx tsx test/bench/webhook-apiserver.ts
  */
 import Database from "better-sqlite3";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent, fetch } from "undici";
 import { execFileSync } from "node:child_process";
 import { spoolDrained, startApp, testEnv, writeConfig } from "../helpers/app";
-import { selfSignedCert, startControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
+import { metadataPolicyFile, selfSignedCert, startControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
 import { createNamespaces } from "../helpers/controllers";
 import { startDelayingProxy } from "../helpers/delaying-proxy";
 import { freePort, start } from "../helpers/processes";
@@ -40,15 +40,6 @@ const CLUSTER = "bench";
 const DRIVER: ControlPlaneUser = { name: "route-controller", token: "route-controller-token" };
 const insecure = new Agent({ connect: { rejectUnauthorized: false }, connections: WORKERS + 4 });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived"]
-rules:
-  - level: None
-    verbs: ["get", "list", "watch"]
-  - level: Metadata
-`;
-
 type Route = { metadata: { name: string; resourceVersion: string; labels?: Record<string, string> } } & Record<string, unknown>;
 
 /** Asks the view APIs every 100 ms until `running()` is false; their answer times. */
@@ -103,8 +94,7 @@ async function main(): Promise<void> {
   // This process and what it starts (etcd, the API server) on the first core; the dashboard is moved to the second.
   if (PIN) execFileSync("taskset", ["-a", "-pc", "0", String(process.pid)]);
   const tls = selfSignedCert(mkdtempSync(join(tmpdir(), "churnscope-tls-")));
-  const policy = join(mkdtempSync(join(tmpdir(), "churnscope-policy-")), "policy.yaml");
-  writeFileSync(policy, POLICY);
+  const policy = metadataPolicyFile();
   const proxy = await startDelayingProxy("https://127.0.0.1:1", tls, 0);
   proxy.everyOther = false;
   const cp = await startControlPlane({

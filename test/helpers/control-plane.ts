@@ -58,6 +58,28 @@ export function selfSignedCert(dir: string): { certFile: string; keyFile: string
 }
 
 /** A user of the token file, in system:masters: each controller writes as its own user. */
+/**
+ * An audit policy file that logs every write at Metadata level (no bodies), as managed clusters log custom
+ * resources, and no reads; one stage per request.
+ */
+export function metadataPolicyFile(): string {
+  const path = join(mkdtempSync(join(tmpdir(), "churnscope-policy-")), "policy.yaml");
+  writeFileSync(
+    path,
+    [
+      "apiVersion: audit.k8s.io/v1",
+      "kind: Policy",
+      'omitStages: ["RequestReceived"]',
+      "rules:",
+      "  - level: None",
+      '    verbs: ["get", "list", "watch"]',
+      "  - level: Metadata",
+      "",
+    ].join("\n"),
+  );
+  return path;
+}
+
 export interface ControlPlaneUser {
   name: string;
   token: string;

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClientsAnswer } from "@/lib/wire/clients";
 import type { PickedWriteAnswer } from "@/lib/wire/objects";
 import { ingestInto, startApp, writeConfig, type TestApp } from "../helpers/app";
-import { selfSignedCert, startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
+import { metadataPolicyFile, selfSignedCert, startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
 import { createNamespaces } from "../helpers/controllers";
 import { startDelayingProxy, type DelayingProxy } from "../helpers/delaying-proxy";
 import { freePort } from "../helpers/processes";
@@ -33,15 +33,6 @@ const ROUNDS = 4;
 const CONTROLLER: ControlPlaneUser = { name: "route-controller", token: "route-controller-token" };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const insecure = new Agent({ connect: { rejectUnauthorized: false } });
-
-const POLICY = `apiVersion: audit.k8s.io/v1
-kind: Policy
-omitStages: ["RequestReceived"]
-rules:
-  - level: None
-    verbs: ["get", "list", "watch"]
-  - level: Metadata
-`;
 
 type Obj = { metadata: { name: string; resourceVersion: string; labels?: Record<string, string> } } & Record<string, unknown>;
 
@@ -188,8 +179,7 @@ function storedFlags(dataDir: string): Map<string, { noop: boolean | null; evide
 
 beforeAll(async () => {
   const tls = selfSignedCert(mkdtempSync(join(tmpdir(), "churnscope-tls-")));
-  const policy = join(mkdtempSync(join(tmpdir(), "churnscope-policy-")), "policy.yaml");
-  writeFileSync(policy, POLICY);
+  const policy = metadataPolicyFile();
   webhookStoreDir = mkdtempSync(join(tmpdir(), "churnscope-metadata-"));
   // Every other batch held 1.5 s: the API server posts its next batch a second later, which overtakes it.
   // Its target is set once the dashboard is up (it needs the control plane's kubeconfig): until then the API server retries.
