@@ -8,7 +8,7 @@
  */
 import Database from "better-sqlite3";
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request } from "node:https";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -164,6 +164,46 @@ describe("the Helm chart's values", () => {
     ]);
     // Nothing secret is written into the manifests themselves.
     expect(rendered.stdout).not.toMatch(/Bearer |password/i);
+  });
+
+  it("reads an audit bucket with keys from a Secret or with the pod's role, beside the webhook", () => {
+    const values = join(mkdtempSync(join(tmpdir(), "churnscope-values-")), "values.yaml");
+    writeFileSync(
+      values,
+      [
+        "serviceAccount:",
+        '  annotations: { eks.amazonaws.com/role-arn: "arn:aws:iam::123456789012:role/churnscope-audit" }',
+        "extraEnv:",
+        "  - name: AUDIT_S3_KEY",
+        "    valueFrom: { secretKeyRef: { name: audit-bucket, key: access-key-id } }",
+        "  - name: AUDIT_S3_SECRET",
+        "    valueFrom: { secretKeyRef: { name: audit-bucket, key: secret-access-key } }",
+        "config:",
+        "  audit:",
+        "    sources:",
+        "      - name: eks-prod",
+        "        s3: { bucket: eks-audit, prefix: AWSLogs/, accessKeyId: { env: AUDIT_S3_KEY }, secretAccessKey: { env: AUDIT_S3_SECRET } }",
+        "      - name: eks-staging",
+        "        s3: { bucket: eks-audit-staging }",
+      ].join("\n"),
+    );
+    const rendered = helmTemplate(["-f", values, "--set", "audit.webhook.tokenSecret.name=webhook-token"]);
+    expect(rendered.status, rendered.stderr).toBe(0);
+    const docs = docsOf(rendered.stdout);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered manifests, checked field by field
+    const one = (kind: string) => docs.find((d) => d.kind === kind) as Doc & Record<string, any>;
+    const config = parseAllDocuments(one("ConfigMap").data["churnscope.yaml"])[0].toJS();
+    expect(configSchema.safeParse(config).success).toBe(true);
+    expect(config.audit.webhookToken).toEqual({ env: "AUDIT_WEBHOOK_TOKEN" });
+    expect(config.audit.sources.map((source: { name: string }) => source.name)).toEqual(["eks-prod", "eks-staging"]);
+    const env = one("Deployment").spec.template.spec.containers[0].env as { name: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }[];
+    expect(env.filter((e) => e.name.startsWith("AUDIT_S3_")).map((e) => [e.name, e.valueFrom?.secretKeyRef.key])).toEqual([
+      ["AUDIT_S3_KEY", "access-key-id"],
+      ["AUDIT_S3_SECRET", "secret-access-key"],
+    ]);
+    expect((one("ServiceAccount").metadata as { annotations?: unknown }).annotations).toEqual({
+      "eks.amazonaws.com/role-arn": "arn:aws:iam::123456789012:role/churnscope-audit",
+    });
   });
 
   it("refuses values the dashboard cannot run with, saying which", () => {
