@@ -123,26 +123,33 @@ export class BucketSource {
     const response = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: object.key, IfMatch: object.etag || undefined }));
     const ingester = this.ingesterFor();
     ingester.pruned = this.store.pruneIfDue(this.retentionMs);
-    // A body that fails is the connection's fault, not the object's: thrown, so the object is read again.
+    // A body that fails, or ends short of its length, is the connection's fault, not the object's: thrown, so the
+    // object is read again. A reader that stops early (a damaged gzip) is the object's: read with problems.
+    const stream = response.Body as AsyncIterable<Uint8Array> & { destroy?: () => void };
     let bodyError: unknown;
     let bodyBytes = 0;
+    let bodyEnded = false;
     async function* body(): AsyncGenerator<Buffer> {
       try {
-        for await (const chunk of response.Body as AsyncIterable<Uint8Array>) {
+        for await (const chunk of stream) {
           bodyBytes += chunk.length;
           yield Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk);
         }
+        bodyEnded = true;
       } catch (error) {
         bodyError = error;
         throw error;
       }
     }
-    await readStreamLines(ingester.reader, body(), `s3://${this.config.bucket}/${object.key}`);
+    try {
+      await readStreamLines(ingester.reader, body(), `s3://${this.config.bucket}/${object.key}`);
+    } finally {
+      stream.destroy?.();
+    }
     ingester.flush();
     if (bodyError) throw bodyError;
     const expected = response.ContentLength ?? object.size;
-    // A body cut short with the whole object gzipped reads as a corrupt object; its length tells them apart.
-    if (bodyBytes < expected) throw new Error(`the object's body ended after ${bodyBytes} of ${expected} bytes`);
+    if (bodyEnded && bodyBytes < expected) throw new Error(`the object's body ended after ${bodyBytes} of ${expected} bytes`);
     const { counts, problems } = ingester;
     const unread = counts.malformed + counts.invalid;
     const stored = `${counts.requests} write request${counts.requests === 1 ? "" : "s"} stored`;

@@ -9,6 +9,7 @@
 import { PutObjectCommand, CreateBucketCommand } from "@aws-sdk/client-s3";
 import Database from "better-sqlite3";
 import { spawnSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -70,9 +71,10 @@ const later: Record<string, Buffer> = {
 const corruptKey = `${PREFIX}2026/12/02/20/firehose-0004.gz`;
 const corrupt = (() => {
   const whole = gzipSync(lines.slice(0, 200).join("\n"));
-  // Deflate data overwritten halfway through: what a torn upload leaves.
+  // Deflate data overwritten halfway through, what a torn upload leaves, and megabytes after it that the reader
+  // never reaches: the object is read with problems, not taken for a connection cut short and read again.
   whole.fill(0x55, Math.floor(whole.length / 2), Math.floor(whole.length / 2) + 64);
-  return whole;
+  return Buffer.concat([whole, randomBytes(4 << 20)]);
 })();
 
 function countPy(files: string[]): Record<string, number> {
@@ -228,6 +230,7 @@ describe("audit bucket source (real S3 server)", () => {
       return s.objects.read + s.objects.problems === 4 ? s : undefined;
     });
     expect(status.objects).toEqual({ read: 3, problems: 1, skipped: 0 });
+    expect(status.error).toBeNull();
     const troubled = status.troubled.map((o) => [o.key, o.outcome]);
     expect(troubled).toEqual([[corruptKey, "problems"]]);
     expect(status.troubled[0].detail).toMatch(/could not be read \(first at line \d+: reading stopped: /);
