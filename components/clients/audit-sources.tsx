@@ -10,10 +10,10 @@ import type { AuditSourcesAnswer, AuditSourceStatus, BucketObjectStatus } from "
 
 const REFRESH_MS = 15_000;
 
-function ObjectRows({ objects, label }: { objects: BucketObjectStatus[]; label: string }) {
+function ObjectRows({ objects, label, open }: { objects: BucketObjectStatus[]; label: string; open: boolean }) {
   if (objects.length === 0) return null;
   return (
-    <details className="text-xs" open={label !== "last read"}>
+    <details className="text-xs" open={open}>
       <summary className="cursor-pointer text-[var(--muted)]">
         {label} ({objects.length})
       </summary>
@@ -57,15 +57,20 @@ function Source({ source: s }: { source: AuditSourceStatus }) {
           {s.error}
         </p>
       )}
-      <ObjectRows objects={s.troubled} label="read with problems or skipped" />
-      <ObjectRows objects={s.recent} label="last read" />
+      <ObjectRows objects={s.troubled} label="read with problems or skipped" open />
+      <ObjectRows objects={s.recent} label="last read" open={false} />
     </div>
   );
 }
 
-/** One source in the section's summary line: its name and whether it reads. */
-const headline = (s: AuditSourceStatus) =>
-  `${s.name}: ${s.error !== null ? "failing" : s.polls === 0 ? "not polled yet" : `${formatNumber(s.objects.read + s.objects.problems, true)} objects read`}`;
+/** One source in the section's summary line: its name, whether it reads, and objects that need a look. */
+function headline(s: AuditSourceStatus): string {
+  if (s.error !== null) return `${s.name}: failing`;
+  if (s.polls === 0) return `${s.name}: not polled yet`;
+  const troubled = s.objects.problems + s.objects.skipped;
+  const read = `${s.name}: ${formatNumber(s.objects.read + s.objects.problems, true)} objects read`;
+  return troubled > 0 ? `${read}, ${formatNumber(troubled, true)} with problems or skipped` : read;
+}
 
 /** Collapsed to one line unless a source is failing, so the charts stay near the top on a phone. */
 export function AuditSources() {

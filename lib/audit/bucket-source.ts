@@ -8,14 +8,14 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/clien
 import type { Profile } from "../churn/profiles";
 import type { AuditSourceConfig } from "../config/load";
 import { formatBytes } from "../format/number";
-import { BucketCheckpoints } from "../store/bucket-checkpoints";
+import type { BucketCheckpoints } from "../store/bucket-checkpoints";
 import type { WriteStore } from "../store/store";
 import { listAfterOf, planPoll, type ListedObject } from "./bucket";
 import { AuditIngester } from "./ingest";
 import { readStreamLines } from "./reader";
 
 /** objects one poll lists at most (a thousand a request); the next poll lists on from where this one settled */
-export const MAX_LISTED = 100_000;
+const MAX_LISTED = 100_000;
 /** bodies of recently written objects the source's ingester keeps between objects */
 const RECENT_BYTES = 16 * 1024 * 1024;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -52,7 +52,7 @@ export class BucketSource {
       ...(config.endpoint ? { endpoint: config.endpoint } : {}),
       ...(config.credentials ? { credentials: config.credentials } : {}),
     });
-    this.checkpoints = new BucketCheckpoints(store.database);
+    this.checkpoints = store.buckets();
   }
 
   /** One poll: list, read what is new, record how it went. */
@@ -69,14 +69,7 @@ export class BucketSource {
       return result;
     }
     result.listed = listed.length;
-    const plan = planPoll(
-      listed,
-      this.checkpoints.doneEtags(
-        name,
-        listed.map((o) => o.key),
-      ),
-      retainedFromMs,
-    );
+    const plan = planPoll(listed, this.checkpoints.doneEtags(name, listed[0]?.key), retainedFromMs);
     const failed = new Set<string>();
     for (const object of plan.toRead) {
       try {

@@ -1,7 +1,6 @@
 /** What the dashboard's /metrics serves: how it shares Prometheus queries, and the in-process recorder. */
 import type { AuditIntake } from "../audit/intake-thread";
 import { Exposition } from "../metrics/exposition";
-import { BucketCheckpoints } from "../store/bucket-checkpoints";
 import { existing } from "../runtime/per-process";
 import { recorderMetrics } from "../recorder/recorder";
 import type { ServerContext } from "./context";
@@ -42,7 +41,7 @@ export function serverMetrics(ctx: ServerContext): string {
 
 /** The audit bucket sources' record, from the store: what any process reading them has done. */
 function bucketMetrics(ctx: ServerContext, out: Exposition): void {
-  const checkpoints = new BucketCheckpoints(ctx.stores.liveStore().database);
+  const checkpoints = ctx.stores.liveStore().buckets();
   const sources = ctx.config.audit.sources.map((config) => ({
     source: config.name,
     status: checkpoints.source(config.name),

@@ -57,15 +57,14 @@ export class BucketCheckpoints {
     return this.connection.statement(sql);
   }
 
-  /** The ETag each of these keys was done at, for those done. */
-  doneEtags(source: string, keys: readonly string[]): Map<string, string> {
-    const done = new Map<string, string>();
-    const lookup = this.statement("SELECT etag FROM audit_bucket_objects WHERE source = ? AND object_key = ?");
-    for (const key of keys) {
-      const row = lookup.get(source, key) as { etag: string } | undefined;
-      if (row) done.set(key, row.etag);
-    }
-    return done;
+  /** The ETag each object done from `fromKey` on was done at (one read per poll, not one per listed key). */
+  doneEtags(source: string, fromKey: string | undefined): Map<string, string> {
+    if (fromKey === undefined) return new Map();
+    const rows = this.statement("SELECT object_key, etag FROM audit_bucket_objects WHERE source = ? AND object_key >= ?").all(source, fromKey) as {
+      object_key: string;
+      etag: string;
+    }[];
+    return new Map(rows.map((r) => [r.object_key, r.etag]));
   }
 
   recordObject(source: string, o: BucketObjectRecord): void {
@@ -81,14 +80,14 @@ export class BucketCheckpoints {
    * moves on only where the listing said so; a poll without errors is the source's last success.
    */
   recordPoll(source: string, nowMs: number, poll: { listed: number; listAfter: string | null; error: string | null }): void {
-    this.statement("INSERT INTO audit_bucket_sources (source, polls, listed) VALUES (?, 0, 0) ON CONFLICT (source) DO NOTHING").run(source);
     this.statement(
-      `UPDATE audit_bucket_sources SET polls = polls + 1, last_poll_ms = @now,
+      `INSERT INTO audit_bucket_sources (source, polls, last_poll_ms, last_success_ms, listed, error, error_ms, list_after)
+         VALUES (@source, 1, @now, CASE WHEN @error IS NULL THEN @now END, @listed, @error, CASE WHEN @error IS NULL THEN NULL ELSE @now END, @listAfter)
+       ON CONFLICT (source) DO UPDATE SET polls = polls + 1, last_poll_ms = @now,
          last_success_ms = CASE WHEN @error IS NULL THEN @now ELSE last_success_ms END,
          error = @error, error_ms = CASE WHEN @error IS NULL THEN error_ms ELSE @now END,
          listed = CASE WHEN @listed > 0 OR @error IS NULL THEN @listed ELSE listed END,
-         list_after = COALESCE(@listAfter, list_after)
-       WHERE source = @source`,
+         list_after = COALESCE(@listAfter, list_after)`,
     ).run({ now: nowMs, error: poll.error, listed: poll.listed, listAfter: poll.listAfter, source });
   }
 

@@ -42,6 +42,7 @@ export class WriteStore implements WriteRepository {
   /** whether any audit request is stored, asked once per batch (null outside one): only then can a watched write have been audited first */
   private audited: boolean | undefined | null = null;
   private auditStore?: AuditStore;
+  private bucketStore?: BucketCheckpoints;
 
   constructor(path: string) {
     this.database = new StoreDatabase(path);
@@ -299,7 +300,7 @@ export class WriteStore implements WriteRepository {
       this.db.prepare("DELETE FROM field_changes WHERE ts_ms < ?").run(beforeMs);
       const requests = this.db.prepare("DELETE FROM audit_requests WHERE ts_ms < ?").run(beforeMs).changes;
       // A bucket's objects from before retention are skipped by their time alone: their checkpoints go too.
-      new BucketCheckpoints(this.database).prune(beforeMs);
+      this.buckets().prune(beforeMs);
       this.rollups.pruned(beforeMs);
       return { beforeMs, requests, writes: this.db.prepare("DELETE FROM writes WHERE ts_ms < ?").run(beforeMs).changes };
     });
@@ -308,6 +309,11 @@ export class WriteStore implements WriteRepository {
   /** The audit side of this store (requests, last audited versions). */
   audit(): AuditStore {
     return (this.auditStore ??= new AuditStore(this.database));
+  }
+
+  /** What each audit bucket source read, and its polls. */
+  buckets(): BucketCheckpoints {
+    return (this.bucketStore ??= new BucketCheckpoints(this.database));
   }
 
   /** Rolls up to `maxSlices` quarter hours of the days that are over, for the Objects ranking; returns how many. */

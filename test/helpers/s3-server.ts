@@ -6,7 +6,7 @@ import { S3Client } from "@aws-sdk/client-s3";
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { freePort, start, type Running } from "./processes";
+import { freePort, start, waitForHttp } from "./processes";
 import { toolBinary } from "./tools";
 
 export interface TestS3 {
@@ -15,21 +15,6 @@ export interface TestS3 {
   secretAccessKey: string;
   client: S3Client;
   stop(): Promise<void>;
-}
-
-async function waitForS3(endpoint: string, running: Running, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      // Any answer (403 to an unsigned request) says it listens.
-      await (await fetch(endpoint)).arrayBuffer();
-      return;
-    } catch {
-      if (running.child.exitCode !== null) throw new Error(`versitygw exited before it listened:\n${running.output()}`);
-      if (Date.now() > deadline) throw new Error(`versitygw did not listen within ${timeoutMs} ms:\n${running.output()}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
 }
 
 export async function startS3(): Promise<TestS3> {
@@ -49,6 +34,8 @@ export async function startS3(): Promise<TestS3> {
     secretAccessKey,
     "--port",
     `127.0.0.1:${port}`,
+    "--health",
+    "/health",
     "posix",
     "--sidecar",
     join(dir, "meta"),
@@ -61,7 +48,7 @@ export async function startS3(): Promise<TestS3> {
   };
   const client = new S3Client({ region: "us-east-1", endpoint, forcePathStyle: true, credentials: { accessKeyId, secretAccessKey } });
   try {
-    await waitForS3(endpoint, running, 30_000);
+    await waitForHttp(`${endpoint}/health`, running, 30_000);
   } catch (error) {
     await stop();
     throw error;

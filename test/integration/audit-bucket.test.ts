@@ -110,33 +110,33 @@ async function until<T>(what: string, check: () => Promise<T | undefined>, timeo
   }
 }
 
-function stored(): { requests: number; failed: number; byVerb: Record<string, number> } {
+/** Reads the dashboard's store file directly: its own record of what it kept. */
+function fromStore<T>(read: (db: Database.Database) => T): T {
   const db = new Database(join(dataDir, "churnscope.sqlite"), { readonly: true });
   try {
-    const byVerb = Object.fromEntries(
-      (db.prepare("SELECT verb, COUNT(*) AS n FROM audit_requests WHERE cluster = 'prod' GROUP BY verb").all() as { verb: string; n: number }[]).map((r) => [
-        r.verb,
-        r.n,
-      ]),
-    );
-    const failed = (db.prepare("SELECT COUNT(*) AS n FROM audit_requests WHERE cluster = 'prod' AND code >= 400").get() as { n: number }).n;
-    return { requests: Object.values(byVerb).reduce((a, b) => a + b, 0), failed, byVerb };
+    return read(db);
   } finally {
     db.close();
   }
 }
 
+function stored(): { requests: number; failed: number; byVerb: Record<string, number> } {
+  return fromStore((db) => {
+    const rows = db.prepare("SELECT verb, COUNT(*) AS n FROM audit_requests WHERE cluster = 'prod' GROUP BY verb").all() as { verb: string; n: number }[];
+    const byVerb = Object.fromEntries(rows.map((r) => [r.verb, r.n]));
+    const failed = (db.prepare("SELECT COUNT(*) AS n FROM audit_requests WHERE cluster = 'prod' AND code >= 400").get() as { n: number }).n;
+    return { requests: Object.values(byVerb).reduce((a, b) => a + b, 0), failed, byVerb };
+  });
+}
+
 function readTimes(): Record<string, number> {
-  const db = new Database(join(dataDir, "churnscope.sqlite"), { readonly: true });
-  try {
+  return fromStore((db) => {
     const rows = db.prepare("SELECT object_key, read_ms FROM audit_bucket_objects WHERE source = 'eks-prod'").all() as {
       object_key: string;
       read_ms: number;
     }[];
     return Object.fromEntries(rows.map((r) => [r.object_key, r.read_ms]));
-  } finally {
-    db.close();
-  }
+  });
 }
 
 beforeAll(async () => {

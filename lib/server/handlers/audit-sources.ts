@@ -1,5 +1,5 @@
 /** The audit bucket sources (audit.sources) as the Clients view shows them: each one's polls and objects, from the store. */
-import { BucketCheckpoints, type BucketObjectRecord } from "../../store/bucket-checkpoints";
+import type { BucketObjectRecord } from "../../store/bucket-checkpoints";
 import type { AuditSourcesAnswer, BucketObjectStatus } from "../../wire/audit";
 import type { ServerContext } from "../context";
 
@@ -18,7 +18,7 @@ const objectStatus = (o: BucketObjectRecord): BucketObjectStatus => ({
 export function auditSourcesAnswer(ctx: ServerContext): { data: AuditSourcesAnswer } {
   const configured = ctx.config.audit.sources;
   if (configured.length === 0) return { data: { sources: [] } };
-  const checkpoints = new BucketCheckpoints(ctx.stores.liveStore().database);
+  const checkpoints = ctx.stores.liveStore().buckets();
   const sources = configured.map((config) => {
     const status = checkpoints.source(config.name);
     const totals = checkpoints.totals(config.name);
