@@ -21,6 +21,8 @@ let skipped = 0;
 /** wall seconds of the build and of each project, and every test file's own seconds */
 const projectSeconds = [];
 const fileSeconds = [];
+/** every failed test's file, name and first line of its failure, repeated at the end where CI's tail shows it */
+const failures = [];
 const since = (startMs) => (Date.now() - startMs) / 1000;
 
 function timings() {
@@ -33,11 +35,27 @@ function timings() {
 
 function finish() {
   timings();
+  if (failures.length > 0) {
+    console.log("\ntest: what failed");
+    for (const { file, name, message } of failures) console.log(`  ${file}: ${name}\n      ${message}`);
+  }
   console.log(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
   process.exit(failed > 0 || passed === 0 ? 1 : 0);
 }
 
 /** Runs a command to its end with its output appended to the file `logPath` (a file, not a pipe: nothing here reads a pipe while the unit tests run). */
+const TERMINAL_COLOURS = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
+
+/** The first line of a failure message, cut to 300 characters, without terminal colours. */
+function firstLine(text) {
+  const line =
+    String(text ?? "")
+      .replace(TERMINAL_COLOURS, "")
+      .trim()
+      .split("\n")[0] ?? "";
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
 function runLogged(command, args, logPath) {
   const fd = openSync(logPath, "a");
   return new Promise((resolve) => {
@@ -91,8 +109,14 @@ for (const project of ["unit", "integration", "e2e"]) {
   }
   projectSeconds.push([project, since(projectStartMs)]);
   const report = JSON.parse(readFileSync(output, "utf8"));
-  for (const file of report.testResults ?? [])
+  for (const file of report.testResults ?? []) {
     if (file.startTime && file.endTime) fileSeconds.push([relative(root, file.name), (file.endTime - file.startTime) / 1000]);
+    for (const test of file.assertionResults ?? [])
+      if (test.status === "failed")
+        failures.push({ file: relative(root, file.name), name: test.fullName ?? test.title, message: firstLine(test.failureMessages?.[0]) });
+    if (file.status === "failed" && (file.assertionResults ?? []).length === 0)
+      failures.push({ file: relative(root, file.name), name: "(the file failed to load)", message: firstLine(file.message) });
+  }
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
