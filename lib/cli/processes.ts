@@ -41,9 +41,20 @@ export interface Running {
   stop: () => Promise<void>;
 }
 
-/** Spawns in its own process group so stop() ends the process and any children it started. */
-export function start(command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Running {
-  const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+/** Spawns in its own process group so stop() ends the process and any children it started (SIGTERM, or `stopSignal`). */
+export function start(
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; uid?: number; gid?: number; stopSignal?: NodeJS.Signals } = {},
+): Running {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    uid: options.uid,
+    gid: options.gid,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   child.stdout?.on("data", (d) => (log = (log + d).slice(-20_000)));
   child.stderr?.on("data", (d) => (log = (log + d).slice(-20_000)));
@@ -54,7 +65,7 @@ export function start(command: string, args: string[], options: { env?: NodeJS.P
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       try {
-        process.kill(-child.pid!, "SIGTERM");
+        process.kill(-child.pid!, options.stopSignal ?? "SIGTERM");
       } catch {
         return;
       }

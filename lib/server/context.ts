@@ -92,7 +92,7 @@ export function buildContext(config: AppConfig): ServerContext {
     concurrentChecks: config.limits.concurrentSnapshotChecks,
     queuedChecks: config.limits.queuedSnapshotChecks,
   });
-  const notesStore = new OpenedAtStart("the notes store", () => new NoteStore(join(config.dataDir, "notes.sqlite")));
+  const notesStore = new OpenedAtStart("the notes store", () => NoteStore.sqlite(join(config.dataDir, "notes.sqlite")));
   const stores = new ObjectStores({ config, snapshots });
   const recording = {};
   if (!config.prometheus) return { config, snapshots, stores, recording, notesStore, prometheus: null };

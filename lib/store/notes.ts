@@ -1,15 +1,17 @@
 /**
  * Notes people add in the UI ("rolled back infra", "paged network team"): a time, a text and an
- * author, kept in SQLite under the data directory and drawn as markers on every chart. A note is on
- * the live views or on one snapshot (the replay included), as it was added: a snapshot's data is
- * frozen, its notes are not, and they ride along when it is downloaded again.
+ * author, kept in the store's database (a SQLite file of their own under the data directory, or the
+ * PostgreSQL database) and drawn as markers on every chart. A note is on the live views or on one
+ * snapshot (the replay included), as it was added: a snapshot's data is frozen, its notes are not, and
+ * they ride along when it is downloaded again.
  */
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
-import Database from "better-sqlite3";
 import { z } from "zod";
 import { badRequest, notFound } from "../api/envelope";
 import type { Marker } from "../markers/marker";
+import { SqliteEngine } from "./engine/sqlite";
+import type { SqlEngine } from "./engine/types";
 import { addMissingColumns, migrate, type Migration } from "./migrator";
 
 export interface Note {
@@ -47,43 +49,56 @@ const NOTES_MIGRATIONS: readonly Migration[] = [
 ];
 
 export class NoteStore {
-  private readonly db: Database.Database;
+  private constructor(
+    private readonly engine: SqlEngine,
+    private readonly ownsEngine: boolean,
+  ) {}
 
-  constructor(path: string) {
+  /** The notes file under the data directory, migrated. */
+  static sqlite(path: string): NoteStore {
     mkdirSync(dirname(path), { recursive: true });
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    migrate(this.db, "the notes store", NOTES_MIGRATIONS);
+    const engine = new SqliteEngine(path);
+    migrate(engine.db, "the notes store", NOTES_MIGRATIONS);
+    return new NoteStore(engine, true);
   }
 
-  add(input: unknown, author: string, scope: NoteScope = { live: true }, nowMs = Date.now()): Note {
+  /** The notes table of the store's PostgreSQL database (its schema steps make it), which the store closes. */
+  static in(engine: SqlEngine): NoteStore {
+    return new NoteStore(engine, false);
+  }
+
+  async add(input: unknown, author: string, scope: NoteScope = { live: true }, nowMs = Date.now()): Promise<Note> {
     const parsed = noteInputSchema.safeParse(input);
     if (!parsed.success) {
       const first = parsed.error.issues[0];
       throw badRequest(`note ${first.path.join(".") || "body"}: ${first.message}`);
     }
     const { timeMs, text } = parsed.data;
-    const id = Number(
-      this.db.prepare("INSERT INTO notes (time_ms, text, author, created_ms, scope) VALUES (?, ?, ?, ?, ?)").run(timeMs, text, author, nowMs, scopeText(scope))
-        .lastInsertRowid,
+    const row = await this.engine.transaction((tx) =>
+      tx.get<{ id: number }>("INSERT INTO notes (time_ms, text, author, created_ms, scope) VALUES (?, ?, ?, ?, ?) RETURNING id", [
+        timeMs,
+        text,
+        author,
+        nowMs,
+        scopeText(scope),
+      ]),
     );
-    return { id, timeMs, text, author, createdMs: nowMs };
+    return { id: row!.id, timeMs, text, author, createdMs: nowMs };
   }
 
-  between(startMs: number, endMs: number, scope: NoteScope = { live: true }): Note[] {
-    return this.db
-      .prepare(
-        "SELECT id, time_ms AS timeMs, text, author, created_ms AS createdMs FROM notes WHERE scope = ? AND time_ms BETWEEN ? AND ? ORDER BY time_ms, id",
-      )
-      .all(scopeText(scope), startMs, endMs) as Note[];
+  between(startMs: number, endMs: number, scope: NoteScope = { live: true }): Promise<Note[]> {
+    return this.engine.all<Note>(
+      'SELECT id, time_ms AS "timeMs", text, author, created_ms AS "createdMs" FROM notes WHERE scope = ? AND time_ms BETWEEN ? AND ? ORDER BY time_ms, id',
+      [scopeText(scope), startMs, endMs],
+    );
   }
 
-  remove(id: number): void {
-    if (this.db.prepare("DELETE FROM notes WHERE id = ?").run(id).changes === 0) throw notFound(`no note ${id}`);
+  async remove(id: number): Promise<void> {
+    if ((await this.engine.run("DELETE FROM notes WHERE id = ?", [id])).changes === 0) throw notFound(`no note ${id}`);
   }
 
-  close(): void {
-    this.db.close();
+  async close(): Promise<void> {
+    if (this.ownsEngine) await this.engine.close();
   }
 }
 

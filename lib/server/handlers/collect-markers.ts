@@ -17,7 +17,7 @@ export async function collectMarkers(
     ctx.prometheus && ctx.config.markerQueries.length
       ? await runMarkerQueries(ctx.prometheus.client, ctx.config.markerQueries, range, ctx.prometheus.scrapeIntervalSeconds, signal)
       : { markers: [], warnings: [] };
-  const notes = ctx.notesStore.get().between(range.startMs, range.endMs).map(noteMarker);
+  const notes = (await ctx.notesStore.get().between(range.startMs, range.endMs)).map(noteMarker);
   const markers = [...ctx.config.markers.filter(inRange), ...found.markers, ...notes].sort((a, b) => a.timeMs - b.timeMs);
   return { markers, warnings: found.warnings };
 }

@@ -55,9 +55,7 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
   if (params.snapshot !== undefined) {
     // Re-sharing an open snapshot: the bundle, with the notes added to it here and the view it is downloaded from.
     const held = await ctx.snapshots.open(params.snapshot);
-    const notes = ctx.notesStore
-      .get()
-      .between(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, { snapshot: params.snapshot })
+    const notes = (await ctx.notesStore.get().between(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, { snapshot: params.snapshot }))
       .map(noteMarker)
       .map(({ timeMs, label, detail }) => ({ timeMs, label, detail, kind: "note" as const }));
     const range = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);

@@ -14,7 +14,7 @@ export async function answerMarkers(ctx: ServerContext, params: Record<string, s
   const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
   if (params.snapshot !== undefined) {
     const held = (await ctx.snapshots.open(params.snapshot)).markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
-    const notes = ctx.notesStore.get().between(startMs, endMs, { snapshot: params.snapshot }).map(noteMarker);
+    const notes = (await ctx.notesStore.get().between(startMs, endMs, { snapshot: params.snapshot })).map(noteMarker);
     return { data: [...held, ...notes].sort((a, b) => a.timeMs - b.timeMs), warnings: [] };
   }
   const { markers, warnings } = await collectMarkers(ctx, { startMs, endMs }, signal);
@@ -39,12 +39,12 @@ export async function addNote(
   } catch {
     throw badRequest('the body is not JSON: send {"timeMs": <epoch ms>, "text": "…"}');
   }
-  const note = ctx.notesStore.get().add(input, user || "anonymous", snapshot === undefined ? { live: true } : { snapshot });
+  const note = await ctx.notesStore.get().add(input, user || "anonymous", snapshot === undefined ? { live: true } : { snapshot });
   return { data: { ...note, marker: noteMarker(note) } };
 }
 
 export async function deleteNote(ctx: ServerContext, idText: string): Promise<{ data: { deleted: number } }> {
   if (!/^\d{1,15}$/.test(idText)) throw badRequest(`"${idText.slice(0, 20)}" is not a note id`);
-  ctx.notesStore.get().remove(Number(idText));
+  await ctx.notesStore.get().remove(Number(idText));
   return { data: { deleted: Number(idText) } };
 }

@@ -74,19 +74,19 @@ describe("store migrations", () => {
     expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 99 }]);
   });
 
-  it("brings older notes forward as live ones, and refuses notes from a newer Churnscope", () => {
+  it("brings older notes forward as live ones, and refuses notes from a newer Churnscope", async () => {
     const path = fresh("notes.sqlite");
     const db = new Database(path);
     db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, time_ms INTEGER NOT NULL, text TEXT NOT NULL, author TEXT NOT NULL, created_ms INTEGER NOT NULL)");
     db.prepare("INSERT INTO notes (time_ms, text, author, created_ms) VALUES (?, ?, ?, ?)").run(1_000_000_000_000, "rolled back", "ana", 1);
     db.close();
-    const notes = new NoteStore(path);
-    expect(notes.between(0, 2_000_000_000_000).map((n) => n.text)).toEqual(["rolled back"]);
-    expect(notes.between(0, 2_000_000_000_000, { snapshot: "replay" })).toEqual([]);
-    notes.close();
+    const notes = NoteStore.sqlite(path);
+    expect((await notes.between(0, 2_000_000_000_000)).map((n) => n.text)).toEqual(["rolled back"]);
+    expect(await notes.between(0, 2_000_000_000_000, { snapshot: "replay" })).toEqual([]);
+    await notes.close();
     const newer = new Database(path);
     newer.prepare("INSERT INTO schema_migrations (version, description, applied_ms) VALUES (2, 'from the future', 0)").run();
     newer.close();
-    expect(() => new NoteStore(path)).toThrow(/the notes store has schema version 2, written by a newer Churnscope/);
+    expect(() => NoteStore.sqlite(path)).toThrow(/the notes store has schema version 2, written by a newer Churnscope/);
   });
 });

@@ -1,0 +1,106 @@
+/**
+ * The engine contract on a PostgreSQL pool (node-postgres). Every statement is parameterised; a transaction runs
+ * on one pooled connection. 64-bit integers (ids, epoch milliseconds, counts) come back as numbers, as SQLite's do;
+ * one past 2^53 is an error, never a rounded number.
+ */
+import pg from "pg";
+import { numberedPlaceholders } from "./placeholders";
+import type { SqlEngine, SqlQueries, SqlValue } from "./types";
+
+export interface PostgresSettings {
+  url: string;
+  poolSize: number;
+  /** disable: plain TCP; require: TLS, any certificate; verify-full: TLS, the server's certificate checked against `ca` (or the system's roots) */
+  tls: { mode: "disable" | "require" | "verify-full"; ca?: string };
+  connectTimeoutMs: number;
+  /** a statement past this is cancelled by the server */
+  statementTimeoutMs: number;
+}
+
+const INT8 = 20;
+const NUMERIC = 1700;
+
+function exactNumber(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) && Number.isInteger(value)) throw new RangeError(`the database answered ${text}, past what a number holds exactly`);
+  return value;
+}
+
+const types = {
+  getTypeParser(oid: number, format?: "text" | "binary") {
+    if (oid === INT8 || oid === NUMERIC) return exactNumber;
+    return pg.types.getTypeParser(oid, format ?? "text");
+  },
+} as pg.CustomTypesConfig;
+
+export function poolConfig(settings: PostgresSettings): pg.PoolConfig {
+  return {
+    connectionString: settings.url,
+    max: settings.poolSize,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    statement_timeout: settings.statementTimeoutMs,
+    application_name: "churnscope",
+    types,
+    ssl: settings.tls.mode === "disable" ? false : { rejectUnauthorized: settings.tls.mode === "verify-full", ca: settings.tls.ca },
+  };
+}
+
+const queriesOn = (client: pg.Pool | pg.PoolClient): SqlQueries => ({
+  all: async <T>(sql: string, params: readonly SqlValue[] = []) => (await client.query(numberedPlaceholders(sql), params as SqlValue[])).rows as T[],
+  get: async <T>(sql: string, params: readonly SqlValue[] = []) =>
+    (await client.query(numberedPlaceholders(sql), params as SqlValue[])).rows[0] as T | undefined,
+  run: async (sql: string, params: readonly SqlValue[] = []) => ({
+    changes: (await client.query(numberedPlaceholders(sql), params as SqlValue[])).rowCount ?? 0,
+  }),
+  exec: async (sql: string) => void (await client.query(sql)),
+});
+
+export class PostgresEngine implements SqlEngine {
+  readonly dialect = "postgres";
+  readonly pool: pg.Pool;
+  private readonly direct: SqlQueries;
+
+  constructor(settings: PostgresSettings) {
+    // A client that dies while idle in the pool (the server restarted) is an event, not a crash of the process.
+    this.pool = new pg.Pool(poolConfig(settings));
+    this.pool.on("error", () => undefined);
+    this.direct = queriesOn(this.pool);
+  }
+
+  all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.direct.all<T>(sql, params);
+  }
+
+  get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return this.direct.get<T>(sql, params);
+  }
+
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {
+    return this.direct.run(sql, params);
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.direct.exec(sql);
+  }
+
+  async transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query("BEGIN");
+      const result = await work(queriesOn(client));
+      await client.query("COMMIT");
+      return result;
+    } catch (error) {
+      await client.query("ROLLBACK").catch((rollback: Error) => (broken = rollback));
+      throw error;
+    } finally {
+      // A connection whose rollback failed is not given to the next caller.
+      client.release(broken);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}

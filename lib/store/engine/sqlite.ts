@@ -1,0 +1,104 @@
+/**
+ * The engine contract on a SQLite file (better-sqlite3: each statement runs at once, on this thread), over two
+ * connections: one writes, one reads. A transaction holds the writing one while its work awaits: writes and
+ * transactions asked for meanwhile wait their turn, so none runs inside another's; reads go to the other one and
+ * see what was committed (WAL), as they would beside a PostgreSQL transaction.
+ */
+import Database from "better-sqlite3";
+import type { SqlEngine, SqlQueries, SqlValue } from "./types";
+
+export class SqliteEngine implements SqlEngine {
+  readonly dialect = "sqlite";
+  readonly db: Database.Database;
+  private readonly reader: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
+  private readonly readStatements = new Map<string, Database.Statement>();
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    this.db.pragma("synchronous = NORMAL");
+    this.reader = new Database(path, { readonly: true });
+  }
+
+  private statement(sql: string, on = this.db, cache = this.statements): Database.Statement {
+    let prepared = cache.get(sql);
+    if (!prepared) {
+      prepared = on.prepare(sql);
+      cache.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  private read(sql: string): Database.Statement {
+    return this.statement(sql, this.reader, this.readStatements);
+  }
+
+  private readonly direct: SqlQueries = {
+    all: async <T>(sql: string, params: readonly SqlValue[] = []) => this.statement(sql).all(...params) as T[],
+    get: async <T>(sql: string, params: readonly SqlValue[] = []) => this.statement(sql).get(...params) as T | undefined,
+    run: async (sql: string, params: readonly SqlValue[] = []) => ({ changes: this.statement(sql).run(...params).changes }),
+    exec: async (sql: string) => void this.db.exec(sql),
+  };
+
+  /** the last turn taken: each transaction (and each statement asked for while one runs) waits for the one before */
+  private tail: Promise<void> = Promise.resolve();
+  private waiting = 0;
+
+  private async inTurn<T>(work: () => Promise<T>): Promise<T> {
+    const before = this.tail;
+    let release!: () => void;
+    this.tail = new Promise<void>((resolve) => (release = resolve));
+    this.waiting++;
+    try {
+      await before;
+      return await work();
+    } finally {
+      this.waiting--;
+      release();
+    }
+  }
+
+  /** A write runs at once when no transaction holds the connection or waits for it. */
+  private writes<T>(work: (q: SqlQueries) => Promise<T>): Promise<T> {
+    return this.waiting === 0 ? work(this.direct) : this.inTurn(() => work(this.direct));
+  }
+
+  async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    return this.read(sql).all(...params) as T[];
+  }
+
+  async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    return this.read(sql).get(...params) as T | undefined;
+  }
+
+  run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {
+    return this.writes((q) => q.run(sql, params));
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.writes((q) => q.exec(sql));
+  }
+
+  transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
+    return this.inTurn(async () => {
+      // IMMEDIATE: the write lock first, so that another process's write cannot make this one fail halfway.
+      this.db.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await work(this.direct);
+        this.db.exec("COMMIT");
+        return result;
+      } catch (error) {
+        if (this.db.inTransaction) this.db.exec("ROLLBACK");
+        throw error;
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    return this.inTurn(async () => {
+      this.reader.close();
+      this.db.close();
+    });
+  }
+}

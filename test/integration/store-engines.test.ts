@@ -1,0 +1,179 @@
+/**
+ * The store's engine contract on both engines, one suite: a real SQLite file and a real PostgreSQL server (Debian's,
+ * initdb into a temporary directory). Then what only PostgreSQL has: its schema steps beside SQLite's (read back from
+ * each database's own catalogue), replicas opening one database together, and each way opening it fails.
+ */
+import Database from "better-sqlite3";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DatabaseUnavailableError, openPostgres } from "@/lib/store/engine/open-postgres";
+import { PostgresEngine } from "@/lib/store/engine/postgres";
+import type { SqlEngine } from "@/lib/store/engine/types";
+import { NoteStore } from "@/lib/store/notes";
+import { WriteStore } from "@/lib/store/store";
+import { freePort } from "../helpers/processes";
+import type { TestPostgres } from "../helpers/postgres";
+import { postgresSettings as settings, storeEngines, testPostgres } from "../helpers/store-engines";
+
+let server: TestPostgres;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+beforeAll(async () => {
+  server = await testPostgres();
+}, 60_000);
+
+describe.each(storeEngines())("the engine contract on %s", (_name, store) => {
+  let engine: SqlEngine;
+  beforeAll(async () => {
+    engine = await store.bare();
+    await engine.exec("CREATE TABLE t (id BIGINT NOT NULL, tag TEXT NOT NULL, ts_ms BIGINT NOT NULL); CREATE TABLE c (n INTEGER NOT NULL)");
+  });
+  afterAll(async () => engine?.close());
+
+  it("binds every parameter, and gives 64-bit integers and counts back as numbers", async () => {
+    const rows = [
+      [1, "a?", 1_764_547_200_000],
+      [2, "it's", 1_764_547_200_001],
+      [3, "b", 1_764_547_200_002],
+    ] as const;
+    for (const row of rows) expect(await engine.run("INSERT INTO t (id, tag, ts_ms) VALUES (?, ?, ?)", [...row])).toEqual({ changes: 1 });
+    expect(await engine.all("SELECT id, tag, ts_ms FROM t WHERE tag <> '?' ORDER BY id")).toEqual(rows.map(([id, tag, tsMs]) => ({ id, tag, ts_ms: tsMs })));
+    expect(await engine.get("SELECT COUNT(*) AS n, SUM(ts_ms) AS total FROM t WHERE id > ?", [1])).toEqual({ n: 2, total: 2 * 1_764_547_200_000 + 3 });
+    expect(await engine.get("SELECT id FROM t WHERE tag = ?", ["none"])).toBeUndefined();
+    expect(await engine.run("UPDATE t SET tag = ? WHERE id >= ?", ["x", 2])).toEqual({ changes: 2 });
+  });
+
+  it("commits a transaction's work when it resolves and keeps none of it when it throws", async () => {
+    await engine.transaction(async (tx) => {
+      await tx.run("INSERT INTO t (id, tag, ts_ms) VALUES (?, ?, ?)", [10, "kept", 0]);
+      await sleep(5);
+      await tx.run("INSERT INTO t (id, tag, ts_ms) VALUES (?, ?, ?)", [11, "kept", 0]);
+    });
+    await expect(
+      engine.transaction(async (tx) => {
+        await tx.run("INSERT INTO t (id, tag, ts_ms) VALUES (?, ?, ?)", [12, "lost", 0]);
+        await sleep(5);
+        throw new Error("the work failed");
+      }),
+    ).rejects.toThrow("the work failed");
+    expect(await engine.all("SELECT id FROM t WHERE tag IN ('kept', 'lost') ORDER BY id")).toEqual([{ id: 10 }, { id: 11 }]);
+  });
+
+  it("runs transactions asked for together without one seeing another's unfinished work, and statements beside them", async () => {
+    const seen = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        engine
+          .transaction(async (tx) => {
+            await tx.run("INSERT INTO t (id, tag, ts_ms) VALUES (?, ?, ?)", [100 + i, `together-${i % 2}`, i]);
+            await sleep(2);
+            const mine = await tx.get<{ n: number }>("SELECT COUNT(*) AS n FROM t WHERE id = ?", [100 + i]);
+            if (i % 2 === 1) throw new Error("odd ones roll back");
+            return mine!.n;
+          })
+          .catch((error: Error) => error.message),
+      ),
+    );
+    expect(seen).toEqual(Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 1 : "odd ones roll back")));
+    // Read while a transaction runs: answered with what was committed, not held behind it.
+    const during = engine.transaction(async (tx) => {
+      await tx.run("INSERT INTO c (n) VALUES (?)", [1]);
+      await sleep(20);
+    });
+    expect(await engine.get("SELECT COUNT(*) AS n FROM c")).toEqual({ n: 0 });
+    await during;
+    expect(await engine.get("SELECT COUNT(*) AS n FROM c")).toEqual({ n: 1 });
+    expect(await engine.get("SELECT COUNT(*) AS n FROM t WHERE tag = 'together-0'")).toEqual({ n: 10 });
+    expect(await engine.get("SELECT COUNT(*) AS n FROM t WHERE tag = 'together-1'")).toEqual({ n: 0 });
+  });
+});
+
+describe("the store on PostgreSQL", () => {
+  it("has every table and column the SQLite files have, by each database's own catalogue", async () => {
+    const url = await server.database("schema_check");
+    const engine = await openPostgres(settings(url));
+    const pgColumns = await engine.all<{ table_name: string; column_name: string }>(
+      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'schema_migrations'",
+    );
+    await engine.close();
+    const dir = mkdtempSync(join(tmpdir(), "churnscope-schema-"));
+    new WriteStore(join(dir, "objects.sqlite")).close();
+    await NoteStore.sqlite(join(dir, "notes.sqlite")).close();
+    const sqliteColumns: string[] = [];
+    for (const file of ["objects.sqlite", "notes.sqlite"]) {
+      const db = new Database(join(dir, file), { readonly: true });
+      // Roll-ups are a cache each engine's repository makes for itself, not part of the migrated schema.
+      const tables = db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'rank_%' AND name NOT IN ('schema_migrations', 'sqlite_sequence')")
+        .all() as { name: string }[];
+      for (const { name } of tables)
+        for (const column of db.prepare(`PRAGMA table_info(${name})`).all() as { name: string }[]) sqliteColumns.push(`${name}.${column.name}`);
+      db.close();
+    }
+    expect(pgColumns.map((c) => `${c.table_name}.${c.column_name}`).sort()).toEqual(sqliteColumns.sort());
+  });
+
+  it("is migrated once when replicas open it together, and open again without a step", async () => {
+    const url = await server.database("replicas");
+    const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgres(settings(url, { poolSize: 2 }))));
+    const steps = await opened[0].all<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
+    expect(steps.map((s) => s.version)).toEqual([1, 2, 3]);
+    await Promise.all(opened.map((e) => e.close()));
+    const again = await openPostgres(settings(url));
+    expect(await again.get("SELECT COUNT(*) AS n FROM schema_migrations")).toEqual({ n: 3 });
+    await again.close();
+  });
+
+  it("refuses a database a newer Churnscope migrated, and leaves it as it was", async () => {
+    const url = await server.database("newer");
+    await (await openPostgres(settings(url))).close();
+    const direct = new PostgresEngine(settings(url));
+    await direct.run("INSERT INTO schema_migrations (version, description, applied_ms) VALUES (?, ?, ?)", [99, "from a newer Churnscope", 0]);
+    await expect(openPostgres(settings(url))).rejects.toThrow(/schema version 99, written by a newer Churnscope; this one knows versions up to 3/);
+    expect(await direct.get("SELECT COUNT(*) AS n FROM schema_migrations")).toEqual({ n: 4 });
+    await direct.close();
+  });
+
+  it("says what is wrong, naming the setting and never the password, when it cannot open", async () => {
+    const url = new URL(server.url);
+    const withPassword = (password: string) => Object.assign(new URL(url), { password }).toString();
+    const failures: [string, string, RegExp][] = [
+      ["a wrong password", withPassword("not-the-password"), /refused the password of user churnscope_test: check store\.url/],
+      ["no such database", Object.assign(new URL(url), { pathname: "/nowhere" }).toString(), /has no database nowhere: create it/],
+      [
+        "no server on the port",
+        Object.assign(new URL(url), { port: String(await freePort()) }).toString(),
+        /refused the connection: is it running, and is store\.url right/,
+      ],
+      ["TLS asked of a server without it", server.url, /TLS to PostgreSQL at 127\.0\.0\.1:\d+ failed.*store\.tls/],
+    ];
+    for (const [what, target, said] of failures) {
+      const error = await openPostgres(settings(target, what.startsWith("TLS") ? { tls: { mode: "require" } } : {})).then(
+        () => new Error(`${what}: opened`),
+        (e: Error) => e,
+      );
+      expect(error, what).toBeInstanceOf(DatabaseUnavailableError);
+      expect(error.message, what).toMatch(said);
+      expect(error.message, what).not.toContain(server.password);
+      expect(error.message, what).not.toContain("not-the-password");
+    }
+    // A user that may connect but not make tables (PostgreSQL 15 gives CREATE on schema public to its owner only).
+    await server.sql("CREATE ROLE reader LOGIN PASSWORD 'reader-pw'");
+    await server.database("owned_by_another");
+    const reader = Object.assign(new URL(url), { username: "reader", password: "reader-pw", pathname: "/owned_by_another" }).toString();
+    await expect(openPostgres(settings(reader))).rejects.toThrow(/user reader may not make the store's tables in owned_by_another.*grant it CREATE/);
+  });
+
+  it("answers again on its own once the server is back from a crash", async () => {
+    const engine = await openPostgres(settings(await server.database("crash")));
+    await engine.run("INSERT INTO meta (key, value) VALUES (?, ?)", ["before", "kept"]);
+    await server.crashAndRestart();
+    // The pool's connections died with the server: the first statement may fail with the reason, later ones succeed.
+    let answer: { value: string } | undefined;
+    for (let attempt = 0; attempt < 5 && !answer; attempt++)
+      answer = await engine.get<{ value: string }>("SELECT value FROM meta WHERE key = ?", ["before"]).catch(() => undefined);
+    expect(answer).toEqual({ value: "kept" });
+    await engine.close();
+  }, 60_000);
+});
