@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError, openPostgres } from "@/lib/store/engine/open-postgres";
+import { daysOf, dropBefore, ensurePartitions, listPartitions } from "@/lib/store/engine/partitions";
 import { PostgresEngine } from "@/lib/store/engine/postgres";
 import type { SqlEngine } from "@/lib/store/engine/types";
 import { NoteStore } from "@/lib/store/notes";
@@ -19,6 +20,7 @@ import { postgresSettings as settings, storeEngines, testPostgres } from "../hel
 
 let server: TestPostgres;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const listPartitionsOf = (engine: SqlEngine) => listPartitions(engine, "audit_requests");
 
 beforeAll(async () => {
   server = await testPostgres();
@@ -94,7 +96,8 @@ describe("the store on PostgreSQL", () => {
     const url = await server.database("schema_check");
     const engine = await openPostgres(settings(url));
     const pgColumns = await engine.all<{ table_name: string; column_name: string }>(
-      "SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = 'public' AND table_name <> 'schema_migrations'",
+      `SELECT c.table_name, c.column_name FROM information_schema.columns c JOIN pg_class t ON t.relname = c.table_name
+       WHERE c.table_schema = 'public' AND c.table_name <> 'schema_migrations' AND NOT t.relispartition`,
     );
     await engine.close();
     const dir = mkdtempSync(join(tmpdir(), "churnscope-schema-"));
@@ -163,6 +166,55 @@ describe("the store on PostgreSQL", () => {
     await server.database("owned_by_another");
     const reader = Object.assign(new URL(url), { username: "reader", password: "reader-pw", pathname: "/owned_by_another" }).toString();
     await expect(openPostgres(settings(reader))).rejects.toThrow(/user reader may not make the store's tables in owned_by_another.*grant it CREATE/);
+  });
+
+  it("stores each day's rows in that day's partition, and retention drops whole days and deletes only the rest", async () => {
+    const url = await server.database("partitions");
+    const [first, second] = await Promise.all([openPostgres(settings(url)), openPostgres(settings(url))]);
+    const day = 86_400_000;
+    const base = 20_400 * day;
+    const times = [base + 1, base + day - 1, base + day, base + 2 * day + 5, base + 2 * day + 6, base + 3 * day];
+    // Two replicas making the same days at once: each waits for the other, neither fails.
+    const known = [new Set<string>(), new Set<string>()];
+    await Promise.all([first, second].map((e, i) => e.transaction((tx) => ensurePartitions(tx, "audit_requests", daysOf(times), known[i]))));
+    await first.transaction(async (tx) => {
+      for (const [i, tsMs] of times.entries())
+        await tx.run(
+          "INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code) VALUES (?, ?, 'c', 'u', 'ua', 'update', '', 'pods', '', 'ns', 'n', 200)",
+          [`req-${i}`, tsMs],
+        );
+    });
+    const where = await first.all<{ partition: string; n: number }>(
+      "SELECT tableoid::regclass::text AS partition, COUNT(*) AS n FROM audit_requests GROUP BY 1 ORDER BY 1",
+    );
+    expect(where).toEqual([
+      { partition: "audit_requests_d20400", n: 2 },
+      { partition: "audit_requests_d20401", n: 1 },
+      { partition: "audit_requests_d20402", n: 2 },
+      { partition: "audit_requests_d20403", n: 1 },
+    ]);
+    // The same request delivered again is the same row.
+    await expect(
+      first.run(
+        "INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code) VALUES ('req-0', ?, 'c', 'u', 'ua', 'update', '', 'pods', '', 'ns', 'n', 200)",
+        [times[0]],
+      ),
+    ).rejects.toThrow(/duplicate key/);
+    // A day no partition holds is refused, not stored somewhere else.
+    await expect(
+      first.run(
+        "INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code) VALUES ('late', ?, 'c', 'u', 'ua', 'update', '', 'pods', '', 'ns', 'n', 200)",
+        [base + 9 * day],
+      ),
+    ).rejects.toThrow(/no partition/);
+    const cutoff = base + 2 * day + 6;
+    const removed = await first.transaction((tx) => dropBefore(tx, "audit_requests", cutoff, known[0]));
+    expect(removed).toBe(times.filter((t) => t < cutoff).length);
+    expect(await listPartitionsOf(first)).toEqual(["audit_requests_d20402", "audit_requests_d20403"]);
+    expect((await first.all<{ ts_ms: number }>("SELECT ts_ms FROM audit_requests ORDER BY ts_ms")).map((r) => r.ts_ms)).toEqual(
+      times.filter((t) => t >= cutoff),
+    );
+    await Promise.all([first.close(), second.close()]);
   });
 
   it("answers again on its own once the server is back from a crash", async () => {

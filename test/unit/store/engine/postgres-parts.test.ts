@@ -1,6 +1,7 @@
 /** The PostgreSQL engine's pure parts: `?` numbered outside quotes and comments, what a failure says, which steps apply. */
 import { describe, expect, it } from "vitest";
 import { describeFailure, describeTarget, MIN_SERVER_VERSION, serverVersionText } from "@/lib/store/engine/open-postgres";
+import { daysOf, partitionName, partitionsBefore } from "@/lib/store/engine/partitions";
 import { numberedPlaceholders } from "@/lib/store/engine/placeholders";
 import { migrationsToApply, SchemaTooNewError } from "@/lib/store/migrator";
 
@@ -62,5 +63,22 @@ describe("migrationsToApply", () => {
   it("refuses a database a newer Churnscope migrated further", () => {
     expect(() => migrationsToApply("the database in store.url", 4, steps)).toThrow(SchemaTooNewError);
     expect(() => migrationsToApply("the database in store.url", 4, steps)).toThrow(/schema version 4.*versions up to 3/);
+  });
+});
+
+describe("time partitions", () => {
+  const day = 86_400_000;
+
+  it("put each time in its UTC day, [day, next day), and name the day's partition", () => {
+    expect(daysOf([5 * day, 5 * day + day - 1, 7 * day + 1, 5 * day + 3])).toEqual([5, 7]);
+    expect(partitionName("writes", 20_433)).toBe("writes_d20433");
+    expect(() => partitionName("writes", -1)).toThrow(/before 1970/);
+  });
+
+  it("let retention drop only the days wholly before it, and nothing that is not a day of that table", () => {
+    const names = ["writes_d5", "writes_d6", "writes_d7", "field_changes_d5", "writes_dx", "writes_old"];
+    expect(partitionsBefore(names, "writes", 7 * day)).toEqual(["writes_d5", "writes_d6"]);
+    expect(partitionsBefore(names, "writes", 7 * day - 1)).toEqual(["writes_d5"]);
+    expect(partitionsBefore(names, "field_changes", 100 * day)).toEqual(["field_changes_d5"]);
   });
 });
