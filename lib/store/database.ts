@@ -107,6 +107,9 @@ const STORE_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/** The object store's schema version this Churnscope migrates files to. */
+export const STORE_SCHEMA_VERSION = STORE_MIGRATIONS.at(-1)!.version;
+
 export class StoreDatabase implements StoreConnection {
   readonly db: Database.Database;
   private readonly objectId: Database.Statement;

@@ -48,6 +48,9 @@ const NOTES_MIGRATIONS: readonly Migration[] = [
   },
 ];
 
+/** The notes file's schema version this Churnscope migrates files to. */
+export const NOTES_SCHEMA_VERSION = NOTES_MIGRATIONS.at(-1)!.version;
+
 export class NoteStore {
   private constructor(
     private readonly engine: SqlEngine,
