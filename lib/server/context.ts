@@ -11,6 +11,7 @@ import { createPromClient } from "../prometheus/client";
 import { forCaller, sharedClient, type SharedClient } from "../prometheus/shared-client";
 import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
+import { FileBundles } from "../snapshot/bundles";
 import { NoteStore } from "../store/notes";
 import { OpenedAtStart } from "../runtime/opened-at-start";
 import { detectRebuildProfile, type DetectedProfile } from "../rebuilds/detect";
@@ -87,7 +88,7 @@ function kept<T>(keep: (value: T) => boolean): (key: string, ask: () => Promise<
 }
 
 export function buildContext(config: AppConfig): ServerContext {
-  const snapshots = new SnapshotStore(join(config.dataDir, "snapshots"), config.limits.maxSnapshotBytes, {
+  const snapshots = new SnapshotStore(new FileBundles(join(config.dataDir, "snapshots")), config.limits.maxSnapshotBytes, {
     checkHeapMiB: config.limits.snapshotCheckMiB,
     concurrentChecks: config.limits.concurrentSnapshotChecks,
     queuedChecks: config.limits.queuedSnapshotChecks,

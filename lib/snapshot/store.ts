@@ -1,9 +1,9 @@
 /**
- * Where snapshots live: the committed replay under a fixed id, and uploads under the data dir,
+ * Where snapshots live: the committed replay under a fixed id, and uploads in a bundle store (bundles.ts),
  * named by a hash of their content (so uploading the same file twice gives the same link).
  * Opened bundles are decoded in a thread and their held part kept in memory, a few at a time.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { ApiFailure, badRequest } from "../api/envelope";
@@ -14,6 +14,7 @@ import { decodeSnapshot, tooLarge } from "./format/codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
 import type { Snapshot, SnapshotInfo, SnapshotMarker } from "./format/schema";
 import type { CheckedUpload } from "./upload-worker";
+import type { BundleStore } from "./bundles";
 
 export const REPLAY_ID = "replay";
 export const REPLAY_BUNDLE_PATH = join("lib", "demo", "replay.snapshot.json.gz");
@@ -56,7 +57,7 @@ export class SnapshotStore {
   private readonly checks: Gate;
 
   constructor(
-    private readonly dir: string,
+    private readonly bundles: BundleStore,
     readonly maxBytes: number,
     options: SnapshotStoreOptions = {},
   ) {
@@ -75,22 +76,17 @@ export class SnapshotStore {
     );
   }
 
-  private pathOf(id: string): string {
-    return id === REPLAY_ID ? this.replayPath : join(this.dir, `${id}.json.gz`);
-  }
-
-  /** The stored bundle as it is on disk (what "Download snapshot" sends for an open snapshot). */
-  read(id: string): Buffer {
+  /** The stored bundle as it was kept (what "Download snapshot" sends for an open snapshot). */
+  async read(id: string): Promise<Buffer> {
     if (!ID.test(id)) throw badRequest(`parameter snapshot: "${id.slice(0, 40)}" is not a snapshot id`);
-    const path = this.pathOf(id);
-    if (!existsSync(path)) {
+    const bytes = id === REPLAY_ID ? await readFile(this.replayPath).catch(() => undefined) : await this.bundles.read(id);
+    if (!bytes)
       throw new ApiFailure(
         404,
         "not_found",
         id === REPLAY_ID ? "the replay bundle is missing from this checkout: run npm run replay:build" : `no snapshot with id ${id}`,
       );
-    }
-    return readFileSync(path);
+    return bytes;
   }
 
   /**
@@ -98,7 +94,7 @@ export class SnapshotStore {
    * here and the view it is downloaded from.
    */
   async reshared(id: string, added: { markers: SnapshotMarker[]; initialView?: Snapshot["initialView"] }): Promise<Buffer> {
-    const bytes = this.read(id);
+    const bytes = await this.read(id);
     if (added.markers.length === 0 && !added.initialView) return bytes;
     const packer = new Worker(new URL("./reshare-worker.ts", import.meta.url), {
       workerData: { bytes, maxBytes: this.maxBytesOf(id), ...added },
@@ -123,7 +119,7 @@ export class SnapshotStore {
   }
 
   private async openAndKeep(id: string): Promise<HeldSnapshot> {
-    const bundle = await this.openBundle(this.read(id), this.maxBytesOf(id), this.checkHeapMiB);
+    const bundle = await this.openBundle(await this.read(id), this.maxBytesOf(id), this.checkHeapMiB);
     this.cache.set(id, bundle);
     let held = [...this.cache.values()].reduce((sum, entry) => sum + entry.heldBytes, 0);
     for (const [oldId, entry] of this.cache) {
@@ -141,13 +137,7 @@ export class SnapshotStore {
    */
   async put(bytes: Buffer): Promise<SnapshotInfo> {
     const { id, encoded, held } = await this.checks.run(() => checkInThread(bytes, this.maxBytes, this.checkHeapMiB));
-    mkdirSync(this.dir, { recursive: true });
-    const path = this.pathOf(id);
-    if (!existsSync(path)) {
-      const temporary = `${path}.${process.pid}.tmp`;
-      writeFileSync(temporary, Buffer.from(encoded));
-      renameSync(temporary, path);
-    }
+    await this.bundles.write(id, encoded);
     return held;
   }
 }

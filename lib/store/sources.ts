@@ -22,7 +22,7 @@ export interface StoreContext {
   snapshots: {
     /** a checked snapshot: how many object writes it holds, null for none */
     open(id: string): Promise<{ objectWriteCount: number | null; auditRequestCount: number }>;
-    read(id: string): Buffer;
+    read(id: string): Promise<Buffer>;
     maxBytesOf(id: string): number;
   };
 }
@@ -69,7 +69,7 @@ export class ObjectStores {
 }
 
 async function openOrBuild(ctx: StoreContext, id: string): Promise<WriteStore> {
-  const bundle = ctx.snapshots.read(id);
+  const bundle = await ctx.snapshots.read(id);
   // Rebuilt when the bundle or the profiles change: classification depends on both.
   const digest = snapshotStoreDigest(bundle, ctx.config.profiles);
   const dir = join(ctx.config.dataDir, "snapshots");

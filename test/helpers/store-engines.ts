@@ -10,7 +10,9 @@ import { openPostgres } from "@/lib/store/engine/open-postgres";
 import { PostgresEngine, type PostgresSettings } from "@/lib/store/engine/postgres";
 import { SqliteEngine } from "@/lib/store/engine/sqlite";
 import type { SqlEngine } from "@/lib/store/engine/types";
+import { FileBundles, type BundleStore } from "@/lib/snapshot/bundles";
 import { NoteStore } from "@/lib/store/notes";
+import { EngineBundles } from "@/lib/store/snapshot-bundles";
 import { startPostgres, type TestPostgres } from "./postgres";
 
 export const postgresSettings = (url: string, overrides: Partial<PostgresSettings> = {}): PostgresSettings => ({
@@ -28,6 +30,8 @@ export interface StoreEngine {
   bare(): Promise<SqlEngine>;
   /** notes on a fresh store */
   notes(): Promise<NoteStore>;
+  /** where a fresh store keeps uploaded snapshots: files beside the SQLite files, a table of the PostgreSQL database */
+  bundles(): Promise<BundleStore>;
 }
 
 let server: Promise<TestPostgres> | undefined;
@@ -61,11 +65,13 @@ export function storeEngines(): [StoreEngine["name"], StoreEngine][] {
     name: "SQLite",
     bare: async () => new SqliteEngine(join(freshDir(), "store.sqlite")),
     notes: async () => NoteStore.sqlite(join(freshDir(), "notes.sqlite")),
+    bundles: async () => new FileBundles(join(freshDir(), "snapshots")),
   };
   const postgres: StoreEngine = {
     name: "PostgreSQL",
     bare: async () => kept(new PostgresEngine(postgresSettings(await freshDatabase()))),
     notes: async () => NoteStore.in(kept(await openPostgres(postgresSettings(await freshDatabase())))),
+    bundles: async () => new EngineBundles(kept(await openPostgres(postgresSettings(await freshDatabase())))),
   };
   return [
     ["SQLite", sqlite],

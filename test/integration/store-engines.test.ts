@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DatabaseUnavailableError, openPostgres } from "@/lib/store/engine/open-postgres";
+import { POSTGRES_MIGRATIONS } from "@/lib/store/engine/postgres-schema";
 import { daysOf, dropBefore, ensurePartitions, listPartitions } from "@/lib/store/engine/partitions";
 import { PostgresEngine } from "@/lib/store/engine/postgres";
 import type { SqlEngine } from "@/lib/store/engine/types";
@@ -92,12 +93,13 @@ describe.each(storeEngines())("the engine contract on %s", (_name, store) => {
 });
 
 describe("the store on PostgreSQL", () => {
+  // Snapshot bundles are files beside the SQLite files, a table only here.
   it("has every table and column the SQLite files have, by each database's own catalogue", async () => {
     const url = await server.database("schema_check");
     const engine = await openPostgres(settings(url));
     const pgColumns = await engine.all<{ table_name: string; column_name: string }>(
       `SELECT c.table_name, c.column_name FROM information_schema.columns c JOIN pg_class t ON t.relname = c.table_name
-       WHERE c.table_schema = 'public' AND c.table_name <> 'schema_migrations' AND NOT t.relispartition`,
+       WHERE c.table_schema = 'public' AND c.table_name NOT IN ('schema_migrations', 'snapshot_bundles') AND NOT t.relispartition`,
     );
     await engine.close();
     const dir = mkdtempSync(join(tmpdir(), "churnscope-schema-"));
@@ -121,10 +123,10 @@ describe("the store on PostgreSQL", () => {
     const url = await server.database("replicas");
     const opened = await Promise.all(Array.from({ length: 4 }, () => openPostgres(settings(url, { poolSize: 2 }))));
     const steps = await opened[0].all<{ version: number }>("SELECT version FROM schema_migrations ORDER BY version");
-    expect(steps.map((s) => s.version)).toEqual([1, 2, 3]);
+    expect(steps.map((s) => s.version)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
     await Promise.all(opened.map((e) => e.close()));
     const again = await openPostgres(settings(url));
-    expect(await again.get("SELECT COUNT(*) AS n FROM schema_migrations")).toEqual({ n: 3 });
+    expect(await again.get("SELECT COUNT(*) AS n FROM schema_migrations")).toEqual({ n: POSTGRES_MIGRATIONS.length });
     await again.close();
   });
 
@@ -133,8 +135,10 @@ describe("the store on PostgreSQL", () => {
     await (await openPostgres(settings(url))).close();
     const direct = new PostgresEngine(settings(url));
     await direct.run("INSERT INTO schema_migrations (version, description, applied_ms) VALUES (?, ?, ?)", [99, "from a newer Churnscope", 0]);
-    await expect(openPostgres(settings(url))).rejects.toThrow(/schema version 99, written by a newer Churnscope; this one knows versions up to 3/);
-    expect(await direct.get("SELECT COUNT(*) AS n FROM schema_migrations")).toEqual({ n: 4 });
+    await expect(openPostgres(settings(url))).rejects.toThrow(
+      new RegExp(`schema version 99, written by a newer Churnscope; this one knows versions up to ${POSTGRES_MIGRATIONS.at(-1)!.version}`),
+    );
+    expect(await direct.get("SELECT COUNT(*) AS n FROM schema_migrations")).toEqual({ n: POSTGRES_MIGRATIONS.length + 1 });
     await direct.close();
   });
 

@@ -61,6 +61,11 @@ CREATE TABLE audit_bucket_sources (
 );
 `;
 
+// Uploaded snapshots, which every replica opens (one replica keeps them as files under its data directory).
+const V4 = `
+CREATE TABLE snapshot_bundles (id TEXT PRIMARY KEY, bundle BYTEA NOT NULL, bytes INTEGER NOT NULL, stored_ms BIGINT NOT NULL);
+`;
+
 export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   { version: 1, description: "objects, writes, field changes, first-seen and latest versions, gaps, meta, audit requests, notes", apply: (tx) => tx.exec(V1) },
   {
@@ -73,4 +78,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     description: "audit bucket sources: each object read (the checkpoint a restart resumes from) and each source's last poll",
     apply: (tx) => tx.exec(V3),
   },
+  { version: 4, description: "uploaded snapshot bundles, which every replica opens", apply: (tx) => tx.exec(V4) },
 ];

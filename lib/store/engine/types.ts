@@ -3,7 +3,8 @@
  * is written once with `?` placeholders (PostgreSQL's engine numbers them); where the engines' SQL differs, the
  * repository asks `dialect`, and that SQL stays in the store folder.
  */
-export type SqlValue = string | number | null;
+/** A bound value: text, a number, bytes (a BLOB or BYTEA) or NULL. */
+export type SqlValue = string | number | Buffer | null;
 
 /** `all` and `get` read what is committed (inside a transaction: its own work too); a statement that writes goes through `run` or a transaction. */
 export interface SqlQueries {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { encodeSnapshot } from "@/lib/snapshot/format/codec";
 import { opened, type OpenedSnapshot } from "@/lib/snapshot/lookup";
 import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/format/schema";
+import { FileBundles } from "@/lib/snapshot/bundles";
 import { openHere, SnapshotStore, type SnapshotOpener } from "@/lib/snapshot/store";
 
 const START = Date.parse("2026-09-11T12:00:00Z");
@@ -40,7 +41,7 @@ function storeOfThree(): { store: SnapshotStore; ids: string[] } {
   const ids = ["aaaaaaaaaaaaaaaa", "bbbbbbbbbbbbbbbb", "cccccccccccccccc"];
   const dir = storedDir(Object.fromEntries(ids.map((id) => [id, sample(`snapshot ${id}`)])));
   const heldBytes = opened(sample(`snapshot ${ids[0]}`)).heldBytes;
-  return { store: new SnapshotStore(dir, 1 << 20, { cacheBytes: 2 * heldBytes + 10, open: openHere }), ids };
+  return { store: new SnapshotStore(new FileBundles(dir), 1 << 20, { cacheBytes: 2 * heldBytes + 10, open: openHere }), ids };
 }
 
 describe("the opened snapshots kept in memory", () => {
@@ -60,14 +61,14 @@ describe("the opened snapshots kept in memory", () => {
   });
 
   it("always keep the newest, even when it alone is over the budget", async () => {
-    const store = new SnapshotStore(storedDir({ dddddddddddddddd: sample("large") }), 1 << 20, { cacheBytes: 1, open: openHere });
+    const store = new SnapshotStore(new FileBundles(storedDir({ dddddddddddddddd: sample("large") })), 1 << 20, { cacheBytes: 1, open: openHere });
     const first = await store.open("dddddddddddddddd");
     expect(await store.open("dddddddddddddddd")).toBe(first);
   });
 
   it("hold all but the object writes, and their count (null when the snapshot has none)", async () => {
     const none = { ...sample("no recorder"), objectWrites: null };
-    const store = new SnapshotStore(storedDir({ aaaaaaaaaaaaaaaa: sample("recorded"), bbbbbbbbbbbbbbbb: none }), 1 << 20, { open: openHere });
+    const store = new SnapshotStore(new FileBundles(storedDir({ aaaaaaaaaaaaaaaa: sample("recorded"), bbbbbbbbbbbbbbbb: none })), 1 << 20, { open: openHere });
     const recorded = await store.open("aaaaaaaaaaaaaaaa");
     expect(recorded).not.toHaveProperty("objectWrites");
     expect(recorded.objectWriteCount).toBe(1);
@@ -83,7 +84,7 @@ describe("the opened snapshots kept in memory", () => {
       if (fail) throw new Error("the thread ran out of memory");
       return openHere(bytes, maxBytes, heapMiB);
     };
-    const store = new SnapshotStore(storedDir({ aaaaaaaaaaaaaaaa: sample("shared") }), 1 << 20, { open: counting });
+    const store = new SnapshotStore(new FileBundles(storedDir({ aaaaaaaaaaaaaaaa: sample("shared") })), 1 << 20, { open: counting });
     const failed = await Promise.allSettled([store.open("aaaaaaaaaaaaaaaa"), store.open("aaaaaaaaaaaaaaaa")]);
     expect(failed.map((r) => r.status)).toEqual(["rejected", "rejected"]);
     expect(opens).toBe(1);
@@ -95,7 +96,7 @@ describe("the opened snapshots kept in memory", () => {
   });
 
   it("answer an unknown or malformed id as the API should", async () => {
-    const store = new SnapshotStore(storedDir({}), 1 << 20, { open: openHere });
+    const store = new SnapshotStore(new FileBundles(storedDir({})), 1 << 20, { open: openHere });
     await expect(store.open("0123456789abcdef")).rejects.toMatchObject({ httpStatus: 404, errorType: "not_found" });
     await expect(store.open("../etc/passwd")).rejects.toMatchObject({ httpStatus: 400 });
   });
