@@ -37,33 +37,43 @@ async function backfill(promtool: string, series: CounterSeries[], omPath: strin
   rmSync(omPath);
 }
 
-export async function startBackfilledPrometheus(series: CounterSeries[]): Promise<BackfilledPrometheus> {
+/** `series` backfilled by promtool into `dir`/data, as the blocks a Prometheus serves. */
+export async function backfillBlocks(series: CounterSeries[], dir: string): Promise<void> {
   const promtool = requireBinary("promtool", HINT);
+  // Disjoint sets of series, one promtool each, their blocks side by side in one data directory: Prometheus
+  // serves blocks that overlap in time (disjoint series) as one, so every query answers as from one backfill.
+  const parts = series.length < SPLIT_FROM_SERIES ? 1 : Math.max(1, Math.min(4, availableParallelism()));
+  const data = join(dir, "data");
+  await Promise.all(
+    Array.from({ length: parts }, async (_, part) => {
+      const out = join(dir, `part-${part}`);
+      await backfill(
+        promtool,
+        series.filter((_, i) => i % parts === part),
+        join(dir, `scenario-${part}.om`),
+        out,
+      );
+      mkdirSync(data, { recursive: true });
+      for (const block of readdirSync(out)) renameSync(join(out, block), join(data, block));
+      rmSync(out, { recursive: true, force: true });
+    }),
+  );
+}
+
+/** A Prometheus's configuration with no scrapes; `externalLabels` name it among replicas (as Thanos' sidecar needs). */
+export const backfilledConfig = (externalLabels: Record<string, string> = {}) =>
+  `global:\n  scrape_interval: 15s\n  external_labels: ${JSON.stringify(externalLabels)}\nscrape_configs: []\n`;
+export const BACKFILLED_FLAGS = ["--storage.tsdb.retention.time=3650d"];
+
+export async function startBackfilledPrometheus(series: CounterSeries[]): Promise<BackfilledPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), "churnscope-prom-"));
   try {
-    // Disjoint sets of series, one promtool each, their blocks side by side in one data directory: Prometheus
-    // serves blocks that overlap in time (disjoint series) as one, so every query answers as from one backfill.
-    const parts = series.length < SPLIT_FROM_SERIES ? 1 : Math.max(1, Math.min(4, availableParallelism()));
-    const data = join(dir, "data");
-    await Promise.all(
-      Array.from({ length: parts }, async (_, part) => {
-        const out = join(dir, `part-${part}`);
-        await backfill(
-          promtool,
-          series.filter((_, i) => i % parts === part),
-          join(dir, `scenario-${part}.om`),
-          out,
-        );
-        mkdirSync(data, { recursive: true });
-        for (const block of readdirSync(out)) renameSync(join(out, block), join(data, block));
-        rmSync(out, { recursive: true, force: true });
-      }),
-    );
+    await backfillBlocks(series, dir);
   } catch (error) {
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  return servePrometheus(dir, "global:\n  scrape_interval: 15s\nscrape_configs: []\n", ["--storage.tsdb.retention.time=3650d"]);
+  return servePrometheus(dir, backfilledConfig(), BACKFILLED_FLAGS);
 }
 
 /**

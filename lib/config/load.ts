@@ -3,7 +3,7 @@
  * reads secrets, and returns the resolved configuration. Any problem is a ConfigError whose
  * message names the key (or environment variable) and the reason; startup prints it and stops.
  */
-import type { Flavor } from "../promql/flavor";
+import type { Flavor, SourceResolution } from "../promql/flavor";
 import type { RebuildProfileId } from "../rebuilds/profiles";
 import type { MarkerQuery } from "../markers/query-markers";
 import { DEFAULT_PROFILES, type Profile } from "../churn/profiles";
@@ -31,6 +31,8 @@ export interface PrometheusConfig {
   scrapeIntervalSeconds: number;
   /** the engine behind the URL, or auto to detect it */
   flavor: "auto" | Flavor;
+  /** the coarsest Thanos blocks a query may read */
+  maxSourceResolution: SourceResolution;
   sharing: { cacheMs: number; maxConcurrent: number; maxQueued: number; timeoutMs: number };
 }
 
@@ -208,6 +210,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
       gzip: p.gzip,
       scrapeIntervalSeconds: p.scrapeIntervalSeconds,
       flavor: p.flavor,
+      maxSourceResolution: p.maxSourceResolution,
       sharing: { cacheMs: p.cacheSeconds * 1000, maxConcurrent: p.maxConcurrentQueries, maxQueued: p.maxQueuedQueries, timeoutMs: p.timeoutSeconds * 1000 },
     };
   }

@@ -1,5 +1,5 @@
 /** The configuration file's shape (churnscope.yaml). Unknown keys are errors, so typos surface. */
-import { FLAVORS } from "../promql/flavor";
+import { FLAVORS, SOURCE_RESOLUTIONS } from "../promql/flavor";
 import { checkPromQL } from "../promql/parse";
 import { z } from "zod";
 import { profileSchema } from "../churn/profile-schema";
@@ -24,10 +24,12 @@ export const prometheusSchema = z
       .optional(),
     headers: z.record(z.string().regex(/^[A-Za-z0-9-]+$/, "expected an HTTP header name"), z.string()).default({}),
     timeoutSeconds: z.number().positive().max(600).default(30),
-    /** which engine answers: detected (VictoriaMetrics by its answers' own statistics) or named; Thanos is only ever named */
+    /** which engine answers: detected (VictoriaMetrics by its answers' own statistics, Thanos by its store list) or named */
     flavor: z.enum(["auto", ...FLAVORS]).default("auto"),
     /** false sends partial_response=false, so Thanos reports a failing store as an error. */
     partialResponse: z.boolean().default(false),
+    /** Thanos: the coarsest blocks a query may read; raw keeps every figure exact, auto lets long ranges read downsampled blocks */
+    maxSourceResolution: z.enum(SOURCE_RESOLUTIONS).default("raw"),
     /** ask for gzipped answers: worth it over a slow link, not in the cluster (compressing costs both ends more than carrying) */
     gzip: z.boolean().default(false),
     /** The scrape interval of the apiserver jobs: the smallest step, and a quarter of the smallest rate window. */

@@ -1,5 +1,5 @@
 /** Runs one catalog panel against Prometheus and returns it in domain shape for the JSON API. */
-import { hasNativeHistograms, type Flavor } from "../promql/flavor";
+import { CLOSED_PROMETHEUS, engineInfos, hasNativeHistograms, type EngineTraits } from "../promql/flavor";
 import type { PromClient } from "../promql/types";
 import { toSeries } from "../promql/to-series";
 import type { Series } from "../promql/types";
@@ -41,8 +41,8 @@ export interface PanelDeps {
   scrapeIntervalSeconds: number;
   /** Label-set probe, injectable so callers can cache it. */
   probe?: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
-  /** which engine answers (flavor.ts), asked once; Prometheus when not given */
-  flavor?: (signal?: AbortSignal) => Promise<Flavor>;
+  /** which engine answers and how it reads windows (flavor.ts), asked once; Prometheus 2's when not given */
+  engine?: (signal?: AbortSignal) => Promise<EngineTraits>;
 }
 
 /** Step, aligned bounds and windows for a panel request (a total is one step over the whole range). */
@@ -136,7 +136,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
   requireResource(panel, req.resource);
   const plan = planPanel(panel.mode, req, deps.scrapeIntervalSeconds);
   const probe = deps.probe ?? ((job, b, s) => probeLabelSets(deps.client, job, b, s));
-  const [labelSets, flavor] = await Promise.all([probe(req.job, plan.bounds, signal), deps.flavor?.(signal) ?? ("prometheus" as const)]);
+  const [labelSets, engine] = await Promise.all([probe(req.job, plan.bounds, signal), deps.engine?.(signal) ?? CLOSED_PROMETHEUS]);
   const { queries, infos } = panel.queries({
     job: req.job,
     resource: req.resource,
@@ -144,7 +144,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
     windowSeconds: plan.windowSeconds,
     rangeSeconds: plan.rangeSeconds,
     labelSets,
-    nativeHistograms: hasNativeHistograms(flavor),
+    nativeHistograms: hasNativeHistograms(engine.flavor),
     includeDryRun: req.includeDryRun,
   });
   const answer = await executeQueries(deps.client, panel.mode, plan, req, queries, signal);
@@ -173,6 +173,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
     infos: unique([
       ...infos,
       ...answer.infos,
+      ...engineInfos(engine, plan.stepSeconds, panel.mode === "range"),
       ...(largest !== answer.series ? [`The ${panel.largest} largest of ${answer.series.length} series; pick a resource to see its own.`] : []),
     ]),
   };

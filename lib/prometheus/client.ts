@@ -7,6 +7,7 @@ import http from "node:http";
 import https from "node:https";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import { PromError } from "../promql/errors";
+import { maxSourceResolutionSeconds, type SourceResolution } from "../promql/flavor";
 import { labelSetList, metadataMap, queryData, stringList as stringData } from "../promql/shape";
 import type { PromClient, PromResult, TimeBounds } from "../promql/types";
 
@@ -20,6 +21,8 @@ export interface PromClientOptions {
   maxAnswerBytes?: number;
   /** When false, send partial_response=false so Thanos fails instead of answering partially. */
   partialResponse?: boolean;
+  /** The coarsest Thanos blocks a query may read (max_source_resolution); raw when not given. */
+  maxSourceResolution?: SourceResolution;
   /** Ask for gzipped answers: less to carry over a slow link, more work for both ends. */
   gzip?: boolean;
 }
@@ -33,6 +36,15 @@ export function createPromClient(options: PromClientOptions): PromClient {
 
   function commonParams(): [string, string][] {
     return options.partialResponse === false ? [["partial_response", "false"]] : [];
+  }
+
+  // Thanos Query's own parameters on every query (Prometheus and VictoriaMetrics ignore them, so they are sent
+  // before the engine is known): replicas merged, and the coarsest blocks it may read.
+  function thanosParams(stepSeconds?: number): [string, string][] {
+    return [
+      ["dedup", "true"],
+      ["max_source_resolution", `${maxSourceResolutionSeconds(options.maxSourceResolution ?? "raw", stepSeconds)}s`],
+    ];
   }
 
   function boundsParams(bounds?: TimeBounds): [string, string][] {
@@ -86,7 +98,13 @@ export function createPromClient(options: PromClientOptions): PromClient {
 
   return {
     query: (expr, timeSeconds, signal) =>
-      call("POST", "/api/v1/query", [["query", expr], ["time", String(timeSeconds)], ...timeoutParam(options), ...commonParams()], queryData, signal),
+      call(
+        "POST",
+        "/api/v1/query",
+        [["query", expr], ["time", String(timeSeconds)], ...timeoutParam(options), ...commonParams(), ...thanosParams()],
+        queryData,
+        signal,
+      ),
     queryRange: (expr, range, signal) =>
       call(
         "POST",
@@ -98,6 +116,7 @@ export function createPromClient(options: PromClientOptions): PromClient {
           ["step", String(range.stepSeconds)],
           ...timeoutParam(options),
           ...commonParams(),
+          ...thanosParams(range.stepSeconds),
         ],
         queryData,
         signal,
@@ -121,6 +140,7 @@ export function createPromClient(options: PromClientOptions): PromClient {
         signal,
       ),
     metadata: (metric, signal) => call("GET", "/api/v1/metadata", metric ? [["metric", metric]] : [], metadataMap, signal),
+    thanosStores: (signal) => call("GET", "/api/v1/stores", [], (data) => data, signal),
   };
 }
 

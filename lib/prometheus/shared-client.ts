@@ -116,6 +116,7 @@ export function sharedClient(inner: PromClient, options: SharingOptions, clock: 
     labels: (match, bounds, signal) => shared(key("labels", match, bounds), (d) => inner.labels(match, bounds, d), signal),
     labelValues: (label, match, bounds, signal) => shared(key("values", label, match, bounds), (d) => inner.labelValues(label, match, bounds, d), signal),
     metadata: (metric, signal) => shared(key("metadata", metric), (d) => inner.metadata(metric, d), signal),
+    thanosStores: (signal) => inner.thanosStores(signal),
   };
 }
 

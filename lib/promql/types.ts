@@ -62,4 +62,6 @@ export interface PromClient {
   labels(match: string[], bounds?: TimeBounds, signal?: AbortSignal): Promise<PromResult<string[]>>;
   labelValues(label: string, match: string[], bounds?: TimeBounds, signal?: AbortSignal): Promise<PromResult<string[]>>;
   metadata(metric?: string, signal?: AbortSignal): Promise<PromResult<Record<string, PromMetadataEntry[]>>>;
+  /** Thanos Query's list of the stores it reads (/api/v1/stores); Prometheus and VictoriaMetrics have no such endpoint and fail */
+  thanosStores(signal?: AbortSignal): Promise<PromResult<unknown>>;
 }

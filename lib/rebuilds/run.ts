@@ -1,5 +1,5 @@
 /** Runs one Edge rebuilds panel: detect the profile for the range, build its queries, send them. */
-import { hasNativeHistograms, type Flavor } from "../promql/flavor";
+import { CLOSED_PROMETHEUS, engineInfos, hasNativeHistograms, type EngineTraits } from "../promql/flavor";
 import type { PromClient } from "../promql/types";
 import type { Series } from "../promql/types";
 import type { PanelRequest } from "../panels/params";
@@ -15,8 +15,8 @@ export interface RebuildDeps {
   siteLabel: string;
   hubJobs: string[];
   upstream: { resource: string; group?: string };
-  /** which engine answers (flavor.ts), asked once; Prometheus when not given */
-  flavor?: (signal?: AbortSignal) => Promise<Flavor>;
+  /** which engine answers and how it reads windows (flavor.ts), asked once; Prometheus 2's when not given */
+  engine?: (signal?: AbortSignal) => Promise<EngineTraits>;
 }
 
 /** Flags quantile series that sit at the top finite bucket, where histogram_quantile can only say "at least". */
@@ -47,10 +47,10 @@ export async function runRebuildPanel(deps: RebuildDeps, panel: RebuildPanelDef,
     const looked = [...new Set(REBUILD_PROFILES.map(countSelector))].join(", ");
     return { data: { ...base, query: "", queries: [], series: [] }, warnings: [], infos: [`No rebuild metrics in this range: looked for ${looked}.`] };
   }
-  const flavor = (await deps.flavor?.(signal)) ?? "prometheus";
+  const engine = (await deps.engine?.(signal)) ?? CLOSED_PROMETHEUS;
   const vars: RebuildVars = {
     detected,
-    nativeHistograms: hasNativeHistograms(flavor),
+    nativeHistograms: hasNativeHistograms(engine.flavor),
     siteLabel: deps.siteLabel,
     windowSeconds: plan.windowSeconds,
     rangeSeconds: plan.rangeSeconds,
@@ -73,6 +73,6 @@ export async function runRebuildPanel(deps: RebuildDeps, panel: RebuildPanelDef,
       ...(nothingToDraw(queries, answer.series) ? { nothingToDraw: true as const } : {}),
     },
     warnings: unique([...limited.warnings, ...capped, ...answer.warnings]),
-    infos: unique([...infos, ...answer.infos]),
+    infos: unique([...infos, ...answer.infos, ...(queries.length > 0 ? engineInfos(engine, plan.stepSeconds, panel.mode === "range") : [])]),
   };
 }

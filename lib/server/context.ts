@@ -4,7 +4,7 @@
  * snapshot and object stores, and the recorder. Building opens nothing; startServer (start.ts) opens
  * the live store and starts recording. Server-side only; nothing here is sent to browsers.
  */
-import { detectFlavor, type Flavor } from "../promql/flavor";
+import { detectFlavor, detectWindows, type EngineTraits, type Flavor, type WindowSemantics } from "../promql/flavor";
 import { join } from "node:path";
 import { loadConfig, type AppConfig } from "../config/load";
 import { createPromClient } from "../prometheus/client";
@@ -35,7 +35,8 @@ export interface ServerContext {
     probe: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
     detectRebuilds: (bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<DetectedProfile | null>;
     /** the engine behind prometheus.url (configured, or detected once and kept) */
-    flavor: (signal?: AbortSignal) => Promise<Flavor>;
+    /** which engine answers, how it reads windows, and what Thanos may read (flavor.ts) */
+    engine: (signal?: AbortSignal) => Promise<EngineTraits>;
     /** what /readyz says of it: the configured flavor, the last one detected, or that none is yet */
     flavorShown: () => string;
   } | null;
@@ -109,6 +110,12 @@ export function buildContext(config: AppConfig): ServerContext {
     if (found) detected = found;
     return found ?? "prometheus";
   };
+  // Asked of the engine (VictoriaMetrics has its own semantics, which its flavor covers); not known yet: Prometheus 2's.
+  const windowsKept = kept<WindowSemantics | null>((found) => found !== null);
+  const engine = async (signal?: AbortSignal): Promise<EngineTraits> => {
+    const [found, windows] = await Promise.all([flavor(signal), windowsKept("windows", () => detectWindows(client), signal)]);
+    return { flavor: found, windows: windows ?? "closed", sourceResolution: config.prometheus!.maxSourceResolution };
+  };
   const flavorShown = () => (configuredFlavor !== "auto" ? `${configuredFlavor} (configured)` : detected ? `${detected} (detected)` : "not detected yet");
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) =>
     labelSets(job ?? "\u0000all", () => probeLabelSets(client, job, bounds), signal);
@@ -127,6 +134,13 @@ export function buildContext(config: AppConfig): ServerContext {
     stores,
     recording,
     notesStore,
-    prometheus: { detectRebuilds, client, scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds, probe, flavor, flavorShown },
+    prometheus: {
+      detectRebuilds,
+      client,
+      scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds,
+      probe,
+      engine,
+      flavorShown,
+    },
   };
 }

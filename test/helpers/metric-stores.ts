@@ -1,16 +1,21 @@
 /** The metric stores every panel is checked on, each started with the same scenario's series and one ground truth. */
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startPrometheus, type TestPrometheus } from "./prometheus";
+import { startThanos } from "./thanos";
 import { startVictoriaMetrics } from "./victoria-metrics";
 
 export interface MetricStore {
   name: string;
   /** what /readyz says Churnscope found answering */
-  flavor: "prometheus" | "victoriametrics";
+  flavor: "prometheus" | "victoriametrics" | "thanos";
+  /** how its rate() reads a window: Debian's Prometheus 2 [t−w, t]; Thanos's engine, Prometheus 3's, (t−w, t] */
+  windows: "closed" | "left-open";
   start: (series: CounterSeries[]) => Promise<TestPrometheus>;
 }
 
 export const METRIC_STORES: MetricStore[] = [
-  { name: "Prometheus", flavor: "prometheus", start: startPrometheus },
-  { name: "VictoriaMetrics", flavor: "victoriametrics", start: startVictoriaMetrics },
+  { name: "Prometheus", flavor: "prometheus", windows: "closed", start: startPrometheus },
+  // MetricsQL's rate() takes the last sample before the window as its start: the closed window's figure.
+  { name: "VictoriaMetrics", flavor: "victoriametrics", windows: "closed", start: startVictoriaMetrics },
+  { name: "Thanos (two Prometheus replicas, deduplicated)", flavor: "thanos", windows: "left-open", start: startThanos },
 ];

@@ -65,7 +65,10 @@ function eachPoint(data: PanelData, name: string | undefined, truth: (site: stri
   expect(checked).toBeGreaterThan(100);
 }
 
-describe.each(METRIC_STORES)("on $name", (store) => {
+// The truths here count events in closed windows (the samples on both edges), ratios and means of them included, so
+// they are the figures of the engines that read windows so; where one reads them left-open (Thanos), write-load-api
+// checks the rates against that engine's own semantics and that every chart says which it follows.
+describe.each(METRIC_STORES.filter((s) => s.windows === "closed"))("on $name", (store) => {
   beforeAll(async () => {
     replay = generateReplay(PARAMS);
     prom = await store.start(replaySeries(replay));

@@ -58,7 +58,10 @@ const RESOURCES = [
   ["configmaps", ""],
 ] as const;
 
-describe.each(METRIC_STORES)("on $name", (store) => {
+// The truths here count events in closed windows (the samples on both edges), ratios and means of them included, so
+// they are the figures of the engines that read windows so; where one reads them left-open (Thanos), write-load-api
+// checks the rates against that engine's own semantics and that every chart says which it follows.
+describe.each(METRIC_STORES.filter((s) => s.windows === "closed"))("on $name", (store) => {
   beforeAll(async () => {
     scenario = buildSignalsScenario();
     prom = await store.start(scenario.series);

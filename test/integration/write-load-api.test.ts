@@ -15,9 +15,19 @@ import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
-import { METRIC_STORES } from "../helpers/metric-stores";
+import { METRIC_STORES, type MetricStore } from "../helpers/metric-stores";
 import type { TestPrometheus } from "../helpers/prometheus";
-import { buildWriteLoadScenario, HUB_JOB, LEGACY_JOB, OLD_JOB, PROJECT_JOB, truthByKey, truthTotal, writesOf } from "../helpers/write-load-scenario";
+import {
+  buildWriteLoadScenario,
+  HUB_JOB,
+  LEGACY_JOB,
+  leftOpenRate,
+  OLD_JOB,
+  PROJECT_JOB,
+  truthByKey,
+  truthTotal,
+  writesOf,
+} from "../helpers/write-load-scenario";
 
 const FROM = "2026-09-11T12:00:00Z";
 const TO = "2026-09-11T16:00:00Z";
@@ -41,14 +51,22 @@ async function panel(id: string, params: Record<string, string>): Promise<PanelD
   return body.data;
 }
 
-/** Ground-truth rate at an evaluation instant: exact events in (t−w, t] divided by w. */
+/** how the engine under test reads a rate's window (metric-stores.ts) */
+let windows: MetricStore["windows"];
+
+/**
+ * Ground-truth rate at an evaluation instant: exact events in (t−w, t] divided by w where the engine reads the window
+ * closed (the samples on both edges), and where it reads it left-open, Prometheus's extrapolation of the samples inside.
+ */
 function truthRate(filter: Parameters<typeof truthTotal>[1], tSeconds: number, windowSeconds: number): number {
+  if (windows === "left-open") return leftOpenRate(series, filter, tSeconds, windowSeconds) ?? NaN;
   return truthTotal(series, filter, tSeconds - windowSeconds, tSeconds) / windowSeconds;
 }
 
 describe.each(METRIC_STORES)("on $name", (store) => {
   beforeAll(async () => {
     series = buildWriteLoadScenario();
+    windows = store.windows;
     prom = await store.start(series);
     const config = writeConfig(
       [
@@ -105,6 +123,18 @@ describe.each(METRIC_STORES)("on $name", (store) => {
       await panel("writes-by-resource", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "60" });
       const ready = await (await fetch(`${app.url}/readyz`)).json();
       expect(ready.checks.source).toBe(`prometheus configured: ${store.flavor} (detected)`);
+    });
+
+    it("says on a chart of rates how this engine reads their windows, and on Thanos what it merged and read", async () => {
+      const { body } = await api("/api/panels/writes-by-resource", { from: FROM, to: TO, apiserver: PROJECT_JOB, step: "60" });
+      if (body.status !== "success") throw new Error(body.error);
+      const leftOpen = body.infos.filter((i) => i.startsWith("Rates follow this engine's windows, (t−w, t]"));
+      expect(leftOpen).toHaveLength(store.windows === "left-open" ? 1 : 0);
+      expect(body.infos.includes("Thanos: replicas deduplicated; raw samples only.")).toBe(store.flavor === "thanos");
+      // A total is an exact count on every engine: the window's semantics are not said there.
+      const totals = await api("/api/panels/write-totals", { from: FROM, to: TO, apiserver: PROJECT_JOB });
+      if (totals.body.status !== "success") throw new Error(totals.body.error);
+      expect(totals.body.infos.filter((i) => i.startsWith("Rates follow"))).toEqual([]);
     });
 
     it("writes-by-resource: exact rates, the true top 10, and other = the sum of the rest", async () => {

@@ -41,7 +41,7 @@ export async function grafanaExport(ctx: ServerContext, params: Record<string, s
   if (!ctx.prometheus) throw notConfigured();
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   const bounds = { startSeconds: Math.floor(startMs / 1000), endSeconds: Math.ceil(endMs / 1000) };
-  const nativeHistograms = hasNativeHistograms(await ctx.prometheus.flavor(signal));
+  const nativeHistograms = hasNativeHistograms((await ctx.prometheus.engine(signal)).flavor);
   const [resource, group] = splitResource(p.resource);
   const { windowSeconds, rangeSeconds } = GRAFANA_PLACEHOLDERS;
   let panels: GrafanaPanelInput[];

@@ -159,7 +159,7 @@ export function rebuildDeps(config: ServerContext["config"], prometheus: NonNull
     client: prometheus.client,
     scrapeIntervalSeconds: prometheus.scrapeIntervalSeconds,
     detect: prometheus.detectRebuilds,
-    flavor: prometheus.flavor,
+    engine: prometheus.engine,
     siteLabel: config.siteLabel,
     hubJobs: config.apiservers.hub,
     upstream: { resource: resource ?? "connectors", group },

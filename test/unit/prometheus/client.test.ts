@@ -8,6 +8,7 @@ import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPromClient, parseEnvelope } from "@/lib/prometheus/client";
 import { PromError } from "@/lib/promql/errors";
+import { detectFlavor, detectWindows, engineInfos, WINDOW_PROBE, type EngineTraits, type SourceResolution } from "@/lib/promql/flavor";
 import { freePort } from "../../helpers/processes";
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
@@ -64,6 +65,20 @@ describe("Prometheus client", () => {
     expect(request.headers["x-scope-orgid"]).toBe("t1");
     const form = new URLSearchParams(request.body);
     expect(Object.fromEntries(form)).toMatchObject({ query: "up", start: "60", end: "120", step: "15", partial_response: "false", timeout: "1s" });
+  });
+
+  it("asks Thanos to merge replicas and read raw blocks unless told otherwise; auto reads a fifth of the step", async () => {
+    handler = (_req, _body, res) => res.end(JSON.stringify({ status: "success", data: { resultType: "matrix", result: [] } }));
+    const sent = () => Object.fromEntries(new URLSearchParams(seen[seen.length - 1].body));
+    await client().queryRange("up", { startSeconds: 0, endSeconds: 86_400, stepSeconds: 3600 });
+    expect(sent()).toMatchObject({ dedup: "true", max_source_resolution: "0s" });
+    const auto = createPromClient({ url: base, headers: {}, timeoutMs: 2000, maxSourceResolution: "auto" });
+    await auto.queryRange("up", { startSeconds: 0, endSeconds: 86_400, stepSeconds: 3600 });
+    expect(sent()).toMatchObject({ dedup: "true", max_source_resolution: "720s" });
+    await auto.query("up", 60);
+    expect(sent()).toMatchObject({ dedup: "true", max_source_resolution: "0s" });
+    await createPromClient({ url: base, headers: {}, timeoutMs: 2000, maxSourceResolution: "1h" }).query("up", 60);
+    expect(sent()).toMatchObject({ max_source_resolution: "3600s" });
   });
 
   it("sends repeated match[] for series and label values", async () => {
@@ -231,6 +246,63 @@ describe("Prometheus client", () => {
 });
 
 describe("the engine behind an answer", () => {
+  const answering = (stores: (res: ServerResponse) => void) => {
+    handler = (req, _body, res) => {
+      if (req.url?.includes("/api/v1/stores")) return stores(res);
+      res.end(JSON.stringify({ status: "success", data: { resultType: "vector", result: [] } }));
+    };
+  };
+
+  it("is Thanos where /api/v1/stores answers, Prometheus where it is refused, and unknown where nothing answers", async () => {
+    answering((res) => res.end(JSON.stringify({ status: "success", data: { sidecar: [{ name: "127.0.0.1:1" }] } })));
+    expect(await detectFlavor(client())).toBe("thanos");
+    answering((res) => {
+      res.statusCode = 404;
+      res.end("404 page not found");
+    });
+    expect(await detectFlavor(client())).toBe("prometheus");
+    answering((res) => {
+      res.statusCode = 503;
+      res.end("upstream down");
+    });
+    expect(await detectFlavor(client())).toBeNull();
+  });
+
+  it("a Thanos panel says the replicas are merged and whether downsampled blocks may answer", () => {
+    const thanos = (sourceResolution: SourceResolution): EngineTraits => ({ flavor: "thanos", windows: "closed", sourceResolution });
+    expect(engineInfos({ flavor: "prometheus", windows: "closed", sourceResolution: "auto" }, 86_400, true)).toEqual([]);
+    expect(engineInfos(thanos("raw"), 86_400, true)).toEqual(["Thanos: replicas deduplicated; raw samples only."]);
+    // auto reads a fifth of the step: 5m blocks from a 25-minute step, 1h blocks from a 5-hour one
+    expect(engineInfos(thanos("auto"), 1499, true)).toEqual(["Thanos: replicas deduplicated; raw samples only."]);
+    expect(engineInfos(thanos("auto"), 1500, true)).toEqual([expect.stringMatching(/downsampled to 5m \(max_source_resolution=300s\).*estimates/)]);
+    expect(engineInfos(thanos("auto"), 18_000, false)).toEqual([expect.stringMatching(/downsampled to 1h \(max_source_resolution=3600s\)/)]);
+    expect(engineInfos(thanos("5m"), 60, true)).toEqual([expect.stringMatching(/downsampled to 5m/)]);
+  });
+
+  it("a rate over left-open windows says so, on charts of rates only, and not where VictoriaMetrics answers with its own", () => {
+    const leftOpen = (flavor: EngineTraits["flavor"]): EngineTraits => ({ flavor, windows: "left-open", sourceResolution: "raw" });
+    expect(engineInfos(leftOpen("prometheus"), 60, true)).toEqual([expect.stringMatching(/^Rates follow this engine's windows, \(t−w, t\]/)]);
+    expect(engineInfos(leftOpen("prometheus"), 60, false)).toEqual([]);
+    expect(engineInfos(leftOpen("victoriametrics"), 60, true)).toEqual([]);
+    expect(engineInfos(leftOpen("thanos"), 60, true)).toHaveLength(2);
+  });
+
+  it("tells closed windows from left-open ones by the points the engine counts in a window, and asks again where it cannot tell", async () => {
+    const counting = (value: string | null) => {
+      handler = (_req, body, res) => {
+        expect(new URLSearchParams(body).get("query")).toBe(WINDOW_PROBE);
+        const result = value === null ? [] : [{ metric: {}, value: [60, value] }];
+        res.end(JSON.stringify({ status: "success", data: { resultType: "vector", result } }));
+      };
+    };
+    counting("5");
+    expect(await detectWindows(client())).toBe("closed");
+    counting("4");
+    expect(await detectWindows(client())).toBe("left-open");
+    counting(null);
+    expect(await detectWindows(client())).toBeNull();
+  });
+
   it("is VictoriaMetrics where the answer carries its statistics, as every VictoriaMetrics query answer does", () => {
     const vm = '{"status":"success","data":{"resultType":"vector","result":[]},"stats":{"seriesFetched":"0","executionTimeMsec":0}}';
     expect(parseEnvelope(200, vm).servedBy).toBe("victoriametrics");

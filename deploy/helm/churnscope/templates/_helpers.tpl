@@ -22,7 +22,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- define "churnscope.config" -}}
 {{- $config := dict "dataDir" "/data" "apiservers" .Values.apiservers -}}
 {{- if .Values.prometheus.url -}}
-{{- $prometheus := dict "url" .Values.prometheus.url "scrapeIntervalSeconds" .Values.prometheus.scrapeIntervalSeconds "flavor" .Values.prometheus.flavor -}}
+{{- $prometheus := dict "url" .Values.prometheus.url "scrapeIntervalSeconds" .Values.prometheus.scrapeIntervalSeconds "flavor" .Values.prometheus.flavor "maxSourceResolution" .Values.prometheus.maxSourceResolution -}}
 {{- if .Values.prometheus.bearerTokenSecret.name -}}{{- $_ := set $prometheus "bearerToken" (dict "env" "PROMETHEUS_BEARER_TOKEN") -}}{{- end -}}
 {{- $_ := set $config "prometheus" $prometheus -}}
 {{- end -}}
