@@ -60,11 +60,14 @@ const UNITS: Record<Unit, string> = {
   "events/h": "suffix: events/h",
 };
 
-/** The query text with Grafana's variables for Churnscope's placeholders. */
+/** The query text with Grafana's variables for Churnscope's placeholders (a window's seconds as a number: a rate's rise over it). */
 export function grafanaExpr(promql: string): string {
   return promql
     .replaceAll(`[${GRAFANA_PLACEHOLDERS.windowSeconds}s]`, "[$__rate_interval]")
+    .replaceAll(`offset ${GRAFANA_PLACEHOLDERS.windowSeconds}s`, "offset $__rate_interval")
+    .replaceAll(`${GRAFANA_PLACEHOLDERS.windowSeconds}`, "($__rate_interval_ms / 1000)")
     .replaceAll(`[${GRAFANA_PLACEHOLDERS.rangeSeconds}s]`, "[$__range]")
+    .replaceAll(`offset ${GRAFANA_PLACEHOLDERS.rangeSeconds}s`, "offset $__range")
     .replaceAll(`${GRAFANA_PLACEHOLDERS.rangeSeconds}`, "$__range_s");
 }
 

@@ -7,7 +7,7 @@ import { selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import { dottedResource, goTypeResource, storageResource } from "./resource-labels";
 import { SIGNAL_PANELS } from "./signals";
-import { by, m, notDryRun, perReplica, rateWindow as w, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
+import { by, counterRate, m, notDryRun, perReplica, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
 
 /**
  * A counter's exact rise over a range: its last value in the range minus its last value before it.
@@ -38,7 +38,7 @@ export const PANELS: readonly PanelDef[] = [
     topN: 10,
     resourcePinsSeries: true,
     queries: (vars) => ({
-      queries: [{ promql: `sum${by(vars, ["group", "resource"])} (rate(${writes({ ...vars, resource: undefined, group: undefined })}[${w(vars)}]))` }],
+      queries: [{ promql: `sum${by(vars, ["group", "resource"])} (${counterRate(writes({ ...vars, resource: undefined, group: undefined }), vars)})` }],
       infos: [],
     }),
   },
@@ -51,7 +51,7 @@ export const PANELS: readonly PanelDef[] = [
     chart: "lines",
     needsResource: true,
     queries: (vars) => ({
-      queries: [{ promql: `sum${by(vars, ["verb", "subresource"])} (rate(${writes(vars)}[${w(vars)}]))` }],
+      queries: [{ promql: `sum${by(vars, ["verb", "subresource"])} (${counterRate(writes(vars), vars)})` }],
       infos: [],
     }),
   },
@@ -79,7 +79,7 @@ export const PANELS: readonly PanelDef[] = [
     chart: "lines",
     needsResource: false,
     queries: (vars) => ({
-      queries: [{ promql: `sum${by(vars, ["code"])} (rate(${writes(vars, [m("code", "!~", "2..")])}[${w(vars)}]))` }],
+      queries: [{ promql: `sum${by(vars, ["code"])} (${counterRate(writes(vars, [m("code", "!~", "2..")]), vars)})` }],
       infos: [],
     }),
   },
@@ -110,12 +110,15 @@ export const PANELS: readonly PanelDef[] = [
     queries: (vars) => ({
       queries: [
         {
-          promql: `sum${by(vars, ["verb"])} (rate(${selector("apiserver_request_total", [
-            m("job", "=", vars.job),
-            m("resource", "=", "leases"),
-            m("verb", "=~", "PATCH|PUT|APPLY|POST"),
-            notDryRun(vars),
-          ])}[${w(vars)}]))`,
+          promql: `sum${by(vars, ["verb"])} (${counterRate(
+            selector("apiserver_request_total", [
+              m("job", "=", vars.job),
+              m("resource", "=", "leases"),
+              m("verb", "=~", "PATCH|PUT|APPLY|POST"),
+              notDryRun(vars),
+            ]),
+            vars,
+          )})`,
         },
       ],
       infos: [],
@@ -165,7 +168,7 @@ function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos:
     return {
       queries: [
         api,
-        { name: "effective writes (etcd)", promql: `sum(rate(${selector(counter, [m("job", "=", vars.job), ...resource, operations])}[${w(vars)}]))` },
+        { name: "effective writes (etcd)", promql: `sum(${counterRate(selector(counter, [m("job", "=", vars.job), ...resource, operations]), vars)})` },
       ],
       infos: counterInfos,
     };
@@ -208,7 +211,7 @@ function watchFanoutQueries(vars: PanelVars): { queries: NamedQuery[]; infos: st
   if (vars.labelSets.watchEvents === "kind") {
     // Kubernetes ≤ 1.33 labels watch events by kind, which a resource name cannot be mapped to here.
     return {
-      queries: [{ promql: `sum${by(vars, ["group", "kind"])} (rate(${selector(metric, [m("job", "=", vars.job)])}[${w(vars)}]))` }],
+      queries: [{ promql: `sum${by(vars, ["group", "kind"])} (${counterRate(selector(metric, [m("job", "=", vars.job)]), vars)})` }],
       infos: vars.resource
         ? ["This API server labels watch events by kind (Kubernetes ≤ 1.33), so the panel shows every kind, not only the selected resource."]
         : [],
@@ -217,7 +220,7 @@ function watchFanoutQueries(vars: PanelVars): { queries: NamedQuery[]; infos: st
   return {
     queries: [
       {
-        promql: `sum${by(vars, ["group", "resource"])} (rate(${selector(metric, [m("job", "=", vars.job), m("resource", "=", vars.resource), m("group", "=", vars.group)])}[${w(vars)}]))`,
+        promql: `sum${by(vars, ["group", "resource"])} (${counterRate(selector(metric, [m("job", "=", vars.job), m("resource", "=", vars.resource), m("group", "=", vars.group)]), vars)})`,
       },
     ],
     infos: vars.labelSets.watchEvents === "none" ? ["apiserver_watch_events_total is not scraped for this API server."] : [],

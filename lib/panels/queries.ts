@@ -4,6 +4,7 @@
  * PromQL only through promql.ts's escaping selector builder.
  */
 import { NEVER_STORED_RESOURCES, NEVER_STORED_SUBRESOURCE } from "../churn/never-stored";
+import type { WindowSemantics } from "../promql/flavor";
 import { histogramMean } from "../promql/histogram";
 import { byClause, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
@@ -46,6 +47,8 @@ export interface PanelVars {
   labelSets: LabelSets;
   /** whether the engine has native histograms (flavor.ts): without, only classic series are asked */
   nativeHistograms: boolean;
+  /** how the engine reads a rate's window (flavor.ts); closed, Prometheus 2's, when not given */
+  windows?: WindowSemantics;
   /** Count requests sent with ?dryRun (validated, never stored); left out unless the view asks. */
   includeDryRun?: boolean;
 }
@@ -105,7 +108,7 @@ export const NEVER_STORED: Matcher[] = [
 
 /** Successful writes that can reach storage, as one line: the left side of every no-op estimate. */
 export function storableWrites(vars: PanelVars): NamedQuery {
-  return { name: "API writes (2xx)", promql: `sum(rate(${writes(vars, [m("code", "=~", "2.."), ...NEVER_STORED])}[${rateWindow(vars)}]))` };
+  return { name: "API writes (2xx)", promql: `sum(${counterRate(writes(vars, [m("code", "=~", "2.."), ...NEVER_STORED]), vars)})` };
 }
 
 /** Group by these labels, plus `job` when the view spans every API server. */
@@ -116,17 +119,36 @@ export function by(vars: PanelVars, labels: string[]): string {
 export const rateWindow = (vars: PanelVars) => promDuration(vars.windowSeconds);
 
 /**
+ * A counter's rise over a window, exact where the scrapes sit on its edges. Prometheus 2 reads a window as [t−w, t],
+ * so increase() is then that rise. Prometheus 3 and Thanos read (t−w, t]: increase() leaves the left edge's sample
+ * out and extrapolates, so there the rise is asked for directly, the counter's value less its value a window before;
+ * where it reset within the window or had no value a window before (it began within it), and for a native histogram
+ * (which a comparison drops), increase() answers.
+ */
+export function counterRise(series: string, seconds: number, windows: WindowSemantics = "closed"): string {
+  const w = promDuration(seconds);
+  if (windows !== "left-open") return `increase(${series}[${w}])`;
+  return `(${series} - ${series} offset ${w}) >= 0 unless resets(${series}[${w}]) > 0 or increase(${series}[${w}])`;
+}
+
+/** A counter's per-second rate over each window: rate(), or where the engine reads windows left-open, its rise over the window (counterRise) per second. */
+export function counterRate(series: string, window: { windowSeconds: number; windows?: WindowSemantics }): string {
+  if (window.windows !== "left-open") return `rate(${series}[${promDuration(window.windowSeconds)}])`;
+  return `(${counterRise(series, window.windowSeconds, "left-open")}) / ${promDuration(window.windowSeconds).slice(0, -1)}`;
+}
+
+/**
  * A counter every API server replica reports in full (each receives every event): one replica's
  * rate per API server, summed across API servers.
  */
 export function perReplica(vars: PanelVars, series: string, labels: string[] = []): string {
-  return `sum${byClause(labels)} (max${byClause(["job", ...labels])} (sum${byClause(["job", "instance", ...labels])} (rate(${series}[${rateWindow(vars)}]))))`;
+  return `sum${byClause(labels)} (max${byClause(["job", ...labels])} (sum${byClause(["job", "instance", ...labels])} (${counterRate(series, vars)})))`;
 }
 
 /** A histogram's mean over each window for the view's API server, grouped by `labels` (see histogramMean). */
 export function meanOf(vars: PanelVars, metric: string, matchers: (Matcher | undefined)[], labels: string[]): string {
   return histogramMean(
-    (series) => `sum${by(vars, labels)} (rate(${series}[${rateWindow(vars)}]))`,
+    (series) => `sum${by(vars, labels)} (${counterRate(series, vars)})`,
     (suffix) => selector(`${metric}${suffix}`, matchers),
     vars.nativeHistograms,
   );

@@ -145,6 +145,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
     rangeSeconds: plan.rangeSeconds,
     labelSets,
     nativeHistograms: hasNativeHistograms(engine.flavor),
+    windows: engine.windows,
     includeDryRun: req.includeDryRun,
   });
   const answer = await executeQueries(deps.client, panel.mode, plan, req, queries, signal);

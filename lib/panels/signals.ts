@@ -6,7 +6,7 @@
  */
 import { histogramSum } from "../promql/histogram";
 import { selector, type Matcher } from "../promql/promql";
-import { by, meanOf, m, perReplica, rateWindow as w, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
+import { by, counterRate, meanOf, m, perReplica, rateWindow as w, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
 import { storageResource } from "./resource-labels";
 
 const job = (vars: PanelVars) => m("job", "=", vars.job);
@@ -42,16 +42,16 @@ function noopEvidence(vars: PanelVars): { queries: NamedQuery[]; infos: string[]
       name: "managedFields-only updates (reverted; whole API server)",
       // The equal_objects series appears at the first such update; until then the family's other code paths say it counted none.
       promql: [
-        `sum(rate(${selector(`${comparisons}_count`, equal)}[${w(vars)}]))`,
+        `sum(${counterRate(selector(`${comparisons}_count`, equal), vars)})`,
         vars.nativeHistograms ? `histogram_count(sum(rate(${selector(comparisons, equal)}[${w(vars)}])))` : "",
-        `0 * sum(rate(${selector(`${comparisons}_count`, [job(vars)])}[${w(vars)}]))`,
+        `0 * sum(${counterRate(selector(`${comparisons}_count`, [job(vars)]), vars)})`,
         vars.nativeHistograms ? `0 * histogram_count(sum(rate(${selector(comparisons, [job(vars)])}[${w(vars)}])))` : "",
       ]
         .filter(Boolean)
         .join(" or "),
       whenEmpty: `${comparisons} is not scraped here.`,
     },
-    ...CONSUMER_NOOPS.map((c) => ({ name: c.name, promql: `sum(rate(${selector(c.metric, c.matchers)}[${w(vars)}]))` })),
+    ...CONSUMER_NOOPS.map((c) => ({ name: c.name, promql: `sum(${counterRate(selector(c.metric, c.matchers), vars)})` })),
   ];
   const infos = vars.resource
     ? ["The managedFields comparison and the consumers' counters have no resource label: their lines are for everything they watch."]
@@ -113,8 +113,8 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
     largest: 10,
     queries: (vars) => {
       if (vars.labelSets.watchEvents === "kind") return { queries: [], infos: [`${WATCH_EVENTS_BY_KIND}, so they cannot be matched to a resource's writes.`] };
-      const events = `sum${by(vars, ["group", "resource"])} (rate(${selector("apiserver_watch_events_total", ofResource(vars))}[${w(vars)}]))`;
-      const written = `sum${by(vars, ["group", "resource"])} (rate(${writes(vars, [m("code", "=~", "2..")])}[${w(vars)}]))`;
+      const events = `sum${by(vars, ["group", "resource"])} (${counterRate(selector("apiserver_watch_events_total", ofResource(vars)), vars)})`;
+      const written = `sum${by(vars, ["group", "resource"])} (${counterRate(writes(vars, [m("code", "=~", "2..")]), vars)})`;
       return { queries: [{ promql: `${events} / ${written}`, whenEmpty: "apiserver_watch_events_total is not scraped here." }], infos: [] };
     },
   },
@@ -133,7 +133,7 @@ export const SIGNAL_PANELS: readonly PanelDef[] = [
       const grouping = by(vars, kind ? ["group", "kind"] : ["group", "resource"]);
       const sizes = "apiserver_watch_events_sizes";
       const promql = histogramSum(
-        (series) => `sum${grouping} (rate(${series}[${w(vars)}]))`,
+        (series) => `sum${grouping} (${counterRate(series, vars)})`,
         (suffix) => selector(`${sizes}${suffix}`, matchers),
         vars.nativeHistograms,
       );

@@ -261,10 +261,13 @@ export function parseEnvelope<T>(httpStatus: number, text: string): PromResult<T
     const failure = errorType === "timeout" ? "timeout" : "upstream";
     throw new PromError(failure, `Prometheus ${errorType} error (HTTP ${httpStatus}): ${message}`, httpStatus, errorType);
   }
+  // Thanos answers Prometheus's infos among its warnings; Prometheus marks each by its prefix.
+  const warnings = stringList(body.warnings);
+  const isInfo = (w: string) => w.startsWith("PromQL info:");
   return {
     data: body.data as T,
-    warnings: stringList(body.warnings),
-    infos: stringList(body.infos),
+    warnings: warnings.filter((w) => !isInfo(w)),
+    infos: [...stringList(body.infos), ...warnings.filter(isInfo)],
     ...(isObject(body.stats) && "seriesFetched" in body.stats ? { servedBy: "victoriametrics" as const } : {}),
   };
 }

@@ -57,15 +57,14 @@ export interface EngineTraits {
 export const CLOSED_PROMETHEUS: EngineTraits = { flavor: "prometheus", windows: "closed", sourceResolution: "raw" };
 
 /**
- * What a chart says of the engine's own semantics: rates over left-open windows (the figures differ from the
- * counts by up to one scrape's share of the window), and on Thanos the deduplicated replicas and the coarsest
- * blocks it may have read.
+ * What a chart says of the engine's own semantics: on left-open windows, how its rates are asked (queries.ts
+ * counterRate), and on Thanos the deduplicated replicas and the coarsest blocks it may have read.
  */
 export function engineInfos(engine: EngineTraits, stepSeconds: number, rates: boolean): string[] {
   const infos: string[] = [];
   if (rates && engine.windows === "left-open" && engine.flavor !== "victoriametrics")
     infos.push(
-      "Rates follow this engine's windows, (t−w, t] as in Prometheus 3: the sample on a window's left edge is left out and rate() extrapolates to the edge, so a point can differ from the exact count by up to one scrape's share of the window.",
+      "This engine reads a window as (t−w, t], as Prometheus 3 does, where rate() extrapolates: each rate here is the counter's rise over the window (its value less its value a window before), exact where the scrapes sit on the window's edges; where a counter reset or began within the window, rate() answers for it.",
     );
   if (engine.flavor !== "thanos") return infos;
   const seconds = maxSourceResolutionSeconds(engine.sourceResolution, stepSeconds);

@@ -3,7 +3,8 @@
  * the detected profile's metric names and the configured site label, through the escaping selector
  * builder. Ids are stable: they appear in URLs, the JSON API and snapshots.
  */
-import { WRITE_VERBS, type NamedQuery, type Unit } from "../panels/queries";
+import { counterRate, counterRise, WRITE_VERBS, type NamedQuery, type Unit } from "../panels/queries";
+import type { WindowSemantics } from "../promql/flavor";
 import { histogramMean, histogramSum, nativeShareAbove } from "../promql/histogram";
 import { byClause, escapeRegex, literalAlternation, selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
@@ -20,6 +21,8 @@ export interface RebuildVars {
   upstream: { resource: string; group?: string };
   /** whether the engine has native histograms (flavor.ts): without, only classic series are asked */
   nativeHistograms: boolean;
+  /** how the engine reads a rate's window (flavor.ts); closed, Prometheus 2's, when not given */
+  windows?: WindowSemantics;
 }
 
 export interface RebuildPanelDef {
@@ -37,7 +40,7 @@ export interface RebuildPanelDef {
 const ref = (r: MetricRef, suffix = "", extra: Matcher[] = []) => selector(`${r.metric}${suffix}`, [...r.matchers, ...extra]);
 const bySite = (v: RebuildVars, more: string[] = []) => byClause([v.siteLabel, ...more]);
 const w = (v: RebuildVars) => promDuration(v.windowSeconds);
-const rate = (v: RebuildVars, sel: string, more: string[] = []) => `sum${bySite(v, more)} (rate(${sel}[${w(v)}]))`;
+const rate = (v: RebuildVars, sel: string, more: string[] = []) => `sum${bySite(v, more)} (${counterRate(sel, v)})`;
 const topBucket = (v: RebuildVars) => v.detected.buckets.at(-1);
 const seconds = (s: number) => `${Number(s.toPrecision(6))} s`;
 /** Matches a bucket bound whether it is written "10" or "10.0" (Prometheus 3 normalises le). */
@@ -223,7 +226,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     queries: (v) => ({
       queries: [
         {
-          promql: `sum by (member_cluster, kind, operationResult) (rate(${selector("update_resource_to_cluster", [{ label: "result", op: "=", value: "success" }])}[${w(v)}])) * 3600`,
+          promql: `sum by (member_cluster, kind, operationResult) (${counterRate(selector("update_resource_to_cluster", [{ label: "result", op: "=", value: "success" }]), v)}) * 3600`,
         },
       ],
       infos: [],
@@ -247,7 +250,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
         { label: "code", op: "=~", value: "2.." },
       ]);
       return {
-        queries: [{ promql: `${rate(v, ref(v.detected.profile.count))} / on() group_left() sum(rate(${writes}[${w(v)}]))` }],
+        queries: [{ promql: `${rate(v, ref(v.detected.profile.count))} / on() group_left() sum(${counterRate(writes, v)})` }],
         infos: [`Upstream writes: ${v.upstream.resource}${v.upstream.group ? `.${v.upstream.group}` : ""} on ${v.hubJobs.join(", ")}.`],
       };
     },
@@ -260,11 +263,14 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
     mode: "total",
     queries: (v) => {
       const count = ref(v.detected.profile.count);
-      const r = promDuration(v.rangeSeconds);
-      const inc = (sel: string) => `sum${bySite(v)} (increase(${sel}[${r}]))`;
+      const inc = (sel: string) => `sum${bySite(v)} (${counterRise(sel, v.rangeSeconds, v.windows)})`;
       const queries: NamedQuery[] = [{ name: "rebuilds", promql: inc(count) }];
       const d = v.detected.profile.duration;
-      const infos = ["Totals are increase(), which Prometheus extrapolates to the range edges."];
+      const infos = [
+        v.windows === "left-open"
+          ? "Totals are each counter's rise over the range (its value less its value a range before); where a counter reset or began within it, increase(), which extrapolates to the range's edges."
+          : "Totals are increase(), which Prometheus extrapolates to the range edges.",
+      ];
       if (d) {
         queries.push({ name: "mean s", promql: timingMean(d, inc, v) });
         queries.push({ name: "busy s/s", promql: `(${timingSum(d, inc, v)}) / ${v.rangeSeconds}` });

@@ -51,6 +51,7 @@ export async function runRebuildPanel(deps: RebuildDeps, panel: RebuildPanelDef,
   const vars: RebuildVars = {
     detected,
     nativeHistograms: hasNativeHistograms(engine.flavor),
+    windows: engine.windows,
     siteLabel: deps.siteLabel,
     windowSeconds: plan.windowSeconds,
     rangeSeconds: plan.rangeSeconds,

@@ -19,3 +19,10 @@ export const METRIC_STORES: MetricStore[] = [
   { name: "VictoriaMetrics", flavor: "victoriametrics", windows: "closed", start: startVictoriaMetrics },
   { name: "Thanos (two Prometheus replicas, deduplicated)", flavor: "thanos", windows: "left-open", start: startThanos },
 ];
+
+/**
+ * A panel's infos less what the engine adds of its own (how it reads windows, Thanos's merge, Prometheus 3's PromQL
+ * infos such as a counter without a _total suffix): those are checked once, in write-load-api.test.ts.
+ */
+export const withoutEngineNotes = (infos: string[]) =>
+  infos.filter((i) => !i.startsWith("This engine reads a window") && !i.startsWith("Thanos:") && !i.startsWith("PromQL info:"));

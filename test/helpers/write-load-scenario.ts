@@ -221,30 +221,3 @@ export function truthByKey(
   }
   return out;
 }
-
-/**
- * What rate() answers at t over a w-second window on an engine that reads windows left-open, (t−w, t], as
- * Prometheus 3 and Thanos do: the increase between the first and last samples inside, extrapolated to the window's
- * edges by Prometheus's documented rule (to an edge closer than 1.1 average intervals, else half an interval; never
- * before the counter's zero). Summed over the matching series; null where none has two samples inside.
- */
-export function leftOpenRate(series: CounterSeries[], filter: Filter, tSeconds: number, windowSeconds: number): number | null {
-  let total: number | null = null;
-  for (const s of series) {
-    if (!filter(s.labels, s.name)) continue;
-    const first = Math.max(0, Math.floor((tSeconds - windowSeconds - s.startSeconds) / s.intervalSeconds) + 1);
-    const last = Math.min(s.values.length - 1, Math.floor((tSeconds - s.startSeconds) / s.intervalSeconds));
-    if (last - first < 1) continue;
-    const [firstT, lastT] = [s.startSeconds + first * s.intervalSeconds, s.startSeconds + last * s.intervalSeconds];
-    const increase = s.values[last] - s.values[first];
-    const sampled = lastT - firstT;
-    const average = sampled / (last - first);
-    let toStart = firstT - (tSeconds - windowSeconds);
-    let toEnd = tSeconds - lastT;
-    if (increase > 0 && s.values[first] >= 0) toStart = Math.min(toStart, sampled * (s.values[first] / increase));
-    if (toStart >= average * 1.1) toStart = average / 2;
-    if (toEnd >= average * 1.1) toEnd = average / 2;
-    total = (total ?? 0) + (increase * ((sampled + toStart + toEnd) / sampled)) / windowSeconds;
-  }
-  return total;
-}

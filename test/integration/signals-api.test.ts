@@ -10,7 +10,7 @@ import { joinResource } from "@/lib/panels/resource-name";
 import type { PanelData } from "@/lib/panels/run-panel";
 import { writeLoadRequests } from "@/lib/panels/write-load-requests";
 import { startApp, writeConfig, type TestApp, uploadSnapshot } from "../helpers/app";
-import { METRIC_STORES } from "../helpers/metric-stores";
+import { METRIC_STORES, withoutEngineNotes } from "../helpers/metric-stores";
 import type { TestPrometheus } from "../helpers/prometheus";
 import { buildSignalsScenario, CONSUMER_NAMES, eventsIn, OLD_SIGNALS_JOB, SIGNALS_JOB, type SignalsScenario } from "../helpers/signals-scenario";
 
@@ -30,7 +30,7 @@ async function panel(id: string, params: Record<string, string> = {}): Promise<{
   expect(res.status, JSON.stringify(body)).toBe(200);
   if (body.status !== "success") throw new Error(body.error);
   expect(body.warnings).toEqual([]);
-  return { data: body.data, infos: body.infos ?? [] };
+  return { data: body.data, infos: withoutEngineNotes(body.infos ?? []) };
 }
 
 /** The panel's series whose labels match, as value by instant (seconds). */
@@ -58,10 +58,7 @@ const RESOURCES = [
   ["configmaps", ""],
 ] as const;
 
-// The truths here count events in closed windows (the samples on both edges), ratios and means of them included, so
-// they are the figures of the engines that read windows so; where one reads them left-open (Thanos), write-load-api
-// checks the rates against that engine's own semantics and that every chart says which it follows.
-describe.each(METRIC_STORES.filter((s) => s.windows === "closed"))("on $name", (store) => {
+describe.each(METRIC_STORES)("on $name", (store) => {
   beforeAll(async () => {
     scenario = buildSignalsScenario();
     prom = await store.start(scenario.series);

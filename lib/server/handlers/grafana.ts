@@ -41,7 +41,9 @@ export async function grafanaExport(ctx: ServerContext, params: Record<string, s
   if (!ctx.prometheus) throw notConfigured();
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   const bounds = { startSeconds: Math.floor(startMs / 1000), endSeconds: Math.ceil(endMs / 1000) };
-  const nativeHistograms = hasNativeHistograms((await ctx.prometheus.engine(signal)).flavor);
+  const engine = await ctx.prometheus.engine(signal);
+  const nativeHistograms = hasNativeHistograms(engine.flavor);
+  const windows = engine.windows;
   const [resource, group] = splitResource(p.resource);
   const { windowSeconds, rangeSeconds } = GRAFANA_PLACEHOLDERS;
   let panels: GrafanaPanelInput[];
@@ -61,6 +63,7 @@ export async function grafanaExport(ctx: ServerContext, params: Record<string, s
         rangeSeconds,
         labelSets,
         nativeHistograms,
+        windows,
       };
       const { queries } = panel.queries(vars);
       return [{ title: panel.title, description: panel.description, unit: panel.unit, mode: panel.mode, stacked: panel.chart === "stacked", queries }];
@@ -69,7 +72,16 @@ export async function grafanaExport(ctx: ServerContext, params: Record<string, s
     const deps = rebuildDeps(ctx.config, ctx.prometheus);
     const detected = await deps.detect(bounds, signal);
     if (!detected) throw new ApiFailure(404, "no_rebuild_metrics", "no rebuild metrics in this range, so there is no dashboard to make");
-    const vars = { detected, siteLabel: deps.siteLabel, windowSeconds, rangeSeconds, hubJobs: deps.hubJobs, upstream: deps.upstream, nativeHistograms };
+    const vars = {
+      detected,
+      siteLabel: deps.siteLabel,
+      windowSeconds,
+      rangeSeconds,
+      hubJobs: deps.hubJobs,
+      upstream: deps.upstream,
+      nativeHistograms,
+      windows,
+    };
     panels = REBUILD_PANELS.map((panel) => ({
       title: panel.title,
       description: panel.description,

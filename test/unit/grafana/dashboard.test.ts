@@ -72,5 +72,12 @@ describe("a view as a Grafana dashboard", () => {
       expect(checkPromQL(filled.replaceAll("$resource", "r").replaceAll("$group", "g")), e).toEqual({ ok: true });
     }
     expect(grafanaExpr(`sum(increase(x[${rangeSeconds}s])) / ${rangeSeconds}`)).toBe("sum(increase(x[$__range])) / $__range_s");
+    // a rate asked as its rise over the window (an engine that reads windows left-open): every use of the window
+    expect(
+      grafanaExpr(`((x - x offset ${windowSeconds}s) >= 0 unless resets(x[${windowSeconds}s]) > 0 or increase(x[${windowSeconds}s])) / ${windowSeconds}`),
+    ).toBe("((x - x offset $__rate_interval) >= 0 unless resets(x[$__rate_interval]) > 0 or increase(x[$__rate_interval])) / ($__rate_interval_ms / 1000)");
+    expect(grafanaExpr(`(x - x offset ${rangeSeconds}s) >= 0 unless resets(x[${rangeSeconds}s]) > 0 or increase(x[${rangeSeconds}s])`)).toBe(
+      "(x - x offset $__range) >= 0 unless resets(x[$__range]) > 0 or increase(x[$__range])",
+    );
   });
 });

@@ -38,12 +38,22 @@ describe("panel catalog", () => {
     for (const p of PANELS)
       for (const labelSets of forms)
         for (const nativeHistograms of [true, false])
-          for (const over of [{}, { resource: "connectors", group: "networking.datumapis.com" }, { job: undefined }])
-            for (const q of p.queries(vars({ labelSets, nativeHistograms, ...over })).queries) {
-              expect(checkPromQL(q.promql), `${p.id}: ${q.promql}`).toEqual({ ok: true });
-              checked++;
-            }
-    expect(checked).toBeGreaterThan(PANELS.length * 18);
+          for (const windows of ["closed", "left-open"] as const)
+            for (const over of [{}, { resource: "connectors", group: "networking.datumapis.com" }, { job: undefined }])
+              for (const q of p.queries(vars({ labelSets, nativeHistograms, windows, ...over })).queries) {
+                expect(checkPromQL(q.promql), `${p.id}: ${q.promql}`).toEqual({ ok: true });
+                checked++;
+              }
+    expect(checked).toBeGreaterThan(PANELS.length * 36);
+  });
+
+  it("asks a counter's rate as rate() where the engine reads windows closed, and as its rise over the window where it reads them left-open", () => {
+    const closed = promql("writes-by-verb", { resource: "connectors" });
+    const leftOpen = promql("writes-by-verb", { resource: "connectors", windows: "left-open" });
+    const sel = 'apiserver_request_total{job="milo-apiserver", resource="connectors", verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION", dry_run=""}';
+    expect(closed[0]).toContain(`(rate(${sel}[60s]))`);
+    // the rise, unless the counter reset in the window (or had no value a window before: the subtraction has no series), where rate() answers
+    expect(leftOpen[0]).toContain(`(((${sel} - ${sel} offset 60s) >= 0 unless resets(${sel}[60s]) > 0 or increase(${sel}[60s])) / 60)`);
   });
 
   it("asks only the classic histogram series where the engine has no native histograms (VictoriaMetrics), and both forms elsewhere", () => {

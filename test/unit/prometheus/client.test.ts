@@ -246,6 +246,17 @@ describe("Prometheus client", () => {
 });
 
 describe("the engine behind an answer", () => {
+  it("keeps Prometheus's infos apart from its warnings where Thanos answers both as warnings", () => {
+    const thanos = JSON.stringify({
+      status: "success",
+      data: { resultType: "vector", result: [] },
+      warnings: ['PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: "x"', "store 10.0.0.1 unavailable"],
+    });
+    const parsed = parseEnvelope(200, thanos);
+    expect(parsed.warnings).toEqual(["store 10.0.0.1 unavailable"]);
+    expect(parsed.infos).toEqual(['PromQL info: metric might not be a counter, name does not end in _total/_sum/_count/_bucket: "x"']);
+  });
+
   const answering = (stores: (res: ServerResponse) => void) => {
     handler = (req, _body, res) => {
       if (req.url?.includes("/api/v1/stores")) return stores(res);
@@ -281,7 +292,9 @@ describe("the engine behind an answer", () => {
 
   it("a rate over left-open windows says so, on charts of rates only, and not where VictoriaMetrics answers with its own", () => {
     const leftOpen = (flavor: EngineTraits["flavor"]): EngineTraits => ({ flavor, windows: "left-open", sourceResolution: "raw" });
-    expect(engineInfos(leftOpen("prometheus"), 60, true)).toEqual([expect.stringMatching(/^Rates follow this engine's windows, \(t−w, t\]/)]);
+    expect(engineInfos(leftOpen("prometheus"), 60, true)).toEqual([
+      expect.stringMatching(/^This engine reads a window as \(t−w, t\].*the counter's rise over the window/),
+    ]);
     expect(engineInfos(leftOpen("prometheus"), 60, false)).toEqual([]);
     expect(engineInfos(leftOpen("victoriametrics"), 60, true)).toEqual([]);
     expect(engineInfos(leftOpen("thanos"), 60, true)).toHaveLength(2);
