@@ -85,8 +85,10 @@ export async function servePrometheus(
   config: string,
   flags: string[] = [],
   port?: number,
+  /** another Prometheus than the one on the PATH (the tests' Prometheus 3) */
+  binary?: string,
 ): Promise<BackfilledPrometheus & { output: () => string }> {
-  const prometheus = requireBinary("prometheus", HINT);
+  const prometheus = binary ?? requireBinary("prometheus", HINT);
   writeFileSync(join(dir, "prometheus.yml"), config);
   const listen = port ?? (await freePort());
   const running: Running = start(prometheus, [

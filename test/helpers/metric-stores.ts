@@ -1,6 +1,6 @@
 /** The metric stores every panel is checked on, each started with the same scenario's series and one ground truth. */
 import type { CounterSeries } from "@/lib/scenario/counters";
-import { startPrometheus, type TestPrometheus } from "./prometheus";
+import { startPrometheus, startPrometheus3, type TestPrometheus } from "./prometheus";
 import { startThanos } from "./thanos";
 import { startVictoriaMetrics } from "./victoria-metrics";
 
@@ -8,13 +8,14 @@ export interface MetricStore {
   name: string;
   /** what /readyz says Churnscope found answering */
   flavor: "prometheus" | "victoriametrics" | "thanos";
-  /** how its rate() reads a window: Debian's Prometheus 2 [t−w, t]; Thanos's engine, Prometheus 3's, (t−w, t] */
+  /** how its rate() reads a window: Debian's Prometheus 2 [t−w, t]; Prometheus 3 and Thanos (its engine) (t−w, t] */
   windows: "closed" | "left-open";
   start: (series: CounterSeries[]) => Promise<TestPrometheus>;
 }
 
 export const METRIC_STORES: MetricStore[] = [
   { name: "Prometheus", flavor: "prometheus", windows: "closed", start: startPrometheus },
+  { name: "Prometheus 3", flavor: "prometheus", windows: "left-open", start: startPrometheus3 },
   // MetricsQL's rate() takes the last sample before the window as its start: the closed window's figure.
   { name: "VictoriaMetrics", flavor: "victoriametrics", windows: "closed", start: startVictoriaMetrics },
   { name: "Thanos (two Prometheus replicas, deduplicated)", flavor: "thanos", windows: "left-open", start: startThanos },

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the tools the tests run besides the control plane (test/kube/build.sh): VictoriaMetrics single-node, Thanos,
-# helm and Versity Gateway (an S3 server),
+# Prometheus 3, helm and Versity Gateway (an S3 server),
 # each from its Go module at the version pinned in test/tools/<tool>/go.mod, into a cache outside the repository; a
 # second run with the same pins reuses them. Prints the directory holding the binaries.
 #   bash test/tools/build.sh           # build (cold: about 5 minutes on 2 cores) or reuse
@@ -27,6 +27,8 @@ build() { # tool dir, module, package, binary, [the Go package whose Version the
 build victoriametrics github.com/VictoriaMetrics/VictoriaMetrics github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics victoria-metrics
 # Thanos's own build tags (its .promu.yml): its gRPC codec reads Prometheus's labels as a slice, and panics on any other layout.
 build thanos github.com/thanos-io/thanos github.com/thanos-io/thanos/cmd/thanos thanos github.com/prometheus/common/version netgo,slicelabels
+# Prometheus 3 without its service discoveries (remove_all_sd, its own build tag): the tests only read backfilled blocks.
+build prometheus3 github.com/prometheus/prometheus github.com/prometheus/prometheus/cmd/prometheus prometheus-3 "" remove_all_sd
 build helm helm.sh/helm/v4 helm.sh/helm/v4/cmd/helm helm
 build versitygw github.com/versity/versitygw github.com/versity/versitygw/cmd/versitygw versitygw
 echo "$out"
