@@ -7,6 +7,7 @@ import Database from "better-sqlite3";
 import { objectKeyText } from "../objects/key";
 import type { ObjectKey } from "../wire/objects";
 import { addMissingColumns, migrate, type Migration } from "./migrator";
+import { MOVES } from "./moves";
 import type { StoreConnection } from "./types";
 
 const SCHEMA = `
@@ -103,6 +104,13 @@ const STORE_MIGRATIONS: readonly Migration[] = [
           list_after TEXT
         );
       `);
+    },
+  },
+  {
+    version: 4,
+    description: "the writes that can move an object's projection, with it, in an index of their own: the lanes read it without the rows",
+    apply(db) {
+      db.exec(`CREATE INDEX IF NOT EXISTS writes_moves ON writes (object_id, ts_ms, id, class, projection) WHERE ${MOVES}`);
     },
   },
 ];

@@ -272,11 +272,17 @@ export class Ranking {
       AND COALESCE((SELECT w.class FROM writes w WHERE w.object_id = o.id AND w.ts_ms <= ? ORDER BY w.ts_ms DESC, w.id DESC LIMIT 1), '') != 'delete'
       AND NOT EXISTS (SELECT 1 FROM writes w WHERE w.object_id = o.id AND w.ts_ms > ? AND w.ts_ms <= ?)`;
     const args = [...params, filter.fromMs, filter.fromMs, filter.fromMs, filter.fromMs, filter.toMs];
-    const total = (this.database.db.prepare(`SELECT COUNT(*) AS n FROM objects o WHERE ${where}`).get(...args) as { n: number }).n;
-    const keys = this.database.db
-      .prepare(`SELECT cluster, grp AS "group", kind, namespace, name FROM objects o WHERE ${where} ORDER BY namespace, name LIMIT ? OFFSET ?`)
-      .all(...args, limit, offset) as ObjectKey[];
-    return { total, keys };
+    // One pass: the page with the count of all beside each row; a page past the end (or none asked) counts alone.
+    const rows =
+      limit > 0
+        ? (this.database.db
+            .prepare(
+              `SELECT cluster, grp AS "group", kind, namespace, name, COUNT(*) OVER () AS total FROM objects o WHERE ${where} ORDER BY namespace, name LIMIT ? OFFSET ?`,
+            )
+            .all(...args, limit, offset) as (ObjectKey & { total: number })[])
+        : [];
+    const total = rows[0]?.total ?? (this.database.db.prepare(`SELECT COUNT(*) AS n FROM objects o WHERE ${where}`).get(...args) as { n: number }).n;
+    return { total, keys: rows.map(({ cluster, group, kind, namespace, name }) => ({ cluster, group, kind, namespace, name })) };
   }
 
   /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */

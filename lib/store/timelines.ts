@@ -5,10 +5,19 @@
  */
 import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
-import { buildTimeline, TIMELINE_LANES, type ColumnCount, type ObjectTimeline, type ProjectionChange, type TimelineSegment } from "../objects/timeline";
+import {
+  buildTimeline,
+  columnOf,
+  TIMELINE_LANES,
+  type ColumnCount,
+  type ObjectTimeline,
+  type ProjectionChange,
+  type TimelineSegment,
+} from "../objects/timeline";
 import type { NoopEvidence } from "../churn/preconditions";
 import type { ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import type { StoreDatabase } from "./database";
+import { MOVES } from "./moves";
 
 export type WritePick = { seq: number } | { nearMs: number };
 
@@ -104,7 +113,7 @@ export class Timelines {
     const changes = this.database
       .statement(
         `SELECT tsMs, projection FROM (SELECT ts_ms AS tsMs, projection, LAG(projection) OVER (ORDER BY ts_ms, id) AS before FROM writes
-         WHERE ${inRange} AND class NOT IN ('unrouted', 'no-op')) WHERE before IS NOT projection`,
+         WHERE ${inRange} AND ${MOVES}) WHERE before IS NOT projection`,
       )
       .iterate(args) as IterableIterator<ProjectionChange>;
     const initial = this.projectionTextBefore(id, fromMs);
@@ -113,7 +122,8 @@ export class Timelines {
 
   /**
    * Many objects' lanes on one time axis: for each, its routed projection's segments (at most one change per
-   * column, as on its own timeline) and its routed writes (transitions) per column. Three queries for all of them.
+   * column, as on its own timeline) and its routed writes (transitions) per column. One read of the writes that can
+   * move a projection (moves.ts), from their index alone, for all of them; then each one's projection before the range.
    */
   lanes(keys: ObjectKey[], fromMs: number, toMs: number, columns: number): { segments: TimelineSegment[]; transitions: [number, number][] }[] {
     const range = { startMs: fromMs, endMs: toMs };
@@ -123,20 +133,25 @@ export class Timelines {
     const transitions = new Map<number, [number, number][]>();
     if (known.length > 0) {
       const marks = known.map(() => "?").join(",");
-      const inRange = `object_id IN (${marks}) AND ts_ms > ? AND ts_ms <= ?`;
-      const args = [...known, fromMs, toMs];
-      const column = `MIN(${columns} - 1, CAST(((ts_ms - ${fromMs}) * ${columns}) / ${toMs - fromMs} AS INTEGER))`;
       const rows = this.database.db
         .prepare(
-          `SELECT id, tsMs, projection FROM (SELECT object_id AS id, ts_ms AS tsMs, projection, LAG(projection) OVER (PARTITION BY object_id ORDER BY ts_ms, id) AS before
-           FROM writes WHERE ${inRange} AND class NOT IN ('unrouted', 'no-op')) WHERE before IS NOT projection ORDER BY id, tsMs`,
+          `SELECT object_id AS id, ts_ms AS tsMs, class AS cls, projection FROM writes
+           WHERE object_id IN (${marks}) AND ts_ms > ? AND ts_ms <= ? AND ${MOVES} ORDER BY object_id, ts_ms, id`,
         )
-        .all(...args) as (ProjectionChange & { id: number })[];
-      for (const r of rows) (changes.get(r.id) ?? changes.set(r.id, []).get(r.id)!).push(r);
-      for (const r of this.database.db
-        .prepare(`SELECT object_id AS id, ${column} AS i, COUNT(*) AS n FROM writes WHERE ${inRange} AND class = 'routed' GROUP BY id, i ORDER BY id, i`)
-        .all(...args) as { id: number; i: number; n: number }[])
-        (transitions.get(r.id) ?? transitions.set(r.id, []).get(r.id)!).push([r.i, r.n]);
+        .iterate(...known, fromMs, toMs) as IterableIterator<ProjectionChange & { id: number; cls: WriteClass }>;
+      // A change is a write whose projection differs from the one before it in the range (the first always is, until
+      // firstDiffering compares it with the projection the range began with); a transition, a routed write.
+      let before: { id: number; projection: string } | undefined;
+      for (const r of rows) {
+        if (before?.id !== r.id || before.projection !== r.projection)
+          (changes.get(r.id) ?? changes.set(r.id, []).get(r.id)!).push({ tsMs: r.tsMs, projection: r.projection });
+        before = r;
+        if (r.cls !== "routed") continue;
+        const ticks = transitions.get(r.id) ?? transitions.set(r.id, []).get(r.id)!;
+        const column = columnOf(r.tsMs, range, columns);
+        if (ticks.at(-1)?.[0] === column) ticks.at(-1)![1]++;
+        else ticks.push([column, 1]);
+      }
     }
     return ids.map((id) => {
       if (id === undefined) return { segments: buildTimeline({ counts: [], lanes: [], changes: [] }, range, columns).segments, transitions: [] };

@@ -6,6 +6,7 @@
  * delivered twice shares. Roll-ups are not here: as on SQLite, they are a cache their repository makes and may drop
  * and rebuild. No PostgreSQL store has been served from yet, so these steps may still change until one is.
  */
+import { MOVES } from "../moves";
 import type { PostgresMigration } from "../migrator";
 
 const V1 = `
@@ -79,4 +80,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     apply: (tx) => tx.exec(V3),
   },
   { version: 4, description: "uploaded snapshot bundles, which every replica opens", apply: (tx) => tx.exec(V4) },
+  {
+    version: 5,
+    description: "the writes that can move an object's projection, with it, in an index of their own: the lanes read it without the rows",
+    apply: (tx) => tx.exec(`CREATE INDEX writes_moves ON writes (object_id, ts_ms, id, class, projection) WHERE ${MOVES}`),
+  },
 ];

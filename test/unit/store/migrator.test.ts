@@ -60,7 +60,7 @@ describe("store migrations", () => {
     expect(columns(path, "audit_requests")).toEqual(expect.arrayContaining(["noop", "precondition", "order_us", "evidence"]));
     expect(columns(path, "audit_bucket_objects")).toEqual(expect.arrayContaining(["source", "object_key", "etag", "outcome"]));
     new WriteStore(path).close();
-    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
   });
 
   it("refuses a store a newer Churnscope migrated further, naming the store and both versions, and leaves it as it was", () => {
@@ -70,8 +70,8 @@ describe("store migrations", () => {
     db.prepare("INSERT INTO schema_migrations (version, description, applied_ms) VALUES (99, 'from the future', 0)").run();
     db.close();
     expect(() => new WriteStore(path)).toThrow(SchemaTooNewError);
-    expect(() => new WriteStore(path)).toThrow(/the object store has schema version 99, written by a newer Churnscope; this one knows versions up to 3/);
-    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 99 }]);
+    expect(() => new WriteStore(path)).toThrow(/the object store has schema version 99, written by a newer Churnscope; this one knows versions up to 4/);
+    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 99 }]);
   });
 
   it("brings older notes forward as live ones, and refuses notes from a newer Churnscope", async () => {

@@ -3,6 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, vi } from "vitest";
+import { buildTimeline, columnOf } from "@/lib/objects/timeline";
 import { DayRollups } from "@/lib/store/day-rollups";
 import { WriteStore } from "@/lib/store/store";
 import type { ObjectKey, StoredWrite } from "@/lib/wire/objects";
@@ -122,6 +123,61 @@ describe("WriteStore", () => {
     expect(store.projectionBefore(key("busy"), 50_000)).toEqual({ online: "true" });
     expect(store.projectionBefore(key("busy"), 500)).toBeUndefined();
     expect(store.writesOf(key("missing"), 0, 1e9, 10)).toEqual([]);
+  });
+});
+
+describe("lanes", () => {
+  it("draws each object's projection changes and routed writes per column from what was written, quiet and unknown objects too", () => {
+    const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-lanes-")), "t.sqlite"));
+    const [fromMs, toMs, columns] = [10_000, 110_000, 20];
+    // Each object's writes, as planned here: classes that can and cannot move the projection, flips, repeats, two in one column.
+    const planned = new Map<string, StoredWrite[]>();
+    for (let o = 0; o < 6; o++) {
+      const writes: StoredWrite[] = [];
+      let online = "false";
+      for (let i = 0; i < 40; i++) {
+        const tsMs = 5_000 + o * 97 + i * 2_900;
+        const cls = (["routed", "unrouted", "no-op", "routed", "create", "unknown"] as const)[(i + o) % 6];
+        // a write that cannot move the projection carries the one it had; a routed one flips it, except every seventh
+        if (cls === "routed" && i % 7 !== 0) online = online === "true" ? "false" : "true";
+        writes.push(write(tsMs, cls, "operator", ["status.x"], { online }));
+      }
+      planned.set(`o${o}`, writes);
+    }
+    store.batch(() => {
+      for (const [name, writes] of planned) for (const w of writes) store.record(key(name), w);
+      store.recordFirstSeen(key("listed"), 1_000, { online: "true" });
+    });
+    const names = [...planned.keys(), "listed", "never-seen"];
+    const lanes = store.lanes(
+      names.map((n) => key(n)),
+      fromMs,
+      toMs,
+      columns,
+    );
+    const range = { startMs: fromMs, endMs: toMs };
+    names.forEach((name, i) => {
+      const writes = (planned.get(name) ?? []).filter((w) => w.cls !== "unrouted" && w.cls !== "no-op");
+      const inRange = writes.filter((w) => w.tsMs > fromMs && w.tsMs <= toMs);
+      // Routed writes per column, counted here from the plan.
+      const transitions = new Map<number, number>();
+      for (const w of inRange.filter((w) => w.cls === "routed"))
+        transitions.set(columnOf(w.tsMs, range, columns), (transitions.get(columnOf(w.tsMs, range, columns)) ?? 0) + 1);
+      expect(lanes[i].transitions, name).toEqual([...transitions.entries()]);
+      // The projection the range began with, and each write in it whose projection differs from the one before it.
+      // (every write carries the projection it left, a write that cannot move it too)
+      const initial = name === "listed" ? { online: "true" } : (planned.get(name) ?? []).filter((w) => w.tsMs <= fromMs).at(-1)?.projection;
+      let before = initial === undefined ? undefined : JSON.stringify(initial);
+      const changes = inRange.flatMap((w) => {
+        const text = JSON.stringify(w.projection);
+        const changed = text !== before;
+        before = text;
+        return changed ? [{ tsMs: w.tsMs, projection: text }] : [];
+      });
+      const expected = buildTimeline({ counts: [], lanes: [], changes, initial: initial && JSON.stringify(initial) }, range, columns).segments;
+      expect(lanes[i].segments, name).toEqual(expected);
+    });
+    expect(lanes.slice(0, 6).every((l) => l.segments.length > 3 && l.transitions.length > 3)).toBe(true);
   });
 });
 
