@@ -77,7 +77,8 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
           {isFetching && !isLoading ? "updating…" : ""}
         </span>
       </header>
-      <p className="mb-2 text-xs text-[var(--muted)] [overflow-wrap:anywhere]">{description}</p>
+      {/* On a phone the description waits behind "About" at the panel's foot, so the chart comes first. */}
+      <p className="mb-2 hidden text-xs text-[var(--muted)] [overflow-wrap:anywhere] sm:block">{description}</p>
       {idleMessage || notHeld ? (
         <div role={notHeld ? "status" : undefined} className="flex h-40 items-center justify-center px-4 text-center text-sm text-[var(--muted)]">
           {idleMessage ?? `Not in this snapshot: ${notHeld}.`}
@@ -112,7 +113,10 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
           )}
           <div className="mt-2 flex items-start gap-3 text-xs text-[var(--muted)]">
             <details className="min-w-0 flex-1">
-              <summary className="cursor-pointer select-none">PromQL · step {panel.stepSeconds}s</summary>
+              <summary className="cursor-pointer select-none">
+                <span className="sm:hidden">About · </span>PromQL · step {panel.stepSeconds}s
+              </summary>
+              <p className="mt-1 [overflow-wrap:anywhere] sm:hidden">{description}</p>
               {panel.queries.map((q, i) => (
                 <pre key={i} className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-[var(--bg)] p-2 font-mono">
                   {q.name ? `# ${q.name}\n` : ""}

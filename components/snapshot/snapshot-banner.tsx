@@ -18,11 +18,18 @@ export function SnapshotBanner({ info, startMs, endMs, view }: { info: SnapshotI
         Snapshot of {formatRange(held.startMs, held.endMs)} (UTC), taken {formatUtc(info.takenAtMs)}. Not live data: the numbers are frozen in the bundle.
       </p>
       {replay ? (
-        <p className="mt-1">
-          {info.description} To watch your own cluster instead, start Churnscope with{" "}
-          <code className="break-all rounded bg-[var(--panel)] px-1 font-mono text-xs">PROMETHEUS_URL=http://prometheus.monitoring:9090 npm start</code>{" "}
-          (docs/deploy.md in the repository explains credentials and API-server roles).
-        </p>
+        <>
+          <p className="mt-1 hidden sm:block">
+            <ReplayStory description={info.description} />
+          </p>
+          {/* On a phone the story of the replay waits behind one line, so the charts come first. */}
+          <details className="mt-1 sm:hidden">
+            <summary className="cursor-pointer select-none">What is this replay?</summary>
+            <p className="mt-1">
+              <ReplayStory description={info.description} />
+            </p>
+          </details>
+        </>
       ) : (
         info.description && <p className="mt-1">{info.description}</p>
       )}
@@ -32,5 +39,15 @@ export function SnapshotBanner({ info, startMs, endMs, view }: { info: SnapshotI
         </p>
       )}
     </section>
+  );
+}
+
+function ReplayStory({ description }: { description?: string }) {
+  return (
+    <>
+      {description} To watch your own cluster instead, start Churnscope with{" "}
+      <code className="break-all rounded bg-[var(--panel)] px-1 font-mono text-xs">PROMETHEUS_URL=http://prometheus.monitoring:9090 npm start</code>{" "}
+      (docs/deploy.md in the repository explains credentials and API-server roles).
+    </>
   );
 }

@@ -24,6 +24,9 @@ import { ViewControls } from "@/components/time-range/view-controls";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { formatRange } from "@/lib/format/time";
+import { useState } from "react";
+import { usePhone } from "@/components/panels/use-phone";
+import { CollapsedSignal } from "./collapsed-signal";
 import { PanelCard } from "./panel-card";
 import { TotalsTable } from "./totals-table";
 import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
@@ -35,6 +38,9 @@ const urlState = {
   resource: parseAsString,
   dryRun: parseAsString,
 };
+
+/** A rate chart in the phone's swiped row: most of the screen wide, so the next one shows at the edge. */
+const SWIPED = "w-[88%] shrink-0 snap-start sm:w-auto";
 
 const panel = (id: string): PanelDef => {
   const def = findPanel(id);
@@ -65,6 +71,9 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const signalsReady = byResource.data !== undefined || byResource.isError;
   const onset = useOnsetMarker(byResource.data?.data, seriesName, "The write rate");
   const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
+
+  const phone = usePhone();
+  const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
 
   const apiservers = useApiservers(startMs, endMs, !snapshot);
   const serverList = snapshot?.apiservers ?? apiservers.data?.data ?? configuredApiservers;
@@ -179,17 +188,23 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
           selectedName={resource}
           markers={markers}
         />
-        <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
+        {/* On a phone the five charts are one row to swipe through, a chart's height in all; wider, a grid. */}
+        <p className="text-xs text-[var(--muted)] sm:hidden">Five more charts of the writes: swipe sideways →</p>
+        <div
+          data-testid="rate-charts"
+          className="-mx-1 flex snap-x snap-mandatory gap-3 overflow-x-auto px-1 pb-1 sm:mx-0 sm:grid sm:grid-cols-1 sm:overflow-visible sm:px-0 lg:grid-cols-2"
+        >
           <PanelCard
+            className={SWIPED}
             def={panel("writes-by-verb")}
             input={inputs.writesByVerb ?? { panel: "writes-by-verb", startMs, endMs, apiserver, width: chartWidths(mainWidth).half }}
             idleMessage={resource ? undefined : "Pick a resource (legend, table or selector) to split its writes by verb and subresource."}
             markers={markers}
           />
-          <PanelCard def={panel("effective-writes")} input={inputs.effectiveWrites} markers={markers} />
-          <PanelCard def={panel("write-errors")} input={inputs.writeErrors} markers={markers} />
-          <PanelCard def={panel("lease-renewals")} input={inputs.leaseRenewals} markers={markers} />
-          <PanelCard def={panel("watch-fanout")} input={inputs.watchFanout} markers={markers} />
+          <PanelCard className={SWIPED} def={panel("effective-writes")} input={inputs.effectiveWrites} markers={markers} />
+          <PanelCard className={SWIPED} def={panel("write-errors")} input={inputs.writeErrors} markers={markers} />
+          <PanelCard className={SWIPED} def={panel("lease-renewals")} input={inputs.leaseRenewals} markers={markers} />
+          <PanelCard className={SWIPED} def={panel("watch-fanout")} input={inputs.watchFanout} markers={markers} />
         </div>
         <h2 className="pt-2 text-base font-semibold" id="write-signals">
           What the writes changed and cost
@@ -199,11 +214,22 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
           moves. A layer that is not scraped is named under its panel.
         </p>
         <div className="grid grid-cols-1 gap-3 lg:grid-cols-2">
-          <PanelCard def={panel("noop-evidence")} input={inputs.noopEvidence} markers={markers} ready={signalsReady} />
-          <PanelCard def={panel("fanout-per-write")} input={inputs.fanoutPerWrite} markers={markers} ready={signalsReady} />
-          <PanelCard def={panel("request-cost")} input={inputs.requestCost} markers={markers} ready={signalsReady} />
-          <PanelCard def={panel("watch-bytes")} input={inputs.watchBytes} markers={markers} ready={signalsReady} />
-          <PanelCard def={panel("object-sizes")} input={inputs.objectSizes} markers={markers} ready={signalsReady} />
+          {(
+            [
+              ["noop-evidence", inputs.noopEvidence],
+              ["fanout-per-write", inputs.fanoutPerWrite],
+              ["request-cost", inputs.requestCost],
+              ["watch-bytes", inputs.watchBytes],
+              ["object-sizes", inputs.objectSizes],
+            ] as const
+          ).map(([id, input]) =>
+            // On a phone each is one line until tapped, and asked for only then (nothing is asked before the page knows which it is).
+            phone && !opened.has(id) ? (
+              <CollapsedSignal key={id} def={panel(id)} onOpen={() => setOpened((was) => new Set(was).add(id))} />
+            ) : (
+              <PanelCard key={id} def={panel(id)} input={input} markers={markers} ready={signalsReady && phone !== undefined} />
+            ),
+          )}
         </div>
         <PanelFrame
           id="write-totals"

@@ -14,8 +14,8 @@ const RANGE = "snapshot=replay&from=1789135200000&to=1789164000000";
 
 const PAGES: [string, string, string][] = [
   ["write-load", `/?${RANGE}&resource=connectors.networking.datumapis.com`, '[data-panel="writes-by-resource"] [data-chart][data-drawn]'],
-  // The hub exposes none of the signal families: every signal panel says what it looked for.
-  ["write-load-hub", `/?${RANGE}&apiserver=${encodeURIComponent("karmada-system/karmada-apiserver")}`, '[data-panel="noop-evidence"] [data-chart][data-drawn]'],
+  // On a phone the signal panels are one line each until tapped.
+  ["write-load-hub", `/?${RANGE}&apiserver=${encodeURIComponent("karmada-system/karmada-apiserver")}`, '[data-collapsed-signal="noop-evidence"]'],
   ["rebuilds", `/rebuilds?${RANGE}`, "[data-panel] [data-chart][data-drawn]"],
   ["objects", `/objects?${RANGE}`, '[data-testid="objects-table"]'],
   ["lanes", `/objects/lanes?${RANGE}&cluster=milo&group=networking.datumapis.com&kind=Connector`, '[data-testid="lanes"] [data-lane-object]'],
@@ -62,6 +62,35 @@ describe("on a phone", () => {
       await page.waitForSelector(content, { state: "attached", timeout: 30_000 });
       await page.waitForLoadState("networkidle");
       await page.screenshot({ path: join(ARTIFACTS, `phone-${name}.png`), fullPage: true });
+      expect(await overflowing(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+
+  it("shows Write load's rate charts first and under 3,000 px, the five beside each other to swipe, each signal one line until tapped", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
+    const asked: string[] = [];
+    page.on("request", (r) => asked.push(new URL(r.url()).pathname));
+    try {
+      await page.goto(`${h.app.url}/?${RANGE}&resource=connectors.networking.datumapis.com`);
+      await page.waitForSelector('[data-panel="writes-by-resource"] [data-chart][data-drawn]', { timeout: 30_000 });
+      await page.waitForSelector('[data-testid="rate-charts"] [data-panel="watch-fanout"] [data-chart][data-drawn]', { state: "attached", timeout: 30_000 });
+      await page.waitForLoadState("networkidle");
+      expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(3000);
+      // The five rate charts are one row, side by side, the first at the left edge.
+      const tops = await page.locator('[data-testid="rate-charts"] > section').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
+      expect(tops).toHaveLength(5);
+      expect(new Set(tops).size).toBe(1);
+      // Every signal is one line, and none was asked for.
+      const signals = ["noop-evidence", "fanout-per-write", "request-cost", "watch-bytes", "object-sizes"];
+      for (const id of signals) expect(await page.locator(`[data-collapsed-signal="${id}"]`).count(), id).toBe(1);
+      expect(asked.filter((path) => signals.some((id) => path.endsWith(`/${id}`)))).toEqual([]);
+      // Tapped, it opens and draws.
+      await page.locator('[data-collapsed-signal="request-cost"]').tap();
+      await page.waitForSelector('[data-panel="request-cost"] [data-chart][data-drawn]', { state: "attached", timeout: 30_000 });
+      expect(await page.locator('[data-collapsed-signal="request-cost"]').count()).toBe(0);
+      await page.screenshot({ path: join(ARTIFACTS, "phone-write-load-signal-open.png"), fullPage: true });
       expect(await overflowing(page)).toEqual([]);
     } finally {
       await page.close();
