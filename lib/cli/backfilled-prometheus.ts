@@ -65,7 +65,8 @@ export const backfilledConfig = (externalLabels: Record<string, string> = {}) =>
   `global:\n  scrape_interval: 15s\n  external_labels: ${JSON.stringify(externalLabels)}\nscrape_configs: []\n`;
 export const BACKFILLED_FLAGS = ["--storage.tsdb.retention.time=3650d"];
 
-export async function startBackfilledPrometheus(series: CounterSeries[]): Promise<BackfilledPrometheus> {
+/** `series` backfilled and served by Debian's prometheus, or by `binary` (the tests' Prometheus 3). */
+export async function startBackfilledPrometheus(series: CounterSeries[], binary?: string): Promise<BackfilledPrometheus> {
   const dir = mkdtempSync(join(tmpdir(), "churnscope-prom-"));
   try {
     await backfillBlocks(series, dir);
@@ -73,7 +74,7 @@ export async function startBackfilledPrometheus(series: CounterSeries[]): Promis
     rmSync(dir, { recursive: true, force: true });
     throw error;
   }
-  return servePrometheus(dir, backfilledConfig(), BACKFILLED_FLAGS);
+  return servePrometheus(dir, backfilledConfig(), BACKFILLED_FLAGS, undefined, binary);
 }
 
 /**

@@ -1,16 +1,9 @@
 /** Real Prometheus servers for tests: backfilled with a scenario's series (see lib/cli/backfilled-prometheus.ts), or scraping a real API server. */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CounterSeries } from "@/lib/scenario/counters";
-import {
-  backfilledConfig,
-  BACKFILLED_FLAGS,
-  backfillBlocks,
-  servePrometheus,
-  startBackfilledPrometheus,
-  type BackfilledPrometheus,
-} from "@/lib/cli/backfilled-prometheus";
+import { servePrometheus, startBackfilledPrometheus, type BackfilledPrometheus } from "@/lib/cli/backfilled-prometheus";
 import { toolBinary } from "./tools";
 
 export type TestPrometheus = BackfilledPrometheus;
@@ -24,16 +17,8 @@ export function startPrometheus(series: CounterSeries[]): Promise<TestPrometheus
  * Prometheus 3 (built by test/tools/build.sh), serving the blocks Debian's promtool backfilled: the engine most
  * clusters run now, which reads a window as (t−w, t].
  */
-export async function startPrometheus3(series: CounterSeries[]): Promise<TestPrometheus> {
-  const binary = toolBinary("prometheus-3");
-  const dir = mkdtempSync(join(tmpdir(), "churnscope-prom3-"));
-  try {
-    await backfillBlocks(series, dir);
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
-  return servePrometheus(dir, backfilledConfig(), BACKFILLED_FLAGS, undefined, binary);
+export function startPrometheus3(series: CounterSeries[]): Promise<TestPrometheus> {
+  return startBackfilledPrometheus(series, toolBinary("prometheus-3"));
 }
 
 /** A real Prometheus scraping an API server's /metrics over HTTPS with a bearer token, every `intervalSeconds`. */
