@@ -1,12 +1,14 @@
 /**
  * The compare view's answer: two counters counted in consecutive windows aligned to the window size
  * (3 h windows end at 00:00, 03:00, … UTC), the way the Connector churn write-up set them side by side. One range query
- * per counter, `sum(increase(selector[window]))` stepped by the window, so each point is the count in
- * the window that ends there.
+ * per counter, `sum(increase(selector[window]))` stepped by the window (on an engine that reads windows left-open, each
+ * counter's rise: queries.ts counterRise), so each point is the count in the window that ends there.
  */
 import { badRequest } from "../api/envelope";
 import type { PromClient } from "../promql/types";
-import { formatDurationMs, parseDurationMs, promDuration } from "../time/duration";
+import { formatDurationMs, parseDurationMs } from "../time/duration";
+import { counterRise } from "../panels/queries";
+import type { WindowSemantics } from "../promql/flavor";
 import { unique, type PanelResult } from "../panels/run-panel";
 import { toSeries } from "../promql/to-series";
 import { parseSelector } from "../promql/parse";
@@ -26,6 +28,9 @@ const MAX_WINDOWS = 2_000;
 
 export const COMPARE_INFO =
   "Counts are increase() over each window. Prometheus 2.x with a sample on each window edge gives exact counts; otherwise increase() extrapolates to the edges.";
+/** The same on an engine that reads a window as (t−w, t] (Prometheus 3, Thanos), where each count is asked as the counter's rise. */
+export const COMPARE_RISE_INFO =
+  "Counts are each counter's rise over the window (its value less its value a window before), exact where the scrapes sit on the window's edges; where a counter reset or began within the window, increase(), which extrapolates to the edges.";
 
 /** Validates the browser's a, b and window; a bad one is a 400 that says which and why. */
 export function parseCompareArgs(params: Record<string, string | undefined>): Pick<CompareRequest, "a" | "b" | "windowMs"> {
@@ -53,15 +58,20 @@ export function compareArgs(req: Pick<CompareRequest, "a" | "b" | "windowMs">): 
   return { a: req.a, b: req.b, window: formatDurationMs(req.windowMs) };
 }
 
-export async function runCompare(client: PromClient, req: CompareRequest, signal?: AbortSignal): Promise<PanelResult> {
+export async function runCompare(
+  client: PromClient,
+  req: CompareRequest,
+  windowSemantics: WindowSemantics = "closed",
+  signal?: AbortSignal,
+): Promise<PanelResult> {
   const windows = compareWindows(req.startMs, req.endMs, req.windowMs);
   const window = formatDurationMs(req.windowMs);
   if (windows.count < 1) throw badRequest(`the range holds no whole ${window} window aligned to ${window} boundaries: widen the range or shorten the window`);
   if (windows.count > MAX_WINDOWS) throw badRequest(`the range holds ${windows.count} windows of ${window}; at most ${MAX_WINDOWS}: use a longer window`);
   const stepSeconds = req.windowMs / 1000;
   const queries = [
-    { name: "A", promql: `sum(increase(${req.a}[${promDuration(stepSeconds)}]))` },
-    { name: "B", promql: `sum(increase(${req.b}[${promDuration(stepSeconds)}]))` },
+    { name: "A", promql: `sum(${counterRise(req.a, stepSeconds, windowSemantics)})` },
+    { name: "B", promql: `sum(${counterRise(req.b, stepSeconds, windowSemantics)})` },
   ];
   const range = { startSeconds: windows.firstEndMs / 1000, endSeconds: windows.lastEndMs / 1000, stepSeconds };
   const answers = await Promise.all(queries.map((q) => client.queryRange(q.promql, range, signal)));
@@ -87,6 +97,6 @@ export async function runCompare(client: PromClient, req: CompareRequest, signal
       series,
     },
     warnings: unique(answers.flatMap((r) => r.warnings)),
-    infos: unique([COMPARE_INFO, ...answers.flatMap((r) => r.infos)]),
+    infos: unique([windowSemantics === "left-open" ? COMPARE_RISE_INFO : COMPARE_INFO, ...answers.flatMap((r) => r.infos)]),
   };
 }

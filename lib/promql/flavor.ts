@@ -62,7 +62,7 @@ export const CLOSED_PROMETHEUS: EngineTraits = { flavor: "prometheus", windows: 
  */
 export function engineInfos(engine: EngineTraits, stepSeconds: number, rates: boolean): string[] {
   const infos: string[] = [];
-  if (rates && engine.windows === "left-open" && engine.flavor !== "victoriametrics")
+  if (rates && engine.windows === "left-open")
     infos.push(
       "This engine reads a window as (t−w, t], as Prometheus 3 does, where rate() extrapolates: each rate here is the counter's rise over the window (its value less its value a window before), exact where the scrapes sit on the window's edges; where a counter reset or began within the window, rate() answers for it.",
     );

@@ -189,6 +189,20 @@ describe.each(METRIC_STORES)("on $name", (store) => {
       expect(got.get("connectors.networking.datumapis.com PUT status")).toBeGreaterThan(500);
     });
 
+    it("compare: each window's count of two counters equals the generator's, and says how it was asked", async () => {
+      const a = `apiserver_request_total{job="${PROJECT_JOB}", resource="connectors", verb="PUT", subresource="status"}`;
+      const b = `apiserver_request_total{job="${PROJECT_JOB}", resource="leases"}`;
+      const { body } = await api("/api/panels/compare", { from: FROM, to: TO, window: "30m", a, b });
+      if (body.status !== "success") throw new Error(body.error);
+      expect(body.infos[0]).toMatch(store.windows === "left-open" ? /^Counts are each counter's rise over the window/ : /^Counts are increase\(\)/);
+      const [sideA, sideB] = body.data.series;
+      const truthA = writesOf(PROJECT_JOB, (l) => l.resource === "connectors" && l.verb === "PUT" && l.subresource === "status");
+      const truthB = (l: Record<string, string>, name: string) => name === "apiserver_request_total" && l.job === PROJECT_JOB && l.resource === "leases";
+      expect(sideA.points).toHaveLength((TO_S - FROM_S) / 1800);
+      for (const [tsMs, value] of sideA.points) expect(value).toBe(truthTotal(series, truthA, tsMs / 1000 - 1800, tsMs / 1000));
+      for (const [tsMs, value] of sideB.points) expect(value).toBe(truthTotal(series, truthB, tsMs / 1000 - 1800, tsMs / 1000));
+    });
+
     it("write-totals across every API server keeps the job apart", async () => {
       const data = await panel("write-totals", { from: FROM, to: TO, resource: "connectors" });
       const byJob = new Map<string, number>();

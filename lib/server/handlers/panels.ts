@@ -87,7 +87,13 @@ const KINDS: PanelKind[] = [
       const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, range.nowMs, range.maxRangeMs);
       return { panel: id, startMs, endMs, args: compareArgs(parseCompareArgs(params)) };
     },
-    run: (deps, call, signal) => runCompare(deps.panel.client, { startMs: call.startMs, endMs: call.endMs, ...parseCompareArgs(call.args ?? {}) }, signal),
+    run: async (deps, call, signal) =>
+      runCompare(
+        deps.panel.client,
+        { startMs: call.startMs, endMs: call.endMs, ...parseCompareArgs(call.args ?? {}) },
+        (await deps.panel.engine?.(signal))?.windows,
+        signal,
+      ),
   },
 ];
 
