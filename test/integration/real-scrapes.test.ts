@@ -16,7 +16,8 @@ import { PANELS } from "@/lib/panels/catalog";
 import type { PanelData } from "@/lib/panels/run-panel";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
-import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
+import { METRIC_STORES } from "../helpers/metric-stores";
+import type { TestPrometheus } from "../helpers/prometheus";
 import { ROOT } from "../helpers/root";
 
 const FIXTURES = join(ROOT, "test", "fixtures", "apiserver-metrics");
@@ -115,109 +116,114 @@ const all = scrapes();
 let prom: TestPrometheus;
 let app: TestApp;
 
-beforeAll(async () => {
-  const series: CounterSeries[] = [];
-  for (const s of all) {
-    for (const x of s.series) {
-      // Well above zero, so rate() never stops its extrapolation at zero.
-      const values = Float64Array.from({ length: SAMPLES }, (_, i) => 10_000 + i * x.stepPerSample);
-      series.push({ name: x.name, labels: { ...x.labels, job: s.job, instance: "10.0.0.1:6443" }, startSeconds: START_S, intervalSeconds: STEP_S, values });
-    }
-  }
-  prom = await startPrometheus(series);
-  const config = writeConfig(
-    [`prometheus:`, `  url: ${prom.url}`, `  scrapeIntervalSeconds: ${STEP_S}`, `apiservers:`, `  project: [${all.map((s) => s.job).join(", ")}]`].join("\n"),
-  );
-  app = await startApp({ CHURNSCOPE_CONFIG: config });
-}, 240_000);
-
-afterAll(async () => {
-  await app?.stop();
-  await prom?.stop();
-});
-
-async function panel(id: string, job: string, resource: string): Promise<PanelData & { infos: string[] }> {
-  const res = await fetch(`${app.url}/api/panels/${id}?${new URLSearchParams({ from: FROM, to: TO, apiserver: job, resource, step: "300" })}`);
-  const body = (await res.json()) as ApiEnvelope<PanelData>;
-  expect(res.status, JSON.stringify(body)).toBe(200);
-  if (body.status !== "success") throw new Error(body.error);
-  expect(body.warnings).toEqual([]);
-  return { ...body.data, infos: body.infos };
-}
-
-describe("the storage panels on real scrapes of every version", () => {
-  it("has a scrape of every version from 1.16 to 1.36, in all three label forms", () => {
-    expect(all.map((s) => s.version)).toEqual(Array.from({ length: 21 }, (_, i) => `1.${16 + i}`));
-    const lease = RESOURCES["leases.coordination.k8s.io"];
-    const forms = new Set(
-      all.map((s) => s.series.find((x) => x.name.startsWith("etcd_") && names(x.labels, lease) && x.labels.operation === "update")!.labels),
-    );
-    const spelled = [...forms].map((l) => (l.type === lease.goType ? "go type" : l.type === lease.dotted ? "dotted" : "group and resource"));
-    expect(new Set(spelled)).toEqual(new Set(["go type", "dotted", "group and resource"]));
-  });
-
-  it("answers every Write load panel on every version, for a resource and for all, without a warning", async () => {
-    const failures: string[] = [];
+// Each engine that reads windows its own way: Debian's Prometheus 2 and Prometheus 3 (test/helpers/metric-stores.ts).
+describe.each(METRIC_STORES.filter((store) => store.flavor === "prometheus"))("on $name", (store) => {
+  beforeAll(async () => {
+    const series: CounterSeries[] = [];
     for (const s of all) {
-      for (const resource of ["leases.coordination.k8s.io", ""]) {
-        for (const def of PANELS) {
-          if (resource === "" && def.needsResource) continue;
-          const query = new URLSearchParams({ from: FROM, to: TO, apiserver: s.job, step: "300", ...(resource ? { resource } : {}) });
-          const res = await fetch(`${app.url}/api/panels/${def.id}?${query}`);
-          const body = (await res.json()) as ApiEnvelope<PanelData>;
-          if (res.status !== 200 || body.status !== "success" || body.warnings.length > 0)
-            failures.push(`${s.version} ${def.id} ${resource}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
-        }
+      for (const x of s.series) {
+        // Well above zero, so rate() never stops its extrapolation at zero.
+        const values = Float64Array.from({ length: SAMPLES }, (_, i) => 10_000 + i * x.stepPerSample);
+        series.push({ name: x.name, labels: { ...x.labels, job: s.job, instance: "10.0.0.1:6443" }, startSeconds: START_S, intervalSeconds: STEP_S, values });
       }
     }
-    expect(failures).toEqual([]);
+    prom = await store.start(series);
+    const config = writeConfig(
+      [`prometheus:`, `  url: ${prom.url}`, `  scrapeIntervalSeconds: ${STEP_S}`, `apiservers:`, `  project: [${all.map((s) => s.job).join(", ")}]`].join("\n"),
+    );
+    app = await startApp({ CHURNSCOPE_CONFIG: config });
+  }, 240_000);
+
+  afterAll(async () => {
+    await app?.stop();
+    await prom?.stop();
   });
 
-  for (const s of all) {
-    // Every scrape has leases (the API server's own); pods and namespaces where that cluster wrote them.
-    for (const [resource, spelling] of Object.entries(RESOURCES).filter(
-      ([name, r]) => name.startsWith("leases") || expectedRate(s, effectiveFamily(s), r) > 0,
-    )) {
-      it(`${s.version}: effective writes and stored changes of ${resource}`, async () => {
-        const family = effectiveFamily(s);
-        const expected = expectedRate(s, family, spelling);
-        expect(expected, `the ${s.version} scrape has no ${family} series of ${resource}`).toBeGreaterThan(0);
-        const effective = await panel("effective-writes", s.job, resource);
-        const line = effective.series.find((x) => String(x.labels.series).startsWith("effective writes"));
-        expect(line, JSON.stringify(effective)).toBeDefined();
-        expect(line!.labels.series).toBe(
-          family === "apiserver_storage_events_received_total"
-            ? "effective writes (storage events)"
-            : family === "apiserver_watch_cache_events_received_total"
-              ? "effective writes (watch cache)"
-              : "effective writes (etcd)",
-        );
-        expect(line!.points.length).toBeGreaterThan(3);
-        for (const [, value] of line!.points) expect(value).toBeCloseTo(expected, 9);
-
-        // The API's own count beside it, and by verb and subresource.
-        const api2xx = requestsOf(s, spelling)
-          .filter((x) => x.labels.code.startsWith("2"))
-          .reduce((sum, x) => sum + x.stepPerSample / STEP_S, 0);
-        const api = effective.series.find((x) => x.labels.series === "API writes (2xx)");
-        if (api2xx > 0) for (const [, value] of api!.points) expect(value).toBeCloseTo(api2xx, 9);
-        const verbs = await panel("writes-by-verb", s.job, resource);
-        const byVerb = expectedByVerb(s, spelling);
-        expect(verbs.series.map((x) => `${x.labels.verb} ${x.labels.subresource ?? ""}`).sort()).toEqual([...byVerb.keys()].sort());
-        for (const x of verbs.series)
-          for (const [, value] of x.points) expect(value).toBeCloseTo(byVerb.get(`${x.labels.verb} ${x.labels.subresource ?? ""}`)!, 9);
-
-        const evidence = await panel("noop-evidence", s.job, resource);
-        const stored = evidence.series.find((x) => x.labels.series === "stored changes (storage events, one replica)");
-        const storageRate = expectedRate(s, "apiserver_storage_events_received_total", spelling);
-        if (s.series.some((x) => x.name === "apiserver_storage_events_received_total")) {
-          expect(stored, JSON.stringify(evidence)).toBeDefined();
-          for (const [, value] of stored!.points) expect(value).toBeCloseTo(storageRate, 9);
-        } else {
-          expect(stored).toBeUndefined();
-          expect(evidence.infos).toContain("apiserver_storage_events_received_total (Kubernetes 1.30+) is not scraped here, so stored changes are not shown.");
-        }
-      });
-    }
+  async function panel(id: string, job: string, resource: string): Promise<PanelData & { infos: string[] }> {
+    const res = await fetch(`${app.url}/api/panels/${id}?${new URLSearchParams({ from: FROM, to: TO, apiserver: job, resource, step: "300" })}`);
+    const body = (await res.json()) as ApiEnvelope<PanelData>;
+    expect(res.status, JSON.stringify(body)).toBe(200);
+    if (body.status !== "success") throw new Error(body.error);
+    expect(body.warnings).toEqual([]);
+    return { ...body.data, infos: body.infos };
   }
+
+  describe("the storage panels on real scrapes of every version", () => {
+    it("has a scrape of every version from 1.16 to 1.36, in all three label forms", () => {
+      expect(all.map((s) => s.version)).toEqual(Array.from({ length: 21 }, (_, i) => `1.${16 + i}`));
+      const lease = RESOURCES["leases.coordination.k8s.io"];
+      const forms = new Set(
+        all.map((s) => s.series.find((x) => x.name.startsWith("etcd_") && names(x.labels, lease) && x.labels.operation === "update")!.labels),
+      );
+      const spelled = [...forms].map((l) => (l.type === lease.goType ? "go type" : l.type === lease.dotted ? "dotted" : "group and resource"));
+      expect(new Set(spelled)).toEqual(new Set(["go type", "dotted", "group and resource"]));
+    });
+
+    it("answers every Write load panel on every version, for a resource and for all, without a warning", async () => {
+      const failures: string[] = [];
+      for (const s of all) {
+        for (const resource of ["leases.coordination.k8s.io", ""]) {
+          for (const def of PANELS) {
+            if (resource === "" && def.needsResource) continue;
+            const query = new URLSearchParams({ from: FROM, to: TO, apiserver: s.job, step: "300", ...(resource ? { resource } : {}) });
+            const res = await fetch(`${app.url}/api/panels/${def.id}?${query}`);
+            const body = (await res.json()) as ApiEnvelope<PanelData>;
+            if (res.status !== 200 || body.status !== "success" || body.warnings.length > 0)
+              failures.push(`${s.version} ${def.id} ${resource}: ${res.status} ${JSON.stringify(body).slice(0, 300)}`);
+          }
+        }
+      }
+      expect(failures).toEqual([]);
+    });
+
+    for (const s of all) {
+      // Every scrape has leases (the API server's own); pods and namespaces where that cluster wrote them.
+      for (const [resource, spelling] of Object.entries(RESOURCES).filter(
+        ([name, r]) => name.startsWith("leases") || expectedRate(s, effectiveFamily(s), r) > 0,
+      )) {
+        it(`${s.version}: effective writes and stored changes of ${resource}`, async () => {
+          const family = effectiveFamily(s);
+          const expected = expectedRate(s, family, spelling);
+          expect(expected, `the ${s.version} scrape has no ${family} series of ${resource}`).toBeGreaterThan(0);
+          const effective = await panel("effective-writes", s.job, resource);
+          const line = effective.series.find((x) => String(x.labels.series).startsWith("effective writes"));
+          expect(line, JSON.stringify(effective)).toBeDefined();
+          expect(line!.labels.series).toBe(
+            family === "apiserver_storage_events_received_total"
+              ? "effective writes (storage events)"
+              : family === "apiserver_watch_cache_events_received_total"
+                ? "effective writes (watch cache)"
+                : "effective writes (etcd)",
+          );
+          expect(line!.points.length).toBeGreaterThan(3);
+          for (const [, value] of line!.points) expect(value).toBeCloseTo(expected, 9);
+
+          // The API's own count beside it, and by verb and subresource.
+          const api2xx = requestsOf(s, spelling)
+            .filter((x) => x.labels.code.startsWith("2"))
+            .reduce((sum, x) => sum + x.stepPerSample / STEP_S, 0);
+          const api = effective.series.find((x) => x.labels.series === "API writes (2xx)");
+          if (api2xx > 0) for (const [, value] of api!.points) expect(value).toBeCloseTo(api2xx, 9);
+          const verbs = await panel("writes-by-verb", s.job, resource);
+          const byVerb = expectedByVerb(s, spelling);
+          expect(verbs.series.map((x) => `${x.labels.verb} ${x.labels.subresource ?? ""}`).sort()).toEqual([...byVerb.keys()].sort());
+          for (const x of verbs.series)
+            for (const [, value] of x.points) expect(value).toBeCloseTo(byVerb.get(`${x.labels.verb} ${x.labels.subresource ?? ""}`)!, 9);
+
+          const evidence = await panel("noop-evidence", s.job, resource);
+          const stored = evidence.series.find((x) => x.labels.series === "stored changes (storage events, one replica)");
+          const storageRate = expectedRate(s, "apiserver_storage_events_received_total", spelling);
+          if (s.series.some((x) => x.name === "apiserver_storage_events_received_total")) {
+            expect(stored, JSON.stringify(evidence)).toBeDefined();
+            for (const [, value] of stored!.points) expect(value).toBeCloseTo(storageRate, 9);
+          } else {
+            expect(stored).toBeUndefined();
+            expect(evidence.infos).toContain(
+              "apiserver_storage_events_received_total (Kubernetes 1.30+) is not scraped here, so stored changes are not shown.",
+            );
+          }
+        });
+      }
+    }
+  });
 });
