@@ -47,7 +47,13 @@ export function diffObjects(before: Json | undefined, after: Json | undefined, i
 function walk(a: Json | undefined, b: Json | undefined, path: string, ignored: Set<string>, out: FieldChange[]): void {
   if (ignored.has(path)) return;
   if (isObject(a) && isObject(b)) {
-    for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) walk(a[key], b[key], childPath(path, key), ignored, out);
+    // Most fields of a version are as they were: an unchanged value that holds nothing below it is passed over
+    // before its path is even spelled (the recorder diffs every version it sees).
+    for (const key in a) {
+      const [va, vb] = [a[key], b[key]];
+      if (va !== vb || (va !== null && typeof va === "object")) walk(va, vb, childPath(path, key), ignored, out);
+    }
+    for (const key in b) if (!Object.hasOwn(a, key)) walk(undefined, b[key], childPath(path, key), ignored, out);
     return;
   }
   if (Array.isArray(a) && Array.isArray(b)) {
