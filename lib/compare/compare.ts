@@ -7,7 +7,7 @@
 import { badRequest } from "../api/envelope";
 import type { PromClient } from "../promql/types";
 import { formatDurationMs, parseDurationMs } from "../time/duration";
-import { counterRise } from "../panels/queries";
+import { counterRise, riseInfo } from "../panels/queries";
 import type { WindowSemantics } from "../promql/flavor";
 import { unique, type PanelResult } from "../panels/run-panel";
 import { toSeries } from "../promql/to-series";
@@ -28,9 +28,6 @@ const MAX_WINDOWS = 2_000;
 
 export const COMPARE_INFO =
   "Counts are increase() over each window. Prometheus 2.x with a sample on each window edge gives exact counts; otherwise increase() extrapolates to the edges.";
-/** The same on an engine that reads a window as (t−w, t] (Prometheus 3, Thanos), where each count is asked as the counter's rise. */
-export const COMPARE_RISE_INFO =
-  "Counts are each counter's rise over the window (its value less its value a window before), exact where the scrapes sit on the window's edges; where a counter reset or began within the window, increase(), which extrapolates to the edges.";
 
 /** Validates the browser's a, b and window; a bad one is a 400 that says which and why. */
 export function parseCompareArgs(params: Record<string, string | undefined>): Pick<CompareRequest, "a" | "b" | "windowMs"> {
@@ -97,6 +94,6 @@ export async function runCompare(
       series,
     },
     warnings: unique(answers.flatMap((r) => r.warnings)),
-    infos: unique([windowSemantics === "left-open" ? COMPARE_RISE_INFO : COMPARE_INFO, ...answers.flatMap((r) => r.infos)]),
+    infos: unique([windowSemantics === "left-open" ? riseInfo("Counts", "window") : COMPARE_INFO, ...answers.flatMap((r) => r.infos)]),
   };
 }

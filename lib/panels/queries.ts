@@ -131,6 +131,10 @@ export function counterRise(series: string, seconds: number, windows: WindowSema
   return `(${series} - ${series} offset ${w}) >= 0 unless resets(${series}[${w}]) > 0 or increase(${series}[${w}])`;
 }
 
+/** How `what` (counts, totals) were asked where counterRise asks for the rise: said under the chart. */
+export const riseInfo = (what: string, span: "window" | "range") =>
+  `${what} are each counter's rise over the ${span} (its value less its value a ${span} before), exact where the scrapes sit on the ${span}'s edges; where a counter reset or began within it, increase(), which extrapolates to the ${span}'s edges.`;
+
 /** A counter's per-second rate over each window: rate(), or where the engine reads windows left-open, its rise over the window (counterRise) per second. */
 export function counterRate(series: string, window: { windowSeconds: number; windows?: WindowSemantics }): string {
   if (window.windows !== "left-open") return `rate(${series}[${promDuration(window.windowSeconds)}])`;

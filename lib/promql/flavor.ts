@@ -37,7 +37,10 @@ export type WindowSemantics = "closed" | "left-open";
 /** Asked of the engine itself, not of its version: a 60 s window over a 15 s subquery holds 5 points closed, 4 left-open. */
 export const WINDOW_PROBE = "count_over_time(vector(1)[60s:15s])";
 
-export async function detectWindows(client: PromClient, signal?: AbortSignal): Promise<WindowSemantics | null> {
+export async function detectWindows(client: PromClient, flavor: Flavor, signal?: AbortSignal): Promise<WindowSemantics | null> {
+  // MetricsQL's rate() and increase() start from the last sample before a window, so its figures are already the closed
+  // window's; only its subqueries read (t−w, t], which is all the probe would see.
+  if (flavor === "victoriametrics") return "closed";
   try {
     const answer = await client.query(WINDOW_PROBE, Math.floor(Date.now() / 60_000) * 60, signal);
     const value = answer.data.resultType === "vector" ? answer.data.result[0]?.value?.[1] : undefined;
@@ -64,7 +67,7 @@ export function engineInfos(engine: EngineTraits, stepSeconds: number, rates: bo
   const infos: string[] = [];
   if (rates && engine.windows === "left-open")
     infos.push(
-      "This engine reads a window as (t−w, t], as Prometheus 3 does, where rate() extrapolates: each rate here is the counter's rise over the window (its value less its value a window before), exact where the scrapes sit on the window's edges; where a counter reset or began within the window, rate() answers for it.",
+      "This engine reads a window as (t−w, t], as Prometheus 3 does, where rate() extrapolates: each rate here is the counter's rise over the window (its value less its value a window before), exact where the scrapes sit on the window's edges; where a counter reset or began within the window, increase() answers for it.",
     );
   if (engine.flavor !== "thanos") return infos;
   const seconds = maxSourceResolutionSeconds(engine.sourceResolution, stepSeconds);

@@ -3,7 +3,7 @@
  * the detected profile's metric names and the configured site label, through the escaping selector
  * builder. Ids are stable: they appear in URLs, the JSON API and snapshots.
  */
-import { counterRate, counterRise, WRITE_VERBS, type NamedQuery, type Unit } from "../panels/queries";
+import { counterRate, counterRise, riseInfo, WRITE_VERBS, type NamedQuery, type Unit } from "../panels/queries";
 import type { WindowSemantics } from "../promql/flavor";
 import { histogramMean, histogramSum, nativeShareAbove } from "../promql/histogram";
 import { byClause, escapeRegex, literalAlternation, selector, type Matcher } from "../promql/promql";
@@ -266,11 +266,7 @@ export const REBUILD_PANELS: readonly RebuildPanelDef[] = [
       const inc = (sel: string) => `sum${bySite(v)} (${counterRise(sel, v.rangeSeconds, v.windows)})`;
       const queries: NamedQuery[] = [{ name: "rebuilds", promql: inc(count) }];
       const d = v.detected.profile.duration;
-      const infos = [
-        v.windows === "left-open"
-          ? "Totals are each counter's rise over the range (its value less its value a range before); where a counter reset or began within it, increase(), which extrapolates to the range's edges."
-          : "Totals are increase(), which Prometheus extrapolates to the range edges.",
-      ];
+      const infos = [v.windows === "left-open" ? riseInfo("Totals", "range") : "Totals are increase(), which Prometheus extrapolates to the range edges."];
       if (d) {
         queries.push({ name: "mean s", promql: timingMean(d, inc, v) });
         queries.push({ name: "busy s/s", promql: `(${timingSum(d, inc, v)}) / ${v.rangeSeconds}` });

@@ -113,10 +113,9 @@ export function buildContext(config: AppConfig): ServerContext {
   // Asked of the engine; not known yet: Prometheus 2's.
   const windowsKept = kept<WindowSemantics | null>((found) => found !== null);
   const engine = async (signal?: AbortSignal): Promise<EngineTraits> => {
-    const [found, windows] = await Promise.all([flavor(signal), windowsKept("windows", () => detectWindows(client), signal)]);
-    // MetricsQL's rate() and increase() start from the last sample before a window (its subqueries do not), so its
-    // figures are already the closed window's.
-    return { flavor: found, windows: found === "victoriametrics" ? "closed" : (windows ?? "closed"), sourceResolution: config.prometheus!.maxSourceResolution };
+    const found = await flavor(signal);
+    const windows = await windowsKept(found, () => detectWindows(client, found), signal);
+    return { flavor: found, windows: windows ?? "closed", sourceResolution: config.prometheus!.maxSourceResolution };
   };
   const flavorShown = () => (configuredFlavor !== "auto" ? `${configuredFlavor} (configured)` : detected ? `${detected} (detected)` : "not detected yet");
   const probe: NonNullable<ServerContext["prometheus"]>["probe"] = (job, bounds, signal) =>
