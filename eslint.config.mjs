@@ -13,6 +13,12 @@ export default tseslint.config(
     rules: { "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }] },
   },
   {
+    // The store answers with promises on both engines: one left unawaited is a write that may land after its batch, or an error nobody sees.
+    files: ["lib/**/*.ts", "test/**/*.ts", "instrumentation.ts"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: { "@typescript-eslint/no-floating-promises": "error", "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: false }] },
+  },
+  {
     // React code; the tests' use… helpers are not hooks.
     files: ["app/**/*.tsx", "components/**/*.{ts,tsx}", "lib/query/**/*.ts"],
     plugins: { "react-hooks": reactHooks },

@@ -9,7 +9,7 @@ export async function register() {
   const { nodeApi, registerApiHandler } = await import("./lib/server/node-api");
   registerApiHandler(nodeApi(getServerContext));
   try {
-    startServer(getServerContext());
+    void startServer(getServerContext());
   } catch (error) {
     // An invalid configuration: every page and API answer says why.
     console.error(`churnscope: the server did not start: ${(error as Error).message}`);

@@ -11,6 +11,7 @@ export default defineConfig({
   resolve: { alias: { "@": root } },
   test: {
     sequence: { sequencer: LongestFirst },
+    setupFiles: ["./test/no-promise-expected.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" } },
       {

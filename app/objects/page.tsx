@@ -10,7 +10,7 @@ import { objectScope, pageSnapshot, type Search } from "@/lib/server/page-snapsh
 export default async function ObjectsPage({ searchParams }: { searchParams: Promise<Search> }) {
   await connection();
   const ctx = getServerContext();
-  const shown = await pageSnapshot(ctx, await searchParams, "/objects", objectScope(false), hasLiveObjects(ctx));
+  const shown = await pageSnapshot(ctx, await searchParams, "/objects", objectScope(false), await hasLiveObjects(ctx));
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (

@@ -3,7 +3,7 @@
  * handles all of them: data travels with its warnings and infos; errors carry a type and a message.
  */
 import { PromError } from "../promql/errors";
-import { sqliteCode } from "../runtime/sqlite-code";
+import { storeFailureOf } from "../runtime/store-error";
 
 export type ApiSuccess<T> = { status: "success"; data: T; warnings: string[]; infos: string[] };
 export type ApiErrorBody = { status: "error"; errorType: string; error: string };
@@ -46,18 +46,4 @@ export function failureOf(error: unknown): { httpStatus: number; body: ApiErrorB
   const storeFailure = storeFailureOf(error);
   if (storeFailure) return { httpStatus: storeFailure.httpStatus, body: { status: "error", errorType: storeFailure.errorType, error: storeFailure.message } };
   return { httpStatus: 500, body: { status: "error", errorType: "internal", error: "internal error; see the server log" } };
-}
-
-/**
- * SQLite refusing work for a reason outside the request (another process holding the lock past the
- * wait, a full disk): a status that says so, and that a sender such as the audit webhook retries.
- */
-function storeFailureOf(error: unknown): { httpStatus: number; errorType: string; message: string } | null {
-  const code = sqliteCode(error);
-  if (code === undefined) return null;
-  if (code.startsWith("SQLITE_FULL"))
-    return { httpStatus: 507, errorType: "store_full", message: "the store's disk is full: free space, or shorten recorder.retentionDays" };
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED"))
-    return { httpStatus: 503, errorType: "store_busy", message: "the store is busy with another writer; try again" };
-  return { httpStatus: 503, errorType: "store_unavailable", message: `the store cannot be used (${code}); see the server log` };
 }

@@ -43,6 +43,7 @@ export class BucketSource {
     private readonly store: WriteStore,
     private readonly profiles: Profile[],
     private readonly retentionMs: number,
+    private readonly guard?: () => Promise<void>,
   ) {
     this.client = new S3Client({
       region: config.region,
@@ -62,14 +63,14 @@ export class BucketSource {
     const result: BucketPollResult = { source: name, listed: 0, read: 0, bytes: 0 };
     let listed: ListedObject[];
     try {
-      listed = await this.list(this.checkpoints.source(name)?.listAfter ?? undefined);
+      listed = await this.list((await this.checkpoints.source(name))?.listAfter ?? undefined);
     } catch (error) {
       result.error = this.describe(error, "listing the bucket");
-      this.checkpoints.recordPoll(name, nowMs, { listed: 0, listAfter: null, error: result.error });
+      await this.checkpoints.recordPoll(name, nowMs, { listed: 0, listAfter: null, error: result.error });
       return result;
     }
     result.listed = listed.length;
-    const plan = planPoll(listed, this.checkpoints.doneEtags(name, listed[0]?.key), retainedFromMs);
+    const plan = planPoll(listed, await this.checkpoints.doneEtags(name, listed[0]?.key), retainedFromMs);
     const failed = new Set<string>();
     for (const object of plan.toRead) {
       try {
@@ -82,7 +83,7 @@ export class BucketSource {
       }
     }
     const listAfter = listAfterOf(listed, (o) => !failed.has(o.key), Date.now(), retainedFromMs);
-    this.checkpoints.recordPoll(name, Date.now(), { listed: listed.length, listAfter, error: result.error ?? null });
+    await this.checkpoints.recordPoll(name, Date.now(), { listed: listed.length, listAfter, error: result.error ?? null });
     return result;
   }
 
@@ -109,13 +110,13 @@ export class BucketSource {
     const record = { key: object.key, etag: object.etag, size: object.size, modifiedMs: object.modifiedMs };
     if (object.size > this.config.maxObjectBytes) {
       const detail = `${formatBytes(object.size)}, larger than audit.sources[${this.index}].maxObjectMiB: not read`;
-      this.checkpoints.recordObject(this.config.name, { ...record, readMs: Date.now(), outcome: "skipped", detail, requests: 0 });
+      await this.checkpoints.recordObject(this.config.name, { ...record, readMs: Date.now(), outcome: "skipped", detail, requests: 0 });
       return;
     }
     // IfMatch: the version listed, or a failure (412) when it was rewritten since; the next poll lists the new one.
     const response = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: object.key, IfMatch: object.etag || undefined }));
-    const ingester = this.ingesterFor();
-    ingester.pruned = this.store.pruneIfDue(this.retentionMs);
+    const ingester = await this.ingesterFor();
+    ingester.pruned = await this.store.pruneIfDue(this.retentionMs);
     // A body that fails, or ends short of its length, is the connection's fault, not the object's: thrown, so the
     // object is read again. A reader that stops early (a damaged gzip) is the object's: read with problems.
     const stream = response.Body as AsyncIterable<Uint8Array> & { destroy?: () => void };
@@ -139,7 +140,7 @@ export class BucketSource {
     } finally {
       stream.destroy?.();
     }
-    ingester.flush();
+    await ingester.flush();
     if (bodyError) throw bodyError;
     const expected = response.ContentLength ?? object.size;
     if (bodyEnded && bodyBytes < expected) throw new Error(`the object's body ended after ${bodyBytes} of ${expected} bytes`);
@@ -151,7 +152,7 @@ export class BucketSource {
       unread > 0
         ? `${unread} ${unread === 1 ? "line or event" : "lines or events"} could not be read${first ? ` (first at line ${first.line}: ${first.message})` : ""}; ${stored}`
         : ingester.summary();
-    this.checkpoints.recordObject(this.config.name, {
+    await this.checkpoints.recordObject(this.config.name, {
       ...record,
       readMs: Date.now(),
       outcome: unread > 0 ? "problems" : "read",
@@ -161,9 +162,9 @@ export class BucketSource {
   }
 
   /** One ingester for the source, kept between objects for what it knows of the objects' versions. */
-  private ingesterFor(): AuditIngester {
-    if (this.ingester) this.ingester.newRun();
-    else this.ingester = new AuditIngester(this.store, this.config.cluster, this.profiles, RECENT_BYTES);
+  private async ingesterFor(): Promise<AuditIngester> {
+    if (this.ingester) await this.ingester.newRun();
+    else this.ingester = new AuditIngester(this.store, this.config.cluster, this.profiles, RECENT_BYTES, this.guard);
     return this.ingester;
   }
 

@@ -36,7 +36,7 @@ export function auditFiles(paths: string[]): string[] {
 /** Streams one file into the ingester in this thread. */
 export async function ingestFile(ingester: AuditIngester, path: string, onBytes?: (bytesRead: number) => void, label = path): Promise<void> {
   await readFileLines(ingester.reader, path, label, onBytes);
-  ingester.flush();
+  await ingester.flush();
 }
 
 /**
@@ -49,10 +49,11 @@ export async function ingestFileThreaded(ingester: AuditIngester, path: string, 
   const totals = await runTask<ReadTotals, ReadBatch>(reading, `reading ${label}`, {
     onProgress: (batch) => {
       batch.requests.forEach((request, i) => ingester.push(request, batch.sizes[i]));
-      reading.postMessage("next");
+      // The next batch is asked for once what was read is stored, or being stored.
+      void ingester.settled().then(() => reading.postMessage("next"));
       onBytes?.(batch.bytesRead);
     },
   });
   ingester.reader.absorb(totals.counts, totals.problems);
-  ingester.flush();
+  await ingester.flush();
 }

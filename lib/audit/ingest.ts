@@ -153,6 +153,8 @@ export class AuditIngester {
     readonly profiles: Profile[],
     /** parsed bodies kept in memory, in JSON bytes */
     recentBytes = RECENT_BYTES,
+    /** runs first in each batch's transaction: throws when this process may no longer ingest (the intake's lease) */
+    private readonly guard: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.audit = store.audit();
     this.isClusterScoped = clusterScope(profiles);
@@ -163,8 +165,8 @@ export class AuditIngester {
     }
     this.chain = new VersionChain<Chain>({
       // The newest audited version in the store; one stored before times were kept is taken as the oldest.
-      read: (key) => {
-        const row = this.audit.latest(key);
+      read: async (key) => {
+        const row = await this.audit.latest(key);
         if (!row) return undefined;
         // An empty body is a gap: the newest write was logged without the object.
         const version = row.body === "" ? undefined : this.versionOf(key, JSON.parse(row.body) as Json);
@@ -172,10 +174,16 @@ export class AuditIngester {
           versions: [{ resourceVersion: row.resourceVersion, version, tsMs: row.tsMs ?? -Infinity, requestKey: row.requestKey, bytes: row.body.length }],
         };
       },
-      write: (key, { versions }) => {
+      write: async (key, { versions }) => {
         const newest = versions.at(-1);
         if (newest)
-          this.audit.setLatest(key, newest.resourceVersion, newest.version ? JSON.stringify(newest.version.obj) : "", newest.tsMs, newest.requestKey ?? "");
+          await this.audit.setLatest(
+            key,
+            newest.resourceVersion,
+            newest.version ? JSON.stringify(newest.version.obj) : "",
+            newest.tsMs,
+            newest.requestKey ?? "",
+          );
       },
       weigh: (chain) => chain.versions.reduce((sum, v) => sum + v.bytes, 0),
       capacity: recentBytes,
@@ -183,15 +191,18 @@ export class AuditIngester {
   }
 
   private newReader(): AuditReader {
-    return new AuditReader((request, bytes) => this.push(request, bytes));
+    return new AuditReader(
+      (request, bytes) => this.push(request, bytes),
+      () => this.settled(),
+    );
   }
 
   /**
    * Counts afresh from here, keeping what memory knows of the objects' versions: the webhook keeps an
    * ingester per cluster and answers each batch with that batch's counts.
    */
-  newRun(): void {
-    this.flush();
+  async newRun(): Promise<void> {
+    await this.flush();
     this.run++;
     this.reader = this.newReader();
     this.stored = emptyStoreCounts();
@@ -221,25 +232,57 @@ export class AuditIngester {
     if (request.namespace !== "" && this.isClusterScoped(request.group, request.resource)) request = { ...request, namespace: "" };
     this.pending.push({ request, bytes });
     this.pendingBytes += bytes;
-    if (this.pending.length >= BATCH_REQUESTS || this.pendingBytes >= BATCH_BYTES) this.flush();
+    if (this.pending.length >= BATCH_REQUESTS || this.pendingBytes >= BATCH_BYTES) void this.storePending();
   }
 
-  /**
-   * Stores the pending requests in one transaction; the objects' last versions are saved once, at
-   * its end. If it fails, nothing of it is stored and what memory says about it is forgotten.
-   */
-  flush(): void {
-    if (this.pending.length === 0) return;
+  /** Batches stored one after another, in order; the first failure, after which none is stored, until `flush` reports it. */
+  private storing: Promise<void> = Promise.resolve();
+  private queuedBatches = 0;
+  private failure: { error: unknown } | undefined;
+
+  private storePending(): Promise<void> {
+    if (this.pending.length === 0) return this.storing;
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    this.chain.batch(this.store, () => {
-      // Only a store the watch recorder writes to can hold the same write twice.
-      this.watched = this.audit.hasWatchedObjects();
-      const touched = new Map<string, TouchedTarget>();
-      for (const { request, bytes } of batch) if (this.store1(request, bytes)) this.touch(touched, request);
-      for (const t of touched.values()) this.settlePreconditions(t);
-    });
+    this.queuedBatches++;
+    this.storing = this.storing
+      .then(() => (this.failure ? undefined : this.storeBatch(batch)))
+      .catch((error: unknown) => void (this.failure ??= { error }))
+      .finally(() => void this.queuedBatches--);
+    return this.storing;
+  }
+
+  /** Resolves once no more than one batch waits to be stored: a reader awaits it, so memory holds about two batches. */
+  settled(): Promise<void> {
+    return this.queuedBatches > 1 ? this.storing : Promise.resolve();
+  }
+
+  /**
+   * Stores the pending requests and waits for every batch before them. Each batch is one transaction; the objects'
+   * last versions are saved once, at its end. If one fails, nothing of it (or after it) is stored, what memory says
+   * about it is forgotten, and this throws its error.
+   */
+  async flush(): Promise<void> {
+    await this.storePending();
+    const failed = this.failure;
+    this.failure = undefined;
+    if (failed) throw failed.error;
+  }
+
+  private storeBatch(batch: { request: AuditRequest; bytes: number }[]): Promise<void> {
+    return this.chain.batch(
+      this.store,
+      async () => {
+        await this.guard();
+        // Only a store the watch recorder writes to can hold the same write twice.
+        this.watched = await this.audit.hasWatchedObjects();
+        const touched = new Map<string, TouchedTarget>();
+        for (const { request, bytes } of batch) if (await this.store1(request, bytes)) this.touch(touched, request);
+        for (const t of touched.values()) await this.settlePreconditions(t);
+      },
+      batch.map((b) => b.request.tsMs),
+    );
   }
 
   private touch(touched: Map<string, TouchedTarget>, request: AuditRequest): void {
@@ -257,8 +300,8 @@ export class AuditIngester {
    * The precondition rule over the stored writes of one object around a batch's: a write the batch stored
    * decides the one before it, and is decided by the one after it, whichever arrived first.
    */
-  private settlePreconditions({ target, fromUs, toUs }: TouchedTarget): void {
-    const { writes, lastIsNewest } = this.audit.writesAround(target, fromUs, toUs);
+  private async settlePreconditions({ target, fromUs, toUs }: TouchedTarget): Promise<void> {
+    const { writes, lastIsNewest } = await this.audit.writesAround(target, fromUs, toUs);
     const verdicts = preconditionVerdicts(writes);
     // The last one read is decided only when it is the object's newest: else its own next was not read.
     const decided = lastIsNewest ? verdicts.length : verdicts.length - 1;
@@ -272,13 +315,13 @@ export class AuditIngester {
         // unless a request with no precondition (a patch) came between, which could have made it as well.
         const next = writes[i + 1];
         const last = next === undefined || (next.precondition !== undefined && next.precondition !== write.precondition);
-        const watchedAs = this.store.placeByPrecondition(write.requestKey, write.precondition, last, cls);
+        const watchedAs = await this.store.placeByPrecondition(write.requestKey, write.precondition, last, cls);
         if (watchedAs) [noop, evidence] = [noopFlag(watchedAs), "watched-successor"];
       }
       if (noop === write.noop && evidence === write.evidence) continue;
-      this.audit.setNoop(write.requestKey, noop, evidence);
+      await this.audit.setNoop(write.requestKey, noop, evidence);
       // The object write, where the kind is profiled: no-op, or what it was before (its fields are not known either way).
-      if (evidence !== "watched-successor" && this.store.reclassifyRequest(write.requestKey, cls)) {
+      if (evidence !== "watched-successor" && (await this.store.reclassifyRequest(write.requestKey, cls))) {
         this.count(cls === "no-op" ? "unknown" : "no-op", -1);
         this.count(cls, +1);
       }
@@ -293,8 +336,8 @@ export class AuditIngester {
    * The version a write follows: the newest known one written no later than it by another request (a
    * request read again is not compared with the version it made itself), if memory or the store has it.
    */
-  private previous(key: ObjectKey, request: AuditRequest): KnownVersion | undefined {
-    const versions = this.chain.get(key)?.versions ?? [];
+  private async previous(key: ObjectKey, request: AuditRequest): Promise<KnownVersion | undefined> {
+    const versions = (await this.chain.get(key))?.versions ?? [];
     for (let i = versions.length - 1; i >= 0; i--) {
       if (versions[i].tsMs > request.tsMs || versions[i].requestKey === request.key) continue;
       // A version memory let go of may lie between this one and the write: then what it follows is not known.
@@ -322,8 +365,8 @@ export class AuditIngester {
    * version. A later write known to this run, which was compared with an earlier version, is compared
    * with this one now.
    */
-  private remember(key: ObjectKey, known: KnownVersion) {
-    const chain = this.chain.get(key);
+  private async remember(key: ObjectKey, known: KnownVersion): Promise<void> {
+    const chain = await this.chain.get(key);
     const newest = chain?.versions.at(-1);
     if (chain && newest && newest.tsMs <= known.tsMs && blind(newest) && blind(known)) {
       // A gap right after a gap says no more than when it was: the older one is let go of, noted on this one, as memory
@@ -367,25 +410,25 @@ export class AuditIngester {
     if (later === undefined) this.chain.set(key, { versions });
     else this.chain.keep(key, { versions });
     // The later version is compared again only when no version was forgotten between the two.
-    if (later?.write && !(gap && gap.toMs > known.tsMs)) this.compareAgain(key, later, known);
+    if (later?.write && !(gap && gap.toMs > known.tsMs)) await this.compareAgain(key, later, known);
   }
 
   /** A stored write compared with the version just before it, learnt after it was stored. */
-  private compareAgain(key: ObjectKey, later: KnownVersion, before: KnownVersion) {
+  private async compareAgain(key: ObjectKey, later: KnownVersion, before: KnownVersion): Promise<void> {
     const { write } = later;
     // A create starts its object whatever came before (an earlier object of the same name); a delete ends it.
     if (!write || write.cls === "create" || write.cls === "delete") return;
     const profile = this.profileOfObject(key, later.version?.obj);
     const analysis = this.compared(profile, before, later.version, later.resourceVersion, write.writer);
     // A row the recorder joined keeps the recorder's class: it saw every version in order.
-    if (!this.store.reclassify(write.id, analysis)) return;
+    if (!(await this.store.reclassify(write.id, analysis))) return;
     if (write.run === this.run) {
       this.count(write.cls, -1);
       this.count(analysis.cls, +1);
     }
     later.write = { ...write, cls: analysis.cls };
     if (later.requestKey)
-      this.audit.setNoop(later.requestKey, noopFlag(analysis.cls), evidenceOf(analysis.cls, answeredUnchanged(before, later.resourceVersion)));
+      await this.audit.setNoop(later.requestKey, noopFlag(analysis.cls), evidenceOf(analysis.cls, answeredUnchanged(before, later.resourceVersion)));
   }
 
   private count(cls: WriteClass, by: number) {
@@ -414,9 +457,9 @@ export class AuditIngester {
    * What a successful write to a profiled object did, compared with the object's last audited
    * version. Reads state, changes none: the caller applies `next` once the request is known to be new.
    */
-  private classify(request: AuditRequest, profiles: Profile[]): ClassifiedWrite {
+  private async classify(request: AuditRequest, profiles: Profile[]): Promise<ClassifiedWrite> {
     const key: ObjectKey = { cluster: this.cluster, group: request.group, kind: profiles[0].kind, namespace: request.namespace, name: request.name };
-    const before = this.previous(key, request);
+    const before = await this.previous(key, request);
     const response = request.response;
     const resourceVersion = response?.resourceVersion;
     const profile = this.profileFor(profiles, key, response ? response.labels : labelsOf(before?.version?.obj));
@@ -453,12 +496,12 @@ export class AuditIngester {
   }
 
   /** Stores one request; answers whether it is a new successful write of a named object (one the precondition rule reads). */
-  private store1(request: AuditRequest, bytes: number): boolean {
+  private async store1(request: AuditRequest, bytes: number): Promise<boolean> {
     const succeeded = request.code === 0 || (request.code >= 200 && request.code < 300);
     const profiles = succeeded && request.name !== "" ? this.profilesOf(request) : undefined;
-    const write = profiles ? this.classify(request, profiles) : undefined;
+    const write = profiles ? await this.classify(request, profiles) : undefined;
     const cls = write?.analysis.cls;
-    if (!this.audit.addRequest(this.cluster, request, noopFlag(cls), cls ? evidenceOf(cls, write.unchanged === true) : null)) {
+    if (!(await this.audit.addRequest(this.cluster, request, noopFlag(cls), cls ? evidenceOf(cls, write.unchanged === true) : null))) {
       this.stored.duplicates++;
       return false;
     }
@@ -470,7 +513,7 @@ export class AuditIngester {
       return succeeded && request.name !== "";
     }
     const { key, resourceVersion, analysis } = write;
-    if (write.firstSeen) this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
+    if (write.firstSeen) await this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
     const details: WriteRequest = {
       verb: request.verb,
       subresource: request.subresource,
@@ -479,7 +522,7 @@ export class AuditIngester {
       latencyMs: request.latencyMs,
     };
     const body = keptBody(cls, write.before, write.next?.version?.obj);
-    const { id, joined } = this.store.record(
+    const { id, joined } = await this.store.record(
       key,
       {
         tsMs: request.tsMs,
@@ -498,21 +541,21 @@ export class AuditIngester {
     );
     if (joined) {
       this.stored.matchedWatch++;
-      this.learn(write, request, bytes);
+      await this.learn(write, request, bytes);
       return true;
     }
     this.stored.objectWrites++;
     this.count(cls, +1);
-    this.learn(write, request, bytes, { id, cls, writer: request.user, run: this.run });
+    await this.learn(write, request, bytes, { id, cls, writer: request.user, run: this.run });
     return true;
   }
 
   /** What the log shows of the object after a stored write joins its chain, with the write while this run knows it. */
-  private learn(write: ClassifiedWrite, request: AuditRequest, bytes: number, stored?: StoredAuditWrite): void {
+  private async learn(write: ClassifiedWrite, request: AuditRequest, bytes: number, stored?: StoredAuditWrite): Promise<void> {
     // Every entry with the same fields in the same order: entries are read and changed on every write to their object.
     const { next } = write;
     if (next)
-      this.remember(write.key, {
+      await this.remember(write.key, {
         resourceVersion: next.resourceVersion,
         version: next.version,
         tsMs: request.tsMs,

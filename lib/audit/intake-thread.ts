@@ -10,11 +10,36 @@ import type { Profile } from "../churn/profiles";
 import type { AuditSourceConfig } from "../config/load";
 import { perProcess } from "../runtime/per-process";
 import { runService } from "../runtime/threads";
+import type { StoreTarget } from "../store/database";
 import type { IntakeProgress } from "./intake-worker";
-import { AuditSpool } from "./spool";
+import type { WebhookSpoolTable } from "../store/webhook-spool";
+import { AuditSpool, SpoolFullError } from "./spool";
+
+function fileSpool(files: AuditSpool): WebhookSpool {
+  return { accept: (cluster, body) => files.accept(cluster, body), queued: async () => files.queued };
+}
+
+/** Past the bound, refused as the files refuse it: 429, which the API server's webhook backend retries. */
+function tableSpool(table: WebhookSpoolTable, maxBytes: number): WebhookSpool {
+  return {
+    async accept(cluster, body) {
+      const { accepted, batches, bytes } = await table.accept(cluster, body, maxBytes);
+      if (!accepted)
+        throw new SpoolFullError(`the audit spool holds ${batches} batches (${Math.round(bytes / 1_048_576)} MiB, audit.maxSpoolMiB): try again shortly`, 1);
+      return { batches, bytes };
+    },
+    queued: () => table.queued(),
+  };
+}
+
+/** Where accepted webhook batches wait: one process's files, or the table replicas share on PostgreSQL. */
+export interface WebhookSpool {
+  accept(cluster: string, body: Buffer): Promise<{ batches: number; bytes: number }>;
+  queued(): Promise<{ batches: number; bytes: number }>;
+}
 
 export interface AuditIntake {
-  spool: AuditSpool;
+  spool: WebhookSpool;
   /** batches taken into the store, and those that could not be read (kept aside under failed/) since start */
   drained: number;
   failed: number;
@@ -24,6 +49,10 @@ export interface AuditIntake {
 
 export interface IntakeSettings {
   dataDir: string;
+  /** the live store, which the thread opens too */
+  store: StoreTarget;
+  /** on PostgreSQL: the spool's table, in the live store this thread holds open */
+  table?: WebhookSpoolTable;
   maxSpoolBytes: number;
   profiles: Profile[];
   retentionMs: number;
@@ -34,12 +63,13 @@ export interface IntakeSettings {
 export function auditIntake(settings: IntakeSettings): AuditIntake {
   return perProcess("auditIntake", () => {
     const dir = join(settings.dataDir, "audit-spool");
-    const spool = new AuditSpool(dir, settings.maxSpoolBytes);
+    const files = settings.table ? undefined : new AuditSpool(dir, settings.maxSpoolBytes);
+    const spool = settings.table ? tableSpool(settings.table, settings.maxSpoolBytes) : fileSpool(files!);
     // Turbopack bundles the thread's entry (`new URL(…)`), written out where it is started.
     const thread = new Worker(new URL("./intake-worker.ts", import.meta.url), {
       workerData: {
         dir,
-        storePath: join(settings.dataDir, "churnscope.sqlite"),
+        store: settings.store,
         profiles: settings.profiles,
         retentionMs: settings.retentionMs,
         sources: settings.sources,
@@ -68,7 +98,7 @@ export function auditIntake(settings: IntakeSettings): AuditIntake {
           return;
         }
         const batch = progress.batch;
-        spool.drained(batch.bytes);
+        files?.drained(batch.bytes);
         if (batch.error) {
           intake.failed++;
           console.error(`churnscope: audit spool: ${batch.name} could not be read (${batch.error}); kept under audit-spool/failed/`);

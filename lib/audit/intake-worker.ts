@@ -7,22 +7,33 @@ import { parentPort, workerData } from "node:worker_threads";
 import type { Profile } from "../churn/profiles";
 import type { AuditSourceConfig } from "../config/load";
 import type { ThreadMessage } from "../runtime/threads";
+import { join } from "node:path";
+import { leadCluster } from "../recorder/leadership";
+import type { StoreTarget } from "../store/database";
+import { LeaseLost } from "../store/leases";
 import { WriteStore } from "../store/store";
 import { BucketSource, type BucketPollResult } from "./bucket-source";
-import { SpoolDrain, type DrainedBatch } from "./spool-drain";
+import { fileSpool, SpoolDrain, tableSpool, type DrainedBatch, type SpoolSource } from "./spool-drain";
 
 export type IntakeProgress = { batch: DrainedBatch } | { poll: BucketPollResult };
 
-const { dir, storePath, profiles, retentionMs, sources } = workerData as {
+/** The lease (leases.ts) of the process that drains the shared webhook spool and reads the buckets. */
+export const AUDIT_INTAKE_LEASE = "audit-intake";
+
+const {
+  dir,
+  store: target,
+  profiles,
+  retentionMs,
+  sources,
+} = workerData as {
   dir: string;
-  storePath: string;
+  store: StoreTarget;
   profiles: Profile[];
   retentionMs: number;
   sources: AuditSourceConfig[];
 };
 const post = (message: ThreadMessage<never, IntakeProgress>) => parentPort?.postMessage(message);
-const store = new WriteStore(storePath);
-const drain = new SpoolDrain(dir, store, profiles, retentionMs);
 
 const sleep = (ms: number, wake?: (resolve: () => void) => void) =>
   new Promise<void>((resolve) => {
@@ -33,11 +44,15 @@ const sleep = (ms: number, wake?: (resolve: () => void) => void) =>
 let wakeDrain: (() => void) | undefined;
 parentPort?.on("message", () => wakeDrain?.());
 
-async function drainSpool(): Promise<void> {
-  for (;;) {
+/** Whether a loop should go on: until its intake stops (this process no longer leads it). */
+type Running = () => boolean;
+
+async function drainSpool(drain: SpoolDrain, running: Running): Promise<void> {
+  while (running()) {
     try {
-      drain.drainAll((batch) => post({ progress: { batch } }));
+      await drain.drainAll((batch) => post({ progress: { batch } }));
     } catch (error) {
+      if (error instanceof LeaseLost || !running()) return;
       // A locked or full store: the batch stays spooled and is tried again.
       post({ error: `draining the audit spool: ${(error as Error).message}`, code: (error as { code?: unknown }).code });
     }
@@ -46,13 +61,14 @@ async function drainSpool(): Promise<void> {
   }
 }
 
-async function pollSource(source: BucketSource): Promise<void> {
-  for (;;) {
+async function pollSource(source: BucketSource, running: Running): Promise<void> {
+  while (running()) {
     const startedMs = Date.now();
     let result: BucketPollResult;
     try {
       result = await source.poll(startedMs);
     } catch (error) {
+      if (error instanceof LeaseLost || !running()) return;
       // The store itself failed (locked, full): said, and the poll tried again.
       result = { source: source.config.name, listed: 0, read: 0, bytes: 0, error: `storing what was read: ${(error as Error).message}` };
     }
@@ -61,5 +77,32 @@ async function pollSource(source: BucketSource): Promise<void> {
   }
 }
 
-void drainSpool();
-sources.forEach((config, index) => void pollSource(new BucketSource(config, index, store, profiles, retentionMs)));
+/** The spool's drain and the buckets' polls, until the returned stop. */
+function runIntake(store: WriteStore, spool: SpoolSource, guard?: () => Promise<void>): () => Promise<void> {
+  let on = true;
+  const running = () => on;
+  const loops = [
+    drainSpool(new SpoolDrain(spool, store, profiles, retentionMs, guard), running),
+    ...sources.map((config, index) => pollSource(new BucketSource(config, index, store, profiles, retentionMs, guard), running)),
+  ];
+  return async () => {
+    on = false;
+    wakeDrain?.();
+    await Promise.all(loops);
+  };
+}
+
+void WriteStore.open(target).then(
+  (store) => {
+    // One process's spool is its files. Replicas on PostgreSQL share the spool's table and the buckets: the one that
+    // holds the intake's lease reads them, so that one memory of the objects' versions classifies every write.
+    if (store.database.dialect === "sqlite") return void runIntake(store, fileSpool(dir));
+    leadCluster(
+      store.leases(),
+      AUDIT_INTAKE_LEASE,
+      (guard) => runIntake(store, tableSpool(store, join(dir, "failed")), guard),
+      (line) => post({ error: line }),
+    );
+  },
+  (error: Error) => post({ error: `opening the store: ${error.message}` }),
+);

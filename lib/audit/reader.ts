@@ -30,8 +30,14 @@ export class AuditReader {
   readonly counts = emptyReadCounts();
   readonly problems: IngestProblem[] = [];
 
-  /** `onRequest` gets each completed write request, in log order, with the bytes of its line. */
-  constructor(private readonly onRequest: (request: AuditRequest, bytes: number) => void) {}
+  /**
+   * `onRequest` gets each completed write request, in log order, with the bytes of its line; `ready`, awaited after
+   * each chunk a stream is read in, holds the reading back while what it read waits to be stored.
+   */
+  constructor(
+    private readonly onRequest: (request: AuditRequest, bytes: number) => void,
+    readonly ready: () => Promise<void> = () => Promise.resolve(),
+  ) {}
 
   private problem(source: string, line: number, message: string) {
     if (this.problems.length < MAX_PROBLEMS) this.problems.push({ source, line, message: message.slice(0, 300) });
@@ -403,6 +409,7 @@ export async function readStreamLines(
         carry = Buffer.alloc(0);
       }
       await onBytes?.(bytesRead);
+      await reader.ready();
     }
   } catch (error) {
     reader.malformed(label, lineNo + 1, `reading stopped: ${(error as Error).message}`);

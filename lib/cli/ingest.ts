@@ -4,12 +4,12 @@
  * end. Bad lines are counted and the first ones reported; they never stop the run.
  */
 import { mkdirSync, statSync } from "node:fs";
-import { join } from "node:path";
 import { auditFiles, ingestFileThreaded, InputError } from "../audit/files";
 import { AuditIngester } from "../audit/ingest";
 import { loadConfig } from "../config/load";
 import { CLUSTER_NAME } from "../config/schema";
 import { formatBytes } from "../format/number";
+import { describeStoreTarget, liveStoreTarget } from "../store/sources";
 import { WriteStore } from "../store/store";
 
 const USAGE = "usage: npm run ingest -- [--cluster NAME] PATH… (audit log files or folders, plain or .gz)";
@@ -47,9 +47,9 @@ async function main() {
     process.exit(1);
   }
   mkdirSync(config.dataDir, { recursive: true });
-  const storePath = join(config.dataDir, "churnscope.sqlite");
-  const store = new WriteStore(storePath);
-  const pruned = store.pruneIfDue(config.recorder.retentionDays * 86_400_000);
+  const target = liveStoreTarget(config);
+  const store = await WriteStore.open(target);
+  const pruned = await store.pruneIfDue(config.recorder.retentionDays * 86_400_000);
   const ingester = new AuditIngester(store, args.cluster, config.profiles);
   ingester.pruned = pruned;
   const totalBytes = files.reduce((sum, f) => sum + statSync(f).size, 0);
@@ -72,10 +72,10 @@ async function main() {
   }
   progress(0, true);
   if (tty) process.stderr.write("\n");
-  store.close();
+  await store.close();
   const seconds = (Date.now() - startedMs) / 1000;
   console.log(
-    `ingest: ${files.length} file${files.length === 1 ? "" : "s"}, ${formatBytes(totalBytes)} in ${seconds.toFixed(2)} s into ${storePath} (cluster ${args.cluster})`,
+    `ingest: ${files.length} file${files.length === 1 ? "" : "s"}, ${formatBytes(totalBytes)} in ${seconds.toFixed(2)} s into ${describeStoreTarget(target)} (cluster ${args.cluster})`,
   );
   console.log(ingester.summary());
   const retention = ingester.retentionWarning(config.recorder.retentionDays * 86_400_000);

@@ -16,27 +16,34 @@ const distDir = process.env.CHURNSCOPE_DIST_DIR || ".next";
 const bundle = readFileSync(REPLAY_BUNDLE_PATH);
 const digest = snapshotStoreDigest(bundle, loadConfig().profiles);
 const target = prebuiltReplayStore(distDir);
-if (existsSync(target.path) && existsSync(target.digestPath) && readFileSync(target.digestPath, "utf8").trim() === digest) {
-  console.log(`replay-store: ${target.path} is up to date`);
-} else {
-  const building = `${target.path}.building`;
-  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${building}${suffix}`, { force: true });
-  mkdirSync(dirname(target.path), { recursive: true });
-  const writes = buildSnapshotStore({ path: building, bundle, maxBytes: 64 << 20, profiles: loadConfig().profiles, digest });
-  // Says where a data directory's copy came from.
-  const store = new WriteStore(building);
-  store.setMeta("built", "at build time");
-  store.close();
-  renameSync(building, target.path);
-  writeFileSync(target.digestPath, `${digest}\n`);
-  console.log(`replay-store: ${writes} writes into ${target.path} in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);
+async function main(): Promise<void> {
+  if (existsSync(target.path) && existsSync(target.digestPath) && readFileSync(target.digestPath, "utf8").trim() === digest) {
+    console.log(`replay-store: ${target.path} is up to date`);
+  } else {
+    const building = `${target.path}.building`;
+    for (const suffix of ["", "-wal", "-shm"]) rmSync(`${building}${suffix}`, { force: true });
+    mkdirSync(dirname(target.path), { recursive: true });
+    const writes = await buildSnapshotStore({ path: building, bundle, maxBytes: 64 << 20, profiles: loadConfig().profiles, digest });
+    // Says where a data directory's copy came from.
+    const store = await WriteStore.open(building);
+    await store.setMeta("built", "at build time");
+    await store.close();
+    renameSync(building, target.path);
+    writeFileSync(target.digestPath, `${digest}\n`);
+    console.log(`replay-store: ${writes} writes into ${target.path} in ${((Date.now() - startedMs) / 1000).toFixed(1)} s`);
+  }
+  // The image runs the standalone output, whose build directory lies inside it under the same name.
+  const standalone = join(distDir, "standalone");
+  if (existsSync(standalone)) {
+    const inside = prebuiltReplayStore(join(standalone, distDir));
+    mkdirSync(dirname(inside.path), { recursive: true });
+    copyFileSync(target.path, inside.path);
+    copyFileSync(target.digestPath, inside.digestPath);
+    console.log(`replay-store: copied into ${inside.path}`);
+  }
 }
-// The image runs the standalone output, whose build directory lies inside it under the same name.
-const standalone = join(distDir, "standalone");
-if (existsSync(standalone)) {
-  const inside = prebuiltReplayStore(join(standalone, distDir));
-  mkdirSync(dirname(inside.path), { recursive: true });
-  copyFileSync(target.path, inside.path);
-  copyFileSync(target.digestPath, inside.digestPath);
-  console.log(`replay-store: copied into ${inside.path}`);
-}
+
+main().catch((error: Error) => {
+  console.error(`replay-store: ${error.stack ?? error.message}`);
+  process.exit(1);
+});

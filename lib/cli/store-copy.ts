@@ -63,7 +63,9 @@ async function main(): Promise<number> {
         console.error(`store-copy: ${table} ${copied}/${total}`);
       },
     });
-    console.log(`store-copy: ${report.resumed ? "resumed; " : ""}${report.copiedRows} rows copied${report.same ? "" : "; the counts differ"}`);
+    console.log(
+      `store-copy: ${report.resumed ? "resumed; " : ""}${report.copiedRows} rows copied; ${report.bundles.target} of ${report.bundles.source} uploaded snapshots in the database${report.same ? "" : "; the counts differ"}`,
+    );
     for (const t of report.tables)
       console.log(
         `  ${t.same ? "same" : "DIFFERENT"}  ${t.table.padEnd(22)} ${String(t.sourceRows).padStart(10)} → ${String(t.targetRows).padEnd(10)} ${t.sourceTimes ?? ""}`,

@@ -55,9 +55,26 @@ export interface AppConfig {
   profiles: Profile[];
   server: { port: number; host: string; tls?: { port: number; certFile: string; keyFile: string } };
   dataDir: string;
+  /** the store's engine; PostgreSQL's settings resolved (its URL holds a password: server-side only) */
+  store: StoreConfig;
   /** snapshotCheckMiB: the heap a thread checking an uploaded snapshot may use */
   limits: { maxRangeMs: number; maxSnapshotBytes: number; snapshotCheckMiB: number; concurrentSnapshotChecks: number; queuedSnapshotChecks: number };
 }
+
+/** Where the record lives: a SQLite file in dataDir, or a PostgreSQL database; `setting` names where its URL came from. */
+export type StoreConfig =
+  | { engine: "sqlite" }
+  | {
+      engine: "postgres";
+      setting: string;
+      postgres: {
+        url: string;
+        poolSize: number;
+        tls: { mode: "disable" | "require" | "verify-full"; ca?: string };
+        connectTimeoutMs: number;
+        statementTimeoutMs: number;
+      };
+    };
 
 /** A bucket audit source with its credentials resolved; server-side only. */
 export interface AuditSourceConfig {
@@ -191,6 +208,53 @@ function readSecret(ref: SecretRef, key: string, env: Env, cwd: string): string 
   return value;
 }
 
+/** The environment variable that names the PostgreSQL database when the file does not. */
+export const DATABASE_URL_ENV = "CHURNSCOPE_DATABASE_URL";
+
+function storeConfig(store: ConfigFile["store"], env: Env, cwd: string): StoreConfig {
+  const fromEnv = env[DATABASE_URL_ENV]?.trim() ? DATABASE_URL_ENV : undefined;
+  const engine = store.engine ?? (store.url || fromEnv ? "postgres" : "sqlite");
+  if (engine === "sqlite") return { engine };
+  const given = store.url;
+  const setting =
+    given === undefined
+      ? DATABASE_URL_ENV
+      : typeof given === "string"
+        ? "store.url"
+        : "env" in given
+          ? `store.url (environment variable ${given.env})`
+          : `store.url (${given.file})`;
+  if (!given && !fromEnv) throw new ConfigError(`store.engine is postgres, but no database is named: set store.url, or ${DATABASE_URL_ENV}`);
+  const url = given === undefined ? env[DATABASE_URL_ENV]!.trim() : typeof given === "string" ? given : readSecret(given, "store.url", env, cwd);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new ConfigError(`${setting}: not a URL; expected postgres://user:password@host:5432/database`);
+  }
+  if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:")
+    throw new ConfigError(`${setting}: expected a postgres:// URL, got ${parsed.protocol}//…`);
+  let ca: string | undefined;
+  if (store.tls.caFile) {
+    try {
+      ca = readFileSync(resolve(cwd, store.tls.caFile), "utf8");
+    } catch (error) {
+      throw new ConfigError(`store.tls.caFile: cannot read ${store.tls.caFile}: ${(error as Error).message}`);
+    }
+  }
+  return {
+    engine,
+    setting,
+    postgres: {
+      url,
+      poolSize: store.poolSize,
+      tls: { mode: store.tls.mode, ...(ca ? { ca } : {}) },
+      connectTimeoutMs: store.connectTimeoutSeconds * 1000,
+      statementTimeoutMs: store.statementTimeoutSeconds * 1000,
+    },
+  };
+}
+
 function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string): AppConfig {
   let prometheus: PrometheusConfig | null = null;
   if (file.prometheus) {
@@ -241,6 +305,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     profiles: [...DEFAULT_PROFILES.filter((d) => !file.profiles.some((p) => p.name === d.name)), ...file.profiles],
     server: file.server,
     dataDir: resolve(cwd, file.dataDir),
+    store: storeConfig(file.store, env, cwd),
     limits: {
       maxRangeMs: file.limits.maxRangeDays * 86_400_000,
       maxSnapshotBytes: Math.round(file.limits.maxSnapshotMiB * 1_048_576),

@@ -223,6 +223,39 @@ export const configSchema = z
       .strict()
       .default({ port: 3000, host: "0.0.0.0" }),
     dataDir: z.string().min(1).default("./data"),
+    /**
+     * Where the record lives: a SQLite file in dataDir (one process), or a PostgreSQL database that several replicas
+     * share. PostgreSQL when a URL is given (here or in CHURNSCOPE_DATABASE_URL) unless engine says otherwise.
+     */
+    store: z
+      .object({
+        engine: z.enum(["sqlite", "postgres"]).optional(),
+        /** postgres://user:password@host:5432/database: from the environment or a file when it holds a password, else written here */
+        url: z
+          .union([
+            z
+              .string()
+              .min(1)
+              .refine((url) => !/^[a-z]+:\/\/[^/@]*:[^/@]*@/i.test(url), "this URL holds a password: give it as { env: NAME } or { file: PATH }"),
+            secretRefSchema,
+          ])
+          .optional(),
+        tls: z
+          .object({
+            /** disable: plain TCP; require: TLS, any certificate; verify-full: the server's certificate checked against caFile or the system's roots */
+            mode: z.enum(["disable", "require", "verify-full"]).default("disable"),
+            caFile: z.string().min(1).optional(),
+          })
+          .strict()
+          .default({ mode: "disable" }),
+        /** connections per process; each replica holds up to this many, plus two for its roll-up and intake threads */
+        poolSize: z.number().int().min(2).max(100).default(10),
+        connectTimeoutSeconds: z.number().positive().max(300).default(10),
+        /** a statement running longer is cancelled by the server, and its request answers 503 */
+        statementTimeoutSeconds: z.number().positive().max(3600).default(60),
+      })
+      .strict()
+      .default({ tls: { mode: "disable" }, poolSize: 10, connectTimeoutSeconds: 10, statementTimeoutSeconds: 60 }),
     limits: z
       .object({
         maxRangeDays: z.number().positive().max(3650).default(400),

@@ -11,15 +11,18 @@ import type { ObjectHistory } from "../wire/objects";
 
 /** What an export reads of a store: every object's writes in a range, up to a bound. */
 export interface HistorySource {
-  histories(fromMs: number, toMs: number, maxWrites: number): ObjectHistory[] | null;
+  histories(fromMs: number, toMs: number, maxWrites: number): Promise<ObjectHistory[] | null>;
 }
 
 export const MAX_EXPORTED_WRITES = 500_000;
 
 type Obj = { [key: string]: Json };
 
-export function exportObjectWrites(store: HistorySource, range: { startMs: number; endMs: number }): { writes: ObjectWrites | null; leftOut: number } {
-  const histories = store.histories(range.startMs, range.endMs, MAX_EXPORTED_WRITES);
+export async function exportObjectWrites(
+  store: HistorySource,
+  range: { startMs: number; endMs: number },
+): Promise<{ writes: ObjectWrites | null; leftOut: number }> {
+  const histories = await store.histories(range.startMs, range.endMs, MAX_EXPORTED_WRITES);
   if (histories === null) return { writes: null, leftOut: 0 };
   const out: ObjectWrites = { objects: [], writes: [] };
   let leftOut = 0;

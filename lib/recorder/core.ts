@@ -62,17 +62,21 @@ export class ProfileRecorder {
   /** the server sends cluster-scoped objects without a namespace; this keeps them so should one carry it */
   private readonly clusterScoped: boolean;
 
-  /** `profiles` all read the same resource; each object is read with the one that fits it (profileFor). */
+  /**
+   * `profiles` all read the same resource; each object is read with the one that fits it (profileFor). `guard` runs
+   * first in each transaction and throws when this process may no longer record the cluster (its lease, leases.ts).
+   */
   constructor(
     private readonly store: WriteRepository,
     private readonly cluster: string,
     private readonly profiles: Profile[],
+    private readonly guard: () => Promise<void> = () => Promise.resolve(),
   ) {
     this.sample = profiles[0];
     this.clusterScoped = clusterScope(profiles)(this.sample.group, this.sample.resource);
     this.chain = new VersionChain<LastVersion>({
-      read: (key) => {
-        const row = store.latest(key);
+      read: async (key) => {
+        const row = await store.latest(key);
         return row && { resourceVersion: row.resourceVersion, obj: row.body === null ? null : (JSON.parse(row.body) as Json) };
       },
       write: (key, last) => store.setLatest(key, last.resourceVersion, last.obj === null ? null : JSON.stringify(last.obj)),
@@ -100,7 +104,7 @@ export class ProfileRecorder {
   }
 
   /** Where a watch can continue from, if the store knows. */
-  resumeVersion(): string | undefined {
+  resumeVersion(): Promise<string | undefined> {
     return this.store.getMeta(this.resumeKey());
   }
 
@@ -108,13 +112,13 @@ export class ProfileRecorder {
    * Until when this resource was last known to be observed (the last list, event batch, or clean
    * stop): where a period the recorder could not observe starts, even when it ran in an earlier process.
    */
-  observedUntilMs(): number | undefined {
-    const value = Number(this.store.getMeta(`observed/${this.cluster}/${resourceKey(this.sample)}`));
+  async observedUntilMs(): Promise<number | undefined> {
+    const value = Number(await this.store.getMeta(`observed/${this.cluster}/${resourceKey(this.sample)}`));
     return Number.isFinite(value) && value > 0 ? value : undefined;
   }
 
-  markObserved(tsMs: number): void {
-    this.store.setMeta(`observed/${this.cluster}/${resourceKey(this.sample)}`, String(tsMs));
+  markObserved(tsMs: number): Promise<void> {
+    return this.store.setMeta(`observed/${this.cluster}/${resourceKey(this.sample)}`, String(tsMs));
   }
 
   /**
@@ -123,15 +127,15 @@ export class ProfileRecorder {
    */
   private readonly chain: VersionChain<LastVersion>;
 
-  private lastVersion(key: ObjectKey): LastVersion | undefined {
-    const last = this.chain.get(key);
+  private async lastVersion(key: ObjectKey): Promise<LastVersion | undefined> {
+    const last = await this.chain.get(key);
     if (last && last.obj !== null && last.version === undefined) last.version = prepare(this.profileOf(last.obj as KubeObject), last.obj);
     return last;
   }
 
   /** Stores a version if it is new; returns whether it was. `follows`: from a watch, which delivers every version in order. */
-  private observe(key: ObjectKey, obj: KubeObject | null, resourceVersion: string, tsMs: number, follows = false): boolean {
-    const last = this.lastVersion(key);
+  private async observe(key: ObjectKey, obj: KubeObject | null, resourceVersion: string, tsMs: number, follows = false): Promise<boolean> {
+    const last = await this.lastVersion(key);
     if (last && last.resourceVersion === resourceVersion) return false;
     if (obj === null && last?.version === undefined) return false; // a delete of something never seen alive
     const profile = this.profileOf((obj ?? last?.obj) as KubeObject | undefined);
@@ -139,7 +143,7 @@ export class ProfileRecorder {
     const after = obj === null ? undefined : prepare(profile, obj as Json);
     const analysis = analyzeVersions(profile, before, after);
     const body = keptBody(analysis.cls, before?.obj, after?.obj);
-    this.store.record(key, {
+    await this.store.record(key, {
       tsMs,
       cls: analysis.cls,
       writer: analysis.writer,
@@ -160,52 +164,62 @@ export class ProfileRecorder {
    * A full list. The first one only establishes what exists (nothing was written just now). A relist
    * (after 410 Gone) records what changed while unobserved, and objects no longer listed as deleted.
    */
-  applyList(items: KubeObject[], listVersion: string, tsMs: number): number {
-    const first = this.resumeVersion() === undefined;
-    return this.chain.batch(this.store, () => {
-      let stored = 0;
-      const listed = new Set<string>();
-      for (const item of items) {
-        const key = this.key(item);
-        listed.add(`${key.namespace}/${key.name}`);
-        const rv = item.metadata?.resourceVersion ?? listVersion;
-        if (first && !this.chain.get(key)) {
-          this.store.recordFirstSeen(key, tsMs, project(this.profileOf(item), item as Json), item as Json);
-          this.chain.set(key, { resourceVersion: rv, obj: item as Json });
-        } else if (this.observe(key, item, rv, tsMs)) stored++;
-      }
-      for (const key of this.store.liveKeys(this.cluster, this.sample.group, this.sample.kind)) {
-        if (!listed.has(`${key.namespace}/${key.name}`) && this.observe(key, null, `deleted@${listVersion}`, tsMs)) stored++;
-      }
-      this.store.setMeta(this.resumeKey(), listVersion);
-      this.markObserved(tsMs);
-      return stored;
-    });
+  async applyList(items: KubeObject[], listVersion: string, tsMs: number): Promise<number> {
+    const first = (await this.resumeVersion()) === undefined;
+    return this.chain.batch(
+      this.store,
+      async () => {
+        await this.guard();
+        let stored = 0;
+        const listed = new Set<string>();
+        for (const item of items) {
+          const key = this.key(item);
+          listed.add(`${key.namespace}/${key.name}`);
+          const rv = item.metadata?.resourceVersion ?? listVersion;
+          if (first && !(await this.chain.get(key))) {
+            await this.store.recordFirstSeen(key, tsMs, project(this.profileOf(item), item as Json), item as Json);
+            this.chain.set(key, { resourceVersion: rv, obj: item as Json });
+          } else if (await this.observe(key, item, rv, tsMs)) stored++;
+        }
+        for (const key of await this.store.liveKeys(this.cluster, this.sample.group, this.sample.kind)) {
+          if (!listed.has(`${key.namespace}/${key.name}`) && (await this.observe(key, null, `deleted@${listVersion}`, tsMs))) stored++;
+        }
+        await this.store.setMeta(this.resumeKey(), listVersion);
+        await this.markObserved(tsMs);
+        return stored;
+      },
+      [tsMs],
+    );
   }
 
   /** One watch event; a bookmark only moves the resume point. Returns whether a version was stored. */
-  applyEvent(type: string, obj: KubeObject, tsMs: number): boolean {
-    return this.applyEvents([{ type, obj, tsMs }]) === 1;
+  async applyEvent(type: string, obj: KubeObject, tsMs: number): Promise<boolean> {
+    return (await this.applyEvents([{ type, obj, tsMs }])) === 1;
   }
 
   /**
    * Events that arrived together, in order, in one transaction (one commit instead of one per event,
    * which is most of the cost). Returns how many versions were stored.
    */
-  applyEvents(events: { type: string; obj: KubeObject; tsMs: number }[]): number {
-    return this.chain.batch(this.store, () => {
-      let stored = 0;
-      let resume: string | undefined;
-      for (const { type, obj, tsMs } of events) {
-        const rv = obj.metadata?.resourceVersion;
-        if (!rv) continue;
-        if (type === "ADDED" || type === "MODIFIED") stored += this.observe(this.key(obj), obj, rv, tsMs, true) ? 1 : 0;
-        else if (type === "DELETED") stored += this.observe(this.key(obj), null, `deleted@${rv}`, tsMs, true) ? 1 : 0;
-        resume = rv;
-      }
-      if (resume !== undefined) this.store.setMeta(this.resumeKey(), resume);
-      if (events.length > 0) this.markObserved(events.at(-1)!.tsMs);
-      return stored;
-    });
+  applyEvents(events: { type: string; obj: KubeObject; tsMs: number }[]): Promise<number> {
+    return this.chain.batch(
+      this.store,
+      async () => {
+        await this.guard();
+        let stored = 0;
+        let resume: string | undefined;
+        for (const { type, obj, tsMs } of events) {
+          const rv = obj.metadata?.resourceVersion;
+          if (!rv) continue;
+          if (type === "ADDED" || type === "MODIFIED") stored += (await this.observe(this.key(obj), obj, rv, tsMs, true)) ? 1 : 0;
+          else if (type === "DELETED") stored += (await this.observe(this.key(obj), null, `deleted@${rv}`, tsMs, true)) ? 1 : 0;
+          resume = rv;
+        }
+        if (resume !== undefined) await this.store.setMeta(this.resumeKey(), resume);
+        if (events.length > 0) await this.markObserved(events.at(-1)!.tsMs);
+        return stored;
+      },
+      events.map((e) => e.tsMs),
+    );
   }
 }

@@ -9,6 +9,7 @@ import type { AppConfig } from "../config/load";
 import type { WriteStore } from "../store/store";
 import type { Profile } from "../churn/profiles";
 import { resourceKey } from "./core";
+import { LEASE_TIMING, leadCluster, type LeaseTiming } from "./leadership";
 import { runWatcher, type WatcherStats } from "./watcher";
 
 export interface RecordedCluster {
@@ -43,7 +44,10 @@ export function clustersToRecord(config: AppConfig, env: Record<string, string |
 
 export interface Recorder {
   stop(): Promise<void>;
+  /** the watchers this process runs now (those of the clusters whose lease it holds) */
   stats(): { cluster: string; resource: string; stats: WatcherStats }[];
+  /** whether this process records each cluster now */
+  leading(): { cluster: string; leads: boolean }[];
 }
 
 /**
@@ -56,27 +60,47 @@ export function startRecorder(
   clusters: RecordedCluster[],
   log: (line: string) => void = console.log,
   rollUp = true,
+  timing: LeaseTiming = LEASE_TIMING,
 ): Recorder {
-  const controller = new AbortController();
-  const watchers: { cluster: string; resource: string; stats: WatcherStats; done: Promise<void> }[] = [];
-  for (const cluster of clusters) {
-    // One watch per resource, however many profiles read it.
+  const watchers = new Set<{ cluster: string; resource: string; stats: WatcherStats; done: Promise<void> }>();
+  /** One watch per resource of the cluster, however many profiles read it, until the returned stop. */
+  const record = (cluster: RecordedCluster, guard: () => Promise<void>, takeover: boolean) => {
+    const controller = new AbortController();
     const byResource = new Map<string, Profile[]>();
     for (const profile of config.profiles.filter((p) => p.clusters.length === 0 || p.clusters.includes(cluster.name))) {
       byResource.set(resourceKey(profile), [...(byResource.get(resourceKey(profile)) ?? []), profile]);
     }
+    const mine: typeof watchers = new Set();
     for (const [resource, profiles] of byResource) {
       const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
-      const done = runWatcher({ kc: cluster.kc, store, cluster: cluster.name, profiles }, controller.signal, stats).then(() => {
-        if (stats.state === "unserved") log(`recorder: ${cluster.name}: ${resource}: ${stats.error}; not recorded`);
-      });
-      watchers.push({ cluster: cluster.name, resource, stats, done });
+      const done = runWatcher({ kc: cluster.kc, store, cluster: cluster.name, profiles, guard, takeover }, controller.signal, stats).then(
+        () => void (stats.state === "unserved" && log(`recorder: ${cluster.name}: ${resource}: ${stats.error}; not recorded`)),
+        (error: Error) => log(`recorder: ${cluster.name}: ${resource}: stopped: ${error.message}`),
+      );
+      mine.add({ cluster: cluster.name, resource, stats, done });
     }
-  }
+    mine.forEach((w) => watchers.add(w));
+    return async () => {
+      controller.abort();
+      await Promise.all([...mine].map((w) => w.done));
+      mine.forEach((w) => watchers.delete(w));
+    };
+  };
+  const leaderships = clusters.map((cluster) => ({
+    cluster: cluster.name,
+    leadership: leadCluster(
+      store.leases(),
+      cluster.name,
+      (guard, takeover) => record(cluster, guard, takeover),
+      (line) => log(`recorder: ${line}`),
+      timing,
+    ),
+  }));
   const retentionMs = config.recorder.retentionDays * 86_400_000;
   // Retention at once, then hourly.
-  store.prune(Date.now() - retentionMs);
-  const timer = setInterval(() => store.prune(Date.now() - retentionMs), 3_600_000);
+  const prune = () => store.prune(Date.now() - retentionMs).catch((error: Error) => log(`recorder: retention: ${error.message}`));
+  void prune();
+  const timer = setInterval(() => void prune(), 3_600_000);
   timer.unref();
   // The Objects rollups as quarter hours fall due, the same way the dashboard's roll-up thread keeps them.
   const stopRolling = rollUp ? store.keepRolledUp((error) => log(`recorder: objects rollups: ${error.message}`)) : () => {};
@@ -84,15 +108,17 @@ export function startRecorder(
     async stop() {
       stopRolling();
       clearInterval(timer);
-      controller.abort();
-      await Promise.all(watchers.map((w) => w.done));
+      await Promise.all(leaderships.map(({ leadership }) => leadership.stop()));
     },
-    stats: () => watchers.map(({ cluster, resource, stats }) => ({ cluster, resource, stats })),
+    stats: () => [...watchers].map(({ cluster, resource, stats }) => ({ cluster, resource, stats })),
+    leading: () => leaderships.map(({ cluster, leadership }) => ({ cluster, leads: leadership.leads() })),
   };
 }
 
 /** Prometheus text for the recorder's own health. */
-export function recorderMetrics(recorder: Recorder, store: WriteStore, nowMs = Date.now(), out = new Exposition()): Exposition {
+export async function recorderMetrics(recorder: Recorder, store: WriteStore, nowMs = Date.now(), out = new Exposition()): Promise<Exposition> {
+  const openGaps = (await store.gaps(0, nowMs + 1)).filter((g) => g.toMs === null).length;
+  const storeBytes = await store.sizeBytes();
   const stats = recorder.stats();
   const per = (pick: (s: WatcherStats) => number) =>
     stats.map(({ cluster, resource, stats: s }): [Record<string, string>, number] => [{ cluster, resource }, pick(s)]);
@@ -139,8 +165,12 @@ export function recorderMetrics(recorder: Recorder, store: WriteStore, nowMs = D
       "1 while the watch is open.",
       per((s) => (s.state === "watching" ? 1 : 0)),
     )
-    .family("churnscope_recorder_open_gaps", "gauge", "Periods the recorder could not observe that are still open.", [
-      [{}, store.gaps(0, nowMs + 1).filter((g) => g.toMs === null).length],
-    ])
-    .family("churnscope_store_bytes", "gauge", "Size of the SQLite store.", [[{}, store.sizeBytes()]]);
+    .family(
+      "churnscope_recorder_leader",
+      "gauge",
+      "1 while this process records the cluster (holds its lease in the store); another replica records it otherwise.",
+      recorder.leading().map(({ cluster, leads }): [Record<string, string>, number] => [{ cluster }, leads ? 1 : 0]),
+    )
+    .family("churnscope_recorder_open_gaps", "gauge", "Periods the recorder could not observe that are still open.", [[{}, openGaps]])
+    .family("churnscope_store_bytes", "gauge", "Size of the store's database (its SQLite file, or the PostgreSQL database).", [[{}, storeBytes]]);
 }

@@ -8,8 +8,12 @@ import { HttpMethod, RequestContext, Watch, type KubeConfig } from "@kubernetes/
 import { fetch } from "undici";
 import type { Profile } from "../churn/profiles";
 import type { WriteStore } from "../store/store";
-import { sqliteCode } from "../runtime/sqlite-code";
+import { isStoreError } from "../runtime/store-error";
+import { LeaseLost } from "../store/leases";
 import { namedObject, ProfileRecorder, readableEvent, resourceKey, type KubeObject } from "./core";
+
+/** Watch events waiting to be stored, at most: past it the watch ends and resumes from the last version stored (100 k events of a few KiB). */
+const MAX_QUEUED_EVENTS = 100_000;
 
 export interface WatcherStats {
   events: number;
@@ -72,17 +76,35 @@ export interface WatcherOptions {
   maxBackoffMs?: number;
   /** list through a streaming watch where the server offers it (default), else page through a list */
   streamingLists?: boolean;
+  /** runs first in every transaction: throws LeaseLost once this process may no longer record the cluster */
+  guard?: () => Promise<void>;
+  /**
+   * This process took the cluster over (from another replica, or from itself before a restart): what was recorded is
+   * not resumed but listed again, and the time since it was last observed is a gap.
+   */
+  takeover?: boolean;
 }
 
 /** Records until `signal` aborts. Resolves when stopped. */
 export async function runWatcher(options: WatcherOptions, signal: AbortSignal, stats: WatcherStats): Promise<void> {
   const { kc, store, cluster, profiles } = options;
   const now = options.now ?? Date.now;
-  const recorder = new ProfileRecorder(store, cluster, profiles);
+  const guard = options.guard ?? (() => Promise.resolve());
+  const recorder = new ProfileRecorder(store, cluster, profiles, guard);
   const path = resourcePath(profiles[0]);
   const name = resourceKey(profiles[0]);
+  /** A write outside the recorder's batches (a gap), made only while this process holds the cluster. */
+  const guarded = (work: () => Promise<void>) => store.batch(async () => (await guard(), work()));
   let backoffMs = options.minBackoffMs ?? 1000;
-  let needList = recorder.resumeVersion() === undefined;
+  let needList = (await recorder.resumeVersion()) === undefined;
+  if (options.takeover && !needList) {
+    // Resuming would stamp every version written meanwhile with the time it arrives now: list, and say what was missed.
+    const fromMs = Math.min(now(), (await recorder.observedUntilMs()) ?? now());
+    await guarded(() =>
+      store.openGap(cluster, name, fromMs, "not recorded: the recording process changed (a restart, or another replica took over); relisted"),
+    );
+    needList = true;
+  }
   // A streaming list (a watch that first sends every object) is served from the watch cache; servers
   // without it refuse the parameter (WatchList off) or ignore it (before 1.27), and then a paged list is used.
   let streamingLists = options.streamingLists ?? true;
@@ -93,14 +115,15 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         const listed = await list(kc, profiles[0], signal);
         const items = listed.items.filter(namedObject);
         stats.rejected += listed.items.length - items.length;
-        stats.stored += recorder.applyList(items, listed.resourceVersion, now());
+        stats.stored += await recorder.applyList(items, listed.resourceVersion, now());
         stats.relists++;
         needList = false;
       }
       if (!streaming) {
-        store.closeGap(cluster, name, now());
+        await guarded(() => store.closeGap(cluster, name, now()));
         stats.state = "watching";
       }
+      const resumeVersion = streaming ? undefined : await recorder.resumeVersion();
       await new Promise<void>((resolve, reject) => {
         const watch = new Watch(kc);
         // client-node aborts a watch after 30 s without data; bookmarks arrive about once a minute, so allow more.
@@ -114,36 +137,50 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         // The store refused (one transaction: nothing of it was stored), and nothing after it may be
         // stored: end this watch; the next resumes from the last version stored, so the server sends them again.
         const fail = (error: unknown) => {
+          if (failed) return;
           failed = true;
           controller?.abort();
-          reject(new Error(`could not store watch events: ${(error as Error).message}`));
+          reject(new Error(`could not store watch events: ${(error as Error).message}`, { cause: error }));
         };
-        const flush = () => {
-          if (pending.length === 0 || failed) return;
-          const batch = pending;
-          pending = [];
+        // Batches are stored one after another, in order; events that arrive meanwhile wait for the next.
+        let storing: Promise<void> = Promise.resolve();
+        let queued = 0;
+        const store1 = async (batch: typeof pending) => {
+          if (failed) return;
           try {
-            stats.stored += recorder.applyEvents(batch);
+            stats.stored += await recorder.applyEvents(batch);
           } catch (error) {
-            if (sqliteCode(error) !== undefined) return fail(error);
+            if (isStoreError(error) || error instanceof LeaseLost) return fail(error);
             // Not the store but an event it could not take: store the others, skip and count that one,
             // rather than meet it again on every resume.
             for (const event of batch) {
               try {
-                stats.stored += recorder.applyEvents([event]);
+                stats.stored += await recorder.applyEvents([event]);
               } catch (eventError) {
-                if (sqliteCode(eventError) !== undefined) return fail(eventError);
+                if (isStoreError(eventError) || eventError instanceof LeaseLost) return fail(eventError);
                 stats.rejected++;
                 stats.error = `skipped a watch event: ${(eventError as Error).message}`;
               }
             }
+          } finally {
+            queued -= batch.length;
           }
+        };
+        const flush = () => {
+          if (pending.length === 0 || failed) return storing;
+          const batch = pending;
+          pending = [];
+          queued += batch.length;
+          // A store that falls this far behind the watch ends it: the next resumes from the last version stored.
+          if (queued > MAX_QUEUED_EVENTS) fail(new Error(`the store fell ${queued} events behind the watch`));
+          storing = storing.then(() => store1(batch));
+          return storing;
         };
         const onAbort = () => controller?.abort();
         signal.addEventListener("abort", onAbort, { once: true });
         const params = streaming
           ? { allowWatchBookmarks: true, sendInitialEvents: true, resourceVersionMatch: "NotOlderThan" }
-          : { allowWatchBookmarks: true, resourceVersion: recorder.resumeVersion() };
+          : { allowWatchBookmarks: true, resourceVersion: resumeVersion };
         watch
           .watch(
             path,
@@ -152,9 +189,8 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
               stats.events++;
               stats.lastEventMs = now();
               if (type === "ERROR") {
-                flush();
                 controller?.abort();
-                reject(obj.code === 410 ? new Gone("watch: resourceVersion too old") : new Error(`watch error ${obj.code ?? ""}`));
+                void flush().then(() => reject(obj.code === 410 ? new Gone("watch: resourceVersion too old") : new Error(`watch error ${obj.code ?? ""}`)));
                 return;
               }
               if (!readableEvent(type, obj)) {
@@ -173,29 +209,32 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
                 }
                 if (type === "ADDED") initial.push(obj);
                 else {
-                  try {
-                    stats.stored += recorder.applyList(initial, obj.metadata!.resourceVersion!, now());
-                  } catch (error) {
-                    return fail(error);
-                  }
+                  const objects = initial;
                   initial = undefined;
-                  stats.relists++;
-                  needList = false;
-                  store.closeGap(cluster, name, now());
-                  stats.state = "watching";
+                  // Stored in turn with the events after it, which wait for it.
+                  storing = storing.then(async () => {
+                    if (failed) return;
+                    try {
+                      stats.stored += await recorder.applyList(objects, obj.metadata!.resourceVersion!, now());
+                      stats.relists++;
+                      needList = false;
+                      await guarded(() => store.closeGap(cluster, name, now()));
+                      stats.state = "watching";
+                    } catch (error) {
+                      fail(error);
+                    }
+                  });
                 }
                 return;
               }
               pending.push({ type, obj, tsMs: now() });
-              if (pending.length === 1) setImmediate(flush);
-              else if (pending.length >= 1_000) flush();
+              if (pending.length === 1) setImmediate(() => void flush());
+              else if (pending.length >= 1_000) void flush();
               if (type !== "BOOKMARK") backoffMs = options.minBackoffMs ?? 1000;
             },
             (err) => {
-              flush();
               signal.removeEventListener("abort", onAbort);
-              if (err && !signal.aborted) reject(err);
-              else resolve();
+              void flush().then(() => (err && !signal.aborted ? reject(err) : resolve()));
             },
           )
           .then((c) => (controller = c))
@@ -206,6 +245,12 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
       if (!signal.aborted) stats.reconnects++;
     } catch (error) {
       if (signal.aborted) break;
+      // Another process records the cluster now: this one stops, and writes nothing more.
+      if (error instanceof LeaseLost || (error as Error).cause instanceof LeaseLost) {
+        stats.state = "stopped";
+        stats.error = (error as Error).message;
+        return;
+      }
       const status = (error as { statusCode?: number }).statusCode;
       if (streaming && (status === 400 || status === 422 || error instanceof NoStreamingLists)) {
         streamingLists = false;
@@ -218,9 +263,13 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
       }
       try {
         // A resume point that is gone means versions may be lost since the recorder last observed, not since now.
-        const fromMs = error instanceof Gone ? Math.min(now(), recorder.observedUntilMs() ?? now()) : now();
-        store.openGap(cluster, name, fromMs, error instanceof Gone ? "410 Gone: relisting" : `disconnected: ${(error as Error).message}`);
-      } catch {
+        const fromMs = error instanceof Gone ? Math.min(now(), (await recorder.observedUntilMs()) ?? now()) : now();
+        await guarded(() => store.openGap(cluster, name, fromMs, error instanceof Gone ? "410 Gone: relisting" : `disconnected: ${(error as Error).message}`));
+      } catch (gapError) {
+        if (gapError instanceof LeaseLost) {
+          stats.state = "stopped";
+          return;
+        }
         // The store refuses writes (full, locked): the next round tries again, from the last version stored.
       }
       stats.error = (error as Error).message;
@@ -235,7 +284,7 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
     }
   }
   try {
-    if (stats.state === "watching") recorder.markObserved(now());
+    if (stats.state === "watching") await guarded(() => recorder.markObserved(now()));
   } catch {
     // The store refuses writes: the next start counts from the last event stored instead.
   }

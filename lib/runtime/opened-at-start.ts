@@ -11,20 +11,32 @@ export class OpenedAtStart<T> {
 
   constructor(
     private readonly what: string,
-    private readonly opening: () => T,
+    private readonly opening: () => T | Promise<T>,
   ) {}
 
-  /** Opens it if it is not open yet; throws what opening threw, and remembers it for `get`. */
-  open(): T {
-    if (this.value !== undefined) return this.value;
-    try {
-      this.value = this.opening();
-      this.failure = undefined;
-      return this.value;
-    } catch (error) {
-      this.failure = (error as Error).message;
-      throw error;
-    }
+  private pending?: Promise<T>;
+
+  /** Opens it if it is not open yet (one opening at a time); throws what opening threw, and remembers it for `get`. */
+  open(): Promise<T> {
+    if (this.value !== undefined) return Promise.resolve(this.value);
+    if (this.pending) return this.pending;
+    const opening = (async () => {
+      try {
+        this.value = await this.opening();
+        this.failure = undefined;
+        return this.value;
+      } catch (error) {
+        this.failure = (error as Error).message;
+        throw error;
+      }
+    })();
+    this.pending = opening;
+    // Settled: the next call opens again (or answers what opened).
+    void opening.then(
+      () => (this.pending = undefined),
+      () => (this.pending = undefined),
+    );
+    return opening;
   }
 
   get opened(): boolean {

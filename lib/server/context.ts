@@ -13,11 +13,12 @@ import { probeLabelSets, type LabelSets } from "../panels/probe";
 import { SnapshotStore } from "../snapshot/store";
 import { FileBundles } from "../snapshot/bundles";
 import { NoteStore } from "../store/notes";
+import { EngineBundles } from "../store/snapshot-bundles";
 import { OpenedAtStart } from "../runtime/opened-at-start";
 import { detectRebuildProfile, type DetectedProfile } from "../rebuilds/detect";
 import { existing, perProcess } from "../runtime/per-process";
 import type { Recorder } from "../recorder/recorder";
-import { ObjectStores } from "../store/sources";
+import { liveObjectStore, ObjectStores } from "../store/sources";
 
 export interface ServerContext {
   config: AppConfig;
@@ -89,13 +90,20 @@ function kept<T>(keep: (value: T) => boolean): (key: string, ask: () => Promise<
 }
 
 export function buildContext(config: AppConfig): ServerContext {
-  const snapshots = new SnapshotStore(new FileBundles(join(config.dataDir, "snapshots")), config.limits.maxSnapshotBytes, {
+  // On PostgreSQL, uploaded snapshots and notes are in the live store's database, where every replica finds them.
+  const live = liveObjectStore(config);
+  const onPostgres = config.store.engine === "postgres";
+  // A request meanwhile is a 503 that says the store is not open; the start opens it (and retries).
+  const bundles = onPostgres ? new EngineBundles(async () => live.get().database.engine) : new FileBundles(join(config.dataDir, "snapshots"));
+  const snapshots = new SnapshotStore(bundles, config.limits.maxSnapshotBytes, {
     checkHeapMiB: config.limits.snapshotCheckMiB,
     concurrentChecks: config.limits.concurrentSnapshotChecks,
     queuedChecks: config.limits.queuedSnapshotChecks,
   });
-  const notesStore = new OpenedAtStart("the notes store", () => NoteStore.sqlite(join(config.dataDir, "notes.sqlite")));
-  const stores = new ObjectStores({ config, snapshots });
+  const notesStore = new OpenedAtStart("the notes store", async () =>
+    onPostgres ? NoteStore.in((await live.open()).database.engine) : NoteStore.sqlite(join(config.dataDir, "notes.sqlite")),
+  );
+  const stores = new ObjectStores({ config, snapshots }, live);
   const recording = {};
   if (!config.prometheus) return { config, snapshots, stores, recording, notesStore, prometheus: null };
   const client = sharedClient(createPromClient(config.prometheus), config.prometheus.sharing);

@@ -6,7 +6,7 @@ import { recorderMetrics } from "../recorder/recorder";
 import type { ServerContext } from "./context";
 import { runningRecorder } from "./recording";
 
-export function serverMetrics(ctx: ServerContext): string {
+export async function serverMetrics(ctx: ServerContext): Promise<string> {
   const out = new Exposition();
   const shared = ctx.prometheus?.client;
   if (shared) {
@@ -23,30 +23,27 @@ export function serverMetrics(ctx: ServerContext): string {
   }
   const spool = existing<AuditIntake>("auditIntake");
   if (spool) {
+    const queued = await spool.spool.queued();
     out
-      .family("churnscope_audit_spool_batches", "gauge", "Audit webhook batches on disk, accepted and not yet taken into the store.", [
-        [{}, spool.spool.queued.batches],
-      ])
-      .family("churnscope_audit_spool_bytes", "gauge", "Bytes of those batches (audit.maxSpoolMiB bounds them).", [[{}, spool.spool.queued.bytes]])
+      .family("churnscope_audit_spool_batches", "gauge", "Audit webhook batches on disk, accepted and not yet taken into the store.", [[{}, queued.batches]])
+      .family("churnscope_audit_spool_bytes", "gauge", "Bytes of those batches (audit.maxSpoolMiB bounds them).", [[{}, queued.bytes]])
       .family("churnscope_audit_spool_drained_total", "counter", "Batches taken into the store since start, by outcome.", [
         [{ outcome: "stored" }, spool.drained],
         [{ outcome: "unreadable" }, spool.failed],
       ]);
   }
-  if (ctx.config.audit.sources.length > 0 && ctx.stores.live.opened) bucketMetrics(ctx, out);
+  if (ctx.config.audit.sources.length > 0 && ctx.stores.live.opened) await bucketMetrics(ctx, out);
   const recorder = runningRecorder(ctx);
-  if (recorder) recorderMetrics(recorder, ctx.stores.liveStore(), Date.now(), out);
+  if (recorder) await recorderMetrics(recorder, ctx.stores.liveStore(), Date.now(), out);
   return out.text();
 }
 
 /** The audit bucket sources' record, from the store: what any process reading them has done. */
-function bucketMetrics(ctx: ServerContext, out: Exposition): void {
+async function bucketMetrics(ctx: ServerContext, out: Exposition): Promise<void> {
   const checkpoints = ctx.stores.liveStore().buckets();
-  const sources = ctx.config.audit.sources.map((config) => ({
-    source: config.name,
-    status: checkpoints.source(config.name),
-    totals: checkpoints.totals(config.name),
-  }));
+  const sources = [];
+  for (const config of ctx.config.audit.sources)
+    sources.push({ source: config.name, status: await checkpoints.source(config.name), totals: await checkpoints.totals(config.name) });
   out
     .family(
       "churnscope_audit_source_objects",

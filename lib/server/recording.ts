@@ -20,6 +20,6 @@ export function runningRecorder(ctx: ServerContext): Recorder | null {
 }
 
 /** Whether the object views have live data to show: a recorder runs here, or something (a recorder, ingested audit logs) filled the store. */
-export function hasLiveObjects(ctx: ServerContext): boolean {
-  return runningRecorder(ctx) !== null || ctx.stores.liveStore().kinds().length > 0;
+export async function hasLiveObjects(ctx: ServerContext): Promise<boolean> {
+  return runningRecorder(ctx) !== null || (await ctx.stores.liveStore().kinds()).length > 0;
 }

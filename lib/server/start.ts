@@ -9,29 +9,32 @@ import type { ServerContext } from "./context";
 import { intake, removeLeftUploads } from "./handlers/audit";
 import { startRecording } from "./recording";
 
-export function startServer(ctx: ServerContext): void {
-  const step = (what: string, run: () => void) => {
+export async function startServer(ctx: ServerContext): Promise<void> {
+  const step = async (what: string, run: () => unknown) => {
     try {
-      run();
+      await run();
     } catch (error) {
       console.error(`churnscope: ${what}: ${(error as Error).message}`);
     }
   };
-  step("could not look for half-written uploads", () => {
+  await step("could not look for half-written uploads", () => {
     const removed = removeLeftUploads(ctx.config.dataDir);
     if (removed > 0) console.log(`churnscope: removed ${removed} audit upload${removed === 1 ? "" : "s"} a stop left half-written`);
   });
-  const openStores = () => {
-    step("could not open the notes store", () => ctx.notesStore.open());
-    step("could not open the live store", () => ctx.stores.live.open());
-    if (ctx.stores.live.opened) step("the recorder did not start", () => startRecording(ctx));
-    // What the webhook spooled before a stop is drained now, not at its next batch; buckets are read from the start.
-    if (ctx.stores.live.opened && (ctx.config.audit.webhookToken || ctx.config.audit.sources.length > 0))
-      step("the audit intake did not start", () => intake(ctx));
+  let recording = false;
+  const openStores = async () => {
+    await step("could not open the notes store", () => ctx.notesStore.open());
+    await step("could not open the live store", () => ctx.stores.live.open());
+    if (ctx.stores.live.opened && !recording) {
+      recording = true;
+      await step("the recorder did not start", () => startRecording(ctx));
+      // What the webhook spooled before a stop is drained now, not at its next batch; buckets are read from the start.
+      if (ctx.config.audit.webhookToken || ctx.config.audit.sources.length > 0) await step("the audit intake did not start", () => intake(ctx));
+    }
     return ctx.stores.live.opened && ctx.notesStore.opened;
   };
-  if (openStores()) return;
-  const retry = setInterval(() => openStores() && clearInterval(retry), RETRY_MS);
+  if (await openStores()) return;
+  const retry = setInterval(() => void openStores().then((open) => open && clearInterval(retry)), RETRY_MS);
   retry.unref();
 }
 

@@ -11,21 +11,21 @@ import type { WriteStore } from "./store";
 export const MAX_EXPORTED_REQUESTS = 500_000;
 
 /** The requests in (startMs, endMs]; null when there are more than the bound. */
-export function exportAuditRequests(audit: AuditStore, range: { startMs: number; endMs: number }): AuditRequests | null {
-  const rows = audit.requestsBetween(range.startMs, range.endMs, MAX_EXPORTED_REQUESTS);
+export async function exportAuditRequests(audit: AuditStore, range: { startMs: number; endMs: number }): Promise<AuditRequests | null> {
+  const rows = await audit.requestsBetween(range.startMs, range.endMs, MAX_EXPORTED_REQUESTS);
   if (rows === null) return null;
   return packAuditRows(rows);
 }
 
-export function importAuditRequests(store: WriteStore, audit: AuditRequests): number {
+export function importAuditRequests(store: WriteStore, audit: AuditRequests): Promise<number> {
   const requests = store.audit();
-  return store.batch(() => {
-    audit.requests.forEach((r, i) => {
+  return store.batch(async () => {
+    for (const [i, r] of audit.requests.entries()) {
       const { user, userAgent } = audit.clients[r.c];
       const { cluster, group, resource, namespace, name } = audit.targets[r.x];
       const record = { key: `snapshot/${i}`, tsMs: r.t, verb: r.verb, group, resource, subresource: r.sub ?? "", namespace, name, user, userAgent };
-      requests.addRequest(cluster, { ...record, code: r.code, latencyMs: null }, r.noop ?? null, r.ev ?? null);
-    });
+      await requests.addRequest(cluster, { ...record, code: r.code, latencyMs: null }, r.noop ?? null, r.ev ?? null);
+    }
     return audit.requests.length;
   });
 }

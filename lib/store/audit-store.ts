@@ -21,46 +21,50 @@ export class AuditStore {
   /** Its tables are in the write store's schema; its statements in the write store's cache. */
   constructor(readonly writes: StoreConnection) {}
 
-  private statement(sql: string) {
-    return this.writes.statement(sql);
+  private sql() {
+    return this.writes.sql();
   }
 
   /** Stores a request; false when the same auditID and stage is already stored (a re-read file, a retried batch). */
-  addRequest(cluster: string, r: RequestRecord, noop: boolean | null, evidence: NoopEvidence | null = null): boolean {
+  async addRequest(cluster: string, r: RequestRecord, noop: boolean | null, evidence: NoopEvidence | null = null): Promise<boolean> {
+    await this.writes.ensureDays(["audit_requests"], r.tsMs);
     return (
-      this.statement(
-        `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code, latency_ms, noop,
+      (
+        await this.sql().run(
+          `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code, latency_ms, noop,
            evidence, precondition, order_us)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_key) DO NOTHING`,
-      ).run(
-        r.key,
-        r.tsMs,
-        cluster,
-        r.user,
-        r.userAgent,
-        r.verb,
-        r.group,
-        r.resource,
-        r.subresource,
-        r.namespace,
-        r.name,
-        r.code,
-        r.latencyMs,
-        noop === null ? null : noop ? 1 : 0,
-        noop === null ? null : evidence,
-        r.precondition ?? null,
-        r.orderUs ?? r.tsMs * 1000,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+          [
+            r.key,
+            r.tsMs,
+            cluster,
+            r.user,
+            r.userAgent,
+            r.verb,
+            r.group,
+            r.resource,
+            r.subresource,
+            r.namespace,
+            r.name,
+            r.code,
+            r.latencyMs,
+            noop === null ? null : noop ? 1 : 0,
+            noop === null ? null : evidence,
+            r.precondition ?? null,
+            r.orderUs ?? r.tsMs * 1000,
+          ],
+        )
       ).changes > 0
     );
   }
 
   /** A stored request's write classified again: whether it changed nothing, and on what evidence. */
-  setNoop(requestKey: string, noop: boolean | null, evidence: NoopEvidence | null): void {
-    this.statement("UPDATE audit_requests SET noop = ?, evidence = ? WHERE request_key = ?").run(
+  async setNoop(requestKey: string, noop: boolean | null, evidence: NoopEvidence | null): Promise<void> {
+    await this.sql().run("UPDATE audit_requests SET noop = ?, evidence = ? WHERE request_key = ?", [
       noop === null ? null : noop ? 1 : 0,
       noop === null ? null : evidence,
       requestKey,
-    );
+    ]);
   }
 
   /**
@@ -68,21 +72,22 @@ export class AuditStore {
    * oldest first: all the precondition rule needs to decide those writes and their neighbours. `lastIsNewest`:
    * the last one is the object's newest (else it is there only as the one after the one before it).
    */
-  writesAround(
+  async writesAround(
     target: ObjectTarget,
     fromUs: number,
     toUs: number,
-  ): { writes: (PreconditionWrite & { requestKey: string; noop: boolean | null })[]; lastIsNewest: boolean } {
+  ): Promise<{ writes: (PreconditionWrite & { requestKey: string; noop: boolean | null })[]; lastIsNewest: boolean }> {
     const object = "cluster = ? AND grp = ? AND resource = ? AND namespace = ? AND name = ? AND (code = 0 OR code BETWEEN 200 AND 299)";
-    const columns = "request_key AS requestKey, precondition, noop, evidence, order_us AS orderUs, id";
+    const columns = `request_key AS "requestKey", precondition, noop, evidence, order_us AS "orderUs", id`;
     const { cluster, group, resource, namespace, name } = target;
     const at = [cluster, group, resource, namespace, name];
-    const rows = this.statement(
-      `SELECT * FROM (SELECT ${columns}, 0 AS after FROM audit_requests WHERE ${object} AND order_us < ? ORDER BY order_us DESC, id DESC LIMIT 1)
+    const rows = (await this.sql().all(
+      `SELECT * FROM (SELECT ${columns}, 0 AS after FROM audit_requests WHERE ${object} AND order_us < ? ORDER BY order_us DESC, id DESC LIMIT 1) AS before
        UNION ALL SELECT ${columns}, 0 AS after FROM audit_requests WHERE ${object} AND order_us BETWEEN ? AND ?
-       UNION ALL SELECT * FROM (SELECT ${columns}, 1 AS after FROM audit_requests WHERE ${object} AND order_us > ? ORDER BY order_us, id LIMIT 2)
-       ORDER BY orderUs, id`,
-    ).all(...at, fromUs, ...at, fromUs, toUs, ...at, toUs) as {
+       UNION ALL SELECT * FROM (SELECT ${columns}, 1 AS after FROM audit_requests WHERE ${object} AND order_us > ? ORDER BY order_us, id LIMIT 2) AS next
+       ORDER BY "orderUs", id`,
+      [...at, fromUs, ...at, fromUs, toUs, ...at, toUs],
+    )) as {
       requestKey: string;
       precondition: string | null;
       noop: number | null;
@@ -103,38 +108,44 @@ export class AuditStore {
    * The newest version of an object the audit logs showed, when it was written and by which request
    * (null: not known, in a store from before they were kept).
    */
-  latest(key: ObjectKey): { resourceVersion: string; body: string; tsMs: number | null; requestKey: string | null } | undefined {
-    const row = this.statement("SELECT rv, body, ts_ms, request_key FROM audit_latest WHERE object_id = ?").get(this.writes.idOf(key)) as
-      { rv: string; body: string; ts_ms: number | null; request_key: string | null } | undefined;
+  async latest(key: ObjectKey): Promise<{ resourceVersion: string; body: string; tsMs: number | null; requestKey: string | null } | undefined> {
+    const id = await this.writes.knownIdOf(key);
+    if (id === undefined) return undefined;
+    const row = await this.sql().get<{ rv: string; body: string; ts_ms: number | null; request_key: string | null }>(
+      "SELECT rv, body, ts_ms, request_key FROM audit_latest WHERE object_id = ?",
+      [id],
+    );
     return row ? { resourceVersion: row.rv, body: row.body, tsMs: row.ts_ms, requestKey: row.request_key } : undefined;
   }
 
   /** Keeps a version as the newest unless a newer one is stored (an older log read after a newer one). */
-  setLatest(key: ObjectKey, resourceVersion: string, body: string, tsMs: number, requestKey: string): void {
-    this.statement(
+  async setLatest(key: ObjectKey, resourceVersion: string, body: string, tsMs: number, requestKey: string): Promise<void> {
+    await this.sql().run(
       `INSERT INTO audit_latest (object_id, rv, body, ts_ms, request_key) VALUES (?, ?, ?, ?, ?)
        ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body, ts_ms = excluded.ts_ms, request_key = excluded.request_key
        WHERE audit_latest.ts_ms IS NULL OR audit_latest.ts_ms <= excluded.ts_ms`,
-    ).run(this.writes.idOf(key), resourceVersion, body, tsMs, requestKey);
+      [await this.writes.idOf(key), resourceVersion, body, tsMs, requestKey],
+    );
   }
 
   /** Whether the watch recorder has recorded anything into this store (its last versions live in `latest`). */
-  hasWatchedObjects(): boolean {
-    return this.statement("SELECT 1 FROM latest LIMIT 1").get() !== undefined;
+  async hasWatchedObjects(): Promise<boolean> {
+    return (await this.sql().get("SELECT 1 AS one FROM latest LIMIT 1")) !== undefined;
   }
 
   /** The requests in (fromMs, toMs], oldest first; null when there are more than `maxRequests`. */
-  requestsBetween(fromMs: number, toMs: number, maxRequests: number): AuditRow[] | null {
-    const rows = this.statement(
-      `SELECT ts_ms AS tsMs, cluster, usr AS user, user_agent AS userAgent, verb, grp AS "group", resource, subresource, namespace, name, code, noop, evidence
+  async requestsBetween(fromMs: number, toMs: number, maxRequests: number): Promise<AuditRow[] | null> {
+    const rows = await this.sql().all<Omit<AuditRow, "noop"> & { noop: number | null }>(
+      `SELECT ts_ms AS "tsMs", cluster, usr AS "user", user_agent AS "userAgent", verb, grp AS "group", resource, subresource, namespace, name, code, noop, evidence
        FROM audit_requests WHERE ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?`,
-    ).all(fromMs, toMs, maxRequests + 1) as (Omit<AuditRow, "noop"> & { noop: number | null })[];
+      [fromMs, toMs, maxRequests + 1],
+    );
     if (rows.length > maxRequests) return null;
     return rows.map((r) => ({ ...r, noop: r.noop === null ? null : r.noop === 1 }));
   }
 
   /** Whether any audit request is stored (the Clients view says how to get some when none is). */
-  hasRequests(): boolean {
-    return this.statement("SELECT 1 FROM audit_requests LIMIT 1").get() !== undefined;
+  async hasRequests(): Promise<boolean> {
+    return (await this.sql().get("SELECT 1 AS one FROM audit_requests LIMIT 1")) !== undefined;
   }
 }

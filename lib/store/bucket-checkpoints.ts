@@ -53,48 +53,52 @@ interface ObjectRow {
 export class BucketCheckpoints {
   constructor(private readonly connection: StoreConnection) {}
 
-  private statement(sql: string) {
-    return this.connection.statement(sql);
+  private sql() {
+    return this.connection.sql();
   }
 
   /** The ETag each object done from `fromKey` on was done at (one read per poll, not one per listed key). */
-  doneEtags(source: string, fromKey: string | undefined): Map<string, string> {
+  async doneEtags(source: string, fromKey: string | undefined): Promise<Map<string, string>> {
     if (fromKey === undefined) return new Map();
-    const rows = this.statement("SELECT object_key, etag FROM audit_bucket_objects WHERE source = ? AND object_key >= ?").all(source, fromKey) as {
-      object_key: string;
-      etag: string;
-    }[];
+    const rows = await this.sql().all<{ object_key: string; etag: string }>(
+      "SELECT object_key, etag FROM audit_bucket_objects WHERE source = ? AND object_key >= ?",
+      [source, fromKey],
+    );
     return new Map(rows.map((r) => [r.object_key, r.etag]));
   }
 
-  recordObject(source: string, o: BucketObjectRecord): void {
-    this.statement(
+  async recordObject(source: string, o: BucketObjectRecord): Promise<void> {
+    await this.sql().run(
       `INSERT INTO audit_bucket_objects (source, object_key, etag, size, modified_ms, read_ms, outcome, detail, requests) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (source, object_key) DO UPDATE SET etag = excluded.etag, size = excluded.size, modified_ms = excluded.modified_ms,
          read_ms = excluded.read_ms, outcome = excluded.outcome, detail = excluded.detail, requests = excluded.requests`,
-    ).run(source, o.key, o.etag, o.size, o.modifiedMs, o.readMs, o.outcome, o.detail, o.requests);
+      [source, o.key, o.etag, o.size, o.modifiedMs, o.readMs, o.outcome, o.detail, o.requests],
+    );
   }
 
   /**
    * A poll ended: with what it listed (0 when the listing failed) and, when something failed, what. The checkpoint
    * moves on only where the listing said so; a poll without errors is the source's last success.
    */
-  recordPoll(source: string, nowMs: number, poll: { listed: number; listAfter: string | null; error: string | null }): void {
-    this.statement(
-      `INSERT INTO audit_bucket_sources (source, polls, last_poll_ms, last_success_ms, listed, error, error_ms, list_after)
-         VALUES (@source, 1, @now, CASE WHEN @error IS NULL THEN @now END, @listed, @error, CASE WHEN @error IS NULL THEN NULL ELSE @now END, @listAfter)
-       ON CONFLICT (source) DO UPDATE SET polls = polls + 1, last_poll_ms = @now,
-         last_success_ms = CASE WHEN @error IS NULL THEN @now ELSE last_success_ms END,
-         error = @error, error_ms = CASE WHEN @error IS NULL THEN error_ms ELSE @now END,
-         listed = CASE WHEN @listed > 0 OR @error IS NULL THEN @listed ELSE listed END,
-         list_after = COALESCE(@listAfter, list_after)`,
-    ).run({ now: nowMs, error: poll.error, listed: poll.listed, listAfter: poll.listAfter, source });
+  async recordPoll(source: string, nowMs: number, poll: { listed: number; listAfter: string | null; error: string | null }): Promise<void> {
+    const ok = poll.error === null;
+    await this.sql().run(
+      `INSERT INTO audit_bucket_sources AS s (source, polls, last_poll_ms, last_success_ms, listed, error, error_ms, list_after)
+         VALUES (?, 1, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (source) DO UPDATE SET polls = s.polls + 1, last_poll_ms = excluded.last_poll_ms,
+         last_success_ms = COALESCE(excluded.last_success_ms, s.last_success_ms),
+         error = excluded.error, error_ms = COALESCE(excluded.error_ms, s.error_ms),
+         listed = CASE WHEN ? THEN excluded.listed ELSE s.listed END,
+         list_after = COALESCE(excluded.list_after, s.list_after)`,
+      [source, nowMs, ok ? nowMs : null, poll.listed, poll.error, ok ? null : nowMs, poll.listAfter, poll.listed > 0 || ok ? 1 : 0],
+    );
   }
 
-  source(source: string): BucketSourceRecord | null {
-    const row = this.statement(
+  async source(source: string): Promise<BucketSourceRecord | null> {
+    const row = (await this.sql().get(
       "SELECT source, polls, last_poll_ms, last_success_ms, listed, error, error_ms, list_after FROM audit_bucket_sources WHERE source = ?",
-    ).get(source) as
+      [source],
+    )) as
       | {
           source: string;
           polls: number;
@@ -119,10 +123,11 @@ export class BucketCheckpoints {
     };
   }
 
-  totals(source: string): BucketTotals {
-    const rows = this.statement(
+  async totals(source: string): Promise<BucketTotals> {
+    const rows = await this.sql().all<{ outcome: BucketOutcome; objects: number; bytes: number; requests: number }>(
       "SELECT outcome, COUNT(*) AS objects, SUM(size) AS bytes, SUM(requests) AS requests FROM audit_bucket_objects WHERE source = ? GROUP BY outcome",
-    ).all(source) as { outcome: BucketOutcome; objects: number; bytes: number; requests: number }[];
+      [source],
+    );
     const totals: BucketTotals = { objects: 0, bytes: 0, requests: 0, byOutcome: { read: 0, problems: 0, skipped: 0 } };
     for (const row of rows) {
       totals.objects += row.objects;
@@ -134,11 +139,12 @@ export class BucketCheckpoints {
   }
 
   /** The objects read last, newest first; `troubled`: only those read with problems or skipped. */
-  recent(source: string, limit: number, troubled = false): BucketObjectRecord[] {
-    const rows = this.statement(
+  async recent(source: string, limit: number, troubled = false): Promise<BucketObjectRecord[]> {
+    const rows = await this.sql().all<ObjectRow>(
       `SELECT object_key AS key, etag, size, modified_ms, read_ms, outcome, detail, requests FROM audit_bucket_objects
        WHERE source = ? ${troubled ? "AND outcome <> 'read'" : ""} ORDER BY read_ms DESC, object_key DESC LIMIT ?`,
-    ).all(source, limit) as ObjectRow[];
+      [source, limit],
+    );
     return rows.map((r) => ({
       key: r.key,
       etag: r.etag,
@@ -152,7 +158,7 @@ export class BucketCheckpoints {
   }
 
   /** Forgets objects last modified before `beforeMs` (retention): a listing skips them without reading. */
-  prune(beforeMs: number): number {
-    return this.statement("DELETE FROM audit_bucket_objects WHERE modified_ms < ?").run(beforeMs).changes;
+  async prune(beforeMs: number): Promise<number> {
+    return (await this.sql().run("DELETE FROM audit_bucket_objects WHERE modified_ms < ?", [beforeMs])).changes;
   }
 }

@@ -13,12 +13,18 @@ const TOP_CLIENTS = 8;
 const TOP_ROWS = 25;
 const STEPS_MS = [60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000, 21_600_000, 43_200_000, 86_400_000];
 
-/** The user-agent's name: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `kube-controller-manager`. */
-const AGENT = "CASE WHEN instr(user_agent, '/') > 0 THEN substr(user_agent, 1, instr(user_agent, '/') - 1) ELSE user_agent END";
-const CLIENT = `usr || ' · ' || ${AGENT}`;
-/** The user-agent's version: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `v1.31.0`. */
-const REST = "substr(user_agent, instr(user_agent, '/') + 1)";
-const VERSION = `CASE WHEN instr(user_agent, '/') = 0 THEN '' WHEN instr(${REST}, ' ') > 0 THEN substr(${REST}, 1, instr(${REST}, ' ') - 1) ELSE ${REST} END`;
+/** A user-agent's parts, in the engine's SQL (SQLite's `instr` is PostgreSQL's `strpos`). */
+function agentSql(dialect: "sqlite" | "postgres") {
+  const instr = dialect === "postgres" ? "strpos" : "instr";
+  /** The user-agent's name: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `kube-controller-manager`. */
+  const agent = `CASE WHEN ${instr}(user_agent, '/') > 0 THEN substr(user_agent, 1, ${instr}(user_agent, '/') - 1) ELSE user_agent END`;
+  /** The user-agent's version: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `v1.31.0`. */
+  const rest = `substr(user_agent, ${instr}(user_agent, '/') + 1)`;
+  const version = `CASE WHEN ${instr}(user_agent, '/') = 0 THEN '' WHEN ${instr}(${rest}, ' ') > 0 THEN substr(${rest}, 1, ${instr}(${rest}, ' ') - 1) ELSE ${rest} END`;
+  return { AGENT: agent, CLIENT: `usr || ' · ' || ${agent}`, VERSION: version };
+}
+/** How many rows of a group meet a condition. */
+const count = (condition: string) => `COUNT(*) FILTER (WHERE ${condition})`;
 /** A request the API server answers without storing anything (the list is constant, not from the browser). */
 const NEVER_STORED = `(resource IN (${NEVER_STORED_RESOURCES.map((r) => `'${r}'`).join(", ")}) OR subresource = '${NEVER_STORED_SUBRESOURCE}')`;
 /** resource.group, as Write load names resources */
@@ -28,7 +34,11 @@ export function stepFor(spanMs: number): number {
   return STEPS_MS.find((s) => spanMs / s <= 180) ?? STEPS_MS[STEPS_MS.length - 1];
 }
 
-export function queryClients(audit: AuditStore, q: { startMs: number; endMs: number; cluster?: string; resource?: string; atMs?: number }): ClientsAnswer {
+export async function queryClients(
+  audit: AuditStore,
+  q: { startMs: number; endMs: number; cluster?: string; resource?: string; atMs?: number },
+): Promise<ClientsAnswer> {
+  const { AGENT, CLIENT, VERSION } = agentSql(audit.writes.dialect);
   const where = ["ts_ms > ?", "ts_ms <= ?"];
   const params: (string | number)[] = [q.startMs, q.endMs];
   if (q.cluster) {
@@ -41,65 +51,77 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     params.push(dot === -1 ? q.resource : q.resource.slice(0, dot), dot === -1 ? "" : q.resource.slice(dot + 1));
   }
   const w = where.join(" AND ");
-  const all = <T>(sql: string, ...extra: (string | number)[]) => audit.writes.statement(sql).all(...params, ...extra) as T[];
+  const all = <T>(sql: string, ...extra: (string | number)[]) => audit.writes.sql().all<T>(sql, [...params, ...extra]);
 
   const verbs = topBy(
-    all<{ k: string; client: string; n: number }>(
+    await all<{ k: string; client: string; n: number }>(
       `SELECT ${CLIENT} AS k, verb || CASE WHEN subresource = '' THEN '' ELSE ' /' || subresource END AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`,
     ),
     Infinity,
   );
   const versions = new Map<string, ClientRow["versions"]>();
-  for (const { client, ...v } of all<{ client: string } & ClientRow["versions"][number]>(
-    `SELECT ${CLIENT} AS client, ${VERSION} AS version, COUNT(*) AS writes, TOTAL(noop = 1) AS noop, TOTAL(noop = 0) AS changed,
-       MIN(ts_ms) AS firstMs, MAX(ts_ms) AS lastMs FROM audit_requests WHERE ${w}
-     GROUP BY client, version ORDER BY client, firstMs, version`,
+  for (const { client, ...v } of await all<{ client: string } & ClientRow["versions"][number]>(
+    `SELECT ${CLIENT} AS client, ${VERSION} AS version, COUNT(*) AS writes, ${count("noop = 1")} AS noop, ${count("noop = 0")} AS changed,
+       MIN(ts_ms) AS "firstMs", MAX(ts_ms) AS "lastMs" FROM audit_requests WHERE ${w}
+     GROUP BY client, version ORDER BY client, "firstMs", version`,
   ))
     versions.set(client, [...(versions.get(client) ?? []), v]);
-  const clients = all<Omit<ClientRow, "verbs" | "versions">>(
-    `SELECT ${CLIENT} AS client, usr AS user, ${AGENT} AS agent, COUNT(*) AS writes, SUM(code >= 300 OR (code > 0 AND code < 200)) AS failed, TOTAL(noop = 1) AS noop,
-     TOTAL(noop = 0) AS changed, TOTAL(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
+  const clients = (
+    await all<Omit<ClientRow, "verbs" | "versions">>(
+      `SELECT ${CLIENT} AS client, MIN(usr) AS "user", MIN(${AGENT}) AS agent, COUNT(*) AS writes, ${count("code >= 300 OR (code > 0 AND code < 200)")} AS failed,
+       ${count("noop = 1")} AS noop, ${count("noop = 0")} AS changed, ${count(NEVER_STORED)} AS "neverStored" FROM audit_requests WHERE ${w} GROUP BY client ORDER BY writes DESC, client`,
+    )
   ).map((c) => ({
     ...c,
     verbs: (verbs.get(c.client) ?? []).map((v) => ({ verb: v.client, writes: v.writes })),
     versions: versions.get(c.client) ?? [],
   }));
   const total = clients.reduce((sum, c) => sum + c.writes, 0);
-  const evidence = all<ClientsAnswer["evidence"][number]>(
-    `SELECT COALESCE(evidence, 'not kept') AS evidence, TOTAL(noop = 1) AS noop, TOTAL(noop = 0) AS changed FROM audit_requests WHERE ${w} AND noop IS NOT NULL
+  const evidence = (
+    await all<ClientsAnswer["evidence"][number]>(
+      `SELECT COALESCE(evidence, 'not kept') AS evidence, ${count("noop = 1")} AS noop, ${count("noop = 0")} AS changed FROM audit_requests WHERE ${w} AND noop IS NOT NULL
      GROUP BY 1`,
+    )
   ).sort((a, b) => b.noop + b.changed - (a.noop + a.changed) || a.evidence.localeCompare(b.evidence));
-  const unknown = all<{ n: number }>(
-    `SELECT TOTAL(noop IS NULL AND (code = 0 OR code BETWEEN 200 AND 299)) AS n FROM audit_requests WHERE ${w} AND verb IN ('update', 'patch')`,
+  const unknown = (
+    await all<{ n: number }>(
+      `SELECT ${count("noop IS NULL AND (code = 0 OR code BETWEEN 200 AND 299)")} AS n FROM audit_requests WHERE ${w} AND verb IN ('update', 'patch')`,
+    )
   )[0].n;
   const neverStored = clients.reduce((sum, c) => sum + c.neverStored, 0);
   const stepMs = stepFor(q.endMs - q.startMs);
   const top = new Set(clients.slice(0, TOP_CLIENTS).map((c) => c.client));
-  const buckets = all<{ client: string; bucket: number; n: number }>(
+  const buckets = await all<{ client: string; bucket: number; n: number }>(
     `SELECT ${CLIENT} AS client, (ts_ms - 1) / ${stepMs} AS bucket, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY client, bucket`,
   );
   const series = timeSeries(buckets, top, q.startMs, q.endMs, stepMs);
 
   // Aliases differ from column names: SQLite groups by a column before an alias of the same name.
   const resourceName = `${QUALIFIED} || CASE WHEN subresource = '' THEN '' ELSE '/' || subresource END`;
-  const resources = all<{ label: string; writes: number; noop: number; neverStored: number }>(
-    `SELECT ${resourceName} AS label, COUNT(*) AS writes, TOTAL(noop = 1) AS noop, MAX(${NEVER_STORED}) AS neverStored FROM audit_requests WHERE ${w} GROUP BY label ORDER BY writes DESC, label LIMIT ${TOP_ROWS}`,
-  ).map(({ label, neverStored, ...r }) => ({ resource: label, ...r, neverStored: neverStored === 1 }));
+  const resources = (
+    await all<{ label: string; writes: number; noop: number; neverStored: number }>(
+      `SELECT ${resourceName} AS label, COUNT(*) AS writes, ${count("noop = 1")} AS noop, ${count(NEVER_STORED)} AS "neverStored" FROM audit_requests WHERE ${w} GROUP BY label ORDER BY writes DESC, label LIMIT ${TOP_ROWS}`,
+    )
+  ).map(({ label, neverStored, ...r }) => ({ resource: label, ...r, neverStored: neverStored > 0 }));
   const resourceTop = topBy(
-    all<{ k: string; client: string; n: number }>(
+    await all<{ k: string; client: string; n: number }>(
       `SELECT ${resourceName} AS k, ${CLIENT} AS client, COUNT(*) AS n FROM audit_requests WHERE ${w} GROUP BY k, client`,
     ),
   );
-  const objects = all<{ qualified: string; namespace: string; name: string; writes: number; noop: number }>(
-    `SELECT ${QUALIFIED} AS qualified, namespace, name, COUNT(*) AS writes, TOTAL(noop = 1) AS noop
+  const objects = (
+    await all<{ qualified: string; namespace: string; name: string; writes: number; noop: number }>(
+      `SELECT ${QUALIFIED} AS qualified, namespace, name, COUNT(*) AS writes, ${count("noop = 1")} AS noop
      FROM audit_requests WHERE ${w} AND name != '' GROUP BY qualified, namespace, name ORDER BY writes DESC, qualified, namespace, name LIMIT ${TOP_ROWS}`,
+    )
   ).map(({ qualified, ...o }) => ({ resource: qualified, ...o }));
   const objectKey = (o: { resource: string; namespace: string; name: string }) => `${o.resource}\u0000${o.namespace}\u0000${o.name}`;
   const objectTop = topBy(
-    all<{ k: string; client: string; n: number }>(
-      `SELECT ${QUALIFIED} || char(0) || namespace || char(0) || name AS k, ${CLIENT} AS client, COUNT(*) AS n
-       FROM audit_requests WHERE ${w} AND name != '' GROUP BY k, client`,
-    ),
+    (
+      await all<{ qualified: string; namespace: string; name: string; client: string; n: number }>(
+        `SELECT ${QUALIFIED} AS qualified, namespace, name, ${CLIENT} AS client, COUNT(*) AS n
+       FROM audit_requests WHERE ${w} AND name != '' GROUP BY qualified, namespace, name, client`,
+      )
+    ).map(({ qualified, namespace, name, ...r }) => ({ k: objectKey({ resource: qualified, namespace, name }), ...r })),
   );
 
   let comparison: ClientsAnswer["comparison"] = null;
@@ -108,8 +130,8 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     const fits = Math.min(q.atMs - q.startMs, q.endMs - q.atMs);
     const windowMs = fits >= 60_000 ? Math.floor(fits / 60_000) * 60_000 : fits;
     const split = `ts_ms <= ${Math.floor(q.atMs)}`; // an integer checked by the caller, as are the window's bounds
-    const counts = all<{ client: string; before: number; after: number }>(
-      `SELECT ${CLIENT} AS client, SUM(${split}) AS before, SUM(NOT ${split}) AS after FROM audit_requests WHERE ${w} AND ts_ms > ? AND ts_ms <= ? GROUP BY client`,
+    const counts = await all<{ client: string; before: number; after: number }>(
+      `SELECT ${CLIENT} AS client, ${count(split)} AS before, ${count(`NOT ${split}`)} AS after FROM audit_requests WHERE ${w} AND ts_ms > ? AND ts_ms <= ? GROUP BY client`,
       q.atMs - windowMs,
       q.atMs + windowMs,
     );
@@ -125,7 +147,7 @@ export function queryClients(audit: AuditStore, q: { startMs: number; endMs: num
     startMs: q.startMs,
     endMs: q.endMs,
     stepMs,
-    clusters: (audit.writes.statement("SELECT DISTINCT cluster FROM audit_requests ORDER BY cluster").all() as { cluster: string }[]).map((r) => r.cluster),
+    clusters: (await audit.writes.sql().all<{ cluster: string }>("SELECT DISTINCT cluster FROM audit_requests ORDER BY cluster")).map((r) => r.cluster),
     total,
     neverStored,
     clients,

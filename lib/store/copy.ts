@@ -5,15 +5,17 @@
  * At the end each table's rows are counted on both sides, and their times compared (least, greatest, and a sum
  * of each time's milliseconds into its day, which stays exact where a sum of epoch milliseconds would not). Ids are kept, so every reference
  * between rows stays true; the target's id sequences then continue after them. Roll-ups are a cache and are not
- * copied (the target rebuilds them); snapshots stay files in the data directory.
+ * copied (the target rebuilds them). Uploaded snapshot bundles are copied into the database's bundle table, where
+ * every replica finds them.
  */
 import Database from "better-sqlite3";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { STORE_SCHEMA_VERSION } from "./database";
 import { NOTES_SCHEMA_VERSION } from "./notes";
 import { daysOf, ensurePartitions, PARTITIONED_TABLES, type PartitionedTable } from "./engine/partitions";
 import type { SqlEngine, SqlQueries, SqlValue } from "./engine/types";
+import { EngineBundles } from "./snapshot-bundles";
 
 /** Each table, the file it is in, in the order references need (objects before what names them). */
 const TABLES: readonly { file: "churnscope.sqlite" | "notes.sqlite"; table: string }[] = [
@@ -56,6 +58,8 @@ export interface TableCount {
 export interface CopyReport {
   resumed: boolean;
   copiedRows: number;
+  /** uploaded snapshot bundles in the data directory, and how many of them the database holds now */
+  bundles: { source: number; target: number };
   tables: TableCount[];
   same: boolean;
 }
@@ -109,11 +113,25 @@ export async function copyStore({ dataDir, target, chunkRows = 5000, onProgress 
           `SELECT setval(pg_get_serial_sequence('${table}', 'id'), GREATEST((SELECT MAX(id) FROM ${table}), 1), (SELECT COUNT(*) > 0 FROM ${table}))`,
         );
     });
+    const bundles = await copyBundles(join(source, "snapshots"), target);
     const tables = await countBoth(files, target);
-    return { resumed, copiedRows, tables, same: tables.every((t) => t.same) };
+    return { resumed, copiedRows, bundles, tables, same: tables.every((t) => t.same) && bundles.source === bundles.target };
   } finally {
     for (const db of Object.values(files)) db?.close();
   }
+}
+
+/** The data directory's uploaded snapshots (`<id>.json.gz`, an id being a hash of the bytes) into the bundle table; one kept already is left as it is. */
+async function copyBundles(dir: string, target: SqlEngine): Promise<{ source: number; target: number }> {
+  const names = existsSync(dir) ? readdirSync(dir).filter((name) => /^[0-9a-f]+\.json\.gz$/.test(name)) : [];
+  const bundles = new EngineBundles(target);
+  let held = 0;
+  for (const name of names) {
+    const id = name.slice(0, -".json.gz".length);
+    await bundles.write(id, readFileSync(join(dir, name)));
+    if (await bundles.read(id)) held++;
+  }
+  return { source: names.length, target: held };
 }
 
 /** A fresh target, or one a copy from this same data directory began: anything else is refused. */

@@ -1,12 +1,20 @@
 /**
- * The store's database: one SQLite file (better-sqlite3, WAL), its schema and its versioned migrations
- * (migrator.ts), prepared statements, object ids, transactions and meta values. The repositories (writes,
- * ranking, audit) run their SQL through it; another engine would replace this part and that SQL.
+ * The store's database on either engine (a SQLite file, or a PostgreSQL database: engine/), with its versioned
+ * schema (SQLite's steps here, PostgreSQL's in engine/postgres-schema.ts), object ids, meta values and transactions.
+ * A transaction is the async context it runs in: every statement a repository runs through `sql()` inside it is the
+ * transaction's, so repositories take no transaction argument and two transactions of one process never mix.
  */
-import Database from "better-sqlite3";
+import { AsyncLocalStorage } from "node:async_hooks";
+import type Database from "better-sqlite3";
 import { objectKeyText } from "../objects/key";
 import type { ObjectKey } from "../wire/objects";
+import { openPostgres } from "./engine/open-postgres";
+import { ensurePartitions, partitionDayOf, type PartitionedTable } from "./engine/partitions";
+import type { PostgresSettings } from "./engine/postgres";
+import { SqliteEngine } from "./engine/sqlite";
+import type { SqlEngine, SqlQueries } from "./engine/types";
 import { addMissingColumns, migrate, type Migration } from "./migrator";
+import { RECORDER_LEASES } from "./leases";
 import { MOVES } from "./moves";
 import type { StoreConnection } from "./types";
 
@@ -113,80 +121,197 @@ const STORE_MIGRATIONS: readonly Migration[] = [
       db.exec(`CREATE INDEX IF NOT EXISTS writes_moves ON writes (object_id, ts_ms, id, class, projection) WHERE ${MOVES}`);
     },
   },
+  {
+    version: 5,
+    description: "recorder leases: which process records each cluster",
+    apply(db) {
+      db.exec(RECORDER_LEASES);
+    },
+  },
 ];
 
 /** The object store's schema version this Churnscope migrates files to. */
 export const STORE_SCHEMA_VERSION = STORE_MIGRATIONS.at(-1)!.version;
 
+/** Where the store lives: a SQLite file, or a PostgreSQL database (`setting` names where its URL came from, for messages). */
+export type StoreTarget = { engine: "sqlite"; path: string } | { engine: "postgres"; settings: PostgresSettings; setting?: string };
+
+/** One transaction's context: its statements, and what was learnt in it that a rollback takes back. */
+interface TransactionScope {
+  database: StoreDatabase;
+  tx: SqlQueries;
+  /** values repositories keep for the transaction's length (what the roll-ups know of its days, say) */
+  values: Map<object, unknown>;
+  /** run when it rolls back: forget what memory learnt inside it */
+  onRollback: (() => void)[];
+}
+
+const scope = new AsyncLocalStorage<TransactionScope>();
+
 export class StoreDatabase implements StoreConnection {
-  readonly db: Database.Database;
-  private readonly objectId: Database.Statement;
-  private readonly insertObject: Database.Statement;
+  readonly dialect: SqlEngine["dialect"];
 
-  constructor(path: string) {
-    this.db = new Database(path);
-    this.db.pragma("journal_mode = WAL");
-    this.db.pragma("synchronous = NORMAL");
-    this.db.pragma("wal_autocheckpoint = 16384");
-    migrate(this.db, "the object store", STORE_MIGRATIONS);
-    this.objectId = this.db.prepare("SELECT id FROM objects WHERE cluster = ? AND grp = ? AND kind = ? AND namespace = ? AND name = ?");
-    this.insertObject = this.db.prepare("INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?)");
+  private constructor(readonly engine: SqlEngine) {
+    this.dialect = engine.dialect;
   }
 
-  close(): void {
-    this.db.close();
-  }
-
-  /** Statements run again and again (the recorder's, the audit ingester's), prepared once. */
-  private readonly statements = new Map<string, Database.Statement>();
-  statement(sql: string): Database.Statement {
-    let prepared = this.statements.get(sql);
-    if (!prepared) {
-      prepared = this.db.prepare(sql);
-      this.statements.set(sql, prepared);
+  /** Opens the store's database and brings its schema up to this version (or refuses one from a newer Churnscope). */
+  static async open(target: StoreTarget | string): Promise<StoreDatabase> {
+    if (typeof target === "string") target = { engine: "sqlite", path: target };
+    if (target.engine === "postgres") return new StoreDatabase(await openPostgres(target.settings, target.setting));
+    const engine = new SqliteEngine(target.path);
+    try {
+      engine.db.pragma("wal_autocheckpoint = 16384");
+      migrate(engine.db, "the object store", STORE_MIGRATIONS);
+    } catch (error) {
+      await engine.close();
+      throw error;
     }
-    return prepared;
+    return new StoreDatabase(engine);
+  }
+
+  /** The SQLite connection, for what reads the file directly (its tests, the copy to PostgreSQL); none on PostgreSQL. */
+  get db(): Database.Database {
+    if (!(this.engine instanceof SqliteEngine)) throw new Error("the store is on PostgreSQL: there is no SQLite file");
+    return this.engine.db;
+  }
+
+  private closed = false;
+  get isOpen(): boolean {
+    return !this.closed;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.engine.close();
+  }
+
+  private current(): TransactionScope | undefined {
+    const held = scope.getStore();
+    return held?.database === this ? held : undefined;
+  }
+
+  /** The statements to run: the current transaction's inside one, else the engine's (each its own). */
+  sql(): SqlQueries {
+    return this.current()?.tx ?? this.engine;
+  }
+
+  get inTransaction(): boolean {
+    return this.current() !== undefined;
+  }
+
+  /** A value kept for the current transaction's length (made by `init` on first use); undefined outside one. */
+  transactionValue<T>(owner: object, init: () => T): T | undefined {
+    const held = this.current();
+    if (!held) return undefined;
+    if (!held.values.has(owner)) held.values.set(owner, init());
+    return held.values.get(owner) as T;
+  }
+
+  /**
+   * Runs `work` in one transaction (thousands of inserts per second instead of dozens); inside one already, in
+   * that one. On SQLite it takes the write lock first: a transaction that read before another process wrote
+   * cannot fail halfway.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    if (this.current()) return work();
+    const onRollback: (() => void)[] = [];
+    return this.engine
+      .transaction((tx) => scope.run({ database: this, tx, values: new Map(), onRollback }, work))
+      .catch((error: unknown) => {
+        for (const forget of onRollback) forget();
+        throw error;
+      });
+  }
+
+  /** What memory learns inside a transaction and must forget if it rolls back. */
+  private learnt(forget: () => void): void {
+    this.current()?.onRollback.push(forget);
   }
 
   /** Object ids never change (objects rows are never deleted), so they are looked up once. */
   private readonly ids = new Map<string, number>();
 
   /** The object's id if it was ever stored (a read: no object is made). */
-  knownIdOf(key: ObjectKey): number | undefined {
-    return (this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined)?.id;
+  async knownIdOf(key: ObjectKey): Promise<number | undefined> {
+    const known = this.ids.get(objectKeyText(key));
+    if (known !== undefined) return known;
+    return (
+      await this.sql().get<{ id: number }>("SELECT id FROM objects WHERE cluster = ? AND grp = ? AND kind = ? AND namespace = ? AND name = ?", [
+        key.cluster,
+        key.group,
+        key.kind,
+        key.namespace,
+        key.name,
+      ])
+    )?.id;
   }
 
-  idOf(key: ObjectKey): number {
+  async idOf(key: ObjectKey): Promise<number> {
     const text = objectKeyText(key);
     const known = this.ids.get(text);
     if (known !== undefined) return known;
-    const row = this.objectId.get(key.cluster, key.group, key.kind, key.namespace, key.name) as { id: number } | undefined;
-    const id = row ? row.id : Number(this.insertObject.run(key.cluster, key.group, key.kind, key.namespace, key.name).lastInsertRowid);
+    const values = [key.cluster, key.group, key.kind, key.namespace, key.name];
+    const sql = this.sql();
+    const find = () => sql.get<{ id: number }>("SELECT id FROM objects WHERE cluster = ? AND grp = ? AND kind = ? AND namespace = ? AND name = ?", values);
+    // Another replica may make the same object at once: the insert then does nothing, and the second read finds its row.
+    const id =
+      (await find())?.id ??
+      (
+        await sql.get<{ id: number }>(
+          "INSERT INTO objects (cluster, grp, kind, namespace, name) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id",
+          values,
+        )
+      )?.id ??
+      (await find())!.id;
     if (this.ids.size > 200_000) this.ids.clear();
     this.ids.set(text, id);
+    // An object made in a transaction that rolls back was never made.
+    this.learnt(() => this.ids.delete(text));
     return id;
   }
 
-  /**
-   * Runs `work` in one transaction (thousands of inserts per second instead of dozens). It takes the
-   * write lock first (IMMEDIATE): a transaction that read before another process (the dashboard
-   * rolling up, the recorder) wrote cannot write any more, and fails at once instead of waiting.
-   */
-  transaction<T>(work: () => T): T {
-    return this.db.transaction(work).immediate();
+  /** PostgreSQL's day partitions this process has seen made (engine/partitions.ts). */
+  private readonly partitions = new Set<string>();
+
+  /** Makes the day partitions rows at these times go into, before they are stored (PostgreSQL; nothing on SQLite). */
+  async ensureDays(tables: readonly PartitionedTable[], ...timesMs: number[]): Promise<void> {
+    if (this.dialect !== "postgres") return;
+    const days = [...new Set(timesMs.map(partitionDayOf))];
+    const known = this.partitions;
+    const before = new Set(known);
+    for (const table of tables) await ensurePartitions(this.sql(), table, days, known);
+    if (known.size !== before.size) this.learnt(() => known.forEach((name) => before.has(name) || known.delete(name)));
   }
 
-  sizeBytes(): number {
+  /** Forgets the partitions known (retention dropped some). */
+  forgetPartitions(): void {
+    this.partitions.clear();
+  }
+
+  async sizeBytes(): Promise<number> {
+    if (this.dialect === "postgres") return (await this.sql().get<{ n: number }>("SELECT pg_database_size(current_database()) AS n"))!.n;
     const pages = this.db.pragma("page_count", { simple: true }) as number;
     const size = this.db.pragma("page_size", { simple: true }) as number;
     return pages * size;
   }
 
-  getMeta(key: string): string | undefined {
-    return (this.statement("SELECT value FROM meta WHERE key = ?").get(key) as { value: string } | undefined)?.value;
+  async getMeta(key: string): Promise<string | undefined> {
+    return (await this.sql().get<{ value: string }>("SELECT value FROM meta WHERE key = ?", [key]))?.value;
   }
 
-  setMeta(key: string, value: string): void {
-    this.statement("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(key, value);
+  async setMeta(key: string, value: string): Promise<void> {
+    await this.sql().run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value]);
+  }
+
+  /** `MIN(a, b)` of two numbers: SQLite's scalar MIN, PostgreSQL's LEAST. */
+  least(a: string, b: string): string {
+    return `${this.dialect === "postgres" ? "LEAST" : "MIN"}(${a}, ${b})`;
+  }
+
+  /** SQLite's index hint (the planner would pick another index for these reads); PostgreSQL plans them itself. */
+  indexedBy(index: string): string {
+    return this.dialect === "sqlite" ? `INDEXED BY ${index}` : "";
   }
 }

@@ -8,7 +8,7 @@
  * rolled up, such as from an audit log ingested late, drops that day's rollup. Ranges are (from, to],
  * as everywhere in the store, and so are hours and days: day k holds (k·24 h, (k+1)·24 h].
  */
-import type Database from "better-sqlite3";
+import type { StoreDatabase } from "./database";
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
@@ -26,8 +26,9 @@ const sliceOf = (tsMs: number) => Math.ceil((tsMs - dayOf(tsMs) * DAY_MS) / SLIC
 
 /** The per-object sums the ranking reads, over raw writes or over rolled-up hours and days. */
 export const CLASS_SUMS = `COUNT(*) AS writes,
-  SUM(w.class = 'create') AS c_create, SUM(w.class = 'delete') AS c_delete, SUM(w.class = 'routed') AS c_routed,
-  SUM(w.class = 'unrouted') AS c_unrouted, SUM(w.class = 'no-op') AS c_noop, SUM(w.class = 'unknown') AS c_unknown, SUM(w.heartbeat) AS c_heartbeat`;
+  COUNT(*) FILTER (WHERE w.class = 'create') AS c_create, COUNT(*) FILTER (WHERE w.class = 'delete') AS c_delete,
+  COUNT(*) FILTER (WHERE w.class = 'routed') AS c_routed, COUNT(*) FILTER (WHERE w.class = 'unrouted') AS c_unrouted,
+  COUNT(*) FILTER (WHERE w.class = 'no-op') AS c_noop, COUNT(*) FILTER (WHERE w.class = 'unknown') AS c_unknown, SUM(w.heartbeat) AS c_heartbeat`;
 export const COUNT_COLUMNS = ["writes", "c_create", "c_delete", "c_routed", "c_unrouted", "c_noop", "c_unknown", "c_heartbeat"] as const;
 const COUNTS = COUNT_COLUMNS.map((c) => `${c} INTEGER NOT NULL`).join(", ");
 
@@ -47,7 +48,13 @@ CREATE TABLE IF NOT EXISTS rank_hours (hour INTEGER NOT NULL, object_id INTEGER 
 CREATE INDEX IF NOT EXISTS rank_hours_object ON rank_hours (object_id, hour);
 `;
 
+/** The schema on PostgreSQL: 64-bit integers (hours times an hour's milliseconds overflow 32 bits), and no rowids to leave out. */
+const schemaFor = (dialect: StoreDatabase["dialect"]) =>
+  dialect === "sqlite" ? SCHEMA : SCHEMA.replaceAll(" WITHOUT ROWID", "").replaceAll("INTEGER", "BIGINT");
+
 const ROLLUP_FORMAT = "8";
+/** Taken by a roll-up step, and shared by every transaction that stores writes: replicas never roll a quarter hour while a write into it is uncommitted. */
+const ROLL_LOCK = 7_420_135_201;
 const ROLLUP_TABLES = ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
 
 /** Day k holds (k·DAY, (k+1)·DAY]. */
@@ -80,56 +87,73 @@ function addRun(list: [number, number][], from: number, to: number, gap: number)
 }
 
 export class DayRollups {
-  private readonly slicesIn: Database.Statement;
-  private readonly undoDay: Database.Statement[];
-  private readonly undoHours: Database.Statement;
+  private constructor(private readonly database: StoreDatabase) {}
 
-  constructor(private readonly db: Database.Database) {
-    // Rollups made by another version of this code are dropped, and rebuilt from the writes when needed.
-    const format = db.prepare("SELECT value FROM meta WHERE key = 'rollup-format'").get() as { value: string } | undefined;
-    if (format?.value !== ROLLUP_FORMAT) {
-      for (const table of [...ROLLUP_TABLES, "rank_hours"]) db.exec(`DROP TABLE IF EXISTS ${table}`);
-      db.prepare("INSERT INTO meta (key, value) VALUES ('rollup-format', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(ROLLUP_FORMAT);
-    }
-    db.exec(SCHEMA);
-    this.slicesIn = db.prepare(
-      `SELECT ${SLICES_PER_DAY} AS slices FROM rank_days_done WHERE day = ? UNION ALL SELECT slices FROM rank_days_progress WHERE day = ?`,
-    );
-    this.undoDay = ROLLUP_TABLES.map((table) => db.prepare(`DELETE FROM ${table} WHERE day = ?`));
-    this.undoHours = db.prepare("DELETE FROM rank_hours WHERE hour >= ? AND hour < ?");
+  /** The roll-ups of a store, their tables made (and those of another version of this code dropped, to be rebuilt from the writes). */
+  static async open(database: StoreDatabase): Promise<DayRollups> {
+    await database.transaction(async () => {
+      const sql = database.sql();
+      if (database.dialect === "postgres") await sql.get("SELECT pg_advisory_xact_lock(?)", [ROLL_LOCK]);
+      if ((await database.getMeta("rollup-format")) !== ROLLUP_FORMAT) {
+        for (const table of [...ROLLUP_TABLES, "rank_hours"]) await sql.exec(`DROP TABLE IF EXISTS ${table}`);
+        await database.setMeta("rollup-format", ROLLUP_FORMAT);
+      }
+      await sql.exec(schemaFor(database.dialect));
+    });
+    return new DayRollups(database);
   }
 
-  /** Quarter hours rolled up of the days seen in the current transaction (no other writer can roll any up meanwhile). */
-  private readonly rolledSlices = new Map<number, number>();
+  private sql() {
+    return this.database.sql();
+  }
 
-  /** A transaction starts or ends, or days are rolled up: what was known may be stale. */
-  forget(): void {
-    this.rolledSlices.clear();
+  private slicesIn(day: number): Promise<{ slices: number } | undefined> {
+    return this.sql().get<{ slices: number }>(
+      `SELECT ${SLICES_PER_DAY} AS slices FROM rank_days_done WHERE day = ? UNION ALL SELECT slices FROM rank_days_progress WHERE day = ?`,
+      [day, day],
+    );
+  }
+
+  /** What the current transaction knows: whether it holds the roll-up lock shared, and the quarter hours rolled up of the days it saw. */
+  private known() {
+    return this.database.transactionValue(this, () => ({ locked: false, rolledSlices: new Map<number, number>() }));
+  }
+
+  /**
+   * On PostgreSQL, a transaction that stores writes holds the roll-up lock shared, so no replica rolls up a quarter
+   * hour while a write into it is uncommitted. Taken first thing (before any partition is made), so that lock and the
+   * tables' are always taken in the same order, and two transactions never wait for each other.
+   */
+  async sharing(): Promise<void> {
+    const known = this.known();
+    if (!known || known.locked || this.database.dialect !== "postgres") return;
+    await this.sql().get("SELECT pg_advisory_xact_lock_shared(?)", [ROLL_LOCK]);
+    known.locked = true;
   }
 
   /** Called for each write stored: one into a quarter hour already rolled up drops its day's rollups. */
-  written(tsMs: number): void {
+  async written(tsMs: number): Promise<void> {
     const day = dayOf(tsMs);
-    let rolled = this.rolledSlices.get(day);
-    if (rolled === undefined) {
-      const row = this.slicesIn.get(day, day) as { slices: number } | undefined;
-      rolled = row?.slices ?? 0;
-    }
+    await this.sharing();
+    // Quarter hours rolled up of the days seen in the current transaction (no roll-up step can run meanwhile).
+    const known = this.known();
+    let rolled = known?.rolledSlices.get(day);
+    if (rolled === undefined) rolled = (await this.slicesIn(day))?.slices ?? 0;
     if (sliceOf(tsMs) < rolled) {
-      for (const statement of this.undoDay) statement.run(day);
-      this.undoHours.run(day * 24, (day + 1) * 24);
+      for (const table of ROLLUP_TABLES) await this.sql().run(`DELETE FROM ${table} WHERE day = ?`, [day]);
+      await this.sql().run("DELETE FROM rank_hours WHERE hour >= ? AND hour < ?", [day * 24, (day + 1) * 24]);
       rolled = 0;
     }
-    if (this.db.inTransaction) this.rolledSlices.set(day, rolled);
+    known?.rolledSlices.set(day, rolled);
   }
 
-  private doneIn(first: number, last: number): Set<number> {
-    return new Set((this.db.prepare("SELECT day FROM rank_days_done WHERE day BETWEEN ? AND ?").all(first, last) as { day: number }[]).map((r) => r.day));
+  private async doneIn(first: number, last: number): Promise<Set<number>> {
+    return new Set((await this.sql().all<{ day: number }>("SELECT day FROM rank_days_done WHERE day BETWEEN ? AND ?", [first, last])).map((r) => r.day));
   }
 
-  private progressIn(first: number, last: number): Map<number, number> {
+  private async progressIn(first: number, last: number): Promise<Map<number, number>> {
     return new Map(
-      (this.db.prepare("SELECT day, slices FROM rank_days_progress WHERE day BETWEEN ? AND ?").all(first, last) as { day: number; slices: number }[]).map(
+      (await this.sql().all<{ day: number; slices: number }>("SELECT day, slices FROM rank_days_progress WHERE day BETWEEN ? AND ?", [first, last])).map(
         (r) => [r.day, r.slices],
       ),
     );
@@ -139,13 +163,13 @@ export class DayRollups {
    * How to read (from, to]: rolled-up whole days and hours as runs, everything else from the writes.
    * A request never rolls anything up itself (a day takes seconds on a large store); `rollPending` does.
    */
-  plan(fromMs: number, toMs: number, nowMs = Date.now()): RangePlan {
+  async plan(fromMs: number, toMs: number, nowMs = Date.now()): Promise<RangePlan> {
     const plan: RangePlan = { rolled: [], hours: [], minusHours: [], raw: [], wholeHours: [] };
     const firstDay = dayOf(fromMs + 1);
     const lastDay = dayOf(toMs);
-    const doneDays = this.doneIn(firstDay, lastDay);
+    const doneDays = await this.doneIn(firstDay, lastDay);
     const done = (day: number) => doneDays.has(day) && (day + 1) * DAY_MS <= nowMs;
-    const progress = this.progressIn(firstDay, lastDay);
+    const progress = await this.progressIn(firstDay, lastDay);
     const hourRolled = (hour: number) => done(Math.floor(hour / 24)) || ((hour % 24) + 1) * SLICES_PER_HOUR <= (progress.get(Math.floor(hour / 24)) ?? 0);
     // (from, to]: by the hour where hours are rolled up, else from the writes.
     const byHour = (from: number, to: number) => {
@@ -180,62 +204,57 @@ export class DayRollups {
     return plan;
   }
 
-  /** The roll-up statements, prepared once (the background takes a step every few seconds). */
-  private rollStatements?: ReturnType<DayRollups["prepareRoll"]>;
+  /** The roll-up statements, made once. */
+  private rollStatements?: ReturnType<DayRollups["rollSql"]>;
 
-  private prepareRoll() {
-    const add = (column: string) => `${column} = ${column} + excluded.${column}`;
-    // A quarter hour is a sliver of the table: read it by time (the planner would rather scan the
+  private rollSql() {
+    // The stored row named by its table: PostgreSQL finds a bare column ambiguous beside `excluded`.
+    const add = (table: string) => (column: string) => `${column} = ${table}.${column} + excluded.${column}`;
+    // A quarter hour is a sliver of the table: read it by time (SQLite's planner would rather scan the
     // covering per-object index, all of it).
-    const sliceSums = this.db.prepare(
-      `INSERT INTO rank_hours (hour, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT ?, w.object_id, ${CLASS_SUMS} FROM writes w INDEXED BY writes_ts WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id
-       ON CONFLICT (hour, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add).join(", ")}`,
-    );
-    const daySums = this.db.prepare(
-      `INSERT INTO rank_days (day, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT ?, object_id, ${COUNT_COLUMNS.join(", ")} FROM rank_hours WHERE hour = ?
-       ON CONFLICT (day, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add).join(", ")}`,
-    );
-    const details = [
-      `INSERT INTO rank_days_fields (day, object_id, path, n) SELECT ?, object_id, path, COUNT(*) FROM field_changes INDEXED BY field_changes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT DO UPDATE SET ${add("n")}`,
-      `INSERT INTO rank_days_writers (day, object_id, writer, n) SELECT ?, object_id, writer, COUNT(*) FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT DO UPDATE SET ${add("n")}`,
-    ].map((sql) => this.db.prepare(sql));
-    const step = this.db.prepare("INSERT INTO rank_days_progress (day, slices) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET slices = excluded.slices");
-    const finish = [this.db.prepare("DELETE FROM rank_days_progress WHERE day = ?"), this.db.prepare("INSERT INTO rank_days_done (day) VALUES (?)")];
-    return { sliceSums, daySums, details, step, finish };
+    const byTime = (index: string) => this.database.indexedBy(index);
+    const sliceSums = `INSERT INTO rank_hours (hour, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT CAST(? AS BIGINT), w.object_id, ${CLASS_SUMS} FROM writes w ${byTime("writes_ts")} WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id
+       ON CONFLICT (hour, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add("rank_hours")).join(", ")}`;
+    const daySums = `INSERT INTO rank_days (day, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT CAST(? AS BIGINT), object_id, ${COUNT_COLUMNS.join(", ")} FROM rank_hours WHERE hour = ?
+       ON CONFLICT (day, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add("rank_days")).join(", ")}`;
+    const fields = `INSERT INTO rank_days_fields (day, object_id, path, n) SELECT CAST(? AS BIGINT), object_id, path, COUNT(*) FROM field_changes ${byTime("field_changes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT (day, object_id, path) DO UPDATE SET ${add("rank_days_fields")("n")}`;
+    const writers = `INSERT INTO rank_days_writers (day, object_id, writer, n) SELECT CAST(? AS BIGINT), object_id, writer, COUNT(*) FROM writes ${byTime("writes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT (day, object_id, writer) DO UPDATE SET ${add("rank_days_writers")("n")}`;
+    const step = "INSERT INTO rank_days_progress (day, slices) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET slices = excluded.slices";
+    const finish = ["DELETE FROM rank_days_progress WHERE day = ?", "INSERT INTO rank_days_done (day) VALUES (?)"];
+    return { sliceSums, daySums, details: [fields, writers], step, finish };
   }
 
   /**
    * Rolls up to `maxSlices` quarter hours of the days in [first, last] that are over by `nowMs` and
-   * not rolled up yet, the latest day first, one transaction each (so the caller's thread is never
-   * held for long). An hour's day counts are added once its last quarter is in, and a day counts once
-   * all are. Returns the quarters rolled.
+   * not rolled up yet, the latest day first, one transaction each (so no writer waits for long). An
+   * hour's day counts are added once its last quarter is in, and a day counts once all are. Returns
+   * the quarters rolled.
    */
-  roll(first: number, last: number, nowMs: number, maxSlices = Infinity): number {
-    const done = this.doneIn(first, last);
-    const progress = this.progressIn(first, last);
-    const { sliceSums, daySums, details, step, finish } = (this.rollStatements ??= this.prepareRoll());
+  async roll(first: number, last: number, nowMs: number, maxSlices = Infinity): Promise<number> {
+    const done = await this.doneIn(first, last);
+    const progress = await this.progressIn(first, last);
+    const { sliceSums, daySums, details, step, finish } = (this.rollStatements ??= this.rollSql());
     let rolled = 0;
-    this.forget();
     for (let day = last; day >= first && rolled < maxSlices; day--) {
       if (done.has(day)) continue;
       const over = Math.min(SLICES_PER_DAY, Math.floor((nowMs - SETTLE_MS - day * DAY_MS) / SLICE_MS));
       for (let slice = progress.get(day) ?? 0; slice < over && rolled < maxSlices;) {
         const fromMs = day * DAY_MS + slice * SLICE_MS;
         const hour = day * 24 + Math.floor(slice / SLICES_PER_HOUR);
-        // Another process (the dashboard's or the recorder's) may have rolled this quarter since the
-        // progress above was read: look again holding the write lock (IMMEDIATE), or it counts twice.
-        const next = this.db
-          .transaction(() => {
-            const at = (this.slicesIn.get(day, day) as { slices: number } | undefined)?.slices ?? 0;
-            if (at !== slice) return { at, mine: false };
-            sliceSums.run(hour, fromMs, fromMs + SLICE_MS);
-            for (const statement of details) statement.run(day, fromMs, fromMs + SLICE_MS);
-            if ((slice + 1) % SLICES_PER_HOUR === 0) daySums.run(day, hour);
-            if (slice + 1 < SLICES_PER_DAY) step.run(day, slice + 1);
-            else for (const statement of finish) statement.run(day);
-            return { at: slice + 1, mine: true };
-          })
-          .immediate();
+        // Another process (a replica, the recorder) may have rolled this quarter since the progress above was
+        // read: look again holding the write lock (SQLite's, or the roll-up lock on PostgreSQL), or it counts twice.
+        const next = await this.database.transaction(async () => {
+          const sql = this.sql();
+          if (this.database.dialect === "postgres") await sql.get("SELECT pg_advisory_xact_lock(?)", [ROLL_LOCK]);
+          const at = (await this.slicesIn(day))?.slices ?? 0;
+          if (at !== slice) return { at, mine: false };
+          await sql.run(sliceSums, [hour, fromMs, fromMs + SLICE_MS]);
+          for (const statement of details) await sql.run(statement, [day, fromMs, fromMs + SLICE_MS]);
+          if ((slice + 1) % SLICES_PER_HOUR === 0) await sql.run(daySums, [day, hour]);
+          if (slice + 1 < SLICES_PER_DAY) await sql.run(step, [day, slice + 1]);
+          else for (const statement of finish) await sql.run(statement, [day]);
+          return { at: slice + 1, mine: true };
+        });
         if (next.mine) rolled++;
         // Else someone else moved the day on (or a late write reset it): go on from where it is.
         slice = next.at;
@@ -245,21 +264,20 @@ export class DayRollups {
   }
 
   /** Rolls up to `maxSlices` quarter hours that are over and have writes around them, the latest day first; returns how many it rolled. */
-  rollPending(nowMs = Date.now(), maxSlices = Infinity): number {
+  async rollPending(nowMs = Date.now(), maxSlices = Infinity): Promise<number> {
     // Two subqueries, each one end of the time index: MIN and MAX in one select would scan all of it.
-    const bounds = this.db.prepare("SELECT (SELECT MIN(ts_ms) FROM writes) AS first, (SELECT MAX(ts_ms) FROM writes) AS last").get() as {
-      first: number | null;
-      last: number | null;
-    };
+    const bounds = (await this.sql().get<{ first: number | null; last: number | null }>(
+      "SELECT (SELECT MIN(ts_ms) FROM writes) AS first, (SELECT MAX(ts_ms) FROM writes) AS last",
+    ))!;
     if (bounds.first === null || bounds.last === null) return 0;
     const last = Math.min(dayOf(bounds.last), dayOf(nowMs));
-    return last >= dayOf(bounds.first) ? this.roll(dayOf(bounds.first), last, nowMs, maxSlices) : 0;
+    return last >= dayOf(bounds.first) ? await this.roll(dayOf(bounds.first), last, nowMs, maxSlices) : 0;
   }
 
   /** Drops the rollups of days that retention emptied or cut into. */
-  pruned(beforeMs: number): void {
+  async pruned(beforeMs: number): Promise<void> {
     const day = dayOf(beforeMs);
-    for (const table of ROLLUP_TABLES) this.db.prepare(`DELETE FROM ${table} WHERE day <= ?`).run(day);
-    this.db.prepare("DELETE FROM rank_hours WHERE hour < (? + 1) * 24").run(day);
+    for (const table of ROLLUP_TABLES) await this.sql().run(`DELETE FROM ${table} WHERE day <= ?`, [day]);
+    await this.sql().run("DELETE FROM rank_hours WHERE hour < ?", [(day + 1) * 24]);
   }
 }

@@ -10,4 +10,4 @@ import { buildSnapshotStore, type ImportJob } from "./snapshot-store";
 /** What the thread answers: how many writes it stored. */
 export type ImportedCount = number;
 
-void postOutcome((): ImportedCount => buildSnapshotStore(workerData as ImportJob));
+void postOutcome((): Promise<ImportedCount> => buildSnapshotStore(workerData as ImportJob));

@@ -29,11 +29,11 @@ function unprofiled(before: Json | undefined, after: Json | undefined): Analysis
 /** Objects whose current version is kept in memory while a snapshot is imported (the store has the rest). */
 const RECENT_OBJECTS = 5_000;
 
-export function importObjectWrites(store: WriteRepository, writes: ObjectWrites, profiles: Profile[]): number {
+export function importObjectWrites(store: WriteRepository, writes: ObjectWrites, profiles: Profile[]): Promise<number> {
   // Each object's current version (null: not there), rebuilt write by write from the snapshot's changes.
   const chain = new VersionChain<Json | null>({
-    read: (key) => {
-      const row = store.latest(key);
+    read: async (key) => {
+      const row = await store.latest(key);
       return row && (row.body === null ? null : (JSON.parse(row.body) as Json));
     },
     // A snapshot records no resourceVersions: the store keeps the body alone.
@@ -56,19 +56,19 @@ export function importObjectWrites(store: WriteRepository, writes: ObjectWrites,
       ref.cluster,
       ((obj as Obj | undefined)?.metadata as Obj | undefined)?.labels as Record<string, string> | undefined,
     );
-  return chain.batch(store, () => {
+  return chain.batch(store, async () => {
     for (const ref of writes.objects) {
       if (ref.initial === null || ref.initial === undefined) continue;
       const initial = structuredClone(ref.initial as Json);
       chain.set(keyOf(ref), initial);
       const profile = profileOf(ref, initial);
       // Known before the snapshot's range: the state band starts from it.
-      if (profile) store.recordFirstSeen(keyOf(ref), 0, project(profile, initial), initial);
+      if (profile) await store.recordFirstSeen(keyOf(ref), 0, project(profile, initial), initial);
     }
     for (const w of writes.writes) {
       const ref = writes.objects[w.o];
       const key = keyOf(ref);
-      const before = chain.get(key) ?? undefined;
+      const before = (await chain.get(key)) ?? undefined;
       const after = applyChanges(before === undefined ? undefined : structuredClone(before), w.changes);
       chain.set(key, after ?? null);
       const profile = profileOf(ref, after ?? before);
@@ -76,7 +76,7 @@ export function importObjectWrites(store: WriteRepository, writes: ObjectWrites,
       // What only the audit log could tell (nothing changed; no bodies to tell) is kept as recorded.
       const analysis = w.cls === "no-op" || w.cls === "unknown" ? { ...analysed, cls: w.cls } : analysed;
       const body = keptBody(analysis.cls, before, after);
-      store.record(key, {
+      await store.record(key, {
         tsMs: w.t,
         cls: analysis.cls,
         writer: w.by,

@@ -33,80 +33,76 @@ export interface JoinedRow {
 }
 
 /** The version a write made, as both sources name it (`deleted@<version>` is the watch's delete at that version). */
+/** What a joined row answers with. */
+const JOINED = `id, ts_ms AS "tsMs", writer, request_key AS "requestKey", class AS cls`;
+
 const madeVersion = (rv: string | undefined): string | undefined => (rv?.startsWith("deleted@") ? rv.slice("deleted@".length) : rv);
 
 export class WriteJoins {
   constructor(private readonly connection: StoreConnection) {}
 
-  private statement(sql: string) {
-    return this.connection.statement(sql);
+  private sql() {
+    return this.connection.sql();
   }
 
   /** An audited write that the recorder already stored: the audit's request joins the recorder's row. */
-  intoWatched(objectId: number, write: StoredWrite, requestKey: string | undefined): JoinedRow | undefined {
+  async intoWatched(objectId: number, write: StoredWrite, requestKey: string | undefined): Promise<JoinedRow | undefined> {
     const version = madeVersion(write.resourceVersion) ?? null;
     const isDelete = write.cls === "delete" ? 1 : 0;
     // A create logged without its answer (Metadata level): the object's one create the watch saw within the minute.
     const isBlindCreate = write.cls === "create" && version === null ? 1 : 0;
     if (version === null && !isDelete && !isBlindCreate) return undefined;
-    const row = this.statement(
+    const row = await this.sql().get<{ id: number }>(
       `SELECT id FROM writes WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND source = 'watch' AND verb IS NULL
          AND (rv = ? OR rv = 'deleted@' || ? OR (? = 1 AND class = 'delete') OR (? = 1 AND class = 'create'))
-       ORDER BY (rv = ? OR rv = 'deleted@' || ?) DESC, abs(ts_ms - ?) LIMIT 1`,
-    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, version, version, isDelete, isBlindCreate, version, version, write.tsMs) as
-      { id: number } | undefined;
+       ORDER BY COALESCE(rv = ? OR rv = 'deleted@' || ?, FALSE) DESC, abs(ts_ms - ?) LIMIT 1`,
+      [objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, version, version, isDelete, isBlindCreate, version, version, write.tsMs],
+    );
     if (!row) return undefined;
     const r = write.request;
-    return this.statement(
+    return (await this.sql().get<JoinedRow>(
       `UPDATE writes SET verb = ?, subresource = ?, user_agent = ?, code = ?, latency_ms = ?, request_key = ?, writer = CASE WHEN writer = 'unknown' THEN ? ELSE writer END
-       WHERE id = ? RETURNING id, ts_ms AS tsMs, writer, request_key AS requestKey, class AS cls`,
-    ).get(
-      r?.verb ?? null,
-      r?.subresource ?? null,
-      r?.userAgent ?? null,
-      r?.code ?? null,
-      r?.latencyMs ?? null,
-      requestKey ?? null,
-      write.writer,
-      row.id,
-    ) as JoinedRow;
+       WHERE id = ? RETURNING ${JOINED}`,
+      [r?.verb ?? null, r?.subresource ?? null, r?.userAgent ?? null, r?.code ?? null, r?.latencyMs ?? null, requestKey ?? null, write.writer, row.id],
+    ))!;
   }
 
   /**
    * A watched version that an audit log already stored: the recorder's class and diff join the audit's row. `by`:
    * the version the write made, or the precondition of the last write sent against the version this one followed.
    */
-  intoAudited(objectId: number, write: StoredWrite): (JoinedRow & { by: "version" | "precondition" }) | undefined {
+  async intoAudited(objectId: number, write: StoredWrite): Promise<(JoinedRow & { by: "version" | "precondition" }) | undefined> {
     const version = madeVersion(write.resourceVersion) ?? null;
     const isDelete = write.cls === "delete" ? 1 : 0;
     // A delete by the nearest audited delete (or the write whose version it removed); any other version by the earliest
     // audited write that answered with it (it made it; later ones answered with it unchanged).
     const isCreate = write.cls === "create" ? 1 : 0;
     // A create also by an audited create logged without its answer (Metadata level) within the minute.
-    const byVersion = this.statement(
+    const byVersion = await this.sql().get<{ id: number }>(
       `SELECT id FROM writes WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND source = 'audit'
          AND CASE WHEN ? = 1 THEN class = 'delete' OR rv = ? ELSE (rv = ? OR (? = 1 AND rv IS NULL AND class = 'create')) AND class <> 'delete' END
        ORDER BY CASE WHEN ? = 1 THEN abs(ts_ms - ?) ELSE ts_ms END, id LIMIT 1`,
-    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, isDelete, version, version, isCreate, isDelete, write.tsMs) as
-      { id: number } | undefined;
-    const byPrecondition = byVersion || write.previousVersion === undefined || isDelete ? undefined : this.lastSentAgainst(objectId, write);
+      [objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, isDelete, version, version, isCreate, isDelete, write.tsMs],
+    );
+    const byPrecondition = byVersion || write.previousVersion === undefined || isDelete ? undefined : await this.lastSentAgainst(objectId, write);
     const row = byVersion ?? byPrecondition;
     if (!row) return undefined;
-    const joined = this.statement(
+    const joined = (await this.sql().get<JoinedRow>(
       `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ?, body = ?, rv = ?, prev_rv = ?, source = 'watch', writer = CASE WHEN ? = 'unknown' THEN writer ELSE ? END
-       WHERE id = ? RETURNING id, ts_ms AS tsMs, writer, request_key AS requestKey, class AS cls`,
-    ).get(
-      write.cls,
-      write.heartbeat ? 1 : 0,
-      JSON.stringify(write.changes),
-      JSON.stringify(write.projection),
-      write.body === undefined ? null : JSON.stringify(write.body),
-      write.resourceVersion ?? null,
-      write.previousVersion ?? null,
-      write.writer,
-      write.writer,
-      row.id,
-    ) as JoinedRow;
+       WHERE id = ? RETURNING ${JOINED}`,
+      [
+        write.cls,
+        write.heartbeat ? 1 : 0,
+        JSON.stringify(write.changes),
+        JSON.stringify(write.projection),
+        write.body === undefined ? null : JSON.stringify(write.body),
+        write.resourceVersion ?? null,
+        write.previousVersion ?? null,
+        write.writer,
+        write.writer,
+        row.id,
+      ],
+    ))!;
     return { ...joined, by: byVersion ? "version" : "precondition" };
   }
 
@@ -115,27 +111,28 @@ export class WriteJoins {
    * one followed, when the object's next successful request (if any is known yet) was sent against another version.
    * After a request with no precondition (a patch) either could have made it: none is chosen.
    */
-  private lastSentAgainst(objectId: number, write: StoredWrite): { id: number } | undefined {
-    const candidate = this.statement(
-      `SELECT w.id, a.cluster, a.grp, a.resource, a.namespace, a.name, a.order_us AS orderUs, a.id AS requestId FROM writes w JOIN audit_requests a ON a.request_key = w.request_key
+  private async lastSentAgainst(objectId: number, write: StoredWrite): Promise<{ id: number } | undefined> {
+    const candidate = await this.sql().get<{
+      id: number;
+      cluster: string;
+      grp: string;
+      resource: string;
+      namespace: string;
+      name: string;
+      orderUs: number;
+      requestId: number;
+    }>(
+      `SELECT w.id, a.cluster, a.grp, a.resource, a.namespace, a.name, a.order_us AS "orderUs", a.id AS "requestId" FROM writes w JOIN audit_requests a ON a.request_key = w.request_key
        WHERE w.object_id = ? AND w.ts_ms BETWEEN ? AND ? AND w.source = 'audit' AND w.rv IS NULL AND w.class NOT IN ('create', 'delete') AND a.precondition = ?
        ORDER BY a.order_us DESC, a.id DESC LIMIT 1`,
-    ).get(objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, write.previousVersion) as
-      { id: number; cluster: string; grp: string; resource: string; namespace: string; name: string; orderUs: number; requestId: number } | undefined;
+      [objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, write.previousVersion ?? null],
+    );
     if (!candidate) return undefined;
-    const next = this.statement(
+    const next = await this.sql().get<{ precondition: string | null }>(
       `SELECT precondition FROM audit_requests WHERE cluster = ? AND grp = ? AND resource = ? AND namespace = ? AND name = ? AND (code = 0 OR code BETWEEN 200 AND 299)
          AND (order_us > ? OR (order_us = ? AND id > ?)) ORDER BY order_us, id LIMIT 1`,
-    ).get(
-      candidate.cluster,
-      candidate.grp,
-      candidate.resource,
-      candidate.namespace,
-      candidate.name,
-      candidate.orderUs,
-      candidate.orderUs,
-      candidate.requestId,
-    ) as { precondition: string | null } | undefined;
+      [candidate.cluster, candidate.grp, candidate.resource, candidate.namespace, candidate.name, candidate.orderUs, candidate.orderUs, candidate.requestId],
+    );
     return next === undefined || (next.precondition !== null && next.precondition !== write.previousVersion) ? candidate : undefined;
   }
 
@@ -145,43 +142,49 @@ export class WriteJoins {
    * (parted from that version if it was joined to it). `cls`: its own row's class. Answers the class of the
    * watched version it now is, or null for a row of its own; undefined when it has no row (an unprofiled kind).
    */
-  placeByPrecondition(
+  async placeByPrecondition(
     requestKey: string,
     precondition: string,
     last: boolean,
     cls: "no-op" | "unknown",
-  ): { cls: StoredWrite["cls"] | null; tsMs: number[] } | undefined {
-    const own = this.statement("SELECT id, object_id AS objectId, ts_ms AS tsMs, source FROM writes WHERE request_key = ?").get(requestKey) as
-      { id: number; objectId: number; tsMs: number; source: string } | undefined;
+  ): Promise<{ cls: StoredWrite["cls"] | null; tsMs: number[] } | undefined> {
+    const sql = this.sql();
+    const own = await sql.get<{ id: number; objectId: number; tsMs: number; source: string }>(
+      `SELECT id, object_id AS "objectId", ts_ms AS "tsMs", source FROM writes WHERE request_key = ?`,
+      [requestKey],
+    );
     if (!own) return undefined;
     if (own.source === "watch") {
-      const watched = this.statement("SELECT class AS cls FROM writes WHERE id = ?").get(own.id) as { cls: StoredWrite["cls"] };
+      const watched = (await sql.get<{ cls: StoredWrite["cls"] }>("SELECT class AS cls FROM writes WHERE id = ?", [own.id]))!;
       if (last) return { cls: watched.cls, tsMs: [] };
       // Parted: the request gets a row of its own again, at its own time; the watched version waits for the write that made it.
-      const request = this.statement("SELECT ts_ms AS tsMs, usr FROM audit_requests WHERE request_key = ?").get(requestKey) as { tsMs: number; usr: string };
-      this.statement(
+      const request = (await sql.get<{ tsMs: number; usr: string }>(`SELECT ts_ms AS "tsMs", usr FROM audit_requests WHERE request_key = ?`, [requestKey]))!;
+      await this.connection.ensureDays(["writes"], request.tsMs);
+      await sql.run(
         `INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms, request_key)
-         SELECT object_id, ?, NULL, ?, ?, 'audit', 0, '[]', '{}', verb, subresource, user_agent, code, latency_ms, request_key FROM writes WHERE id = ?`,
-      ).run(request.tsMs, cls, request.usr, own.id);
-      this.statement(
-        "UPDATE writes SET verb = NULL, subresource = NULL, user_agent = NULL, code = NULL, latency_ms = NULL, request_key = NULL WHERE id = ?",
-      ).run(own.id);
+         SELECT object_id, CAST(? AS BIGINT), NULL, CAST(? AS TEXT), CAST(? AS TEXT), 'audit', 0, '[]', '{}', verb, subresource, user_agent, code, latency_ms, request_key FROM writes WHERE id = ?`,
+        [request.tsMs, cls, request.usr, own.id],
+      );
+      await sql.run("UPDATE writes SET verb = NULL, subresource = NULL, user_agent = NULL, code = NULL, latency_ms = NULL, request_key = NULL WHERE id = ?", [
+        own.id,
+      ]);
       return { cls: null, tsMs: [request.tsMs, own.tsMs] };
     }
     if (!last) return { cls: null, tsMs: [] };
-    const watched = this.statement(
-      `SELECT id, ts_ms AS tsMs, class AS cls FROM writes WHERE object_id = ? AND source = 'watch' AND prev_rv = ? AND request_key IS NULL AND class <> 'delete' AND ts_ms BETWEEN ? AND ?
+    const watched = await sql.get<{ id: number; tsMs: number; cls: StoredWrite["cls"] }>(
+      `SELECT id, ts_ms AS "tsMs", class AS cls FROM writes WHERE object_id = ? AND source = 'watch' AND prev_rv = ? AND request_key IS NULL AND class <> 'delete' AND ts_ms BETWEEN ? AND ?
        ORDER BY abs(ts_ms - ?) LIMIT 1`,
-    ).get(own.objectId, precondition, own.tsMs - SAME_WRITE_MS, own.tsMs + SAME_WRITE_MS, own.tsMs) as
-      { id: number; tsMs: number; cls: StoredWrite["cls"] } | undefined;
+      [own.objectId, precondition, own.tsMs - SAME_WRITE_MS, own.tsMs + SAME_WRITE_MS, own.tsMs],
+    );
     if (!watched) return { cls: null, tsMs: [] };
-    this.statement(
+    await sql.run(
       `UPDATE writes SET (verb, subresource, user_agent, code, latency_ms, request_key) = (SELECT verb, subresource, user_agent, code, latency_ms, request_key FROM writes WHERE id = ?),
          writer = CASE WHEN writer = 'unknown' THEN (SELECT writer FROM writes WHERE id = ?) ELSE writer END
        WHERE id = ?`,
-    ).run(own.id, own.id, watched.id);
-    this.statement("DELETE FROM field_changes WHERE ts_ms = ? AND object_id = ? AND write_id = ?").run(own.tsMs, own.objectId, own.id);
-    this.statement("DELETE FROM writes WHERE id = ?").run(own.id);
+      [own.id, own.id, watched.id],
+    );
+    await sql.run("DELETE FROM field_changes WHERE ts_ms = ? AND object_id = ? AND write_id = ?", [own.tsMs, own.objectId, own.id]);
+    await sql.run("DELETE FROM writes WHERE id = ?", [own.id]);
     return { cls: watched.cls, tsMs: [own.tsMs, watched.tsMs] };
   }
 }

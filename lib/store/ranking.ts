@@ -71,6 +71,10 @@ export class Ranking {
     private readonly rollups: DayRollups,
   ) {}
 
+  private sql() {
+    return this.database.sql();
+  }
+
   private where(filter: ObjectFilter, alias = "w"): { sql: string; params: (string | number)[] } {
     const clauses = [`${alias}.ts_ms > ?`, `${alias}.ts_ms <= ?`];
     const params: (string | number)[] = [filter.fromMs, filter.toMs];
@@ -92,12 +96,12 @@ export class Ranking {
    * Objects ranked by writes (or another count) in (from, to], one page; `cls` keeps objects with at least one write of
    * that class. Heartbeat-only objects left out are counted in `heartbeatOnly`.
    */
-  objects(
+  async objects(
     filter: ObjectFilter,
     limit: number,
     offset: number,
     options: RankOptions = {},
-  ): { total: number; rows: ObjectRow[]; heartbeatOnly: { objects: number; writes: number } } {
+  ): Promise<{ total: number; rows: ObjectRow[]; heartbeatOnly: { objects: number; writes: number } }> {
     // One grouping pass over the writes alone (objects are joined for the page only), then ranked here:
     // there are at most as many groups as objects, and total and page come from the same pass.
     const scoped = filter.cluster !== undefined || filter.group !== undefined || filter.kind !== undefined || filter.namespace !== undefined;
@@ -116,27 +120,31 @@ export class Ranking {
     }
     const inScope = (column: string) => (scoped ? ` AND ${column} IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : "");
     // Whole days and hours from the rollups; part hours at the edges, and hours not rolled up yet, from the writes.
-    const plan = this.rollups.plan(filter.fromMs, filter.toMs);
+    const plan = await this.rollups.plan(filter.fromMs, filter.toMs);
     const sums = COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ");
-    const countInRange = this.database.statement("SELECT COUNT(*) AS n FROM writes INDEXED BY writes_ts WHERE ts_ms > ? AND ts_ms <= ?");
-    const rollup = (sql: string, runs: [number, number][], sign: 1 | -1) =>
-      runs.map((run) => ({ rows: this.database.db.prepare(sql).all(...run, ...objectParams) as Record<string, number>[], sign }));
-    const parts: { rows: Record<string, number>[]; sign: 1 | -1 }[] = [
-      ...plan.raw.map(([fromMs, toMs]) => {
-        // A part hour at an edge, or hours with few writes, are a sliver of the table: read them by time.
-        // The planner would skip-scan the per-object index instead, a seek per object (about 0.1 s on
-        // 20,000 objects however few writes), which only pays off past about 200,000 writes.
-        const byTime =
-          toMs - fromMs <= HOUR_MS || (toMs - fromMs <= 2 * DAY_MS && (countInRange.get(fromMs, toMs) as { n: number }).n <= 200_000)
-            ? "INDEXED BY writes_ts"
-            : "";
-        const sql = `SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w ${byTime} WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`;
-        return { rows: this.database.db.prepare(sql).all(fromMs, toMs, ...objectParams) as Record<string, number>[], sign: 1 as const };
-      }),
-      ...rollup(`SELECT object_id AS id, ${sums} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.rolled, 1),
-      ...rollup(`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.hours, 1),
-      ...rollup(`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.minusHours, -1),
-    ];
+    const timeIndex = this.database.indexedBy("writes_ts");
+    const parts: { rows: Record<string, number>[]; sign: 1 | -1 }[] = [];
+    for (const [fromMs, toMs] of plan.raw) {
+      // A part hour at an edge, or hours with few writes, are a sliver of the table: read them by time.
+      // SQLite's planner would skip-scan the per-object index instead, a seek per object (about 0.1 s on
+      // 20,000 objects however few writes), which only pays off past about 200,000 writes.
+      const byTime =
+        timeIndex !== "" &&
+        (toMs - fromMs <= HOUR_MS ||
+          (toMs - fromMs <= 2 * DAY_MS &&
+            (await this.sql().get<{ n: number }>(`SELECT COUNT(*) AS n FROM writes ${timeIndex} WHERE ts_ms > ? AND ts_ms <= ?`, [fromMs, toMs]))!.n <=
+              200_000))
+          ? timeIndex
+          : "";
+      const sql = `SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w ${byTime} WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`;
+      parts.push({ rows: await this.sql().all<Record<string, number>>(sql, [fromMs, toMs, ...objectParams]), sign: 1 });
+    }
+    for (const [sql, runs, sign] of [
+      [`SELECT object_id AS id, ${sums} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.rolled, 1],
+      [`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.hours, 1],
+      [`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.minusHours, -1],
+    ] as const)
+      for (const run of runs) parts.push({ rows: await this.sql().all<Record<string, number>>(sql, [...run, ...objectParams]), sign });
     const groups = parts.length === 1 ? parts[0].rows : mergeCounts(parts);
     const ofClass = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
     const heartbeatOnly = { objects: 0, writes: 0 };
@@ -150,24 +158,26 @@ export class Ranking {
           return !beats;
         })
       : ofClass;
-    const keyOf = this.database.statement("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?");
-    // Most writes first; ties by namespace and name (one read of every object's name beats one per tie).
-    let names: Map<number, { namespace: string; name: string }> | undefined;
-    const nameOf = (id: number) =>
-      (names ??= new Map(
-        (this.database.statement("SELECT id, namespace, name FROM objects").all() as { id: number; namespace: string; name: string }[]).map((r) => [r.id, r]),
-      )).get(id) ?? {
-        namespace: "",
-        name: "",
-      };
-    const byName = (x: Record<string, number>, y: Record<string, number>) =>
-      nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name);
+    // Most writes first; ties by namespace and name (one read of every object's name, only when there are ties, beats one per tie).
     const sort = options.sort ?? "writes";
     const value =
       sort === "name" ? undefined : sort === "writes" && options.hideHeartbeats ? (g: Record<string, number>) => g.writes - g.c_heartbeat : SORT_VALUE[sort];
-    kept.sort(value ? (x, y) => value(y) - value(x) || y.writes - x.writes || byName(x, y) : byName);
+    let tied = !value;
+    const byCount = (x: Record<string, number>, y: Record<string, number>) => value!(y) - value!(x) || y.writes - x.writes;
+    if (value) kept.sort((x, y) => byCount(x, y) || ((tied = true), 0));
+    if (tied) {
+      const names = new Map(
+        (await this.sql().all<{ id: number; namespace: string; name: string }>("SELECT id, namespace, name FROM objects")).map((r) => [r.id, r]),
+      );
+      const nameOf = (id: number) => names.get(id) ?? { namespace: "", name: "" };
+      const byName = (x: Record<string, number>, y: Record<string, number>) =>
+        nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name);
+      kept.sort(value ? (x, y) => byCount(x, y) || byName(x, y) : byName);
+    }
     const total = kept.length;
-    const page = kept.slice(offset, offset + limit).map((g) => ({ ...g, ...(keyOf.get(g.id) as Record<string, string>) })) as Record<string, number | string>[];
+    const page: Record<string, number | string>[] = [];
+    for (const g of kept.slice(offset, offset + limit))
+      page.push({ ...g, ...(await this.sql().get<Record<string, string>>("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?", [g.id])) });
     const ids = page.map((r) => r.id as number);
     // The page's details: whole days from the daily rollups, the rest from the page's own writes (each
     // object's writes are together in the per-object indexes, so an hour or a day of them is a short read).
@@ -184,18 +194,19 @@ export class Ranking {
           sign: 1 as const,
         })),
       ]);
-    const fields = details(
+    const fields = await details(
       "SELECT object_id AS id, path AS k, COUNT(*) AS n FROM field_changes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path",
       "SELECT object_id AS id, path AS k, SUM(n) AS n FROM rank_days_fields WHERE object_id IN (%) AND day IN (#) GROUP BY object_id, path",
     );
-    const writers = details(
+    const writers = await details(
       "SELECT object_id AS id, writer AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer",
       "SELECT object_id AS id, writer AS k, SUM(n) AS n FROM rank_days_writers WHERE object_id IN (%) AND day IN (#) GROUP BY object_id, writer",
     );
     // Sparkline buckets: a write by its time; over rolled-up hours, an hour's writes by the hour's end.
     const span = Math.max(1, filter.toMs - filter.fromMs);
-    const bucket = (tsExpr: string) => `CAST(MIN(${SPARK_BUCKETS - 1}, (${tsExpr} - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}) AS TEXT)`;
-    const spark = this.perObject(ids, [
+    const bucket = (tsExpr: string) =>
+      `CAST(${this.database.least(`${SPARK_BUCKETS - 1}`, `(${tsExpr} - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}`)} AS TEXT)`;
+    const spark = await this.perObject(ids, [
       ...plan.raw.map((range) => ({
         sql: `SELECT object_id AS id, ${bucket("ts_ms")} AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
         params: range,
@@ -210,11 +221,11 @@ export class Ranking {
     const noops = new Map<number, { tsMs: number; writer: string }[]>();
     const withNoops = page.filter((r) => (r.c_noop as number) >= MIN_PERIODIC_WRITES).map((r) => r.id as number);
     // Each object's latest no-ops, read backwards along its index entries: a few hundred rows, however long the range.
-    const latestNoops = this.database.statement(
-      `SELECT ts_ms, writer FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND class = 'no-op' ORDER BY ts_ms DESC LIMIT ${PERIODIC_SAMPLE}`,
-    );
     for (const id of withNoops) {
-      const latest = latestNoops.all(id, filter.fromMs, filter.toMs) as { ts_ms: number; writer: string }[];
+      const latest = await this.sql().all<{ ts_ms: number; writer: string }>(
+        `SELECT ts_ms, writer FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND class = 'no-op' ORDER BY ts_ms DESC LIMIT ${PERIODIC_SAMPLE}`,
+        [id, filter.fromMs, filter.toMs],
+      );
       noops.set(
         id,
         latest.reverse().map((r) => ({ tsMs: r.ts_ms, writer: r.writer })),
@@ -253,7 +264,7 @@ export class Ranking {
    * The objects of the scope that were there when the range began but were not written in it (quiet ones), by
    * namespace and name: the lanes show them after the written ones, since an object that did not change is news too.
    */
-  quietObjects(filter: ObjectFilter, limit: number, offset: number): { total: number; keys: ObjectKey[] } {
+  async quietObjects(filter: ObjectFilter, limit: number, offset: number): Promise<{ total: number; keys: ObjectKey[] }> {
     const clauses: string[] = [];
     const params: (string | number)[] = [];
     for (const [column, value] of [
@@ -275,24 +286,23 @@ export class Ranking {
     // One pass: the page with the count of all beside each row; a page past the end (or none asked) counts alone.
     const rows =
       limit > 0
-        ? (this.database.db
-            .prepare(
-              `SELECT cluster, grp AS "group", kind, namespace, name, COUNT(*) OVER () AS total FROM objects o WHERE ${where} ORDER BY namespace, name LIMIT ? OFFSET ?`,
-            )
-            .all(...args, limit, offset) as (ObjectKey & { total: number })[])
+        ? await this.sql().all<ObjectKey & { total: number }>(
+            `SELECT cluster, grp AS "group", kind, namespace, name, COUNT(*) OVER () AS total FROM objects o WHERE ${where} ORDER BY namespace, name LIMIT ? OFFSET ?`,
+            [...args, limit, offset],
+          )
         : [];
-    const total = rows[0]?.total ?? (this.database.db.prepare(`SELECT COUNT(*) AS n FROM objects o WHERE ${where}`).get(...args) as { n: number }).n;
+    const total = rows[0]?.total ?? (await this.sql().get<{ n: number }>(`SELECT COUNT(*) AS n FROM objects o WHERE ${where}`, args))!.n;
     return { total, keys: rows.map(({ cluster, group, kind, namespace, name }) => ({ cluster, group, kind, namespace, name })) };
   }
 
   /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */
-  private perObject(ids: number[], sources: { sql: string; params: number[]; sign: 1 | -1 }[]): Map<number, { k: string; n: number }[]> {
+  private async perObject(ids: number[], sources: { sql: string; params: number[]; sign: 1 | -1 }[]): Promise<Map<number, { k: string; n: number }[]>> {
     const out = new Map<number, { k: string; n: number }[]>();
     if (ids.length === 0) return out;
     const marks = ids.map(() => "?").join(",");
     const sums = new Map<number, Map<string, number>>();
     for (const { sql, params, sign } of sources) {
-      for (const row of this.database.db.prepare(sql.replace("%", marks)).all(...ids, ...params) as { id: number; k: string; n: number }[]) {
+      for (const row of await this.sql().all<{ id: number; k: string; n: number }>(sql.replace("%", marks), [...ids, ...params])) {
         const byKey = sums.get(row.id) ?? new Map<string, number>();
         byKey.set(row.k, (byKey.get(row.k) ?? 0) + sign * row.n);
         sums.set(row.id, byKey);
@@ -311,25 +321,23 @@ export class Ranking {
   }
 
   /** Every cluster/group/kind the store has objects of (for the filters). */
-  kinds(): { cluster: string; group: string; kind: string }[] {
-    return this.database.db.prepare('SELECT DISTINCT cluster, grp AS "group", kind FROM objects ORDER BY cluster, grp, kind').all() as {
-      cluster: string;
-      group: string;
-      kind: string;
-    }[];
+  kinds(): Promise<{ cluster: string; group: string; kind: string }[]> {
+    return this.sql().all<{ cluster: string; group: string; kind: string }>(
+      'SELECT DISTINCT cluster, grp AS "group", kind FROM objects ORDER BY cluster, "group", kind',
+    );
   }
 
   /**
    * Changed paths across objects, ranked by changes, split by writer; how many of each path's changes came in writes
    * that changed routing (routed) or not (unrouted), and its changes over the range in equal slices.
    */
-  fields(filter: ObjectFilter, limit: number): FieldRow[] {
+  async fields(filter: ObjectFilter, limit: number): Promise<FieldRow[]> {
     const { sql, params } = this.where(filter, "f");
     const from = `field_changes f JOIN objects o ON o.id = f.object_id WHERE ${sql}`;
-    const all = <T>(query: string) => this.database.db.prepare(query).all(...params) as T[];
-    const rows = all<{ path: string; writer: string; n: number }>(`SELECT f.path, f.writer, COUNT(*) AS n FROM ${from} GROUP BY f.path, f.writer`);
+    const all = <T>(query: string) => this.sql().all<T>(query, params);
+    const rows = await all<{ path: string; writer: string; n: number }>(`SELECT f.path, f.writer, COUNT(*) AS n FROM ${from} GROUP BY f.path, f.writer`);
     const objects = new Map(
-      all<{ path: string; objects: number }>(`SELECT f.path, COUNT(DISTINCT f.object_id) AS objects FROM ${from} GROUP BY f.path`).map((r) => [
+      (await all<{ path: string; objects: number }>(`SELECT f.path, COUNT(DISTINCT f.object_id) AS objects FROM ${from} GROUP BY f.path`)).map((r) => [
         r.path,
         r.objects,
       ]),
@@ -351,7 +359,7 @@ export class Ranking {
     }
     const top = [...byPath.values()].sort((a, b) => b.changes - a.changes || a.path.localeCompare(b.path)).slice(0, limit);
     const shown = new Map(top.map((r) => [r.path, r]));
-    const byClass = all<{ path: string; cls: string; n: number }>(
+    const byClass = await all<{ path: string; cls: string; n: number }>(
       `SELECT f.path, w.class AS cls, COUNT(*) AS n FROM field_changes f JOIN objects o ON o.id = f.object_id JOIN writes w ON w.id = f.write_id WHERE ${sql} GROUP BY f.path, w.class`,
     );
     for (const r of byClass) {
@@ -360,8 +368,8 @@ export class Ranking {
       else if (row && r.cls === "unrouted") row.unrouted += r.n;
     }
     const span = Math.max(1, filter.toMs - filter.fromMs);
-    const bucket = `MIN(${SPARK_BUCKETS - 1}, CAST((f.ts_ms - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span} AS INTEGER))`;
-    for (const r of all<{ path: string; k: number; n: number }>(`SELECT f.path, ${bucket} AS k, COUNT(*) AS n FROM ${from} GROUP BY f.path, k`)) {
+    const bucket = this.database.least(`${SPARK_BUCKETS - 1}`, `CAST((f.ts_ms - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span} AS INTEGER)`);
+    for (const r of await all<{ path: string; k: number; n: number }>(`SELECT f.path, ${bucket} AS k, COUNT(*) AS n FROM ${from} GROUP BY f.path, k`)) {
       const row = shown.get(r.path);
       if (row) row.sparkline[r.k] = r.n;
     }

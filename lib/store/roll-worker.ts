@@ -4,7 +4,11 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { ThreadMessage } from "../runtime/threads";
+import type { StoreTarget } from "./database";
 import { WriteStore } from "./store";
 
-const { path } = workerData as { path: string };
-new WriteStore(path).keepRolledUp((error) => parentPort?.postMessage({ error: error.message } satisfies ThreadMessage<never>), { keepAlive: true });
+const { target } = workerData as { target: StoreTarget };
+void WriteStore.open(target).then(
+  (store) => store.keepRolledUp((error) => parentPort?.postMessage({ error: error.message } satisfies ThreadMessage<never>), { keepAlive: true }),
+  (error: Error) => parentPort?.postMessage({ error: error.message } satisfies ThreadMessage<never>),
+);

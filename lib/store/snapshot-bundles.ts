@@ -3,15 +3,22 @@ import type { BundleStore } from "../snapshot/bundles";
 import type { SqlEngine } from "./engine/types";
 
 export class EngineBundles implements BundleStore {
-  constructor(private readonly engine: SqlEngine) {}
+  /** `engine`: the database, or how to reach it once it has opened (the server opens it at start) */
+  constructor(private readonly engine: SqlEngine | (() => Promise<SqlEngine>)) {}
+
+  private opened(): Promise<SqlEngine> {
+    return typeof this.engine === "function" ? this.engine() : Promise.resolve(this.engine);
+  }
 
   async read(id: string): Promise<Buffer | undefined> {
-    const row = await this.engine.get<{ bundle: Buffer }>("SELECT bundle FROM snapshot_bundles WHERE id = ?", [id]);
+    const row = await (await this.opened()).get<{ bundle: Buffer }>("SELECT bundle FROM snapshot_bundles WHERE id = ?", [id]);
     return row ? Buffer.from(row.bundle) : undefined;
   }
 
   async write(id: string, bytes: Uint8Array): Promise<void> {
-    await this.engine.run("INSERT INTO snapshot_bundles (id, bundle, bytes, stored_ms) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING", [
+    await (
+      await this.opened()
+    ).run("INSERT INTO snapshot_bundles (id, bundle, bytes, stored_ms) VALUES (?, ?, ?, ?) ON CONFLICT (id) DO NOTHING", [
       id,
       Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
       bytes.byteLength,

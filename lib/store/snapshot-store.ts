@@ -31,17 +31,17 @@ export function snapshotStoreDigest(bundle: Uint8Array, profiles: Profile[]): st
 }
 
 /** Builds the store at `path`; it is marked with its digest only once complete, so a build cut short is built again. */
-export function buildSnapshotStore(job: ImportJob): number {
-  const store = new WriteStore(job.path);
+export async function buildSnapshotStore(job: ImportJob): Promise<number> {
+  const store = await WriteStore.open(job.path);
   try {
     const { objectWrites, auditRequests } = decodeSnapshot(bufferOf(job.bundle), job.maxBytes);
-    const count = objectWrites ? importObjectWrites(store, objectWrites, job.profiles) : 0;
-    store.setMeta("writes", String(count));
-    store.setMeta("auditRequests", String(auditRequests ? importAuditRequests(store, auditRequests) : 0));
-    store.setMeta("digest", job.digest);
+    const count = objectWrites ? await importObjectWrites(store, objectWrites, job.profiles) : 0;
+    await store.setMeta("writes", String(count));
+    await store.setMeta("auditRequests", String(auditRequests ? await importAuditRequests(store, auditRequests) : 0));
+    await store.setMeta("digest", job.digest);
     return count;
   } finally {
-    store.close();
+    await store.close();
   }
 }
 

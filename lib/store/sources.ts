@@ -13,12 +13,30 @@ import { OpenedAtStart } from "../runtime/opened-at-start";
 import { runService, runTask } from "../runtime/threads";
 import { REPLAY_ID } from "../snapshot/store";
 import type { ImportedCount } from "./import-worker";
+import type { StoreTarget } from "./database";
 import { adoptPrebuilt, snapshotStoreDigest, type ImportJob } from "./snapshot-store";
 import { WriteStore } from "./store";
 
+/**
+ * Where the live store is: its SQLite file in the data directory, or the configured PostgreSQL database (with a pool of
+ * `poolSize` connections: the server's, or a thread's own smaller one).
+ */
+export function liveStoreTarget(config: Pick<AppConfig, "dataDir" | "store">, poolSize?: number): StoreTarget {
+  if (config.store.engine === "sqlite") return { engine: "sqlite", path: join(config.dataDir, "churnscope.sqlite") };
+  const { postgres, setting } = config.store;
+  return { engine: "postgres", settings: { ...postgres, poolSize: poolSize ?? postgres.poolSize }, setting };
+}
+
+/** Says where a store is without its password: a SQLite file's path, or PostgreSQL's host and database. */
+export function describeStoreTarget(target: StoreTarget): string {
+  if (target.engine === "sqlite") return target.path;
+  const url = new URL(target.settings.url);
+  return `PostgreSQL at ${url.hostname}:${url.port || "5432"}/${decodeURIComponent(url.pathname.slice(1))}`;
+}
+
 /** What the object stores need of the server: where data lives, the profiles, and the snapshots' bundles. */
 export interface StoreContext {
-  config: Pick<AppConfig, "dataDir" | "profiles">;
+  config: Pick<AppConfig, "dataDir" | "profiles" | "store">;
   snapshots: {
     /** a checked snapshot: how many object writes it holds, null for none */
     open(id: string): Promise<{ objectWriteCount: number | null; auditRequestCount: number }>;
@@ -38,8 +56,12 @@ export class ObjectStores {
   /** Snapshot stores being opened or built: requests that arrive meanwhile wait for the same one. */
   private readonly building = new Map<string, Promise<WriteStore>>();
 
-  constructor(private readonly ctx: StoreContext) {
-    this.live = new OpenedAtStart("the live object store", () => openLiveStore(ctx.config.dataDir));
+  /** `live`: the live store as the server opens it (liveObjectStore), when the server has one already */
+  constructor(
+    private readonly ctx: StoreContext,
+    live?: OpenedAtStart<WriteStore>,
+  ) {
+    this.live = live ?? liveObjectStore(ctx.config);
   }
 
   /** The live store opened at start (a 503 until it has). */
@@ -76,15 +98,15 @@ async function openOrBuild(ctx: StoreContext, id: string): Promise<WriteStore> {
   mkdirSync(dir, { recursive: true });
   const path = join(dir, `${id}.sqlite`);
   if (existsSync(path)) {
-    const store = new WriteStore(path);
-    if (store.getMeta("digest") === digest) return store;
-    store.close();
+    const store = await WriteStore.open(path);
+    if ((await store.getMeta("digest")) === digest) return store;
+    await store.close();
     for (const suffix of ["", "-wal", "-shm"]) rmSync(`${path}${suffix}`, { force: true });
   }
   // The replay's store, built once at build time: a copy takes a fraction of a second where building takes seconds.
-  if (id === REPLAY_ID && adoptPrebuilt(path, digest)) return new WriteStore(path);
+  if (id === REPLAY_ID && adoptPrebuilt(path, digest)) return WriteStore.open(path);
   await buildInThread({ path, bundle, maxBytes: ctx.snapshots.maxBytesOf(id), profiles: ctx.config.profiles, digest });
-  return new WriteStore(path);
+  return WriteStore.open(path);
 }
 
 async function buildInThread(job: ImportJob): Promise<void> {
@@ -93,14 +115,18 @@ async function buildInThread(job: ImportJob): Promise<void> {
   await runTask<ImportedCount>(builder, "building the snapshot's object store");
 }
 
-function openLiveStore(dataDir: string): WriteStore {
-  mkdirSync(dataDir, { recursive: true });
-  const path = join(dataDir, "churnscope.sqlite");
-  const store = new WriteStore(path);
+/** The live store, opened at the server's start (a 503 until then), with its roll-up thread. */
+export function liveObjectStore(config: Pick<AppConfig, "dataDir" | "store">): OpenedAtStart<WriteStore> {
+  return new OpenedAtStart("the live object store", () => openLiveStore(config));
+}
+
+async function openLiveStore(config: Pick<AppConfig, "dataDir" | "store">): Promise<WriteStore> {
+  mkdirSync(config.dataDir, { recursive: true });
+  const store = await WriteStore.open(liveStoreTarget(config));
   // The Objects ranking's rollups, whoever fills the store, in a thread with its own connection: a
   // step takes 35 ms warm and hundreds when the store's pages must first be read, and no request
   // should wait behind one. Turbopack bundles the thread's entry (`new URL(…)`).
   // Rankings stay exact without rollups, only slower; the log says why.
-  runService(new Worker(new URL("./roll-worker.ts", import.meta.url), { workerData: { path } }), "objects rollups");
+  runService(new Worker(new URL("./roll-worker.ts", import.meta.url), { workerData: { target: liveStoreTarget(config, 2) } }), "objects rollups");
   return store;
 }

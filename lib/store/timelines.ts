@@ -61,62 +61,70 @@ export class Timelines {
   constructor(private readonly database: StoreDatabase) {}
 
   /** One object's writes in (from, to], oldest first. */
-  writesOf(key: ObjectKey, fromMs: number, toMs: number, limit: number): (StoredWrite & { seq: number })[] {
-    const id = this.database.knownIdOf(key);
+  async writesOf(key: ObjectKey, fromMs: number, toMs: number, limit: number): Promise<(StoredWrite & { seq: number })[]> {
+    const id = await this.database.knownIdOf(key);
     if (id === undefined) return [];
-    const rows = this.database
-      .statement(`SELECT ${WRITE_COLUMNS} FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?`)
-      .all(id, fromMs, toMs, limit) as Record<string, string | number | null>[];
+    const rows = await this.sql().all<Record<string, string | number | null>>(
+      `SELECT ${WRITE_COLUMNS} FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? ORDER BY ts_ms, id LIMIT ?`,
+      [id, fromMs, toMs, limit],
+    );
     return rows.map(storedWrite);
   }
 
   /** The projection just before `fromMs` (the state band's starting value). */
-  projectionBefore(key: ObjectKey, fromMs: number): Record<string, string> | undefined {
-    const id = this.database.knownIdOf(key);
-    const text = id === undefined ? undefined : this.projectionTextBefore(id, fromMs);
+  async projectionBefore(key: ObjectKey, fromMs: number): Promise<Record<string, string> | undefined> {
+    const id = await this.database.knownIdOf(key);
+    const text = id === undefined ? undefined : await this.projectionTextBefore(id, fromMs);
     return text === undefined ? undefined : (JSON.parse(text) as Record<string, string>);
   }
 
-  private projectionTextBefore(id: number, fromMs: number): string | undefined {
-    const hit = (this.database
-      .statement("SELECT projection FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms DESC, id DESC LIMIT 1")
-      .get(id, fromMs) ?? this.database.statement("SELECT projection FROM first_seen WHERE object_id = ? AND ts_ms <= ?").get(id, fromMs)) as
-      { projection: string } | undefined;
+  private sql() {
+    return this.database.sql();
+  }
+
+  private async projectionTextBefore(id: number, fromMs: number): Promise<string | undefined> {
+    const sql = this.sql();
+    const hit =
+      (await sql.get<{ projection: string }>("SELECT projection FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms DESC, id DESC LIMIT 1", [
+        id,
+        fromMs,
+      ])) ?? (await sql.get<{ projection: string }>("SELECT projection FROM first_seen WHERE object_id = ? AND ts_ms <= ?", [id, fromMs]));
     return hit?.projection;
   }
 
-  /** Every write in (from, to] counted into `columns` columns by SQLite: memory follows the columns and the lanes, not the writes. */
-  timeline(key: ObjectKey, fromMs: number, toMs: number, columns: number): ObjectTimeline {
+  /** Every write in (from, to] counted into `columns` columns by the database: memory follows the columns and the lanes, not the writes. */
+  async timeline(key: ObjectKey, fromMs: number, toMs: number, columns: number): Promise<ObjectTimeline> {
     const range = { startMs: fromMs, endMs: toMs };
-    const id = this.database.knownIdOf(key);
+    const id = await this.database.knownIdOf(key);
     if (id === undefined) return buildTimeline({ counts: [], lanes: [], changes: [] }, range, columns);
-    const inRange = "object_id = @id AND ts_ms > @fromMs AND ts_ms <= @toMs";
-    // columnOf (objects/timeline.ts) in SQL: the same double arithmetic in the same order, truncated (as floor is, above zero).
-    const column = "MIN(@columns - 1, CAST(((ts_ms - @fromMs) * @columns) / (@toMs - @fromMs) AS INTEGER))";
-    const args = { id, fromMs, toMs, columns };
-    const counts = this.database
-      .statement(`SELECT ${column} AS i, class AS cls, COUNT(*) AS n FROM writes WHERE ${inRange} GROUP BY i, cls`)
-      .all(args) as ColumnCount[];
-    const top = this.database
-      .statement(`SELECT path, COUNT(*) AS changes FROM field_changes WHERE ${inRange} GROUP BY path ORDER BY changes DESC, path LIMIT ${TIMELINE_LANES}`)
-      .all(args) as { path: string; changes: number }[];
+    const sql = this.sql();
+    const inRange = "object_id = ? AND ts_ms > ? AND ts_ms <= ?";
+    const inRangeArgs = [id, fromMs, toMs];
+    // columnOf (objects/timeline.ts) in SQL: the same arithmetic in the same order, truncated (as floor is, above zero).
+    // The bounds are numbers the caller checked, written into the SQL so that every engine reads them as integers.
+    const [from, to, cols] = [fromMs, toMs, columns].map((n) => String(Math.trunc(n)));
+    const column = this.database.least(`${cols} - 1`, `CAST(((ts_ms - ${from}) * ${cols}) / (${to} - ${from}) AS INTEGER)`);
+    const counts = await sql.all<ColumnCount>(`SELECT ${column} AS i, class AS cls, COUNT(*) AS n FROM writes WHERE ${inRange} GROUP BY i, cls`, inRangeArgs);
+    const top = await sql.all<{ path: string; changes: number }>(
+      `SELECT path, COUNT(*) AS changes FROM field_changes WHERE ${inRange} GROUP BY path ORDER BY changes DESC, path LIMIT ${TIMELINE_LANES}`,
+      inRangeArgs,
+    );
     const byLane = new Map<string, [number, number][]>(top.map((t) => [t.path, []]));
-    const paths = top.map((_, i) => `@p${i}`).join(", ");
     if (top.length > 0)
-      for (const t of this.database
-        .statement(`SELECT path, ${column} AS i, COUNT(*) AS n FROM field_changes WHERE ${inRange} AND path IN (${paths}) GROUP BY path, i ORDER BY path, i`)
-        .all({ ...args, ...Object.fromEntries(top.map((t, i) => [`p${i}`, t.path])) }) as { path: string; i: number; n: number }[])
+      for (const t of await sql.all<{ path: string; i: number; n: number }>(
+        `SELECT path, ${column} AS i, COUNT(*) AS n FROM field_changes WHERE ${inRange} AND path IN (${top.map(() => "?").join(", ")}) GROUP BY path, i ORDER BY path, i`,
+        [...inRangeArgs, ...top.map((t) => t.path)],
+      ))
         byLane.get(t.path)?.push([t.i, t.n]);
     const lanes = top.map(({ path, changes }) => ({ path, changes, ticks: byLane.get(path) ?? [] }));
     // The writes whose projection differs from the one before them. Only a write that changed routing, created or
     // deleted (or that no body shows) can: an unrouted or no-op write left the projection as it was, so it is skipped.
-    const changes = this.database
-      .statement(
-        `SELECT tsMs, projection FROM (SELECT ts_ms AS tsMs, projection, LAG(projection) OVER (ORDER BY ts_ms, id) AS before FROM writes
-         WHERE ${inRange} AND ${MOVES}) WHERE before IS NOT projection`,
-      )
-      .iterate(args) as IterableIterator<ProjectionChange>;
-    const initial = this.projectionTextBefore(id, fromMs);
+    const changes = await sql.all<ProjectionChange>(
+      `SELECT "tsMs", projection FROM (SELECT ts_ms AS "tsMs", projection, LAG(projection) OVER (ORDER BY ts_ms, id) AS before FROM writes
+         WHERE ${inRange} AND ${MOVES}) AS moved WHERE before IS DISTINCT FROM projection`,
+      inRangeArgs,
+    );
+    const initial = await this.projectionTextBefore(id, fromMs);
     return buildTimeline({ counts, lanes, changes: firstDiffering(changes, initial), initial }, range, columns);
   }
 
@@ -125,20 +133,20 @@ export class Timelines {
    * column, as on its own timeline) and its routed writes (transitions) per column. One read of the writes that can
    * move a projection (moves.ts), from their index alone, for all of them; then each one's projection before the range.
    */
-  lanes(keys: ObjectKey[], fromMs: number, toMs: number, columns: number): { segments: TimelineSegment[]; transitions: [number, number][] }[] {
+  async lanes(keys: ObjectKey[], fromMs: number, toMs: number, columns: number): Promise<{ segments: TimelineSegment[]; transitions: [number, number][] }[]> {
     const range = { startMs: fromMs, endMs: toMs };
-    const ids = keys.map((key) => this.database.knownIdOf(key));
+    const ids: (number | undefined)[] = [];
+    for (const key of keys) ids.push(await this.database.knownIdOf(key));
     const known = ids.filter((id): id is number => id !== undefined);
     const changes = new Map<number, ProjectionChange[]>();
     const transitions = new Map<number, [number, number][]>();
     if (known.length > 0) {
       const marks = known.map(() => "?").join(",");
-      const rows = this.database.db
-        .prepare(
-          `SELECT object_id AS id, ts_ms AS tsMs, class AS cls, projection FROM writes
+      const rows = await this.sql().all<ProjectionChange & { id: number; cls: WriteClass }>(
+        `SELECT object_id AS id, ts_ms AS "tsMs", class AS cls, projection FROM writes
            WHERE object_id IN (${marks}) AND ts_ms > ? AND ts_ms <= ? AND ${MOVES} ORDER BY object_id, ts_ms, id`,
-        )
-        .iterate(...known, fromMs, toMs) as IterableIterator<ProjectionChange & { id: number; cls: WriteClass }>;
+        [...known, fromMs, toMs],
+      );
       // A change is a write whose projection differs from the one before it in the range (the first always is, until
       // firstDiffering compares it with the projection the range began with); a transition, a routed write.
       let before: { id: number; projection: string } | undefined;
@@ -153,29 +161,36 @@ export class Timelines {
         else ticks.push([column, 1]);
       }
     }
-    return ids.map((id) => {
-      if (id === undefined) return { segments: buildTimeline({ counts: [], lanes: [], changes: [] }, range, columns).segments, transitions: [] };
-      const initial = this.projectionTextBefore(id, fromMs);
+    const out: { segments: TimelineSegment[]; transitions: [number, number][] }[] = [];
+    for (const id of ids) {
+      if (id === undefined) {
+        out.push({ segments: buildTimeline({ counts: [], lanes: [], changes: [] }, range, columns).segments, transitions: [] });
+        continue;
+      }
+      const initial = await this.projectionTextBefore(id, fromMs);
       const timeline = buildTimeline({ counts: [], lanes: [], changes: firstDiffering(changes.get(id) ?? [], initial), initial }, range, columns);
-      return { segments: timeline.segments, transitions: transitions.get(id) ?? [] };
-    });
+      out.push({ segments: timeline.segments, transitions: transitions.get(id) ?? [] });
+    }
+    return out;
   }
 
   /** The picked write in (from, to], or undefined when the object has none there (or not that one). */
-  pick(key: ObjectKey, fromMs: number, toMs: number, pick: WritePick): PickedWriteAnswer | undefined {
-    const id = this.database.knownIdOf(key);
+  async pick(key: ObjectKey, fromMs: number, toMs: number, pick: WritePick): Promise<PickedWriteAnswer | undefined> {
+    const id = await this.database.knownIdOf(key);
     if (id === undefined) return undefined;
+    const sql = this.sql();
     const one = (where: string, order: string, ...args: number[]) =>
-      this.database
-        .statement(`SELECT ${WRITE_COLUMNS} FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND ${where} ORDER BY ${order} LIMIT 1`)
-        .get(id, fromMs, toMs, ...args) as Record<string, string | number | null> | undefined;
+      sql.get<Record<string, string | number | null>>(
+        `SELECT ${WRITE_COLUMNS} FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND ${where} ORDER BY ${order} LIMIT 1`,
+        [id, fromMs, toMs, ...args],
+      );
     const FORWARD = "ts_ms, id";
     const BACKWARD = "ts_ms DESC, id DESC";
     let row: Record<string, string | number | null> | undefined;
-    if ("seq" in pick) row = one("id = ?", FORWARD, pick.seq);
+    if ("seq" in pick) row = await one("id = ?", FORWARD, pick.seq);
     else {
-      const after = one("ts_ms >= ?", FORWARD, pick.nearMs);
-      const before = one("ts_ms < ?", BACKWARD, pick.nearMs);
+      const after = await one("ts_ms >= ?", FORWARD, pick.nearMs);
+      const before = await one("ts_ms < ?", BACKWARD, pick.nearMs);
       row = before && (!after || pick.nearMs - (before.ts_ms as number) < (after.ts_ms as number) - pick.nearMs) ? before : after;
     }
     if (!row) return undefined;
@@ -183,26 +198,26 @@ export class Timelines {
     const seq = row.id as number;
     const earlier = "(ts_ms < ? OR (ts_ms = ? AND id < ?))";
     const later = "(ts_ms > ? OR (ts_ms = ? AND id > ?))";
-    const count = (where: string, ...args: number[]) =>
-      (
-        this.database
-          .statement(`SELECT COUNT(*) AS n FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND ${where}`)
-          .get(id, fromMs, toMs, ...args) as {
-          n: number;
-        }
-      ).n;
+    const count = async (where: string, ...args: number[]) =>
+      (await sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND ${where}`, [
+        id,
+        fromMs,
+        toMs,
+        ...args,
+      ]))!.n;
     const { cls, ...rest } = storedWrite(row);
     const audited = row.request_key
-      ? (this.database.statement("SELECT noop, evidence FROM audit_requests WHERE request_key = ?").get(row.request_key) as
-          { noop: number | null; evidence: NoopEvidence | null } | undefined)
+      ? await sql.get<{ noop: number | null; evidence: NoopEvidence | null }>("SELECT noop, evidence FROM audit_requests WHERE request_key = ?", [
+          row.request_key,
+        ])
       : undefined;
     return {
       write: { ...rest, class: cls },
       ...(audited ? { audited: { noop: audited.noop === null ? null : audited.noop === 1, evidence: audited.evidence } } : {}),
-      index: count(earlier, tsMs, tsMs, seq) + 1,
-      total: count("1"),
-      previousSeq: (one(earlier, BACKWARD, tsMs, tsMs, seq)?.id as number | undefined) ?? null,
-      nextSeq: (one(later, FORWARD, tsMs, tsMs, seq)?.id as number | undefined) ?? null,
+      index: (await count(earlier, tsMs, tsMs, seq)) + 1,
+      total: await count("TRUE"),
+      previousSeq: ((await one(earlier, BACKWARD, tsMs, tsMs, seq))?.id as number | undefined) ?? null,
+      nextSeq: ((await one(later, FORWARD, tsMs, tsMs, seq))?.id as number | undefined) ?? null,
     };
   }
 }

@@ -1,6 +1,6 @@
 /** The store's record types and the interfaces its engine implements for the recorder, audit ingest and snapshot import. */
 import type { AuditRow } from "../snapshot/format/audit-rows";
-import type Database from "better-sqlite3";
+import type { SqlQueries } from "./engine/types";
 import type { Json } from "../churn/json";
 import type { ObjectKey, StoredWrite } from "../wire/objects";
 
@@ -9,22 +9,29 @@ import type { ObjectKey, StoredWrite } from "../wire/objects";
  * writes, each object's first-seen and last version, meta values, and one transaction around a batch.
  */
 export interface WriteRepository {
-  batch<T>(work: () => T): T;
-  record(key: ObjectKey, write: StoredWrite): void;
-  recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json): void;
+  /** `timesMs`: when the rows the work stores were written (PostgreSQL makes their day partitions first) */
+  batch<T>(work: () => Promise<T>, timesMs?: readonly number[]): Promise<T>;
+  record(key: ObjectKey, write: StoredWrite): Promise<unknown>;
+  recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json): Promise<void>;
   /** the last version written (null body: deleted) */
-  latest(key: ObjectKey): { resourceVersion: string; body: string | null } | undefined;
-  setLatest(key: ObjectKey, resourceVersion: string, body: string | null): void;
+  latest(key: ObjectKey): Promise<{ resourceVersion: string; body: string | null } | undefined>;
+  setLatest(key: ObjectKey, resourceVersion: string, body: string | null): Promise<void>;
   /** objects of a kind on a cluster last seen alive */
-  liveKeys(cluster: string, group: string, kind: string): ObjectKey[];
-  getMeta(key: string): string | undefined;
-  setMeta(key: string, value: string): void;
+  liveKeys(cluster: string, group: string, kind: string): Promise<ObjectKey[]>;
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
 }
 
-/** What a repository needs of the store's connection: its prepared statements and object ids. */
+/** What a repository needs of the store's database: its statements (a transaction's inside one), object ids, partitions and the engine's SQL. */
 export interface StoreConnection {
-  statement(sql: string): Database.Statement;
-  idOf(key: ObjectKey): number;
+  readonly dialect: "sqlite" | "postgres";
+  sql(): SqlQueries;
+  idOf(key: ObjectKey): Promise<number>;
+  knownIdOf(key: ObjectKey): Promise<number | undefined>;
+  ensureDays(tables: readonly ("writes" | "field_changes" | "audit_requests")[], ...timesMs: number[]): Promise<void>;
+  least(a: string, b: string): string;
+  indexedBy(index: string): string;
+  transaction<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /** One completed write request as the audit repository keeps it (audit ingest reads them from logs); its cluster is the store's to add. */

@@ -11,9 +11,9 @@ import type { ObjectKey } from "../wire/objects";
 
 export interface ChainTier<V> {
   /** the persisted last version, read on a miss */
-  read(key: ObjectKey): V | undefined;
+  read(key: ObjectKey): Promise<V | undefined>;
   /** saves a last version, inside the batch's transaction */
-  write(key: ObjectKey, value: V): void;
+  write(key: ObjectKey, value: V): Promise<void>;
   /** how much of `capacity` an entry takes: 1 to count objects, its bytes to count memory */
   weigh(value: V): number;
   capacity: number;
@@ -21,7 +21,7 @@ export interface ChainTier<V> {
 
 /** What a batch needs of the store: one transaction around its work. */
 export interface Transactional {
-  batch<T>(work: () => T): T;
+  batch<T>(work: () => Promise<T>, timesMs?: readonly number[]): Promise<T>;
 }
 
 export class VersionChain<V> {
@@ -32,14 +32,14 @@ export class VersionChain<V> {
   constructor(private readonly tier: ChainTier<V>) {}
 
   /** The object's last version: from memory, else from the store (and then kept in memory). */
-  get(key: ObjectKey): V | undefined {
+  async get(key: ObjectKey): Promise<V | undefined> {
     const id = idOf(key);
     const hit = this.recent.get(id);
     if (hit) return hit.value;
     // Set in this batch but no longer in memory: the store is told only when the batch ends.
     const pending = this.unsaved.get(id);
     if (pending) return pending.value;
-    const value = this.tier.read(key);
+    const value = await this.tier.read(key);
     if (value !== undefined) this.keep(key, value);
     return value;
   }
@@ -71,21 +71,29 @@ export class VersionChain<V> {
     if (this.unsaved.get(id)?.value !== value) this.unsaved.set(id, { key, value });
   }
 
+  /** The batch running, which the next one waits for: one chain's batches never interleave. */
+  private turn: Promise<unknown> = Promise.resolve();
+
   /** `work` in one transaction, the last versions it set saved at its end; on failure memory forgets what it held. */
-  batch<T>(store: Transactional, work: () => T): T {
-    try {
-      return store.batch(() => {
-        const result = work();
-        for (const { key, value } of this.unsaved.values()) this.tier.write(key, value);
-        return result;
-      });
-    } catch (error) {
-      this.recent.clear();
-      this.used = 0;
-      throw error;
-    } finally {
-      this.unsaved.clear();
-    }
+  batch<T>(store: Transactional, work: () => Promise<T>, timesMs?: readonly number[]): Promise<T> {
+    const run = async () => {
+      try {
+        return await store.batch(async () => {
+          const result = await work();
+          for (const { key, value } of this.unsaved.values()) await this.tier.write(key, value);
+          return result;
+        }, timesMs);
+      } catch (error) {
+        this.recent.clear();
+        this.used = 0;
+        throw error;
+      } finally {
+        this.unsaved.clear();
+      }
+    };
+    const result = this.turn.then(run, run);
+    this.turn = result.catch(() => undefined);
+    return result;
   }
 }
 

@@ -51,14 +51,14 @@ const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const best = (seconds: number[]) => Math.min(...seconds);
 
 /** Checks a store holds every completed request once, and closes it. */
-function checked(store: WriteStore, completed: number, what: string): void {
-  const stored = (store.db.prepare("SELECT COUNT(*) AS n FROM audit_requests").get() as { n: number }).n;
-  store.close();
+async function checked(store: WriteStore, completed: number, what: string): Promise<void> {
+  const stored = (await store.database.sql().get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_requests"))!.n;
+  await store.close();
   if (stored !== completed) throw new Error(`${what} stored ${stored} of ${completed} completed requests`);
 }
 
 async function readFromBucket(s3: TestS3, work: string, round: number, completed: number): Promise<number> {
-  const store = new WriteStore(join(work, `bucket-${round}.sqlite`));
+  const store = await WriteStore.open(join(work, `bucket-${round}.sqlite`));
   const source = new BucketSource(
     {
       name: "bench",
@@ -81,17 +81,17 @@ async function readFromBucket(s3: TestS3, work: string, round: number, completed
   const poll = await source.poll();
   const seconds = (performance.now() - startedMs) / 1000;
   if (poll.error || poll.read !== OBJECTS) throw new Error(`the poll read ${poll.read} of ${OBJECTS} objects: ${poll.error ?? ""}`);
-  checked(store, completed, "the bucket source");
+  await checked(store, completed, "the bucket source");
   return seconds;
 }
 
 async function readFromDisk(objects: { key: string }[], work: string, round: number, completed: number): Promise<number> {
-  const store = new WriteStore(join(work, `disk-${round}.sqlite`));
+  const store = await WriteStore.open(join(work, `disk-${round}.sqlite`));
   const ingester = new AuditIngester(store, "bench", DEFAULT_PROFILES);
   const startedMs = performance.now();
   for (const o of objects) await ingestFile(ingester, join(work, o.key.replaceAll("/", "_")));
   const seconds = (performance.now() - startedMs) / 1000;
-  checked(store, completed, "ingestFile");
+  await checked(store, completed, "ingestFile");
   return seconds;
 }
 

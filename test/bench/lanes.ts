@@ -24,8 +24,8 @@ const PAGE = 100;
 const COLUMNS = 1100;
 const RUNS = 9;
 
-function build(path: string) {
-  new WriteStore(path).close(); // the real schema and indexes
+async function build(path: string) {
+  await (await WriteStore.open(path)).close(); // the real schema and indexes
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = OFF");
@@ -59,21 +59,21 @@ function build(path: string) {
   db.close();
 }
 
-function main() {
+async function main() {
   const path = process.env.STORE ?? join(mkdtempSync(join(tmpdir(), "churnscope-bench-lanes-")), "store.sqlite");
   const buildStart = performance.now();
-  if (!process.env.STORE) build(path);
+  if (!process.env.STORE) await build(path);
   const buildSeconds = (performance.now() - buildStart) / 1000;
   console.error(`lanes: store at ${path} (STORE=${path} reuses it)`);
-  const store = new WriteStore(path);
-  store.rollPending(END_MS + DAY);
+  const store = await WriteStore.open(path);
+  await store.rollPending(END_MS + DAY);
   const ranges = [
     ["last 24 h", END_MS - DAY, END_MS],
     ["all 14 days", START_MS, END_MS],
   ] as const;
   for (const [label, fromMs, toMs] of ranges) {
     const filter = { fromMs, toMs };
-    const written = store.objects(filter, 1, 0).total;
+    const written = (await store.objects(filter, 1, 0)).total;
     // The first page, and the page on which the written objects end and the quiet ones begin.
     for (const page of [1, Math.floor(written / PAGE) + 1]) {
       const offset = (page - 1) * PAGE;
@@ -84,16 +84,16 @@ function main() {
       for (let i = 0; i < RUNS; i++) {
         let t = performance.now();
         // What listLanes (lib/server/handlers/objects.ts) asks of the store.
-        const ranked = store.objects(filter, PAGE, offset);
-        const quiet = store.quietObjects(filter, PAGE - ranked.rows.length, Math.max(0, offset - ranked.total));
+        const ranked = await store.objects(filter, PAGE, offset);
+        const quiet = await store.quietObjects(filter, PAGE - ranked.rows.length, Math.max(0, offset - ranked.total));
         const keys = [...ranked.rows, ...quiet.keys];
-        store.lanes(keys, fromMs, toMs, COLUMNS);
-        store.kinds();
+        await store.lanes(keys, fromMs, toMs, COLUMNS);
+        await store.kinds();
         lanes.push(performance.now() - t);
         shown = keys.length;
         quietTotal = quiet.total;
         t = performance.now();
-        store.objects(filter, PAGE, offset);
+        await store.objects(filter, PAGE, offset);
         ranking.push(performance.now() - t);
       }
       report({
@@ -115,7 +115,7 @@ function main() {
       });
     }
   }
-  store.close();
+  await store.close();
 }
 
-main();
+void main();

@@ -30,7 +30,7 @@ async function main() {
   // STORE=<path of a store an earlier run built> skips building one (which takes minutes).
   const reuse = process.env.STORE;
   const path = reuse ?? join(mkdtempSync(join(tmpdir(), "churnscope-bench-objects-")), "store.sqlite");
-  new WriteStore(path).close(); // the real schema and indexes
+  await (await WriteStore.open(path)).close(); // the real schema and indexes
   const db = new Database(path);
   db.pragma("journal_mode = WAL");
   db.pragma("synchronous = OFF");
@@ -94,7 +94,7 @@ async function measure(db: Database.Database, path: string, buildSeconds: number
   // Every run starts without rollups: first as a store is before the background rolls its days up, then after.
   for (const table of ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers", "rank_hours"])
     db.exec(`DELETE FROM ${table}`);
-  const store = new WriteStore(path);
+  const store = await WriteStore.open(path);
   const peer = db.prepare("SELECT object_id, COUNT(*) AS n FROM writes WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id ORDER BY n DESC LIMIT 50");
   // The unaligned range reads its partial days at both edges from the writes, as "now-14d" does.
   const UNALIGNED_END = END_MS - 6.6 * 3_600_000;
@@ -121,7 +121,7 @@ async function measure(db: Database.Database, path: string, buildSeconds: number
       const meanwhile: number[] = [];
       while (daysDone() < days.n && errors.length === 0) {
         const r = performance.now();
-        store.objects({ fromMs: END_MS - DAY, toMs: END_MS }, 50, 0);
+        await store.objects({ fromMs: END_MS - DAY, toMs: END_MS }, 50, 0);
         meanwhile.push(performance.now() - r);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
@@ -145,7 +145,7 @@ async function measure(db: Database.Database, path: string, buildSeconds: number
       let inRange = 0;
       for (let i = 0; i < 5; i++) {
         let t = performance.now();
-        const result = store.objects({ fromMs, toMs }, 50, 0);
+        const result = await store.objects({ fromMs, toMs }, 50, 0);
         times.push(performance.now() - t);
         rows = result.rows.length;
         inRange = result.rows.length ? result.total : 0;
@@ -171,7 +171,7 @@ async function measure(db: Database.Database, path: string, buildSeconds: number
       });
     }
   }
-  store.close();
+  await store.close();
   db.close();
 }
 

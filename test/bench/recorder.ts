@@ -6,6 +6,8 @@
  * of one transaction each; BURST=1 is a quiet cluster, an event per transaction.
  * Peers: the same events stored as raw JSON rows, one transaction per event, no diff; and the ceiling, the rows the
  * recorder stored inserted bare into a fresh store of the same schema, BURST writes per transaction.
+ * ENGINES=sqlite,postgres (the default: sqlite) also stores the same events, in the same run, into a fresh database of a
+ * real PostgreSQL server (Debian's, started here on the same machine), and reports each engine's events/s.
  * Run: npx tsx test/bench/recorder.ts
  */
 import { mkdtempSync } from "node:fs";
@@ -17,14 +19,16 @@ import { DEFAULT_REPLAY } from "@/lib/demo/params";
 import { generateReplay } from "@/lib/demo/replay";
 import { ProfileRecorder, type KubeObject } from "@/lib/recorder/core";
 import { WriteStore } from "@/lib/store/store";
+import { startPostgres, type TestPostgres } from "../helpers/postgres";
+import { postgresSettings } from "../helpers/store-at";
 import { report, round } from "./report";
 
 const BURST = Number(process.env.BURST ?? 100);
 
-function main() {
-  const replay = generateReplay(DEFAULT_REPLAY);
-  const dir = mkdtempSync(join(tmpdir(), "churnscope-bench-recorder-"));
-  const store = new WriteStore(join(dir, "store.sqlite"));
+const ENGINES = (process.env.ENGINES ?? "sqlite").split(",");
+
+/** Stores the streams' events into `store` as the watchers would, a burst per transaction; answers the seconds it took. */
+async function record(store: WriteStore, streams: Map<string, Prepared[]>): Promise<{ seconds: number; stored: number; transactions: number }> {
   const recorders = new Map<string, ProfileRecorder>();
   const recorderOf = (cluster: string, group: string, kind: string) => {
     const key = `${cluster}/${group}/${kind}`;
@@ -40,6 +44,30 @@ function main() {
     }
     return recorder;
   };
+  let transactions = 0;
+  const start = performance.now();
+  let stored = 0;
+  const cursors = [...streams.values()].map((events) => ({ events, at: 0 }));
+  // Round-robin over the streams, a burst at a time, as their watchers' bursts would interleave.
+  while (cursors.some((c) => c.at < c.events.length)) {
+    for (const cursor of cursors) {
+      const burst = cursor.events.slice(cursor.at, cursor.at + BURST);
+      if (burst.length === 0) continue;
+      cursor.at += burst.length;
+      const { ref } = burst[0];
+      stored += await recorderOf(ref.cluster, ref.group, ref.kind).applyEvents(burst.map((e) => ({ type: e.type, obj: e.obj, tsMs: e.timeMs })));
+      transactions++;
+    }
+  }
+  return { seconds: (performance.now() - start) / 1000, stored, transactions };
+}
+
+type Prepared = { ref: { cluster: string; group: string; kind: string }; type: string; obj: KubeObject; timeMs: number };
+
+async function main() {
+  const replay = generateReplay(DEFAULT_REPLAY);
+  const dir = mkdtempSync(join(tmpdir(), "churnscope-bench-recorder-"));
+  const store = await WriteStore.open(join(dir, "store.sqlite"));
   const alive = new Set<number>();
   const events = replay.sink.writes
     .map((w) => {
@@ -61,29 +89,14 @@ function main() {
   // As the watchers hand them over: each resource has its own watch stream, whose events that arrive
   // together (here BURST of them) go in one transaction. Streams of other resources interleave in time
   // but not within a stream, so the events are split by resource first, in order.
-  const streams = new Map<string, typeof prepared>();
+  const streams = new Map<string, Prepared[]>();
   for (const e of prepared) {
     const key = `${e.ref.cluster}/${e.ref.group}/${e.ref.kind}`;
     const stream = streams.get(key) ?? [];
     stream.push(e);
     streams.set(key, stream);
   }
-  let transactions = 0;
-  const start = performance.now();
-  let stored = 0;
-  const cursors = [...streams.values()].map((events) => ({ events, at: 0 }));
-  // Round-robin over the streams, a burst at a time, as their watchers' bursts would interleave.
-  while (cursors.some((c) => c.at < c.events.length)) {
-    for (const cursor of cursors) {
-      const burst = cursor.events.slice(cursor.at, cursor.at + BURST);
-      if (burst.length === 0) continue;
-      cursor.at += burst.length;
-      const { ref } = burst[0];
-      stored += recorderOf(ref.cluster, ref.group, ref.kind).applyEvents(burst.map((e) => ({ type: e.type, obj: e.obj, tsMs: e.timeMs })));
-      transactions++;
-    }
-  }
-  const seconds = (performance.now() - start) / 1000;
+  const { seconds, stored, transactions } = await record(store, streams);
 
   // The ceiling: the rows the recorder stored (its writes with their field changes), inserted again into a fresh
   // store with the same schema and indexes, BURST writes per transaction, with nothing to diff or classify.
@@ -91,7 +104,7 @@ function main() {
   const fields = new Map<number, Record<string, unknown>[]>();
   for (const f of store.db.prepare("SELECT * FROM field_changes").all() as Record<string, unknown>[])
     (fields.get(f.write_id as number) ?? fields.set(f.write_id as number, []).get(f.write_id as number)!).push(f);
-  const bare = new WriteStore(join(dir, "bare.sqlite"));
+  const bare = await WriteStore.open(join(dir, "bare.sqlite"));
   const columns = Object.keys(rows[0]).filter((c) => c !== "id");
   const insertWrite = bare.db.prepare(`INSERT INTO writes (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) RETURNING id`);
   const insertField = bare.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
@@ -105,7 +118,7 @@ function main() {
       }
     })();
   const batchSeconds = (performance.now() - batchStart) / 1000;
-  bare.close();
+  await bare.close();
 
   const raw = new Database(join(dir, "raw.sqlite"));
   raw.pragma("journal_mode = WAL");
@@ -131,11 +144,41 @@ function main() {
     ceiling: `the same ${rows.length} write rows and their field rows inserted bare, ${BURST} writes per transaction`,
     ceilingRowsPerSecond: Math.round(rows.length / batchSeconds),
     ofCeiling: round(prepared.length / seconds / (rows.length / batchSeconds)),
-    storeMiB: round(store.sizeBytes() / 2 ** 20),
+    storeMiB: round((await store.sizeBytes()) / 2 ** 20),
     target: "≥ 50,000 events/s in bursts of 100, ≥ 20,000 in bursts of 10, and ≥ 0.8× the ceiling",
   });
-  store.close();
+  // The same events into PostgreSQL, on this machine, in the same run.
+  let server: TestPostgres | undefined;
+  if (ENGINES.includes("postgres")) {
+    server = await startPostgres();
+    try {
+      const onPostgres = await WriteStore.open({ engine: "postgres", settings: postgresSettings(await server.database("bench_recorder")) });
+      const run = await record(onPostgres, streams);
+      const [sqliteWrites, postgresWrites] = [
+        (await store.database.sql().get<{ n: number }>("SELECT COUNT(*) AS n FROM writes"))!.n,
+        (await onPostgres.database.sql().get<{ n: number }>("SELECT COUNT(*) AS n FROM writes"))!.n,
+      ];
+      if (run.stored !== stored || postgresWrites !== sqliteWrites)
+        throw new Error(`PostgreSQL stored ${run.stored} (${postgresWrites} rows), SQLite ${stored} (${sqliteWrites})`);
+      report({
+        bench: "recorder-throughput-postgres",
+        events: prepared.length,
+        burst: BURST,
+        stored: run.stored,
+        seconds: round(run.seconds),
+        eventsPerSecond: Math.round(prepared.length / run.seconds),
+        peer: "the same events into SQLite, this run",
+        peerEventsPerSecond: Math.round(prepared.length / seconds),
+        ofPeer: round(seconds / run.seconds),
+        target: "≥ 0.8× SQLite's events/s",
+      });
+      await onPostgres.close();
+    } finally {
+      await server.stop();
+    }
+  }
+  await store.close();
   raw.close();
 }
 
-main();
+void main();

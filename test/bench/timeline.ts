@@ -20,9 +20,9 @@ const START_MS = END_MS - 4 * 86_400_000;
 const KEY: ObjectKey = { cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "demos", name: "busy" };
 const RUNS = 15;
 
-function build(store: WriteStore) {
+async function build(store: WriteStore) {
   const rng = createRng(11);
-  store.batch(() => {
+  await store.batch(async () => {
     let online = "true";
     for (let i = 0; i < WRITES; i++) {
       const tsMs = START_MS + Math.floor(((i + rng()) / WRITES) * (END_MS - START_MS));
@@ -31,7 +31,7 @@ function build(store: WriteStore) {
       const paths = routed
         ? ["status.conditions[type=Ready].status"]
         : ["status.conditions[type=Ready].message", ...(rng() < 0.3 ? ["status.connectionDetails"] : [])];
-      store.record(KEY, {
+      await store.record(KEY, {
         tsMs,
         cls: routed ? "routed" : "unrouted",
         writer: "network-services-operator",
@@ -44,12 +44,12 @@ function build(store: WriteStore) {
   });
 }
 
-function time<T>(work: () => T): { ms: number[]; value: T } {
+async function time<T>(work: () => Promise<T>): Promise<{ ms: number[]; value: T }> {
   const ms: number[] = [];
   let value!: T;
   for (let i = 0; i < RUNS; i++) {
     const start = performance.now();
-    value = work();
+    value = await work();
     ms.push(performance.now() - start);
   }
   return { ms, value };
@@ -57,15 +57,15 @@ function time<T>(work: () => T): { ms: number[]; value: T } {
 
 const summary = (ms: number[]) => ({ p50Ms: round(percentile(ms, 50)), p95Ms: round(percentile(ms, 95)) });
 
-function main() {
-  const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-bench-timeline-")), "store.sqlite"));
+async function main() {
+  const store = await WriteStore.open(join(mkdtempSync(join(tmpdir(), "churnscope-bench-timeline-")), "store.sqlite"));
   const buildStart = performance.now();
-  build(store);
+  await build(store);
   const buildSeconds = round((performance.now() - buildStart) / 1000);
-  const timeline = time(() => store.timeline(KEY, START_MS, END_MS, 1_100));
+  const timeline = await time(() => store.timeline(KEY, START_MS, END_MS, 1_100));
   const middle = START_MS + (END_MS - START_MS) / 2;
-  const picked = time(() => store.pickWrite(KEY, START_MS, END_MS, { nearMs: middle }));
-  const list = time(() => store.writesOf(KEY, START_MS, END_MS, 5_001));
+  const picked = await time(() => store.pickWrite(KEY, START_MS, END_MS, { nearMs: middle }));
+  const list = await time(() => store.writesOf(KEY, START_MS, END_MS, 5_001));
   report({
     bench: "timeline",
     writes: WRITES,
@@ -79,7 +79,7 @@ function main() {
       answerBytes: JSON.stringify(list.value.slice(0, 5_000)).length,
     },
   });
-  store.close();
+  await store.close();
 }
 
-main();
+void main();

@@ -116,11 +116,11 @@ describe("object lanes", () => {
   it("scrolls through 2,000 objects drawing only the lanes in view, each lane's transitions where they are", async () => {
     // A store of 2,000 Connectors as a recorder would leave it: each flips between online and offline a few times.
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-lanes-"));
-    const store = new WriteStore(join(dataDir, "churnscope.sqlite"));
+    const store = await WriteStore.open(join(dataDir, "churnscope.sqlite"));
     const startMs = at("2026-09-11T00:00:00Z");
     const endMs = startMs + 86_400_000;
     const flips = new Map<string, number[]>();
-    store.batch(() => {
+    await store.batch(async () => {
       for (let n = 0; n < 2_000; n++) {
         const name = `connector-${String(n).padStart(4, "0")}`;
         const key = { cluster: "c1", group: "networking.datumapis.com", kind: "Connector", namespace: "ns", name };
@@ -133,7 +133,7 @@ describe("object lanes", () => {
             online = online === "true" ? "false" : "true";
             times.push(tsMs);
           }
-          store.record(key, {
+          await store.record(key, {
             tsMs,
             cls: routed ? "routed" : "unrouted",
             writer: "op",
@@ -146,7 +146,7 @@ describe("object lanes", () => {
         flips.set(`c1/Connector/ns/${name}`, times);
       }
     });
-    store.close();
+    await store.close();
     const live = await startApp({ CHURNSCOPE_DATA_DIR: dataDir });
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {

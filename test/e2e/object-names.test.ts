@@ -28,11 +28,11 @@ let browser: Browser;
 
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), "churnscope-e2e-names-"));
-  const store = new WriteStore(join(dataDir, "churnscope.sqlite"));
-  store.batch(() => {
+  const store = await WriteStore.open(join(dataDir, "churnscope.sqlite"));
+  await store.batch(async () => {
     for (const { key, writes } of objects) {
       for (let i = 0; i < writes; i++)
-        store.record(key, {
+        await store.record(key, {
           tsMs: START + i * 60_000,
           cls: i % 2 ? "unrouted" : "no-op",
           writer: "tester",
@@ -43,7 +43,7 @@ beforeAll(async () => {
         });
     }
   });
-  store.close();
+  await store.close();
   app = await startApp({ CHURNSCOPE_DATA_DIR: dataDir });
   browser = await launchBrowser();
 }, 90_000);

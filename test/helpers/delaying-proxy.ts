@@ -11,15 +11,18 @@ import { freePort } from "./processes";
 
 export interface DelayingProxy {
   url: string;
-  /** where batches go: settable, for a receiver started after the API server that posts to this proxy */
-  target: string;
+  /**
+   * where batches go: settable, for a receiver started after the API server that posts to this proxy; several, and
+   * batches go to each in turn, as a Service spreads them over replicas
+   */
+  target: string | string[];
   holdMs: number;
   everyOther: boolean;
   /**
    * batches passed on, and how many of them held an event received before the last event of a batch passed on earlier;
    * the dashboard's answer times (ms, from passing the batch on to the answer's end) and the events the batches held
    */
-  stats: { forwarded: number; overtaken: number; answerMs: number[]; events: number };
+  stats: { forwarded: number; overtaken: number; answerMs: number[]; events: number; byTarget: Map<string, number> };
   stop(): Promise<void>;
 }
 
@@ -34,9 +37,9 @@ function span(body: Buffer): { first: number; last: number; events: number } | u
   }
 }
 
-export async function startDelayingProxy(target: string, tls: { certFile: string; keyFile: string }, holdMs: number): Promise<DelayingProxy> {
+export async function startDelayingProxy(target: string | string[], tls: { certFile: string; keyFile: string }, holdMs: number): Promise<DelayingProxy> {
   const ca = readFileSync(tls.certFile);
-  const stats = { forwarded: 0, overtaken: 0, answerMs: [] as number[], events: 0 };
+  const stats = { forwarded: 0, overtaken: 0, answerMs: [] as number[], events: 0, byTarget: new Map<string, number>() };
   const proxy = { holdMs, everyOther: true, target };
   let arrived = 0;
   let latestPassed = -Infinity;
@@ -52,10 +55,13 @@ export async function startDelayingProxy(target: string, tls: { certFile: string
           if (times.first < latestPassed) stats.overtaken++;
           latestPassed = Math.max(latestPassed, times.last);
         }
+        const targets = typeof proxy.target === "string" ? [proxy.target] : proxy.target;
+        const to = targets[stats.forwarded % targets.length];
         stats.forwarded++;
+        stats.byTarget.set(to, (stats.byTarget.get(to) ?? 0) + 1);
         stats.events += times?.events ?? 0;
         const sentMs = performance.now();
-        const out = request(new URL(req.url ?? "/", proxy.target), { method: req.method, headers: req.headers, ca }, (answer) => {
+        const out = request(new URL(req.url ?? "/", to), { method: req.method, headers: req.headers, ca }, (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.on("end", () => stats.answerMs.push(performance.now() - sentMs));
           answer.pipe(res);

@@ -6,14 +6,14 @@ import { WriteStore } from "@/lib/store/store";
 export const LIVE_DAY0 = Date.UTC(2026, 10, 20);
 
 /** Writes every 3 minutes of `days` days from LIVE_DAY0 to 9 Connectors in turn, every 4th routed; returns writes per object. */
-export function fillLiveStore(dataDir: string, days: number): Map<string, { writes: number; routed: number }> {
-  const store = new WriteStore(join(dataDir, "churnscope.sqlite"));
+export async function fillLiveStore(dataDir: string, days: number): Promise<Map<string, { writes: number; routed: number }>> {
+  const store = await WriteStore.open(join(dataDir, "churnscope.sqlite"));
   const truth = new Map<string, { writes: number; routed: number }>();
-  store.batch(() => {
+  await store.batch(async () => {
     for (let i = 0; i < days * 480; i++) {
       const name = `o${i % 9}`;
       const cls = i % 4 === 0 ? "routed" : "unrouted";
-      store.record(
+      await store.record(
         { cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "p", name },
         { tsMs: LIVE_DAY0 + i * 180_000 + 1, cls, writer: "w", source: "audit", heartbeat: false, changes: [], projection: {} },
       );
@@ -23,7 +23,7 @@ export function fillLiveStore(dataDir: string, days: number): Map<string, { writ
       truth.set(name, t);
     }
   });
-  store.close();
+  await store.close();
   return truth;
 }
 

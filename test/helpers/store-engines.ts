@@ -5,24 +5,19 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, vi } from "vitest";
 import { openPostgres } from "@/lib/store/engine/open-postgres";
-import { PostgresEngine, type PostgresSettings } from "@/lib/store/engine/postgres";
+import { PostgresEngine } from "@/lib/store/engine/postgres";
 import { SqliteEngine } from "@/lib/store/engine/sqlite";
 import type { SqlEngine } from "@/lib/store/engine/types";
 import { FileBundles, type BundleStore } from "@/lib/snapshot/bundles";
 import { NoteStore } from "@/lib/store/notes";
 import { EngineBundles } from "@/lib/store/snapshot-bundles";
+import { WriteStore } from "@/lib/store/store";
 import { startPostgres, type TestPostgres } from "./postgres";
+import { postgresSettings } from "./store-at";
 
-export const postgresSettings = (url: string, overrides: Partial<PostgresSettings> = {}): PostgresSettings => ({
-  url,
-  poolSize: 4,
-  tls: { mode: "disable" },
-  connectTimeoutMs: 5000,
-  statementTimeoutMs: 10_000,
-  ...overrides,
-});
+export { postgresSettings } from "./store-at";
 
 export interface StoreEngine {
   name: "SQLite" | "PostgreSQL";
@@ -32,6 +27,10 @@ export interface StoreEngine {
   notes(): Promise<NoteStore>;
   /** where a fresh store keeps uploaded snapshots: files beside the SQLite files, a table of the PostgreSQL database */
   bundles(): Promise<BundleStore>;
+  /** the object store on a fresh database (closed at the file's end) */
+  writeStore(): Promise<WriteStore>;
+  /** where a fresh object store is, as another process is told: a SQLite file's path, or a PostgreSQL URL */
+  place(): Promise<string>;
 }
 
 let server: Promise<TestPostgres> | undefined;
@@ -58,20 +57,28 @@ const freshDir = () => mkdtempSync(join(tmpdir(), "churnscope-store-"));
 const freshDatabase = async () => (await testPostgres()).database(`store_${process.pid}_${++databases}`);
 const kept = <T extends { close(): Promise<void> }>(value: T) => (opened.push(value), value);
 
-/** Called where a file's suites are declared (its end stops the server then). */
+/**
+ * Called where a file's suites are declared (its end stops the server then). Each statement on PostgreSQL is a round
+ * trip, and the unit tests run in parallel on two cores: such a file's tests get 30 s each.
+ */
 export function storeEngines(): [StoreEngine["name"], StoreEngine][] {
   arrangeStop();
+  vi.setConfig({ testTimeout: 30_000 });
   const sqlite: StoreEngine = {
     name: "SQLite",
     bare: async () => new SqliteEngine(join(freshDir(), "store.sqlite")),
     notes: async () => NoteStore.sqlite(join(freshDir(), "notes.sqlite")),
     bundles: async () => new FileBundles(join(freshDir(), "snapshots")),
+    writeStore: async () => kept(await WriteStore.open(join(freshDir(), "store.sqlite"))),
+    place: async () => join(freshDir(), "store.sqlite"),
   };
   const postgres: StoreEngine = {
     name: "PostgreSQL",
     bare: async () => kept(new PostgresEngine(postgresSettings(await freshDatabase()))),
     notes: async () => NoteStore.in(kept(await openPostgres(postgresSettings(await freshDatabase())))),
     bundles: async () => new EngineBundles(kept(await openPostgres(postgresSettings(await freshDatabase())))),
+    writeStore: async () => kept(await WriteStore.open({ engine: "postgres", settings: postgresSettings(await freshDatabase()) })),
+    place: freshDatabase,
   };
   return [
     ["SQLite", sqlite],

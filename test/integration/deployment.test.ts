@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { afterAll, describe, expect, it } from "vitest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
+import { loadConfig } from "@/lib/config/load";
 import { configSchema } from "@/lib/config/schema";
 import { answeredBeforeNext, spoolDrained, writeConfig } from "../helpers/app";
 import { auditEvent } from "../helpers/audit-log";
@@ -207,6 +208,8 @@ describe("the Helm chart's values", () => {
   });
 
   it("refuses values the dashboard cannot run with, saying which", () => {
+    // More than one replica is refused on the SQLite store only.
+    expect(helmTemplate(["--set", "replicas=3", "--set", "store.postgres.urlSecret.name=db"]).status).toBe(0);
     for (const [set, message] of [
       ["replicas=2", /\/replicas': maximum: got 2, want 1/],
       ["prometheus.flavor=graphite", /\/prometheus\/flavor': value must be one of/],
@@ -218,6 +221,55 @@ describe("the Helm chart's values", () => {
       expect(rendered.status, set).not.toBe(0);
       expect(rendered.stderr, set).toMatch(message);
     }
+  });
+});
+
+/** Several replicas on one PostgreSQL database: the kustomize overlay, and the chart with the database's Secret. */
+const HA_RENDERINGS = [
+  {
+    name: "the kustomize overlay postgres-ha",
+    render: () =>
+      spawnSync(
+        requireBinary("kubectl", "install it: apt-get install -y kubernetes-client"),
+        ["kustomize", join(ROOT, "deploy/kubernetes/overlays/postgres-ha")],
+        {
+          encoding: "utf8",
+        },
+      ),
+  },
+  {
+    name: "the Helm chart with store.postgres",
+    render: () => helmTemplate(["--set", "replicas=2", "--set", "store.postgres.urlSecret.name=churnscope-database"]),
+  },
+];
+
+describe.each(HA_RENDERINGS)("$name", ({ render }) => {
+  it("runs two replicas on the database from a Secret, replaced one at a time, one kept through a drain, and no claim", () => {
+    const rendered = render();
+    expect(rendered.status, rendered.stderr).toBe(0);
+    const docs = docsOf(rendered.stdout);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- rendered manifests, checked field by field
+    const one = (kind: string) => docs.find((d) => d.kind === kind) as Doc & Record<string, any>;
+    expect(docs.some((d) => d.kind === "PersistentVolumeClaim")).toBe(false);
+    const deployment = one("Deployment");
+    expect([deployment.spec.replicas, deployment.spec.strategy.type]).toEqual([2, "RollingUpdate"]);
+    const pod = deployment.spec.template.spec;
+    const url = (pod.containers[0].env as { name: string; valueFrom?: { secretKeyRef: { name: string; key: string } } }[]).find(
+      (e) => e.name === "CHURNSCOPE_DATABASE_URL",
+    );
+    expect(url?.valueFrom?.secretKeyRef).toEqual({ name: "churnscope-database", key: "url" });
+    expect((pod.volumes as { name: string; emptyDir?: object; persistentVolumeClaim?: object }[]).find((v) => v.name === "data")).toEqual({
+      name: "data",
+      emptyDir: {},
+    });
+    const pdb = one("PodDisruptionBudget");
+    expect(pdb.spec.minAvailable).toBe(1);
+    expect(pdb.spec.selector.matchLabels).toMatchObject(deployment.spec.selector.matchLabels);
+    // The configuration the pod reads names PostgreSQL, through that variable or by its presence.
+    const config = parseAllDocuments(one("ConfigMap").data["churnscope.yaml"])[0].toJS() ?? {};
+    expect(configSchema.safeParse(config).success).toBe(true);
+    const loaded = loadConfig({ CHURNSCOPE_CONFIG: writeConfig(JSON.stringify(config)), CHURNSCOPE_DATABASE_URL: "postgres://u:p@db/churnscope" }, ROOT);
+    expect(loaded.store.engine).toBe("postgres");
   });
 });
 
@@ -238,6 +290,8 @@ describe("the manifests applied to a real API server (server-side dry run)", () 
       RENDERINGS[0].render(),
       helmTemplate([]),
       helmTemplate(["--set", "audit.webhook.tlsSecret=webhook-tls", "--set", "store.persistence.enabled=false"]),
+      HA_RENDERINGS[0].render(),
+      HA_RENDERINGS[1].render(),
     ]) {
       expect(rendered.status, rendered.stderr).toBe(0);
       const applied = run(["apply", "--server-side", "--dry-run=server", "--validate=strict", "--field-manager=churnscope-test", "-f", "-"], rendered.stdout);
@@ -291,7 +345,7 @@ describe("the standalone build in the image", () => {
       ].join("\n"),
     );
     // A live store from before (a recorder's, say): the image's own roll-up thread must find and roll it.
-    fillLiveStore(dataDir, 2);
+    await fillLiveStore(dataDir, 2);
     const env = {
       PATH: process.env.PATH,
       CHURNSCOPE_CONFIG: config,

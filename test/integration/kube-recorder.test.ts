@@ -63,9 +63,9 @@ describe.each([
     watchers?.controller.abort();
     await watchers?.done;
   };
-  async function until(condition: () => boolean, what: string, timeoutMs = 30_000) {
+  async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000) {
     const deadline = Date.now() + timeoutMs;
-    while (!condition()) {
+    while (!(await condition())) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stats ${JSON.stringify(watchers?.stats)}`);
       await sleep(50);
     }
@@ -82,7 +82,7 @@ describe.each([
     const uids = await createNamespaces(cp.kubeConfig(), [PROJECT_NAMESPACE, ROUTE_NAMESPACE]);
     hubNamespace = `ns-${uids[PROJECT_NAMESPACE]}`;
     await createNamespaces(cp.kubeConfig(), [hubNamespace]);
-    store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-kube-recorder-")), "store.sqlite"));
+    store = await WriteStore.open(join(mkdtempSync(join(tmpdir(), "churnscope-kube-recorder-")), "store.sqlite"));
     watchedFromMs = Date.now();
     startWatchers();
     await until(() => watchers!.stats.every((s) => s.state === "watching"), "both watches");
@@ -92,7 +92,7 @@ describe.each([
 
   afterAll(async () => {
     await stopWatchers();
-    store?.close();
+    await store?.close();
     await cp?.stop();
   });
 
@@ -141,7 +141,7 @@ describe.each([
     }
     const storedBy = new Map<string, typeof rows>();
     for (const r of rows) storedBy.set(objectOf(r, r.kind), [...(storedBy.get(objectOf(r, r.kind)) ?? []), r]);
-    const gaps = store.gaps(0, Date.now() + 1);
+    const gaps = await store.gaps(0, Date.now() + 1);
     const inGap = (ms: number) => gaps.some((g) => g.fromMs <= ms && ms <= (g.toMs ?? Infinity));
 
     let collapsed = 0;

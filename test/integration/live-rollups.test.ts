@@ -18,7 +18,7 @@ afterAll(async () => {
 describe("the dashboard's roll-up thread", () => {
   it("rolls up the days of a store filled before it started, and the ranking is exact before and after", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-live-"));
-    const truth = fillLiveStore(dataDir, DAYS);
+    const truth = await fillLiveStore(dataDir, DAYS);
     expect(liveDaysRolledUp(dataDir)).toBe(0);
     app = await startApp({ CHURNSCOPE_DATA_DIR: dataDir });
     const ranking = async () => {

@@ -28,9 +28,9 @@ const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, r
 let running: Promise<void>;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until(condition: () => boolean, what: string, timeoutMs = 20_000) {
+async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 20_000) {
   const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; stats ${JSON.stringify(stats)}`);
     await sleep(20);
   }
@@ -64,7 +64,7 @@ function emitWrite(w: ReplayWrite): void {
 
 beforeAll(async () => {
   await server.start();
-  store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
+  store = await WriteStore.open(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
   replay.sink.initial.forEach((obj, i) => {
     if (obj && connectorIndexes.has(i)) {
       alive.set(i, obj as Record<string, unknown>);
@@ -79,7 +79,7 @@ afterAll(async () => {
   controller.abort();
   await running;
   await server.stop();
-  store.close();
+  await store.close();
 });
 
 const storedVersions = () =>
@@ -171,7 +171,7 @@ describe("the watch recorder against a test API server", () => {
       expect(s!.class, `class of ${rv} (${write.cause})`).toBe(write.cls);
       if (write.cls !== "create" && write.cls !== "delete" && write.cause !== "deletion-requested") expect(s!.writer, `writer of ${rv}`).toBe(write.manager);
     }
-    const gaps = store.gaps(0, Date.now() + 1);
+    const gaps = await store.gaps(0, Date.now() + 1);
     expect(gaps.some((g) => g.reason.startsWith("410 Gone") && g.toMs !== null)).toBe(true);
     expect(gaps.every((g) => g.toMs !== null)).toBe(true);
   }, 120_000);
@@ -181,8 +181,8 @@ describe("the watch recorder against a test API server", () => {
     // one comes straight from code): the first list could not be read either, so this recorder
     // resumes where the store says it was.
     const unreadable = { ...profile, name: "unreadable", source: { path: "$" }, routed: { ready: { path: "$.status.conditions[?(@.type=='Ready'" } } };
-    const own = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
-    own.setMeta(`resume/milo/${resourceKey(profile)}`, String(server.resourceVersion));
+    const own = await WriteStore.open(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
+    await own.setMeta(`resume/milo/${resourceKey(profile)}`, String(server.resourceVersion));
     const kc = server.kubeConfig();
     const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
     const stop = new AbortController();
@@ -200,7 +200,7 @@ describe("the watch recorder against a test API server", () => {
     expect(s.error).toMatch(/skipped a watch event/);
     stop.abort();
     await watching;
-    own.close();
+    await own.close();
   });
 
   it("lists the paged way from a server that ignores streaming lists (before 1.27), and loses nothing", async () => {
@@ -208,7 +208,7 @@ describe("the watch recorder against a test API server", () => {
     await old.start();
     const first = writes.find((w) => w.object !== null)!.object as Record<string, unknown>;
     old.emit(PATH, "ADDED", first);
-    const own = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
+    const own = await WriteStore.open(join(mkdtempSync(join(tmpdir(), "churnscope-recorder-")), "store.sqlite"));
     const kc = old.kubeConfig();
     const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
     const stop = new AbortController();
@@ -223,7 +223,7 @@ describe("the watch recorder against a test API server", () => {
     stop.abort();
     await watching;
     await old.stop();
-    own.close();
+    await own.close();
   });
 
   it("reports a kind the server does not serve instead of failing", async () => {

@@ -9,6 +9,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WriteStore } from "@/lib/store/store";
 import { startApp, startCommand, writeConfig } from "../helpers/app";
+import { freePort } from "../helpers/processes";
 
 async function exitOf(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
   const running = startCommand(env);
@@ -47,9 +48,30 @@ describe("startup", () => {
     }
   });
 
+  it("names the setting when its PostgreSQL database cannot be reached, stays not ready, answers 503 and never shows the password", async () => {
+    const nowhere = await freePort();
+    const url = `postgres://churnscope:hunter2-secret@127.0.0.1:${nowhere}/churnscope`;
+    const app = await startApp({ CHURNSCOPE_DATABASE_URL: url, CHURNSCOPE_CONFIG: writeConfig("") });
+    try {
+      const ready = await fetch(`${app.url}/readyz`);
+      expect(ready.status).toBe(503);
+      expect((await ready.json()).checks).toMatchObject({ store: "failed" });
+      const objects = await fetch(`${app.url}/api/objects?from=now-1h&to=now`);
+      expect(objects.status).toBe(503);
+      expect(await objects.json()).toMatchObject({ errorType: "store_unavailable", error: expect.stringContaining("PostgreSQL at 127.0.0.1") });
+      const output = app.running.output();
+      expect(output).toMatch(
+        new RegExp(`PostgreSQL at 127\\.0\\.0\\.1:${nowhere} refused the connection: is it running, and is CHURNSCOPE_DATABASE_URL right\\?`),
+      );
+      expect(output).not.toContain("hunter2-secret");
+    } finally {
+      await app.stop();
+    }
+  });
+
   it("keeps a store a newer Churnscope migrated as it was: not ready, with the reason in the log, and panels still answer", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-newer-"));
-    new WriteStore(join(dataDir, "churnscope.sqlite")).close();
+    await (await WriteStore.open(join(dataDir, "churnscope.sqlite"))).close();
     const db = new Database(join(dataDir, "churnscope.sqlite"));
     db.prepare("INSERT INTO schema_migrations (version, description, applied_ms) VALUES (42, 'a newer one', 0)").run();
     db.close();

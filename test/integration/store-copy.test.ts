@@ -6,9 +6,10 @@
  */
 import Database from "better-sqlite3";
 import { spawn } from "node:child_process";
-import { copyFileSync, existsSync, mkdtempSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openPostgres } from "@/lib/store/engine/open-postgres";
 import { NoteStore } from "@/lib/store/notes";
@@ -18,6 +19,7 @@ import { ROOT } from "../helpers/root";
 
 const REPLAY_STORE = join(ROOT, ".next", "replay-objects.sqlite");
 let server: TestPostgres;
+const BUNDLE_ID = "0123456789abcdef";
 let dataDir = "";
 
 beforeAll(async () => {
@@ -25,14 +27,17 @@ beforeAll(async () => {
   server = await startPostgres();
   dataDir = mkdtempSync(join(tmpdir(), "churnscope-copy-"));
   copyFileSync(REPLAY_STORE, join(dataDir, "churnscope.sqlite"));
-  const store = new WriteStore(join(dataDir, "churnscope.sqlite"));
-  store.openGap("hub", "connectors", Date.parse("2026-09-11T10:00:00Z"), "the recorder was down");
-  store.closeGap("hub", "connectors", Date.parse("2026-09-11T10:05:00Z"));
-  store.close();
+  const store = await WriteStore.open(join(dataDir, "churnscope.sqlite"));
+  await store.openGap("hub", "connectors", Date.parse("2026-09-11T10:00:00Z"), "the recorder was down");
+  await store.closeGap("hub", "connectors", Date.parse("2026-09-11T10:05:00Z"));
+  await store.close();
   const notes = NoteStore.sqlite(join(dataDir, "notes.sqlite"));
   for (const [i, text] of ["rolled back infra v0.83.42", "paged network team", "it's not a release?"].entries())
     await notes.add({ timeMs: Date.parse("2026-09-11T14:50:00Z") + i * 60_000, text }, "alice", i === 2 ? { snapshot: "replay" } : { live: true });
   await notes.close();
+  // An uploaded snapshot, kept as a file by the one replica: the copy puts it where every replica finds it.
+  mkdirSync(join(dataDir, "snapshots"), { recursive: true });
+  writeFileSync(join(dataDir, "snapshots", `${BUNDLE_ID}.json.gz`), gzipSync(JSON.stringify({ a: "snapshot" })));
 }, 120_000);
 afterAll(async () => server?.stop());
 
@@ -102,6 +107,9 @@ describe("npm run store:copy", () => {
     expect(copiedAgain + copiedFirst).toBe(total);
     expect(await targetCounts(Object.keys(expected))).toEqual(expected);
     expect(resumed.output).not.toMatch(/DIFFERENT/);
+    expect(resumed.output).toMatch(/1 of 1 uploaded snapshots in the database/);
+    const bundle = (await server.sql("SELECT bundle FROM snapshot_bundles WHERE id = $1", [BUNDLE_ID])).rows[0]?.bundle as Buffer | undefined;
+    expect(bundle && JSON.parse(gunzipSync(bundle).toString("utf8"))).toEqual({ a: "snapshot" });
     expect(resumed.output + stopped.output).not.toContain(server.password);
   }, 300_000);
 

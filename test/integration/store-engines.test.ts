@@ -93,17 +93,17 @@ describe.each(storeEngines())("the engine contract on %s", (_name, store) => {
 });
 
 describe("the store on PostgreSQL", () => {
-  // Snapshot bundles are files beside the SQLite files, a table only here.
+  // Snapshot bundles and the webhook spool are files beside the SQLite files, tables only here.
   it("has every table and column the SQLite files have, by each database's own catalogue", async () => {
     const url = await server.database("schema_check");
     const engine = await openPostgres(settings(url));
     const pgColumns = await engine.all<{ table_name: string; column_name: string }>(
       `SELECT c.table_name, c.column_name FROM information_schema.columns c JOIN pg_class t ON t.relname = c.table_name
-       WHERE c.table_schema = 'public' AND c.table_name NOT IN ('schema_migrations', 'snapshot_bundles') AND NOT t.relispartition`,
+       WHERE c.table_schema = 'public' AND c.table_name NOT IN ('schema_migrations', 'snapshot_bundles', 'audit_spool') AND NOT t.relispartition`,
     );
     await engine.close();
     const dir = mkdtempSync(join(tmpdir(), "churnscope-schema-"));
-    new WriteStore(join(dir, "objects.sqlite")).close();
+    await (await WriteStore.open(join(dir, "objects.sqlite"))).close();
     await NoteStore.sqlite(join(dir, "notes.sqlite")).close();
     const sqliteColumns: string[] = [];
     for (const file of ["objects.sqlite", "notes.sqlite"]) {
@@ -219,6 +219,27 @@ describe("the store on PostgreSQL", () => {
       times.filter((t) => t >= cutoff),
     );
     await Promise.all([first.close(), second.close()]);
+  });
+
+  it("keeps the webhook's spool in a table: bounded across replicas accepting at once, drained in arrival order", async () => {
+    const url = await server.database("spool");
+    const [a, b] = await Promise.all([
+      WriteStore.open({ engine: "postgres", settings: settings(url) }),
+      WriteStore.open({ engine: "postgres", settings: settings(url) }),
+    ]);
+    const batch = (n: number) => Buffer.from(JSON.stringify({ kind: "EventList", items: [], n }));
+    const size = batch(0).length;
+    // Room for four batches; eight posted at once to two replicas: four taken, four refused, none past the bound.
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).webhookSpool().accept(`c${i % 2}`, batch(i), 4 * size)));
+    expect(answers.filter((x) => x.accepted)).toHaveLength(4);
+    expect(await a.webhookSpool().queued()).toEqual({ batches: 4, bytes: 4 * size });
+    const rows = await b.webhookSpool().oldest(10);
+    expect(rows.map((r) => r.id)).toEqual([...rows.map((r) => r.id)].sort((x, y) => x - y));
+    for (const row of rows) await a.webhookSpool().remove(row.id);
+    expect(await b.webhookSpool().queued()).toEqual({ batches: 0, bytes: 0 });
+    // An empty spool takes a batch of any size.
+    expect((await a.webhookSpool().accept("c0", Buffer.alloc(10 * size, 32), size)).accepted).toBe(true);
+    await Promise.all([a.close(), b.close()]);
   });
 
   it("answers again on its own once the server is back from a crash", async () => {

@@ -25,7 +25,7 @@ export default async function ObjectTimelinePage({ params, searchParams }: { par
       </main>
     );
   }
-  const shown = await pageSnapshot(ctx, await searchParams, `/objects/${objectPath(objectKey)}`, {}, hasLiveObjects(ctx));
+  const shown = await pageSnapshot(ctx, await searchParams, `/objects/${objectPath(objectKey)}`, {}, await hasLiveObjects(ctx));
   if (shown.kind === "redirect") redirect(shown.to);
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (

@@ -15,14 +15,15 @@ const objectStatus = (o: BucketObjectRecord): BucketObjectStatus => ({
   requests: o.requests,
 });
 
-export function auditSourcesAnswer(ctx: ServerContext): { data: AuditSourcesAnswer } {
+export async function auditSourcesAnswer(ctx: ServerContext): Promise<{ data: AuditSourcesAnswer }> {
   const configured = ctx.config.audit.sources;
   if (configured.length === 0) return { data: { sources: [] } };
   const checkpoints = ctx.stores.liveStore().buckets();
-  const sources = configured.map((config) => {
-    const status = checkpoints.source(config.name);
-    const totals = checkpoints.totals(config.name);
-    return {
+  const sources = [];
+  for (const config of configured) {
+    const status = await checkpoints.source(config.name);
+    const totals = await checkpoints.totals(config.name);
+    sources.push({
       name: config.name,
       cluster: config.cluster,
       location: `s3://${config.bucket}/${config.prefix}`,
@@ -36,9 +37,9 @@ export function auditSourcesAnswer(ctx: ServerContext): { data: AuditSourcesAnsw
       objects: totals.byOutcome,
       bytes: totals.bytes,
       requests: totals.requests,
-      recent: checkpoints.recent(config.name, LISTED_OBJECTS).map(objectStatus),
-      troubled: checkpoints.recent(config.name, LISTED_OBJECTS, true).map(objectStatus),
-    };
-  });
+      recent: (await checkpoints.recent(config.name, LISTED_OBJECTS)).map(objectStatus),
+      troubled: (await checkpoints.recent(config.name, LISTED_OBJECTS, true)).map(objectStatus),
+    });
+  }
   return { data: { sources } };
 }

@@ -19,6 +19,7 @@ import { eventsOf } from "../../audit/event";
 import { ingestFile } from "../../audit/files";
 import { AuditIngester } from "../../audit/ingest";
 import { auditIntake, type AuditIntake } from "../../audit/intake-thread";
+import { liveStoreTarget } from "../../store/sources";
 import type { IngestAnswer, WebhookAnswer } from "../../wire/audit";
 
 function clusterParam(query: Record<string, string>, fromPath?: string): string {
@@ -44,13 +45,11 @@ function answer(ctx: ServerContext, ingester: AuditIngester, cluster: string, by
 }
 
 /** An ingester into the live store, which keeps `recorder.retentionDays` of writes whether or not a recorder runs. */
-function newIngester(ctx: ServerContext, cluster: string, recentBytes?: number): AuditIngester {
-  return pruned(ctx, new AuditIngester(ctx.stores.liveStore(), cluster, ctx.config.profiles, recentBytes));
-}
-
-/** The retention pass due before an ingest, its counts kept for the ingester's summary. */
-function pruned(ctx: ServerContext, ingester: AuditIngester): AuditIngester {
-  ingester.pruned = ctx.stores.liveStore().pruneIfDue(ctx.config.recorder.retentionDays * 86_400_000);
+async function newIngester(ctx: ServerContext, cluster: string, recentBytes?: number): Promise<AuditIngester> {
+  const store = ctx.stores.liveStore();
+  const ingester = new AuditIngester(store, cluster, ctx.config.profiles, recentBytes);
+  // The retention pass due before an ingest, its counts kept for the ingester's summary.
+  ingester.pruned = await store.pruneIfDue(ctx.config.recorder.retentionDays * 86_400_000);
   return ingester;
 }
 
@@ -58,6 +57,8 @@ function pruned(ctx: ServerContext, ingester: AuditIngester): AuditIngester {
 export function intake(ctx: ServerContext): AuditIntake {
   return auditIntake({
     dataDir: ctx.config.dataDir,
+    store: liveStoreTarget(ctx.config, 2),
+    ...(ctx.config.store.engine === "postgres" ? { table: ctx.stores.liveStore().webhookSpool() } : {}),
     maxSpoolBytes: ctx.config.audit.maxSpoolBytes,
     profiles: ctx.config.profiles,
     retentionMs: ctx.config.recorder.retentionDays * 86_400_000,
@@ -168,7 +169,7 @@ export async function receiveUpload(
   const path = join(dir, `${randomUUID()}.upload`);
   const startedMs = Date.now();
   const bytes = await streamToFile(request.body, path, ctx.config.audit.maxUploadBytes);
-  const ingester = newIngester(ctx, cluster);
+  const ingester = await newIngester(ctx, cluster);
   try {
     await ingestFile(ingester, path, undefined, "upload");
   } finally {

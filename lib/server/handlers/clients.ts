@@ -33,12 +33,12 @@ export async function clientsAnswer(ctx: ServerContext, params: Record<string, s
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   if (p.at !== undefined && (p.at <= startMs || p.at >= endMs)) throw badRequest("parameter at: the before/after time must lie inside the range");
   const audit = (p.snapshot === undefined ? ctx.stores.liveStore() : await ctx.stores.snapshotStore(p.snapshot, "audit requests")).audit();
-  const data = queryClients(audit, { startMs, endMs, cluster: p.cluster, resource: p.resource, atMs: p.at });
+  const data = await queryClients(audit, { startMs, endMs, cluster: p.cluster, resource: p.resource, atMs: p.at });
   if (p.snapshot !== undefined) {
     const note = (await ctx.snapshots.open(p.snapshot)).auditNote;
     return { data, infos: note ? [note] : [] };
   }
-  const infos = audit.hasRequests()
+  const infos = (await audit.hasRequests())
     ? []
     : [
         "No audit log has been ingested: run `npm run ingest -- PATH…`, upload a log here, or point the API server's audit webhook at /api/audit/webhook (docs/audit.md).",

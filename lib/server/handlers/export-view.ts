@@ -113,10 +113,10 @@ export async function exportView(ctx: ServerContext, params: Record<string, stri
 async function exportObjects(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<Download> {
   const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
   const store = ctx.stores.liveStore();
-  const { writes, leftOut } = exportObjectWrites(store, { startMs, endMs });
+  const { writes, leftOut } = await exportObjectWrites(store, { startMs, endMs });
   if (!writes)
     throw new ApiFailure(413, "too_large", `the range holds more than ${MAX_EXPORTED_WRITES.toLocaleString("en-US")} object writes: export a shorter range`);
-  const audit = exportAuditRequests(store.audit(), { startMs, endMs });
+  const audit = await exportAuditRequests(store.audit(), { startMs, endMs });
   const leftOutNotes = [
     leftOut ? `${leftOut} objects written in this range were left out: their first version was recorded before Churnscope kept whole versions.` : "",
     audit ? "" : `The range holds more than ${MAX_EXPORTED_REQUESTS.toLocaleString("en-US")} audit requests: they were left out, and Clients shows none.`,

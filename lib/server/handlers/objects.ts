@@ -64,26 +64,34 @@ const NO_RECORDER =
   "No cluster is being recorded by this dashboard and no audit log is ingested: list clusters under `clusters:` in the configuration or set KUBECONFIG, run `npm run recorder` with the same data dir, or ingest audit logs (Clients page, `npm run ingest`). Snapshots with object writes (the replay) open without either.";
 
 /** What a live answer should say about its source: no recorder at all, or the periods it could not observe. */
-function liveNotes(ctx: ServerContext, filter: ObjectFilter): { warnings: string[]; infos: string[] } {
+async function liveNotes(ctx: ServerContext, filter: ObjectFilter): Promise<{ warnings: string[]; infos: string[] }> {
   const store = ctx.stores.liveStore();
-  const gaps = store
-    .gaps(filter.fromMs, filter.toMs)
-    .map(
-      (g) =>
-        `Not observed on ${g.cluster} (${g.profile}) from ${new Date(g.fromMs).toISOString()} to ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}.`,
-    );
+  const gaps = (await store.gaps(filter.fromMs, filter.toMs)).map(
+    (g) =>
+      `Not observed on ${g.cluster} (${g.profile}) from ${new Date(g.fromMs).toISOString()} to ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}.`,
+  );
   // A recorder runs here, or ran (perhaps as `npm run recorder`) into this data dir.
-  const recording = hasLiveObjects(ctx);
+  const recording = await hasLiveObjects(ctx);
   return { warnings: gaps, infos: recording ? [] : [NO_RECORDER] };
 }
 
 export async function listObjects(ctx: ServerContext, params: Record<string, string>): Promise<{ data: ObjectsAnswer; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
-  const { total, rows, heartbeatOnly } = store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize, rankOptions(p));
+  const { total, rows, heartbeatOnly } = await store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize, rankOptions(p));
   return {
-    data: { total, heartbeatOnly, sort: p.sort, page: p.page, pageSize: p.pageSize, startMs: filter.fromMs, endMs: filter.toMs, rows, kinds: store.kinds() },
-    ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
+    data: {
+      total,
+      heartbeatOnly,
+      sort: p.sort,
+      page: p.page,
+      pageSize: p.pageSize,
+      startMs: filter.fromMs,
+      endMs: filter.toMs,
+      rows,
+      kinds: await store.kinds(),
+    },
+    ...(p.snapshot === undefined ? await liveNotes(ctx, filter) : {}),
   };
 }
 
@@ -108,9 +116,9 @@ export async function listLanes(
   const columns = columnsOf(params);
   const store = await storeFor(ctx, p.snapshot);
   const offset = (p.page - 1) * p.pageSize;
-  const ranked = store.objects(filter, p.pageSize, offset, rankOptions(p));
+  const ranked = await store.objects(filter, p.pageSize, offset, rankOptions(p));
   // After the written objects, the quiet ones: known by the range's start, not written in it.
-  const quiet = filter.cls ? { total: 0, keys: [] } : store.quietObjects(filter, p.pageSize - ranked.rows.length, Math.max(0, offset - ranked.total));
+  const quiet = filter.cls ? { total: 0, keys: [] } : await store.quietObjects(filter, p.pageSize - ranked.rows.length, Math.max(0, offset - ranked.total));
   const total = ranked.total + quiet.total;
   const heartbeatOnly = ranked.heartbeatOnly;
   const shown = [
@@ -126,7 +134,7 @@ export async function listLanes(
     })),
     ...quiet.keys.map((key) => ({ ...key, writes: 0, routed: 0, wastedRatio: 0 })),
   ];
-  const drawn = store.lanes(shown, filter.fromMs, filter.toMs, columns);
+  const drawn = await store.lanes(shown, filter.fromMs, filter.toMs, columns);
   const lanes = shown.map((lane, i) => ({ ...lane, ...drawn[i] }));
   return {
     data: {
@@ -140,9 +148,9 @@ export async function listLanes(
       endMs: filter.toMs,
       columns,
       lanes,
-      kinds: store.kinds(),
+      kinds: await store.kinds(),
     },
-    ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
+    ...(p.snapshot === undefined ? await liveNotes(ctx, filter) : {}),
   };
 }
 
@@ -150,8 +158,8 @@ export async function listFields(ctx: ServerContext, params: Record<string, stri
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
   return {
-    data: { startMs: filter.fromMs, endMs: filter.toMs, rows: store.fields(filter, 200), kinds: store.kinds() },
-    ...(p.snapshot === undefined ? liveNotes(ctx, filter) : {}),
+    data: { startMs: filter.fromMs, endMs: filter.toMs, rows: await store.fields(filter, 200), kinds: await store.kinds() },
+    ...(p.snapshot === undefined ? await liveNotes(ctx, filter) : {}),
   };
 }
 
@@ -172,8 +180,8 @@ export function objectAnswer(ctx: ServerContext, segments: string[], params: Rec
 }
 
 /** The warnings a live object answer carries: the periods its cluster was not observed. */
-function objectWarnings(ctx: ServerContext, snapshot: string | undefined, key: ObjectKey, filter: ObjectFilter): string[] {
-  return snapshot === undefined ? liveNotes(ctx, filter).warnings.filter((g) => g.includes(`on ${key.cluster} `)) : [];
+async function objectWarnings(ctx: ServerContext, snapshot: string | undefined, key: ObjectKey, filter: ObjectFilter): Promise<string[]> {
+  return snapshot === undefined ? (await liveNotes(ctx, filter)).warnings.filter((g) => g.includes(`on ${key.cluster} `)) : [];
 }
 
 /** /api/objects/{object path}/timeline?width=N: every write in the range counted into N pixel columns. */
@@ -184,7 +192,10 @@ export async function objectTimeline(
 ): Promise<{ data: ObjectTimelineAnswer; warnings: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
-  return { data: { key, ...store.timeline(key, filter.fromMs, filter.toMs, columnsOf(params)) }, warnings: objectWarnings(ctx, p.snapshot, key, filter) };
+  return {
+    data: { key, ...(await store.timeline(key, filter.fromMs, filter.toMs, columnsOf(params))) },
+    warnings: await objectWarnings(ctx, p.snapshot, key, filter),
+  };
 }
 
 const pickSchema = z.union([z.object({ seq: z.coerce.number().int().min(0) }), z.object({ near: z.coerce.number().int().min(0).max(8_640_000_000_000_000) })]);
@@ -199,9 +210,9 @@ export async function pickedWrite(
   const picked = pickSchema.safeParse(params.seq ? { seq: params.seq } : params.near ? { near: params.near } : {});
   if (!picked.success) throw badRequest("give seq (a write's number) or near (epoch milliseconds)");
   const pick = "seq" in picked.data ? { seq: picked.data.seq } : { nearMs: picked.data.near };
-  const found = (await storeFor(ctx, p.snapshot)).pickWrite(key, filter.fromMs, filter.toMs, pick);
+  const found = await (await storeFor(ctx, p.snapshot)).pickWrite(key, filter.fromMs, filter.toMs, pick);
   if (!found) throw notFound("seq" in pick ? `this object has no write ${pick.seq} in this range` : "this object has no writes in this range");
-  return { data: found, warnings: objectWarnings(ctx, p.snapshot, key, filter) };
+  return { data: found, warnings: await objectWarnings(ctx, p.snapshot, key, filter) };
 }
 
 export async function objectWrites(
@@ -212,8 +223,8 @@ export async function objectWrites(
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
   const limit = 5_000;
-  const writes = store.writesOf(key, filter.fromMs, filter.toMs, limit + 1);
-  const initialProjection = store.projectionBefore(key, filter.fromMs);
+  const writes = await store.writesOf(key, filter.fromMs, filter.toMs, limit + 1);
+  const initialProjection = await store.projectionBefore(key, filter.fromMs);
   return {
     data: {
       key,
@@ -223,7 +234,7 @@ export async function objectWrites(
       writes: writes.slice(0, limit).map(({ cls, ...rest }) => ({ ...rest, class: cls })),
       truncated: writes.length > limit,
     },
-    warnings: objectWarnings(ctx, p.snapshot, key, filter),
+    warnings: await objectWarnings(ctx, p.snapshot, key, filter),
     infos: writes.length > limit ? [`Showing the first ${limit} writes in this range; narrow the range to see the rest.`] : [],
   };
 }

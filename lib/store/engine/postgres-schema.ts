@@ -6,6 +6,8 @@
  * delivered twice shares. Roll-ups are not here: as on SQLite, they are a cache their repository makes and may drop
  * and rebuild. No PostgreSQL store has been served from yet, so these steps may still change until one is.
  */
+import { RECORDER_LEASES } from "../leases";
+import { AUDIT_SPOOL_TABLE } from "../webhook-spool";
 import { MOVES } from "../moves";
 import type { PostgresMigration } from "../migrator";
 
@@ -85,4 +87,6 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     description: "the writes that can move an object's projection, with it, in an index of their own: the lanes read it without the rows",
     apply: (tx) => tx.exec(`CREATE INDEX writes_moves ON writes (object_id, ts_ms, id, class, projection) WHERE ${MOVES}`),
   },
+  { version: 6, description: "recorder leases: which process records each cluster", apply: (tx) => tx.exec(RECORDER_LEASES) },
+  { version: 7, description: "the audit webhook's spool, which every replica writes and one drains", apply: (tx) => tx.exec(AUDIT_SPOOL_TABLE) },
 ];

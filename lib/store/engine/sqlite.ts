@@ -64,12 +64,15 @@ export class SqliteEngine implements SqlEngine {
     return this.waiting === 0 ? work(this.direct) : this.inTurn(() => work(this.direct));
   }
 
-  async all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
-    return this.read(sql).all(...params) as T[];
+  /** A statement that writes (an INSERT … RETURNING, say) goes to the writing connection in its turn; a read to the reading one. */
+  all<T>(sql: string, params: readonly SqlValue[] = []): Promise<T[]> {
+    const read = this.read(sql);
+    return read.readonly ? Promise.resolve(read.all(...params) as T[]) : this.writes((q) => q.all<T>(sql, params));
   }
 
-  async get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
-    return this.read(sql).get(...params) as T | undefined;
+  get<T>(sql: string, params: readonly SqlValue[] = []): Promise<T | undefined> {
+    const read = this.read(sql);
+    return read.readonly ? Promise.resolve(read.get(...params) as T | undefined) : this.writes((q) => q.get<T>(sql, params));
   }
 
   run(sql: string, params?: readonly SqlValue[]): Promise<{ changes: number }> {

@@ -6,7 +6,7 @@
 /** A bound value: text, a number, bytes (a BLOB or BYTEA) or NULL. */
 export type SqlValue = string | number | Buffer | null;
 
-/** `all` and `get` read what is committed (inside a transaction: its own work too); a statement that writes goes through `run` or a transaction. */
+/** `all` and `get` read what is committed (inside a transaction: its own work too), or answer what a statement that writes returns. */
 export interface SqlQueries {
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
   get<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;

@@ -66,16 +66,18 @@ function independentCount(files: string[]): { counts: Record<string, number>; wr
 }
 
 async function ingest(files: string[]) {
-  const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-real-")), "s.sqlite"));
+  const store = await WriteStore.open(join(mkdtempSync(join(tmpdir(), "churnscope-real-")), "s.sqlite"));
   const ingester = new AuditIngester(store, "real", PROFILES);
   for (const file of files) await ingestFile(ingester, file);
-  ingester.flush();
+  await ingester.flush();
   const writes: Record<string, Record<string, Record<string, number>>> = {};
-  const rows = store.db
-    .prepare("SELECT o.kind, o.namespace, o.name, w.verb, w.class, COUNT(*) AS n FROM writes w JOIN objects o ON o.id = w.object_id GROUP BY 1, 2, 3, 4, 5")
-    .all() as { kind: string; namespace: string; name: string; verb: string; class: string; n: number }[];
+  const rows = await store.database
+    .sql()
+    .all<{ kind: string; namespace: string; name: string; verb: string; class: string; n: number }>(
+      "SELECT o.kind, o.namespace, o.name, w.verb, w.class, COUNT(*) AS n FROM writes w JOIN objects o ON o.id = w.object_id GROUP BY 1, 2, 3, 4, 5",
+    );
   for (const r of rows) ((writes[`${r.kind}/${r.namespace}/${r.name}`] ??= {})[r.verb] ??= {})[r.class] = r.n;
-  store.close();
+  await store.close();
   return { counts: ingester.counts, writes };
 }
 

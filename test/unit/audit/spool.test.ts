@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { AuditSpool, spooledBatches, spoolName, SpoolFullError } from "@/lib/audit/spool";
-import { SpoolDrain } from "@/lib/audit/spool-drain";
+import { fileSpool, SpoolDrain } from "@/lib/audit/spool-drain";
 import { WriteStore } from "@/lib/store/store";
 import { auditEvent } from "../../helpers/audit-log";
 
@@ -72,10 +72,10 @@ describe("SpoolDrain", () => {
     writeFileSync(join(path, spoolName(2, "prod")), "{damaged");
     const spool2 = new AuditSpool(path, 10_000_000);
     await spool2.accept("prod", batch(50, 30));
-    const store = new WriteStore(join(path, "..", "churnscope.sqlite"));
-    const drain = new SpoolDrain(path, store, DEFAULT_PROFILES, 3650 * 86_400_000);
+    const store = await WriteStore.open(join(path, "..", "churnscope.sqlite"));
+    const drain = new SpoolDrain(fileSpool(path), store, DEFAULT_PROFILES, 3650 * 86_400_000);
     const seen: { name: string; error?: string }[] = [];
-    expect(drain.drainAll((b) => seen.push(b))).toBe(3);
+    expect(await drain.drainAll((b) => seen.push(b))).toBe(3);
     expect(seen.map((b) => [b.name, b.error !== undefined])).toEqual([
       [spoolName(1, "prod"), false],
       [spoolName(2, "prod"), true],
@@ -83,12 +83,12 @@ describe("SpoolDrain", () => {
     ]);
     expect(spooledBatches(path)).toEqual([]);
     expect(existsSync(join(path, "failed", spoolName(2, "prod")))).toBe(true);
-    const count = () => (store.db.prepare("SELECT COUNT(*) AS n FROM audit_requests").get() as { n: number }).n;
-    expect(count()).toBe(80);
+    const count = async () => (await store.database.sql().get<{ n: number }>("SELECT COUNT(*) AS n FROM audit_requests"))!.n;
+    expect(await count()).toBe(80);
     // A stop after the transaction but before the file went: the batch read again adds nothing.
     writeFileSync(join(path, spoolName(4, "prod")), batch(0, 50));
-    drain.drainAll(() => undefined);
-    expect(count()).toBe(80);
-    store.close();
+    await drain.drainAll(() => undefined);
+    expect(await count()).toBe(80);
+    await store.close();
   });
 });

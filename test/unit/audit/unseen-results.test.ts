@@ -54,65 +54,69 @@ const routeWrite = (seconds: number, rv: number, hostnames: string[]) => route(s
 /** Logged at Metadata level: no bodies (a policy's rule, or an event the API server truncated). */
 const routeWriteUnseen = (seconds: number) => route(seconds, { level: "Metadata" });
 
-function setup(store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-unseen-")), "s.sqlite"))) {
+async function setup(given?: WriteStore) {
+  const store = given ?? (await WriteStore.open(join(mkdtempSync(join(tmpdir(), "churnscope-unseen-")), "s.sqlite")));
   const ingester = new AuditIngester(store, "prod", PROFILES);
-  const feed = (lines: string[]) => {
+  const feed = async (lines: string[]) => {
     lines.forEach((line, i) => ingester.line(line, i + 1, "test.log"));
-    ingester.flush();
+    await ingester.flush();
   };
   /** Each object's writes in time order: verb, subresource and class. */
-  const classes = (name: string) =>
+  const classes = async (name: string) =>
     (
-      store.db
-        .prepare("SELECT w.verb, w.subresource, w.class FROM writes w JOIN objects o ON o.id = w.object_id WHERE o.name = ? ORDER BY w.ts_ms")
-        .all(name) as { verb: string; subresource: string; class: string }[]
+      await store.database
+        .sql()
+        .all<{ verb: string; subresource: string; class: string }>(
+          "SELECT w.verb, w.subresource, w.class FROM writes w JOIN objects o ON o.id = w.object_id WHERE o.name = ? ORDER BY w.ts_ms",
+          [name],
+        )
     ).map((w) => `${w.verb}${w.subresource ? `/${w.subresource}` : ""} ${w.class}`);
   return { store, ingester, feed, classes };
 }
 
 describe("writes whose result the log does not show", () => {
-  it("a write after one logged without bodies is unknown, not a no-op, though it puts back what the unseen one changed", () => {
-    const { ingester, feed, classes } = setup();
+  it("a write after one logged without bodies is unknown, not a no-op, though it puts back what the unseen one changed", async () => {
+    const { ingester, feed, classes } = await setup();
     // The truth: a.example → b.example (unseen) → a.example again: the third write changed the route back.
-    feed([routeWrite(0, 10, ["a.example"]), routeWriteUnseen(10), routeWrite(20, 12, ["a.example"]), routeWrite(30, 12, ["a.example"])]);
-    expect(classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch no-op"]);
+    await feed([routeWrite(0, 10, ["a.example"]), routeWriteUnseen(10), routeWrite(20, 12, ["a.example"]), routeWrite(30, 12, ["a.example"])]);
+    expect(await classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch no-op"]);
     expect(ingester.counts).toMatchObject({ objectWrites: 4, noop: 1, unknown: 3 });
   });
 
-  it("keeps the gap in the store: the next run does not compare across it either", () => {
-    const first = setup();
-    first.feed([routeWrite(0, 10, ["a.example"]), routeWriteUnseen(10)]);
-    const next = setup(first.store);
-    next.feed([routeWrite(20, 12, ["a.example"])]);
-    expect(next.classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown"]);
+  it("keeps the gap in the store: the next run does not compare across it either", async () => {
+    const first = await setup();
+    await first.feed([routeWrite(0, 10, ["a.example"]), routeWriteUnseen(10)]);
+    const next = await setup(first.store);
+    await next.feed([routeWrite(20, 12, ["a.example"])]);
+    expect(await next.classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown"]);
   });
 
-  it("a late batch carrying a write logged without bodies turns the write after it, compared before it came, into unknown", () => {
-    const { ingester, feed, classes } = setup();
-    feed([routeWrite(0, 10, ["a.example"]), routeWrite(20, 12, ["a.example"])]);
-    expect(classes("web")).toEqual(["patch unknown", "patch no-op"]); // all that was known: nothing changed between them
-    ingester.newRun();
-    feed([routeWriteUnseen(10)]);
-    expect(classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown"]);
+  it("a late batch carrying a write logged without bodies turns the write after it, compared before it came, into unknown", async () => {
+    const { ingester, feed, classes } = await setup();
+    await feed([routeWrite(0, 10, ["a.example"]), routeWrite(20, 12, ["a.example"])]);
+    expect(await classes("web")).toEqual(["patch unknown", "patch no-op"]); // all that was known: nothing changed between them
+    await ingester.newRun();
+    await feed([routeWriteUnseen(10)]);
+    expect(await classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown"]);
   });
 
-  it("two writes in a row logged without bodies, then late versions: one between them changes nothing after the second, one after both is compared", () => {
-    const { ingester, feed, classes } = setup();
-    feed([routeWrite(0, 10, ["a.example"]), routeWriteUnseen(10), routeWriteUnseen(20), routeWrite(30, 14, ["a.example"])]);
-    expect(classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch unknown"]);
-    ingester.newRun();
-    feed([routeWrite(15, 12, ["b.example"])]); // between the two unseen writes: the one at 20 still lies before 30
-    expect(classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch unknown", "patch unknown"]);
-    ingester.newRun();
-    feed([routeWrite(25, 13, ["a.example"])]); // after both, and the version before 30: 30 is compared with it
-    expect(classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch unknown", "patch unknown", "patch no-op"]);
+  it("two writes in a row logged without bodies, then late versions: one between them changes nothing after the second, one after both is compared", async () => {
+    const { ingester, feed, classes } = await setup();
+    await feed([routeWrite(0, 10, ["a.example"]), routeWriteUnseen(10), routeWriteUnseen(20), routeWrite(30, 14, ["a.example"])]);
+    expect(await classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch unknown"]);
+    await ingester.newRun();
+    await feed([routeWrite(15, 12, ["b.example"])]); // between the two unseen writes: the one at 20 still lies before 30
+    expect(await classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch unknown", "patch unknown"]);
+    await ingester.newRun();
+    await feed([routeWrite(25, 13, ["a.example"])]); // after both, and the version before 30: 30 is compared with it
+    expect(await classes("web")).toEqual(["patch unknown", "patch unknown", "patch unknown", "patch unknown", "patch unknown", "patch no-op"]);
   });
 
-  it("a scale write answered with a Scale is not a version of the Deployment; a second one with the same resourceVersion changed nothing", () => {
-    const { feed, classes } = setup();
+  it("a scale write answered with a Scale is not a version of the Deployment; a second one with the same resourceVersion changed nothing", async () => {
+    const { feed, classes } = await setup();
     const write = (seconds: number, spec: Omit<EventSpec, "receivedMs" | "resource">) =>
       JSON.stringify(auditEvent({ group: "apps", resource: "deployments", namespace: "apps", name: "web", receivedMs: at(seconds), ...spec }));
-    feed([
+    await feed([
       write(0, { verb: "create", code: 201, responseObject: deployment(1, 2, 0) }),
       write(10, { verb: "update", subresource: "status", responseObject: deployment(2, 2, 1) }), // only the status moved on
       write(20, { verb: "patch", subresource: "scale", responseObject: scale(3, 3) }), // replicas 2 → 3: the Deployment changed, unseen
@@ -122,7 +126,7 @@ describe("writes whose result the log does not show", () => {
       write(50, { verb: "update", subresource: "status", responseObject: deployment(5, 3, 3) }), // only the status moved on
       write(60, { verb: "patch", responseObject: deployment(6, 4, 3) }), // replicas 3 → 4, seen
     ]);
-    expect(classes("web")).toEqual([
+    expect(await classes("web")).toEqual([
       "create create",
       "update/status unrouted",
       "patch/scale unknown",
@@ -134,8 +138,8 @@ describe("writes whose result the log does not show", () => {
     ]);
   });
 
-  it("binding and evicting a pod are writes to it, not creates; after them, its next write is not compared across them", () => {
-    const { feed, classes } = setup();
+  it("binding and evicting a pod are writes to it, not creates; after them, its next write is not compared across them", async () => {
+    const { feed, classes } = await setup();
     const pod = (rv: number, nodeName?: string) => ({
       apiVersion: "v1",
       kind: "Pod",
@@ -144,20 +148,20 @@ describe("writes whose result the log does not show", () => {
     });
     const write = (seconds: number, spec: Omit<EventSpec, "receivedMs" | "resource">) =>
       JSON.stringify(auditEvent({ resource: "pods", namespace: "apps", name: "web-1", receivedMs: at(seconds), ...spec }));
-    feed([
+    await feed([
       write(0, { verb: "create", code: 201, responseObject: pod(1) }),
       write(1, { verb: "create", subresource: "binding", code: 201, user: "system:kube-scheduler", responseObject: status201 }),
       write(2, { verb: "patch", subresource: "status", responseObject: pod(3, "node-a") }),
       write(9, { verb: "create", subresource: "eviction", code: 201, responseObject: status201 }),
       write(10, { verb: "delete", responseObject: pod(5, "node-a") }),
     ]);
-    expect(classes("web-1")).toEqual(["create create", "create/binding unknown", "patch/status unknown", "create/eviction unknown", "delete delete"]);
+    expect(await classes("web-1")).toEqual(["create create", "create/binding unknown", "patch/status unknown", "create/eviction unknown", "delete delete"]);
   });
 
-  it("a server-side apply that the API server answers 201 Created is the object's create; applying it again changes nothing", () => {
-    const { ingester, feed, classes } = setup();
-    feed([route(0, { code: 201, responseObject: httpRoute("web", 7, ["a.example"], 1) }), routeWrite(5, 7, ["a.example"])]);
-    expect(classes("web")).toEqual(["patch create", "patch no-op"]);
+  it("a server-side apply that the API server answers 201 Created is the object's create; applying it again changes nothing", async () => {
+    const { ingester, feed, classes } = await setup();
+    await feed([route(0, { code: 201, responseObject: httpRoute("web", 7, ["a.example"], 1) }), routeWrite(5, 7, ["a.example"])]);
+    expect(await classes("web")).toEqual(["patch create", "patch no-op"]);
     expect(ingester.counts).toMatchObject({ objectWrites: 2, noop: 1, unknown: 0 });
   });
 });

@@ -242,3 +242,49 @@ describe("audit bucket sources in the configuration", () => {
     expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": twice })))).toMatch(/a name of its own/);
   });
 });
+
+describe("the store in the configuration", () => {
+  it("is a SQLite file by default, and PostgreSQL once a database is named, in the file or the environment", () => {
+    expect(loadConfig({}, dirWith({})).store).toEqual({ engine: "sqlite" });
+    const url = "postgres://churnscope:pw@db.internal:5433/churnscope";
+    const fromEnv = loadConfig({ CHURNSCOPE_DATABASE_URL: url }, dirWith({})).store;
+    expect(fromEnv).toEqual({
+      engine: "postgres",
+      setting: "CHURNSCOPE_DATABASE_URL",
+      postgres: { url, poolSize: 10, tls: { mode: "disable" }, connectTimeoutMs: 10_000, statementTimeoutMs: 60_000 },
+    });
+    const dir = dirWith({
+      "churnscope.yaml": "store:\n  url: { file: db-url }\n  poolSize: 4\n  tls: { mode: verify-full, caFile: ca.pem }\n",
+      "db-url": `${url}\n`,
+      "ca.pem": "-----BEGIN CERTIFICATE-----\n",
+    });
+    expect(loadConfig({}, dir).store).toEqual({
+      engine: "postgres",
+      setting: "store.url (db-url)",
+      postgres: { url, poolSize: 4, tls: { mode: "verify-full", ca: "-----BEGIN CERTIFICATE-----\n" }, connectTimeoutMs: 10_000, statementTimeoutMs: 60_000 },
+    });
+    // Named, but SQLite chosen: the file stays the store.
+    expect(loadConfig({ CHURNSCOPE_DATABASE_URL: url }, dirWith({ "churnscope.yaml": "store:\n  engine: sqlite\n" })).store).toEqual({ engine: "sqlite" });
+  });
+
+  it("says what is wrong with a store setting, and never writes a password into the file", () => {
+    expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": "store:\n  engine: postgres\n" })))).toMatch(
+      /store\.engine is postgres, but no database is named: set store\.url, or CHURNSCOPE_DATABASE_URL/,
+    );
+    expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": "store:\n  url: postgres://u:secret@db/x\n" })))).toMatch(
+      /store\.url.*holds a password: give it as \{ env: NAME \} or \{ file: PATH \}/,
+    );
+    expect(message(() => loadConfig({ CHURNSCOPE_DATABASE_URL: "mysql://db/x" }, dirWith({})))).toMatch(
+      /CHURNSCOPE_DATABASE_URL: expected a postgres:\/\/ URL/,
+    );
+    expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": "store:\n  url: { env: DB_URL }\n" })))).toMatch(
+      /store\.url\.env: environment variable DB_URL is not set/,
+    );
+    expect(message(() => loadConfig({}, dirWith({ "churnscope.yaml": "store:\n  poolSize: 1\n" })))).toMatch(/store\.poolSize/);
+    // A plain URL without a password may be written in the file.
+    expect(loadConfig({}, dirWith({ "churnscope.yaml": "store:\n  url: postgres://db.internal/churnscope\n" })).store).toMatchObject({
+      engine: "postgres",
+      setting: "store.url",
+    });
+  });
+});

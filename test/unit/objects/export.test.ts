@@ -3,17 +3,14 @@
  * every write with the same class, changes and projection: the recorder's core records, the
  * exporter rebuilds each version, the importer re-analyses them.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { exportObjectWrites } from "@/lib/objects/export";
 import { ProfileRecorder } from "@/lib/recorder/core";
 import { importObjectWrites } from "@/lib/store/import-writes";
-import { WriteStore } from "@/lib/store/store";
+import type { WriteStore } from "@/lib/store/store";
+import { storeEngines } from "../../helpers/store-engines";
 
-const newStore = () => new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-export-")), "s.sqlite"));
 const profile = DEFAULT_PROFILES.find((p) => p.name === "connector-project")!;
 
 function connector(name: string, rv: number, ready: "True" | "False", message: string) {
@@ -30,19 +27,20 @@ function connector(name: string, rv: number, ready: "True" | "False", message: s
   };
 }
 
-describe("exported object writes", () => {
-  it("rebuild every version: the range's first state, updates, a create and a delete re-import as recorded", () => {
-    const live = newStore();
+describe.each(storeEngines())("exported object writes on %s", (_name, engine) => {
+  const newStore = () => engine.writeStore();
+  it("rebuild every version: the range's first state, updates, a create and a delete re-import as recorded", async () => {
+    const live = await newStore();
     const recorder = new ProfileRecorder(live, "milo", [profile]);
-    recorder.applyList([connector("a", 1, "False", "not renewed yet"), connector("b", 2, "True", "ok")], "2", 1_000);
-    recorder.applyEvent("MODIFIED", connector("a", 3, "False", "expired"), 2_000); // before the range
-    recorder.applyEvent("MODIFIED", connector("a", 4, "False", "not renewed yet"), 11_000);
-    recorder.applyEvent("MODIFIED", connector("a", 5, "True", "ok"), 12_000);
-    recorder.applyEvent("ADDED", connector("c", 6, "False", "new"), 13_000);
-    recorder.applyEvent("MODIFIED", connector("c", 7, "False", "still new"), 14_000);
-    recorder.applyEvent("DELETED", connector("b", 8, "True", "ok"), 15_000);
+    await recorder.applyList([connector("a", 1, "False", "not renewed yet"), connector("b", 2, "True", "ok")], "2", 1_000);
+    await recorder.applyEvent("MODIFIED", connector("a", 3, "False", "expired"), 2_000); // before the range
+    await recorder.applyEvent("MODIFIED", connector("a", 4, "False", "not renewed yet"), 11_000);
+    await recorder.applyEvent("MODIFIED", connector("a", 5, "True", "ok"), 12_000);
+    await recorder.applyEvent("ADDED", connector("c", 6, "False", "new"), 13_000);
+    await recorder.applyEvent("MODIFIED", connector("c", 7, "False", "still new"), 14_000);
+    await recorder.applyEvent("DELETED", connector("b", 8, "True", "ok"), 15_000);
 
-    const { writes, leftOut } = exportObjectWrites(live, { startMs: 10_000, endMs: 20_000 });
+    const { writes, leftOut } = await exportObjectWrites(live, { startMs: 10_000, endMs: 20_000 });
     expect(leftOut).toBe(0);
     expect(writes!.writes.map((w) => [w.t, w.cls])).toEqual([
       [11_000, "unrouted"],
@@ -56,21 +54,21 @@ describe("exported object writes", () => {
     expect((writes!.objects[a].initial as ReturnType<typeof connector>).status.conditions[0].message).toBe("expired");
     expect(writes!.objects.find((o) => o.name === "c")!.initial).toBeNull();
 
-    const frozen = newStore();
-    importObjectWrites(frozen, writes!, DEFAULT_PROFILES);
+    const frozen = await newStore();
+    await importObjectWrites(frozen, writes!, DEFAULT_PROFILES);
     for (const name of ["a", "b", "c"]) {
       const key = { cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "demos", name };
-      const strip = (ws: ReturnType<WriteStore["writesOf"]>) =>
+      const strip = (ws: Awaited<ReturnType<WriteStore["writesOf"]>>) =>
         ws.map(({ cls, changes, projection, heartbeat, tsMs }) => ({ cls, changes, projection, heartbeat, tsMs }));
-      expect(strip(frozen.writesOf(key, 10_000, 20_000, 100)), name).toEqual(strip(live.writesOf(key, 10_000, 20_000, 100)));
-      expect(frozen.projectionBefore(key, 10_000), name).toEqual(live.projectionBefore(key, 10_000));
+      expect(strip(await frozen.writesOf(key, 10_000, 20_000, 100)), name).toEqual(strip(await live.writesOf(key, 10_000, 20_000, 100)));
+      expect(await frozen.projectionBefore(key, 10_000), name).toEqual(await live.projectionBefore(key, 10_000));
     }
   });
 
-  it("leave out objects whose first version was never kept, and say how many", () => {
-    const old = newStore();
+  it("leave out objects whose first version was never kept, and say how many", async () => {
+    const old = await newStore();
     const key = { cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "demos", name: "legacy" };
-    old.record(key, {
+    await old.record(key, {
       tsMs: 11_000,
       cls: "unrouted",
       writer: "x",
@@ -79,7 +77,7 @@ describe("exported object writes", () => {
       changes: [{ path: "status.message", before: "a", after: "b" }],
       projection: {},
     });
-    const { writes, leftOut } = exportObjectWrites(old, { startMs: 10_000, endMs: 20_000 });
+    const { writes, leftOut } = await exportObjectWrites(old, { startMs: 10_000, endMs: 20_000 });
     expect(leftOut).toBe(1);
     expect(writes!.objects).toEqual([]);
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { OpenedAtStart } from "@/lib/runtime/opened-at-start";
 
 describe("OpenedAtStart", () => {
-  it("is a 503 until opened, never opens when asked for, and says what failed", () => {
+  it("is a 503 until opened, never opens when asked for, and says what failed", async () => {
     let attempts = 0;
     let mounted = false;
     const store = new OpenedAtStart("the live object store", () => {
@@ -13,11 +13,23 @@ describe("OpenedAtStart", () => {
     });
     expect(() => store.get()).toThrow(expect.objectContaining({ httpStatus: 503, errorType: "store_unavailable" }));
     expect(attempts).toBe(0);
-    expect(() => store.open()).toThrow("EACCES: /data");
+    await expect(store.open()).rejects.toThrow("EACCES: /data");
     expect(() => store.get()).toThrow("the live object store is not open (EACCES: /data); the server tries again every 30 s, see its log");
     mounted = true;
-    expect(store.open()).toEqual({ id: 2 });
-    expect(store.get()).toBe(store.open());
+    expect(await store.open()).toEqual({ id: 2 });
+    expect(store.get()).toBe(await store.open());
     expect([attempts, store.opened]).toEqual([2, true]);
+  });
+
+  it("opens once when asked twice while opening (a slow database)", async () => {
+    let attempts = 0;
+    const store = new OpenedAtStart("the live object store", async () => {
+      attempts++;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return { id: attempts };
+    });
+    const [first, second] = await Promise.all([store.open(), store.open()]);
+    expect(first).toBe(second);
+    expect(attempts).toBe(1);
   });
 });

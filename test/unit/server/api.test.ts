@@ -2,7 +2,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/lib/config/load";
 import { handleApi, type ApiResponse } from "@/lib/server/api";
 import { buildContext } from "@/lib/server/context";
@@ -12,7 +12,6 @@ function context(yaml: string) {
   const dir = mkdtempSync(join(tmpdir(), "api-"));
   writeFileSync(join(dir, "churnscope.yaml"), yaml);
   const ctx = buildContext(loadConfig({ CHURNSCOPE_DATA_DIR: join(dir, "data"), API_PASS: "s3cret" }, dir));
-  startServer(ctx);
   return ctx;
 }
 
@@ -21,6 +20,7 @@ const json = (response: ApiResponse) => JSON.parse(Buffer.from(response.body ?? 
 
 describe("handleApi", () => {
   const ctx = context("auth:\n  basicAuth: { username: sre, password: { env: API_PASS } }\n");
+  beforeAll(() => startServer(ctx));
   const ask = (path: string, init: RequestInit = {}) => handleApi(() => ctx, new Request(`http://dashboard${path}`, init));
 
   it("admits the dashboard's users only, with the challenge that says how to sign in", async () => {

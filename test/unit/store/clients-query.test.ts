@@ -2,23 +2,20 @@
  * Clients marks the write requests the API server answers without storing anything (access and token reviews,
  * TokenRequests): per client, per resource and in total, counted here from the generated requests themselves.
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AuditIngester } from "@/lib/audit/ingest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { queryClients } from "@/lib/store/clients-query";
-import { WriteStore } from "@/lib/store/store";
 import { auditEvent, type EventSpec } from "../../helpers/audit-log";
+import { storeEngines } from "../../helpers/store-engines";
 
 const T = Date.UTC(2026, 11, 2, 9, 0, 0);
 const PROXY = { user: "system:serviceaccount:monitoring:node-exporter", userAgent: "kube-rbac-proxy/v0.18.0 (linux/amd64)" };
 const KUBELET = { user: "system:node:worker-1", userAgent: "kubelet/v1.33.2 (linux/amd64) kubernetes/abcdef0" };
 const LABELER = { user: "system:serviceaccount:apps:labeler", userAgent: "labeler/v2" };
 
-describe("Clients: writes that are never stored", () => {
-  it("counts each client's reviews and TokenRequests apart, flags their resources, and leaves real writes unmarked", () => {
+describe.each(storeEngines())("Clients on %s: writes that are never stored", (_name, engine) => {
+  it("counts each client's reviews and TokenRequests apart, flags their resources, and leaves real writes unmarked", async () => {
     const specs: (EventSpec & { neverStored: boolean })[] = [];
     for (let i = 0; i < 30; i++) {
       // kube-rbac-proxy: a TokenReview and a SubjectAccessReview per scrape.
@@ -57,12 +54,11 @@ describe("Clients: writes that are never stored", () => {
     for (let i = 0; i < 7; i++)
       specs.push({ ...LABELER, verb: "update", resource: "configmaps", namespace: "apps", name: "labels", receivedMs: T + i * 10_000, neverStored: false });
 
-    const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-clients-")), "s.sqlite"));
+    const store = await engine.writeStore();
     const ingester = new AuditIngester(store, "prod", DEFAULT_PROFILES);
     specs.forEach((spec, i) => ingester.line(JSON.stringify(auditEvent({ ...spec, level: "Metadata" })), i + 1, "test.log"));
-    ingester.flush();
-    const answer = queryClients(store.audit(), { startMs: T - 60_000, endMs: T + 3_600_000 });
-    store.close();
+    await ingester.flush();
+    const answer = await queryClients(store.audit(), { startMs: T - 60_000, endMs: T + 3_600_000 });
 
     const client = (who: { user: string; userAgent: string }) => `${who.user} · ${who.userAgent.split("/")[0]}`;
     const expected = (who: { user: string }) => specs.filter((s) => s.user === who.user && s.neverStored).length;

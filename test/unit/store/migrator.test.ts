@@ -44,34 +44,36 @@ const versions = (path: string) => {
 };
 
 describe("store migrations", () => {
-  it("brings an older Churnscope's store forward, keeping its rows, and records the version once", () => {
+  it("brings an older Churnscope's store forward, keeping its rows, and records the version once", async () => {
     const path = fresh("churnscope.sqlite");
     olderStore(path);
-    const store = new WriteStore(path);
+    const store = await WriteStore.open(path);
     const key = { cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "ns", name: "old" };
-    expect(store.writesOf(key, 0, 10_000, 10).map((w) => [w.tsMs, w.cls])).toEqual([
+    expect((await store.writesOf(key, 0, 10_000, 10)).map((w) => [w.tsMs, w.cls])).toEqual([
       [5000, "unrouted"],
       [6000, "routed"],
     ]);
     // The last audited version gains the time of its object's last audited write.
-    expect(store.audit().latest(key)).toMatchObject({ resourceVersion: "8", tsMs: 6000 });
-    store.close();
+    expect(await store.audit().latest(key)).toMatchObject({ resourceVersion: "8", tsMs: 6000 });
+    await store.close();
     expect(columns(path, "writes")).toEqual(expect.arrayContaining(["body", "verb", "subresource", "user_agent", "code", "latency_ms", "request_key"]));
     expect(columns(path, "audit_requests")).toEqual(expect.arrayContaining(["noop", "precondition", "order_us", "evidence"]));
     expect(columns(path, "audit_bucket_objects")).toEqual(expect.arrayContaining(["source", "object_key", "etag", "outcome"]));
-    new WriteStore(path).close();
-    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    await (await WriteStore.open(path)).close();
+    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
   });
 
-  it("refuses a store a newer Churnscope migrated further, naming the store and both versions, and leaves it as it was", () => {
+  it("refuses a store a newer Churnscope migrated further, naming the store and both versions, and leaves it as it was", async () => {
     const path = fresh("churnscope.sqlite");
-    new WriteStore(path).close();
+    await (await WriteStore.open(path)).close();
     const db = new Database(path);
     db.prepare("INSERT INTO schema_migrations (version, description, applied_ms) VALUES (99, 'from the future', 0)").run();
     db.close();
-    expect(() => new WriteStore(path)).toThrow(SchemaTooNewError);
-    expect(() => new WriteStore(path)).toThrow(/the object store has schema version 99, written by a newer Churnscope; this one knows versions up to 4/);
-    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 99 }]);
+    await expect(WriteStore.open(path)).rejects.toThrow(SchemaTooNewError);
+    await expect(WriteStore.open(path)).rejects.toThrow(
+      /the object store has schema version 99, written by a newer Churnscope; this one knows versions up to 5/,
+    );
+    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 99 }]);
   });
 
   it("brings older notes forward as live ones, and refuses notes from a newer Churnscope", async () => {

@@ -1,12 +1,13 @@
-/** The object-write store on real SQLite: ranking, filters, pagination, field churn, one object's writes. */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+/**
+ * The object-write store on both engines, one suite (a real SQLite file, a real PostgreSQL server): ranking, filters,
+ * pagination, field churn, one object's writes, the lanes and the roll-ups.
+ */
 import { describe, expect, it, vi } from "vitest";
 import { buildTimeline, columnOf } from "@/lib/objects/timeline";
 import { DayRollups } from "@/lib/store/day-rollups";
-import { WriteStore } from "@/lib/store/store";
+import type { WriteStore } from "@/lib/store/store";
 import type { ObjectKey, StoredWrite } from "@/lib/wire/objects";
+import { storeEngines } from "../../helpers/store-engines";
 
 const key = (name: string, kind = "Connector"): ObjectKey => ({
   cluster: "milo",
@@ -25,443 +26,458 @@ const write = (tsMs: number, cls: StoredWrite["cls"], writer: string, paths: str
   projection,
 });
 
-function fixture(): WriteStore {
-  const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-store-")), "t.sqlite"));
-  store.batch(() => {
-    for (let i = 1; i <= 30; i++) store.record(key("busy"), write(i * 1000, "unrouted", "operator", ["status.message"]));
-    store.record(key("busy"), write(31_000, "routed", "operator", ["status.ready"], { online: "true" }));
-    for (let i = 1; i <= 5; i++) store.record(key("quiet"), write(i * 1000, "unrouted", "agent", ["status.addresses"]));
-    store.record(key("lease", "Lease"), write(2000, "create", "operator", []));
-    store.record(key("busy"), write(99_000, "unrouted", "operator", ["status.message"]));
-  });
-  return store;
-}
+/** A row count the store's own tables give, read through its engine. */
+const countOf = async (store: WriteStore, sql: string) => (await store.database.sql().get<{ n: number }>(sql))!.n;
 
-describe("WriteStore", () => {
-  it("ranks objects by writes in (from, to] with class counts, wasted ratio, top fields, writers and a sparkline", () => {
-    const { total, rows } = fixture().objects({ fromMs: 0, toMs: 50_000 }, 10, 0);
-    expect(total).toBe(3);
-    expect(rows.map((r) => r.name)).toEqual(["busy", "quiet", "lease"]);
-    expect(rows[0]).toMatchObject({
-      writes: 31,
-      routed: 1,
-      unrouted: 30,
-      create: 0,
-      topFields: [
-        { path: "status.message", changes: 30 },
-        { path: "status.ready", changes: 1 },
-      ],
-      writers: [{ writer: "operator", writes: 31 }],
-    });
-    expect(rows[0].wastedRatio).toBeCloseTo(30 / 31, 12);
-    expect(rows[0].sparkline.reduce((a, b) => a + b, 0)).toBe(31);
-    expect(rows[0].sparkline.length).toBe(40);
-  });
-
-  it("sorts by any count or by name; hiding heartbeats leaves heartbeat-only objects out (counted) and ranks by the other writes", () => {
-    const store = fixture();
-    store.batch(() => {
-      for (let i = 1; i <= 40; i++) store.record(key("renewed", "Lease"), { ...write(i * 1000, "unrouted", "kubelet", ["spec.renewTime"]), heartbeat: true });
-      for (let i = 1; i <= 50; i++) store.record(key("flapping", "Lease"), { ...write(i * 900, "unrouted", "kubelet", ["spec.renewTime"]), heartbeat: true });
-      for (let i = 1; i <= 3; i++) store.record(key("flapping", "Lease"), write(i * 900 + 1, "unrouted", "agent", ["spec.acquireTime"]));
-    });
-    const range = { fromMs: 0, toMs: 50_000 };
-    const names = (options: Parameters<WriteStore["objects"]>[3]) => store.objects(range, 10, 0, options).rows.map((r) => r.name);
-    expect(names({})).toEqual(["flapping", "renewed", "busy", "quiet", "lease"]);
-    expect(names({ sort: "routed" })).toEqual(["busy", "flapping", "renewed", "quiet", "lease"]);
-    expect(names({ sort: "create" })[0]).toBe("lease");
-    expect(names({ sort: "name" })).toEqual(["busy", "flapping", "lease", "quiet", "renewed"]);
-    // Wasted: (no-op + unrouted) ÷ writes: flapping, renewed and quiet 100 % (most writes first), busy 30 of 31, lease 0.
-    expect(names({ sort: "wasted" })).toEqual(["flapping", "renewed", "quiet", "busy", "lease"]);
-    // Heartbeats hidden: renewed is gone (counted), flapping ranks by its 3 other writes.
-    const hidden = store.objects(range, 10, 0, { hideHeartbeats: true });
-    expect(hidden.rows.map((r) => r.name)).toEqual(["busy", "quiet", "flapping", "lease"]);
-    expect([hidden.total, hidden.heartbeatOnly]).toEqual([4, { objects: 1, writes: 40 }]);
-    expect(hidden.rows.find((r) => r.name === "flapping")).toMatchObject({ writes: 53, heartbeat: 50 });
-  });
-
-  it("filters by kind and class, and pages", () => {
-    const store = fixture();
-    expect(store.objects({ fromMs: 0, toMs: 50_000, kind: "Lease" }, 10, 0).rows.map((r) => r.name)).toEqual(["lease"]);
-    expect(store.objects({ fromMs: 0, toMs: 50_000, cls: "routed" }, 10, 0).rows.map((r) => r.name)).toEqual(["busy"]);
-    const page2 = store.objects({ fromMs: 0, toMs: 50_000 }, 2, 2);
-    expect(page2).toMatchObject({ total: 3, rows: [{ name: "lease" }] });
-    expect(store.kinds()).toEqual([
-      { cluster: "milo", group: "coordination.k8s.io", kind: "Lease" },
-      { cluster: "milo", group: "networking.datumapis.com", kind: "Connector" },
-    ]);
-  });
-
-  it("ranks changed fields across objects with their writers", () => {
-    const fields = fixture().fields({ fromMs: 0, toMs: 50_000 }, 10);
-    expect(fields.map(({ sparkline: _, ...row }) => row)).toEqual([
-      { path: "status.message", changes: 30, objects: 1, routed: 0, unrouted: 30, writers: [{ writer: "operator", changes: 30 }] },
-      { path: "status.addresses", changes: 5, objects: 1, routed: 0, unrouted: 5, writers: [{ writer: "agent", changes: 5 }] },
-      { path: "status.ready", changes: 1, objects: 1, routed: 1, unrouted: 0, writers: [{ writer: "operator", changes: 1 }] },
-    ]);
-    // Changes over time: 40 slices of 1.25 s, each (start, end]; the routed change at 31 s is in slice 24, the
-    // addresses at 1 … 5 s in slices 0, 1, 2 and (4 s and 5 s both) 3.
-    const slices = (path: string) => fields.find((f) => f.path === path)!.sparkline;
-    expect(
-      slices("status.ready")
-        .map((n, i) => [i, n])
-        .filter(([, n]) => n > 0),
-    ).toEqual([[24, 1]]);
-    expect(slices("status.addresses").slice(0, 5)).toEqual([1, 1, 1, 2, 0]);
-    expect(slices("status.addresses").reduce((a, b) => a + b, 0)).toBe(5);
-    expect(slices("status.message").reduce((a, b) => a + b, 0)).toBe(30);
-  });
-
-  it("returns one object's writes in order and the projection in force before a range", () => {
-    const store = fixture();
-    const writes = store.writesOf(key("busy"), 29_000, 40_000, 100);
-    expect(writes.map((w) => [w.tsMs, w.cls])).toEqual([
-      [30_000, "unrouted"],
-      [31_000, "routed"],
-    ]);
-    expect(writes[1].changes).toEqual([{ path: "status.ready", before: 1, after: 2 }]);
-    expect(store.projectionBefore(key("busy"), 50_000)).toEqual({ online: "true" });
-    expect(store.projectionBefore(key("busy"), 500)).toBeUndefined();
-    expect(store.writesOf(key("missing"), 0, 1e9, 10)).toEqual([]);
-  });
-});
-
-describe("lanes", () => {
-  it("draws each object's projection changes and routed writes per column from what was written, quiet and unknown objects too", () => {
-    const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-lanes-")), "t.sqlite"));
-    const [fromMs, toMs, columns] = [10_000, 110_000, 20];
-    // Each object's writes, as planned here: classes that can and cannot move the projection, flips, repeats, two in one column.
-    const planned = new Map<string, StoredWrite[]>();
-    for (let o = 0; o < 6; o++) {
-      const writes: StoredWrite[] = [];
-      let online = "false";
-      for (let i = 0; i < 40; i++) {
-        const tsMs = 5_000 + o * 97 + i * 2_900;
-        const cls = (["routed", "unrouted", "no-op", "routed", "create", "unknown"] as const)[(i + o) % 6];
-        // a write that cannot move the projection carries the one it had; a routed one flips it, except every seventh
-        if (cls === "routed" && i % 7 !== 0) online = online === "true" ? "false" : "true";
-        writes.push(write(tsMs, cls, "operator", ["status.x"], { online }));
-      }
-      planned.set(`o${o}`, writes);
-    }
-    store.batch(() => {
-      for (const [name, writes] of planned) for (const w of writes) store.record(key(name), w);
-      store.recordFirstSeen(key("listed"), 1_000, { online: "true" });
-    });
-    const names = [...planned.keys(), "listed", "never-seen"];
-    const lanes = store.lanes(
-      names.map((n) => key(n)),
-      fromMs,
-      toMs,
-      columns,
-    );
-    const range = { startMs: fromMs, endMs: toMs };
-    names.forEach((name, i) => {
-      const writes = (planned.get(name) ?? []).filter((w) => w.cls !== "unrouted" && w.cls !== "no-op");
-      const inRange = writes.filter((w) => w.tsMs > fromMs && w.tsMs <= toMs);
-      // Routed writes per column, counted here from the plan.
-      const transitions = new Map<number, number>();
-      for (const w of inRange.filter((w) => w.cls === "routed"))
-        transitions.set(columnOf(w.tsMs, range, columns), (transitions.get(columnOf(w.tsMs, range, columns)) ?? 0) + 1);
-      expect(lanes[i].transitions, name).toEqual([...transitions.entries()]);
-      // The projection the range began with, and each write in it whose projection differs from the one before it.
-      // (every write carries the projection it left, a write that cannot move it too)
-      const initial = name === "listed" ? { online: "true" } : (planned.get(name) ?? []).filter((w) => w.tsMs <= fromMs).at(-1)?.projection;
-      let before = initial === undefined ? undefined : JSON.stringify(initial);
-      const changes = inRange.flatMap((w) => {
-        const text = JSON.stringify(w.projection);
-        const changed = text !== before;
-        before = text;
-        return changed ? [{ tsMs: w.tsMs, projection: text }] : [];
-      });
-      const expected = buildTimeline({ counts: [], lanes: [], changes, initial: initial && JSON.stringify(initial) }, range, columns).segments;
-      expect(lanes[i].segments, name).toEqual(expected);
-    });
-    expect(lanes.slice(0, 6).every((l) => l.segments.length > 3 && l.transitions.length > 3)).toBe(true);
-  });
-});
-
-describe("daily rollups in the Objects ranking", () => {
-  const DAY = 86_400_000;
-  const HOUR = 3_600_000;
-  const D0 = Date.UTC(2026, 8, 1); // long over, so its days are rolled up when a ranking needs them
-  const classes: StoredWrite["cls"][] = ["unrouted", "routed", "no-op", "create", "unknown"];
-  // Deterministic writes over 6 days, some exactly on day boundaries (day k holds (k·24 h, (k+1)·24 h]).
-  const planned = Array.from({ length: 3_000 }, (_, i) => ({
-    name: `o${(i * 7) % 23}`,
-    kind: i % 4 === 0 ? "Lease" : "Connector",
-    tsMs: i % 97 === 0 ? D0 + (i % 6) * DAY : D0 + ((i * 7_919_113) % (6 * DAY)),
-    cls: classes[i % classes.length],
-    heartbeat: i % 11 === 0,
-    writer: `w${i % 3}`,
-    path: `status.p${i % 4}`,
-  }));
-
-  function build() {
-    const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-rollups-")), "t.sqlite"));
-    store.batch(() => {
-      for (const w of planned) store.record(key(w.name, w.kind), { ...write(w.tsMs, w.cls, w.writer, [w.path]), heartbeat: w.heartbeat });
+describe.each(storeEngines())("the store on %s", (_name, engine) => {
+  async function fixture(): Promise<WriteStore> {
+    const store = await engine.writeStore();
+    await store.batch(async () => {
+      for (let i = 1; i <= 30; i++) await store.record(key("busy"), write(i * 1000, "unrouted", "operator", ["status.message"]));
+      await store.record(key("busy"), write(31_000, "routed", "operator", ["status.ready"], { online: "true" }));
+      for (let i = 1; i <= 5; i++) await store.record(key("quiet"), write(i * 1000, "unrouted", "agent", ["status.addresses"]));
+      await store.record(key("lease", "Lease"), write(2000, "create", "operator", []));
+      await store.record(key("busy"), write(99_000, "unrouted", "operator", ["status.message"]));
     });
     return store;
   }
 
-  /** The ranking's numbers computed here from the plan, not from the store. */
-  function expected(fromMs: number, toMs: number, kind?: string) {
-    type Row = {
-      writes: number;
-      routed: number;
-      noop: number;
-      unknown: number;
-      heartbeat: number;
-      writers: Record<string, number>;
-      fields: Record<string, number>;
-      spark: number[];
-    };
-    const byObject = new Map<string, Row>();
-    for (const w of planned) {
-      if (w.tsMs <= fromMs || w.tsMs > toMs || (kind && w.kind !== kind)) continue;
-      const row: Row = byObject.get(`${w.kind}/${w.name}`) ?? {
-        writes: 0,
-        routed: 0,
-        noop: 0,
-        unknown: 0,
-        heartbeat: 0,
-        writers: {},
-        fields: {},
-        spark: new Array<number>(40).fill(0),
-      };
-      row.writes++;
-      row.writers[w.writer] = (row.writers[w.writer] ?? 0) + 1;
-      row.fields[w.path] = (row.fields[w.path] ?? 0) + 1;
-      row.spark[Math.min(39, Math.floor(((w.tsMs - fromMs - 1) * 40) / (toMs - fromMs)))]++;
-      if (w.cls === "routed") row.routed++;
-      if (w.cls === "no-op") row.noop++;
-      if (w.cls === "unknown") row.unknown++;
-      if (w.heartbeat) row.heartbeat++;
-      byObject.set(`${w.kind}/${w.name}`, row);
-    }
-    return byObject;
-  }
-
-  /** `exactSpark`: the range's sparkline buckets fall on hour boundaries, where rolled-up hours are exact. */
-  function check(store: WriteStore, fromMs: number, toMs: number, kind?: string, exactSpark = false) {
-    const { total, rows } = store.objects({ fromMs, toMs, kind }, 100, 0);
-    const truth = expected(fromMs, toMs, kind);
-    expect(total).toBe(truth.size);
-    for (const r of rows) {
-      const t = truth.get(`${r.kind}/${r.name}`)!;
-      expect({ writes: r.writes, routed: r.routed, noop: r.noop, unknown: r.unknown, heartbeat: r.heartbeat }, `${r.kind}/${r.name}`).toEqual({
-        writes: t.writes,
-        routed: t.routed,
-        noop: t.noop,
-        unknown: t.unknown,
-        heartbeat: t.heartbeat,
+  describe("WriteStore", () => {
+    it("ranks objects by writes in (from, to] with class counts, wasted ratio, top fields, writers and a sparkline", async () => {
+      const { total, rows } = await (await fixture()).objects({ fromMs: 0, toMs: 50_000 }, 10, 0);
+      expect(total).toBe(3);
+      expect(rows.map((r) => r.name)).toEqual(["busy", "quiet", "lease"]);
+      expect(rows[0]).toMatchObject({
+        writes: 31,
+        routed: 1,
+        unrouted: 30,
+        create: 0,
+        topFields: [
+          { path: "status.message", changes: 30 },
+          { path: "status.ready", changes: 1 },
+        ],
+        writers: [{ writer: "operator", writes: 31 }],
       });
-      expect(Object.fromEntries(r.writers.map((w) => [w.writer, w.writes]))).toEqual(t.writers);
-      const top = Object.entries(t.fields)
-        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
-        .slice(0, 3);
-      expect(r.topFields.map((f) => [f.path, f.changes])).toEqual(top);
-      expect(r.sparkline.reduce((a, b) => a + b, 0)).toBe(t.writes);
-      if (exactSpark) expect(r.sparkline).toEqual(t.spark);
-    }
-  }
-
-  it("answers exactly what the writes say, before, while and after days are rolled up, for aligned and unaligned ranges, with filters", () => {
-    const store = build();
-    const rolled = () => (store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n;
-    // Quarter hours: 120 are a day and 6 hours, 168 more make 3 days.
-    const slices = { "none rolled up": 0, "the latest day and 6 hours of the next": 120, "the latest 3 days": 168, "all rolled up": Infinity };
-    const days = { "none rolled up": 0, "the latest day and 6 hours of the next": 1, "the latest 3 days": 3, "all rolled up": 7 };
-    for (const stage of Object.keys(slices) as (keyof typeof slices)[]) {
-      store.rollPending(D0 + 30 * DAY, slices[stage]);
-      expect(rolled(), stage).toBe(days[stage]);
-      check(store, D0, D0 + 5 * DAY, undefined, true); // 120 h in 40 buckets of 3 h
-      check(store, D0, D0 + 6 * DAY);
-      check(store, D0 - 5, D0 + 6 * DAY + 5);
-      check(store, D0 + 3_600_000, D0 + 4 * DAY + 7_200_000);
-      check(store, D0 + DAY, D0 + 2 * DAY, "Lease");
-      check(store, D0 + 1_000, D0 + 2_000); // inside one day
-      check(store, D0 + 5 * HOUR + 1_017_000, D0 + 4 * DAY + 3 * HOUR + 5_000); // edges inside hours
-      check(store, D0 + 2 * DAY + HOUR + 7, D0 + 2 * DAY + 23 * HOUR - 9); // most of one day, less both ends
-      check(store, D0 + 20 * HOUR, D0 + DAY + 2 * HOUR + 1); // a few hours either side of midnight
-    }
-  });
-
-  it("reads whole days, and an edge day as the day less its hours outside or as its hours inside, from the rollups; only part hours from the writes", () => {
-    const store = build();
-    store.rollPending(D0 + 30 * DAY);
-    const day0 = D0 / DAY;
-    const plan = new DayRollups(store.db).plan(D0 + 5 * HOUR + 17, D0 + 4 * DAY + 3 * HOUR + 5, D0 + 30 * DAY);
-    // The first day is mostly inside: the day less its first 6 hours, plus the part of hour 5 inside.
-    expect(plan).toEqual({
-      rolled: [[day0, day0 + 3]],
-      hours: [[(day0 + 4) * 24, (day0 + 4) * 24 + 2]],
-      minusHours: [[day0 * 24, day0 * 24 + 5]],
-      raw: [
-        [D0 + 5 * HOUR + 17, D0 + 6 * HOUR],
-        [D0 + 4 * DAY + 3 * HOUR, D0 + 4 * DAY + 3 * HOUR + 5],
-      ],
-      wholeHours: [[day0 * 24 + 6, (day0 + 4) * 24 + 2]],
+      expect(rows[0].wastedRatio).toBeCloseTo(30 / 31, 12);
+      expect(rows[0].sparkline.reduce((a, b) => a + b, 0)).toBe(31);
+      expect(rows[0].sparkline.length).toBe(40);
     });
-    // A day rolled up in part: its first hours from the rollups, the rest from the writes.
-    store.record(key("o1", "Connector"), write(D0 + 2 * DAY + 5, "routed", "late", ["status.late"]));
-    store.rollPending(D0 + 30 * DAY, 4 * 4 + 2); // 4 hours and half of the fifth, which is read from the writes
-    const partDay = [(day0 + 2) * 24, (day0 + 2) * 24 + 3];
-    expect(new DayRollups(store.db).plan(D0 + 2 * DAY, D0 + 3 * DAY, D0 + 30 * DAY)).toEqual({
-      rolled: [],
-      hours: [partDay],
-      minusHours: [],
-      raw: [[D0 + 2 * DAY + 4 * HOUR, D0 + 3 * DAY]],
-      wholeHours: [partDay],
+
+    it("sorts by any count or by name; hiding heartbeats leaves heartbeat-only objects out (counted) and ranks by the other writes", async () => {
+      const store = await fixture();
+      await store.batch(async () => {
+        for (let i = 1; i <= 40; i++)
+          await store.record(key("renewed", "Lease"), { ...write(i * 1000, "unrouted", "kubelet", ["spec.renewTime"]), heartbeat: true });
+        for (let i = 1; i <= 50; i++)
+          await store.record(key("flapping", "Lease"), { ...write(i * 900, "unrouted", "kubelet", ["spec.renewTime"]), heartbeat: true });
+        for (let i = 1; i <= 3; i++) await store.record(key("flapping", "Lease"), write(i * 900 + 1, "unrouted", "agent", ["spec.acquireTime"]));
+      });
+      const range = { fromMs: 0, toMs: 50_000 };
+      const names = async (options: Parameters<WriteStore["objects"]>[3]) => (await store.objects(range, 10, 0, options)).rows.map((r) => r.name);
+      expect(await names({})).toEqual(["flapping", "renewed", "busy", "quiet", "lease"]);
+      expect(await names({ sort: "routed" })).toEqual(["busy", "flapping", "renewed", "quiet", "lease"]);
+      expect((await names({ sort: "create" }))[0]).toBe("lease");
+      expect(await names({ sort: "name" })).toEqual(["busy", "flapping", "lease", "quiet", "renewed"]);
+      // Wasted: (no-op + unrouted) ÷ writes: flapping, renewed and quiet 100 % (most writes first), busy 30 of 31, lease 0.
+      expect(await names({ sort: "wasted" })).toEqual(["flapping", "renewed", "quiet", "busy", "lease"]);
+      // Heartbeats hidden: renewed is gone (counted), flapping ranks by its 3 other writes.
+      const hidden = await store.objects(range, 10, 0, { hideHeartbeats: true });
+      expect(hidden.rows.map((r) => r.name)).toEqual(["busy", "quiet", "flapping", "lease"]);
+      expect([hidden.total, hidden.heartbeatOnly]).toEqual([4, { objects: 1, writes: 40 }]);
+      expect(hidden.rows.find((r) => r.name === "flapping")).toMatchObject({ writes: 53, heartbeat: 50 });
+    });
+
+    it("filters by kind and class, and pages", async () => {
+      const store = await fixture();
+      expect((await store.objects({ fromMs: 0, toMs: 50_000, kind: "Lease" }, 10, 0)).rows.map((r) => r.name)).toEqual(["lease"]);
+      expect((await store.objects({ fromMs: 0, toMs: 50_000, cls: "routed" }, 10, 0)).rows.map((r) => r.name)).toEqual(["busy"]);
+      const page2 = await store.objects({ fromMs: 0, toMs: 50_000 }, 2, 2);
+      expect(page2).toMatchObject({ total: 3, rows: [{ name: "lease" }] });
+      expect(await store.kinds()).toEqual([
+        { cluster: "milo", group: "coordination.k8s.io", kind: "Lease" },
+        { cluster: "milo", group: "networking.datumapis.com", kind: "Connector" },
+      ]);
+    });
+
+    it("ranks changed fields across objects with their writers", async () => {
+      const fields = await (await fixture()).fields({ fromMs: 0, toMs: 50_000 }, 10);
+      expect(fields.map(({ sparkline: _, ...row }) => row)).toEqual([
+        { path: "status.message", changes: 30, objects: 1, routed: 0, unrouted: 30, writers: [{ writer: "operator", changes: 30 }] },
+        { path: "status.addresses", changes: 5, objects: 1, routed: 0, unrouted: 5, writers: [{ writer: "agent", changes: 5 }] },
+        { path: "status.ready", changes: 1, objects: 1, routed: 1, unrouted: 0, writers: [{ writer: "operator", changes: 1 }] },
+      ]);
+      // Changes over time: 40 slices of 1.25 s, each (start, end]; the routed change at 31 s is in slice 24, the
+      // addresses at 1 … 5 s in slices 0, 1, 2 and (4 s and 5 s both) 3.
+      const slices = (path: string) => fields.find((f) => f.path === path)!.sparkline;
+      expect(
+        slices("status.ready")
+          .map((n, i) => [i, n])
+          .filter(([, n]) => n > 0),
+      ).toEqual([[24, 1]]);
+      expect(slices("status.addresses").slice(0, 5)).toEqual([1, 1, 1, 2, 0]);
+      expect(slices("status.addresses").reduce((a, b) => a + b, 0)).toBe(5);
+      expect(slices("status.message").reduce((a, b) => a + b, 0)).toBe(30);
+    });
+
+    it("returns one object's writes in order and the projection in force before a range", async () => {
+      const store = await fixture();
+      const writes = await store.writesOf(key("busy"), 29_000, 40_000, 100);
+      expect(writes.map((w) => [w.tsMs, w.cls])).toEqual([
+        [30_000, "unrouted"],
+        [31_000, "routed"],
+      ]);
+      expect(writes[1].changes).toEqual([{ path: "status.ready", before: 1, after: 2 }]);
+      expect(await store.projectionBefore(key("busy"), 50_000)).toEqual({ online: "true" });
+      expect(await store.projectionBefore(key("busy"), 500)).toBeUndefined();
+      expect(await store.writesOf(key("missing"), 0, 1e9, 10)).toEqual([]);
     });
   });
 
-  it("a write into a rolled-up day drops its rollup, and the ranking counts the write", () => {
-    const store = build();
-    store.rollPending(D0 + 30 * DAY);
-    const late = { name: "o1", kind: "Connector", tsMs: D0 + 2 * DAY + 123, cls: "no-op" as const, heartbeat: false, writer: "late", path: "status.late" };
-    store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
-    planned.push(late);
-    try {
-      check(store, D0, D0 + 6 * DAY);
-    } finally {
-      planned.pop();
-    }
+  describe("lanes", () => {
+    it("draws each object's projection changes and routed writes per column from what was written, quiet and unknown objects too", async () => {
+      const store = await engine.writeStore();
+      const [fromMs, toMs, columns] = [10_000, 110_000, 20];
+      // Each object's writes, as planned here: classes that can and cannot move the projection, flips, repeats, two in one column.
+      const planned = new Map<string, StoredWrite[]>();
+      for (let o = 0; o < 6; o++) {
+        const writes: StoredWrite[] = [];
+        let online = "false";
+        for (let i = 0; i < 40; i++) {
+          const tsMs = 5_000 + o * 97 + i * 2_900;
+          const cls = (["routed", "unrouted", "no-op", "routed", "create", "unknown"] as const)[(i + o) % 6];
+          // a write that cannot move the projection carries the one it had; a routed one flips it, except every seventh
+          if (cls === "routed" && i % 7 !== 0) online = online === "true" ? "false" : "true";
+          writes.push(write(tsMs, cls, "operator", ["status.x"], { online }));
+        }
+        planned.set(`o${o}`, writes);
+      }
+      await store.batch(async () => {
+        for (const [name, writes] of planned) for (const w of writes) await store.record(key(name), w);
+        await store.recordFirstSeen(key("listed"), 1_000, { online: "true" });
+      });
+      const names = [...planned.keys(), "listed", "never-seen"];
+      const lanes = await store.lanes(
+        names.map((n) => key(n)),
+        fromMs,
+        toMs,
+        columns,
+      );
+      const range = { startMs: fromMs, endMs: toMs };
+      names.forEach((name, i) => {
+        const writes = (planned.get(name) ?? []).filter((w) => w.cls !== "unrouted" && w.cls !== "no-op");
+        const inRange = writes.filter((w) => w.tsMs > fromMs && w.tsMs <= toMs);
+        // Routed writes per column, counted here from the plan.
+        const transitions = new Map<number, number>();
+        for (const w of inRange.filter((w) => w.cls === "routed"))
+          transitions.set(columnOf(w.tsMs, range, columns), (transitions.get(columnOf(w.tsMs, range, columns)) ?? 0) + 1);
+        expect(lanes[i].transitions, name).toEqual([...transitions.entries()]);
+        // The projection the range began with, and each write in it whose projection differs from the one before it.
+        // (every write carries the projection it left, a write that cannot move it too)
+        const initial = name === "listed" ? { online: "true" } : (planned.get(name) ?? []).filter((w) => w.tsMs <= fromMs).at(-1)?.projection;
+        let before = initial === undefined ? undefined : JSON.stringify(initial);
+        const changes = inRange.flatMap((w) => {
+          const text = JSON.stringify(w.projection);
+          const changed = text !== before;
+          before = text;
+          return changed ? [{ tsMs: w.tsMs, projection: text }] : [];
+        });
+        const expected = buildTimeline({ counts: [], lanes: [], changes, initial: initial && JSON.stringify(initial) }, range, columns).segments;
+        expect(lanes[i].segments, name).toEqual(expected);
+      });
+      expect(lanes.slice(0, 6).every((l) => l.segments.length > 3 && l.transitions.length > 3)).toBe(true);
+    });
   });
 
-  it("a write into a day rolled up only in part drops that part, and the day is rolled up again from the start", () => {
-    const store = build();
-    store.rollPending(D0 + 30 * DAY, 30 * 4); // the latest day, and the first 6 hours of the day before it
-    const partDay = D0 / DAY + 4; // day k holds (k·24 h, (k+1)·24 h]: the plan's last day is D0 / DAY + 5
-    expect(store.db.prepare("SELECT day, slices FROM rank_days_progress").all()).toEqual([{ day: partDay, slices: 24 }]);
-    const late = {
-      name: "o2",
-      kind: "Connector",
-      tsMs: partDay * DAY + 2 * 3_600_000 + 5,
-      cls: "routed" as const,
-      heartbeat: false,
-      writer: "late",
-      path: "status.late",
-    };
-    store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
-    expect(store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_progress").get()).toEqual({ n: 0 });
-    planned.push(late);
-    try {
-      store.rollPending(D0 + 30 * DAY);
-      check(store, D0, D0 + 6 * DAY);
-    } finally {
-      planned.pop();
-    }
-  });
+  describe("daily rollups in the Objects ranking", () => {
+    const DAY = 86_400_000;
+    const HOUR = 3_600_000;
+    const D0 = Date.UTC(2026, 8, 1); // long over, so its days are rolled up when a ranking needs them
+    const classes: StoredWrite["cls"][] = ["unrouted", "routed", "no-op", "create", "unknown"];
+    // Deterministic writes over 6 days, some exactly on day boundaries (day k holds (k·24 h, (k+1)·24 h]).
+    const planned = Array.from({ length: 3_000 }, (_, i) => ({
+      name: `o${(i * 7) % 23}`,
+      kind: i % 4 === 0 ? "Lease" : "Connector",
+      tsMs: i % 97 === 0 ? D0 + (i % 6) * DAY : D0 + ((i * 7_919_113) % (6 * DAY)),
+      cls: classes[i % classes.length],
+      heartbeat: i % 11 === 0,
+      writer: `w${i % 3}`,
+      path: `status.p${i % 4}`,
+    }));
 
-  /** Other work on the event loop, a turn at a time: how many turns it got. */
-  function otherWork() {
-    let running = true;
-    let turns = 0;
-    const turn = () => {
-      if (!running) return;
-      turns++;
+    async function build() {
+      const store = await engine.writeStore();
+      await store.batch(async () => {
+        for (const w of planned) await store.record(key(w.name, w.kind), { ...write(w.tsMs, w.cls, w.writer, [w.path]), heartbeat: w.heartbeat });
+      });
+      return store;
+    }
+
+    /** The ranking's numbers computed here from the plan, not from the store. */
+    function expected(fromMs: number, toMs: number, kind?: string) {
+      type Row = {
+        writes: number;
+        routed: number;
+        noop: number;
+        unknown: number;
+        heartbeat: number;
+        writers: Record<string, number>;
+        fields: Record<string, number>;
+        spark: number[];
+      };
+      const byObject = new Map<string, Row>();
+      for (const w of planned) {
+        if (w.tsMs <= fromMs || w.tsMs > toMs || (kind && w.kind !== kind)) continue;
+        const row: Row = byObject.get(`${w.kind}/${w.name}`) ?? {
+          writes: 0,
+          routed: 0,
+          noop: 0,
+          unknown: 0,
+          heartbeat: 0,
+          writers: {},
+          fields: {},
+          spark: new Array<number>(40).fill(0),
+        };
+        row.writes++;
+        row.writers[w.writer] = (row.writers[w.writer] ?? 0) + 1;
+        row.fields[w.path] = (row.fields[w.path] ?? 0) + 1;
+        row.spark[Math.min(39, Math.floor(((w.tsMs - fromMs - 1) * 40) / (toMs - fromMs)))]++;
+        if (w.cls === "routed") row.routed++;
+        if (w.cls === "no-op") row.noop++;
+        if (w.cls === "unknown") row.unknown++;
+        if (w.heartbeat) row.heartbeat++;
+        byObject.set(`${w.kind}/${w.name}`, row);
+      }
+      return byObject;
+    }
+
+    /** `exactSpark`: the range's sparkline buckets fall on hour boundaries, where rolled-up hours are exact. */
+    async function check(store: WriteStore, fromMs: number, toMs: number, kind?: string, exactSpark = false) {
+      const { total, rows } = await store.objects({ fromMs, toMs, kind }, 100, 0);
+      const truth = expected(fromMs, toMs, kind);
+      expect(total).toBe(truth.size);
+      for (const r of rows) {
+        const t = truth.get(`${r.kind}/${r.name}`)!;
+        expect({ writes: r.writes, routed: r.routed, noop: r.noop, unknown: r.unknown, heartbeat: r.heartbeat }, `${r.kind}/${r.name}`).toEqual({
+          writes: t.writes,
+          routed: t.routed,
+          noop: t.noop,
+          unknown: t.unknown,
+          heartbeat: t.heartbeat,
+        });
+        expect(Object.fromEntries(r.writers.map((w) => [w.writer, w.writes]))).toEqual(t.writers);
+        const top = Object.entries(t.fields)
+          .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+          .slice(0, 3);
+        expect(r.topFields.map((f) => [f.path, f.changes])).toEqual(top);
+        expect(r.sparkline.reduce((a, b) => a + b, 0)).toBe(t.writes);
+        if (exactSpark) expect(r.sparkline).toEqual(t.spark);
+      }
+    }
+
+    it("answers exactly what the writes say, before, while and after days are rolled up, for aligned and unaligned ranges, with filters", async () => {
+      const store = await build();
+      const rolled = () => countOf(store, "SELECT COUNT(*) AS n FROM rank_days_done");
+      // Quarter hours: 120 are a day and 6 hours, 168 more make 3 days.
+      const slices = { "none rolled up": 0, "the latest day and 6 hours of the next": 120, "the latest 3 days": 168, "all rolled up": Infinity };
+      const days = { "none rolled up": 0, "the latest day and 6 hours of the next": 1, "the latest 3 days": 3, "all rolled up": 7 };
+      for (const stage of Object.keys(slices) as (keyof typeof slices)[]) {
+        await store.rollPending(D0 + 30 * DAY, slices[stage]);
+        expect(await rolled(), stage).toBe(days[stage]);
+        await check(store, D0, D0 + 5 * DAY, undefined, true); // 120 h in 40 buckets of 3 h
+        await check(store, D0, D0 + 6 * DAY);
+        await check(store, D0 - 5, D0 + 6 * DAY + 5);
+        await check(store, D0 + 3_600_000, D0 + 4 * DAY + 7_200_000);
+        await check(store, D0 + DAY, D0 + 2 * DAY, "Lease");
+        await check(store, D0 + 1_000, D0 + 2_000); // inside one day
+        await check(store, D0 + 5 * HOUR + 1_017_000, D0 + 4 * DAY + 3 * HOUR + 5_000); // edges inside hours
+        await check(store, D0 + 2 * DAY + HOUR + 7, D0 + 2 * DAY + 23 * HOUR - 9); // most of one day, less both ends
+        await check(store, D0 + 20 * HOUR, D0 + DAY + 2 * HOUR + 1); // a few hours either side of midnight
+      }
+    });
+
+    it("reads whole days, and an edge day as the day less its hours outside or as its hours inside, from the rollups; only part hours from the writes", async () => {
+      const store = await build();
+      await store.rollPending(D0 + 30 * DAY);
+      const day0 = D0 / DAY;
+      const plan = await (await DayRollups.open(store.database)).plan(D0 + 5 * HOUR + 17, D0 + 4 * DAY + 3 * HOUR + 5, D0 + 30 * DAY);
+      // The first day is mostly inside: the day less its first 6 hours, plus the part of hour 5 inside.
+      expect(plan).toEqual({
+        rolled: [[day0, day0 + 3]],
+        hours: [[(day0 + 4) * 24, (day0 + 4) * 24 + 2]],
+        minusHours: [[day0 * 24, day0 * 24 + 5]],
+        raw: [
+          [D0 + 5 * HOUR + 17, D0 + 6 * HOUR],
+          [D0 + 4 * DAY + 3 * HOUR, D0 + 4 * DAY + 3 * HOUR + 5],
+        ],
+        wholeHours: [[day0 * 24 + 6, (day0 + 4) * 24 + 2]],
+      });
+      // A day rolled up in part: its first hours from the rollups, the rest from the writes.
+      await store.record(key("o1", "Connector"), write(D0 + 2 * DAY + 5, "routed", "late", ["status.late"]));
+      await store.rollPending(D0 + 30 * DAY, 4 * 4 + 2); // 4 hours and half of the fifth, which is read from the writes
+      const partDay = [(day0 + 2) * 24, (day0 + 2) * 24 + 3];
+      expect(await (await DayRollups.open(store.database)).plan(D0 + 2 * DAY, D0 + 3 * DAY, D0 + 30 * DAY)).toEqual({
+        rolled: [],
+        hours: [partDay],
+        minusHours: [],
+        raw: [[D0 + 2 * DAY + 4 * HOUR, D0 + 3 * DAY]],
+        wholeHours: [partDay],
+      });
+    });
+
+    it("a write into a rolled-up day drops its rollup, and the ranking counts the write", async () => {
+      const store = await build();
+      await store.rollPending(D0 + 30 * DAY);
+      const late = { name: "o1", kind: "Connector", tsMs: D0 + 2 * DAY + 123, cls: "no-op" as const, heartbeat: false, writer: "late", path: "status.late" };
+      await store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
+      planned.push(late);
+      try {
+        await check(store, D0, D0 + 6 * DAY);
+      } finally {
+        planned.pop();
+      }
+    });
+
+    it("a write into a day rolled up only in part drops that part, and the day is rolled up again from the start", async () => {
+      const store = await build();
+      await store.rollPending(D0 + 30 * DAY, 30 * 4); // the latest day, and the first 6 hours of the day before it
+      const partDay = D0 / DAY + 4; // day k holds (k·24 h, (k+1)·24 h]: the plan's last day is D0 / DAY + 5
+      expect(await store.database.sql().all("SELECT day, slices FROM rank_days_progress")).toEqual([{ day: partDay, slices: 24 }]);
+      const late = {
+        name: "o2",
+        kind: "Connector",
+        tsMs: partDay * DAY + 2 * 3_600_000 + 5,
+        cls: "routed" as const,
+        heartbeat: false,
+        writer: "late",
+        path: "status.late",
+      };
+      await store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
+      expect(await countOf(store, "SELECT COUNT(*) AS n FROM rank_days_progress")).toBe(0);
+      planned.push(late);
+      try {
+        await store.rollPending(D0 + 30 * DAY);
+        await check(store, D0, D0 + 6 * DAY);
+      } finally {
+        planned.pop();
+      }
+    });
+
+    /** Other work on the event loop, a turn at a time: how many turns it got. */
+    function otherWork() {
+      let running = true;
+      let turns = 0;
+      const turn = () => {
+        if (!running) return;
+        turns++;
+        setImmediate(turn);
+      };
       setImmediate(turn);
-    };
-    setImmediate(turn);
-    return {
-      turns: () => turns,
-      stop: () => {
-        running = false;
-        return turns;
-      },
-    };
-  }
-
-  it("rolls up as many quarter hours as asked, the latest day first, and no more than are pending", () => {
-    const store = build();
-    expect(store.rollPending(Date.now(), 20)).toBe(20);
-    expect(store.db.prepare("SELECT day, slices FROM rank_days_progress").all()).toEqual([{ day: D0 / DAY + 5, slices: 20 }]);
-    expect(store.rollPending(Date.now())).toBe(7 * 96 - 20);
-    check(store, D0, D0 + 6 * DAY);
-  });
-
-  it("keeps the rollups caught up by itself, with pauses between steps, until stopped", async () => {
-    const store = build();
-    const other = otherWork();
-    const errors: Error[] = [];
-    const done = () => (store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n;
-    const stop = store.keepRolledUp((error) => errors.push(error), { idleMs: 50 });
-    await vi.waitFor(() => expect(done()).toBe(7), { timeout: 30_000, interval: 20 });
-    // Other work ran between the 672 steps, and the ranking is exact.
-    expect(other.turns()).toBeGreaterThan(7 * 96);
-    check(store, D0, D0 + 6 * DAY);
-    // Writes two days on: the next look rolls up the day between and theirs.
-    planned.push({ name: "o1", kind: "Connector", tsMs: D0 + 8 * DAY + 1, cls: "routed", heartbeat: false, writer: "w0", path: "status.p0" });
-    try {
-      store.record(key("o1"), write(D0 + 8 * DAY + 1, "routed", "w0", ["status.p0"]));
-      await vi.waitFor(() => expect(done()).toBe(9), { timeout: 30_000, interval: 20 });
-      check(store, D0, D0 + 9 * DAY);
-      // Stopped, it rolls nothing more.
-      stop();
-      store.record(key("o1"), write(D0 + 10 * DAY + 1, "routed", "w0", ["status.p0"]));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(done()).toBe(9);
-    } finally {
-      planned.pop();
-      other.stop();
+      return {
+        turns: () => turns,
+        stop: () => {
+          running = false;
+          return turns;
+        },
+      };
     }
-    expect(errors).toEqual([]);
-  });
 
-  it("rolls up today's quarter hours a minute after they end; a late write into one drops the day's rollups, one after them does not", () => {
-    const store = build();
-    const today = D0 / DAY + 3;
-    const nowMs = D0 + 3 * DAY + 10 * HOUR + 5 * 60_000; // 10:05: the quarter hour to 10:00 ended 5 minutes ago
-    const progress = () => store.db.prepare("SELECT day, slices FROM rank_days_progress").all();
-    // At 10:00:30 the quarter hour to 10:00 is not yet a minute over: 39 of today's quarters, to 09:45.
-    store.rollPending(D0 + 3 * DAY + 10 * HOUR + 30_000);
-    expect(progress()).toEqual([{ day: today, slices: 39 }]);
-    store.rollPending(nowMs);
-    expect(progress()).toEqual([{ day: today, slices: 40 }]);
-    expect(new DayRollups(store.db).plan(D0 + 3 * DAY, nowMs, nowMs)).toEqual({
-      rolled: [],
-      hours: [[today * 24, today * 24 + 9]],
-      minusHours: [],
-      raw: [[D0 + 3 * DAY + 10 * HOUR, nowMs]],
-      wholeHours: [[today * 24, today * 24 + 9]],
+    it("rolls up as many quarter hours as asked, the latest day first, and no more than are pending", async () => {
+      const store = await build();
+      expect(await store.rollPending(Date.now(), 20)).toBe(20);
+      expect(await store.database.sql().all("SELECT day, slices FROM rank_days_progress")).toEqual([{ day: D0 / DAY + 5, slices: 20 }]);
+      expect(await store.rollPending(Date.now())).toBe(7 * 96 - 20);
+      await check(store, D0, D0 + 6 * DAY);
     });
-    check(store, D0 + 3 * DAY, nowMs);
 
-    const after = {
-      name: "o3",
-      kind: "Connector",
-      tsMs: D0 + 3 * DAY + 10 * HOUR + 60_000,
-      cls: "routed" as const,
-      heartbeat: false,
-      writer: "now",
-      path: "status.now",
-    };
-    const late = { name: "o4", kind: "Lease", tsMs: D0 + 3 * DAY + 2 * HOUR + 7, cls: "no-op" as const, heartbeat: false, writer: "late", path: "status.late" };
-    store.record(key(after.name, after.kind), write(after.tsMs, after.cls, after.writer, [after.path]));
-    expect(progress()).toEqual([{ day: today, slices: 40 }]);
-    store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
-    expect(progress()).toEqual([]);
-    planned.push(after, late);
-    try {
-      check(store, D0 + 3 * DAY, nowMs);
-      store.rollPending(nowMs);
-      check(store, D0 + 3 * DAY, nowMs);
-    } finally {
-      planned.splice(-2);
-    }
-  });
+    it("keeps the rollups caught up by itself, with pauses between steps, until stopped", async () => {
+      const store = await build();
+      const other = otherWork();
+      const errors: Error[] = [];
+      const done = () => countOf(store, "SELECT COUNT(*) AS n FROM rank_days_done");
+      const stop = store.keepRolledUp((error) => errors.push(error), { idleMs: 50 });
+      await vi.waitFor(async () => expect(await done()).toBe(7), { timeout: 30_000, interval: 20 });
+      // Other work ran between the 672 steps, and the ranking is exact.
+      expect(other.turns()).toBeGreaterThan(7 * 96);
+      await check(store, D0, D0 + 6 * DAY);
+      // Writes two days on: the next look rolls up the day between and theirs.
+      planned.push({ name: "o1", kind: "Connector", tsMs: D0 + 8 * DAY + 1, cls: "routed", heartbeat: false, writer: "w0", path: "status.p0" });
+      try {
+        await store.record(key("o1"), write(D0 + 8 * DAY + 1, "routed", "w0", ["status.p0"]));
+        await vi.waitFor(async () => expect(await done()).toBe(9), { timeout: 30_000, interval: 20 });
+        await check(store, D0, D0 + 9 * DAY);
+        // Stopped, it rolls nothing more.
+        stop();
+        await store.record(key("o1"), write(D0 + 10 * DAY + 1, "routed", "w0", ["status.p0"]));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        expect(await done()).toBe(9);
+      } finally {
+        planned.pop();
+        other.stop();
+      }
+      expect(errors).toEqual([]);
+    }, 60_000);
 
-  it("retention drops the rollups of pruned days, and rollPending rolls every day that is over", () => {
-    const store = build();
-    store.rollPending(D0 + 30 * DAY);
-    expect((store.db.prepare("SELECT COUNT(*) AS n FROM rank_days_done").get() as { n: number }).n).toBe(7);
-    store.prune(D0 + 3 * DAY);
-    const kept = planned.filter((w) => w.tsMs >= D0 + 3 * DAY);
-    const { total } = store.objects({ fromMs: D0 - DAY, toMs: D0 + 7 * DAY }, 100, 0);
-    expect(total).toBe(new Set(kept.map((w) => `${w.kind}/${w.name}`)).size);
-    const writes = store.objects({ fromMs: D0 - DAY, toMs: D0 + 7 * DAY }, 100, 0).rows.reduce((sum, r) => sum + r.writes, 0);
-    expect(writes).toBe(kept.length);
+    it("rolls up today's quarter hours a minute after they end; a late write into one drops the day's rollups, one after them does not", async () => {
+      const store = await build();
+      const today = D0 / DAY + 3;
+      const nowMs = D0 + 3 * DAY + 10 * HOUR + 5 * 60_000; // 10:05: the quarter hour to 10:00 ended 5 minutes ago
+      const progress = () => store.database.sql().all("SELECT day, slices FROM rank_days_progress ORDER BY day");
+      // At 10:00:30 the quarter hour to 10:00 is not yet a minute over: 39 of today's quarters, to 09:45.
+      await store.rollPending(D0 + 3 * DAY + 10 * HOUR + 30_000);
+      expect(await progress()).toEqual([{ day: today, slices: 39 }]);
+      await store.rollPending(nowMs);
+      expect(await progress()).toEqual([{ day: today, slices: 40 }]);
+      expect(await (await DayRollups.open(store.database)).plan(D0 + 3 * DAY, nowMs, nowMs)).toEqual({
+        rolled: [],
+        hours: [[today * 24, today * 24 + 9]],
+        minusHours: [],
+        raw: [[D0 + 3 * DAY + 10 * HOUR, nowMs]],
+        wholeHours: [[today * 24, today * 24 + 9]],
+      });
+      await check(store, D0 + 3 * DAY, nowMs);
+
+      const after = {
+        name: "o3",
+        kind: "Connector",
+        tsMs: D0 + 3 * DAY + 10 * HOUR + 60_000,
+        cls: "routed" as const,
+        heartbeat: false,
+        writer: "now",
+        path: "status.now",
+      };
+      const late = {
+        name: "o4",
+        kind: "Lease",
+        tsMs: D0 + 3 * DAY + 2 * HOUR + 7,
+        cls: "no-op" as const,
+        heartbeat: false,
+        writer: "late",
+        path: "status.late",
+      };
+      await store.record(key(after.name, after.kind), write(after.tsMs, after.cls, after.writer, [after.path]));
+      expect(await progress()).toEqual([{ day: today, slices: 40 }]);
+      await store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
+      expect(await progress()).toEqual([]);
+      planned.push(after, late);
+      try {
+        await check(store, D0 + 3 * DAY, nowMs);
+        await store.rollPending(nowMs);
+        await check(store, D0 + 3 * DAY, nowMs);
+      } finally {
+        planned.splice(-2);
+      }
+    });
+
+    it("retention drops the rollups of pruned days, and rollPending rolls every day that is over", async () => {
+      const store = await build();
+      await store.rollPending(D0 + 30 * DAY);
+      expect(await countOf(store, "SELECT COUNT(*) AS n FROM rank_days_done")).toBe(7);
+      await store.prune(D0 + 3 * DAY);
+      const kept = planned.filter((w) => w.tsMs >= D0 + 3 * DAY);
+      const { total } = await store.objects({ fromMs: D0 - DAY, toMs: D0 + 7 * DAY }, 100, 0);
+      expect(total).toBe(new Set(kept.map((w) => `${w.kind}/${w.name}`)).size);
+      const writes = (await store.objects({ fromMs: D0 - DAY, toMs: D0 + 7 * DAY }, 100, 0)).rows.reduce((sum, r) => sum + r.writes, 0);
+      expect(writes).toBe(kept.length);
+    });
   });
 });

@@ -1,80 +1,94 @@
-/** The version chain on a real SQLite store: read through, bounded, saved once per batch, forgotten when a batch fails. */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+/** The version chain on both store engines: read through, bounded, saved once per batch, forgotten when a batch fails, batches in turn. */
 import { describe, expect, it } from "vitest";
-import { WriteStore } from "@/lib/store/store";
 import { keptBody, VersionChain } from "@/lib/store/version-chain";
 import type { ObjectKey } from "@/lib/wire/objects";
+import { storeEngines } from "../../helpers/store-engines";
 
 const key = (name: string): ObjectKey => ({ cluster: "c", group: "g", kind: "K", namespace: "ns", name });
 
-function setup(capacity: number) {
-  const store = new WriteStore(join(mkdtempSync(join(tmpdir(), "churnscope-chain-")), "t.sqlite"));
-  const reads: string[] = [];
-  const chain = new VersionChain<string>({
-    read: (k) => {
-      reads.push(k.name);
-      return store.latest(k)?.resourceVersion;
-    },
-    write: (k, rv) => store.setLatest(k, rv, "{}"),
-    weigh: (rv) => rv.length,
-    capacity,
-  });
-  return { store, chain, reads };
-}
+describe.each(storeEngines())("VersionChain on %s", (_name, engine) => {
+  async function setup(capacity: number) {
+    const store = await engine.writeStore();
+    const reads: string[] = [];
+    const chain = new VersionChain<string>({
+      read: async (k) => {
+        reads.push(k.name);
+        return (await store.latest(k))?.resourceVersion;
+      },
+      write: (k, rv) => store.setLatest(k, rv, "{}"),
+      weigh: (rv) => rv.length,
+      capacity,
+    });
+    return { store, chain, reads };
+  }
 
-describe("VersionChain", () => {
-  it("saves each object's last version once, when the batch's transaction ends", () => {
-    const { store, chain } = setup(100);
-    chain.batch(store, () => {
+  it("saves each object's last version once, when the batch's transaction ends", async () => {
+    const { store, chain } = await setup(100);
+    await chain.batch(store, async () => {
       chain.set(key("a"), "1");
       chain.set(key("a"), "2");
-      expect(store.latest(key("a"))).toBeUndefined();
+      expect(await store.latest(key("a"))).toBeUndefined();
     });
-    expect(store.latest(key("a"))?.resourceVersion).toBe("2");
+    expect((await store.latest(key("a")))?.resourceVersion).toBe("2");
   });
 
-  it("reads a miss from the store, and keeps what it read", () => {
-    const { store, chain, reads } = setup(100);
-    store.setLatest(key("b"), "7", "{}");
-    expect(chain.get(key("b"))).toBe("7");
-    expect(chain.get(key("b"))).toBe("7");
+  it("reads a miss from the store, and keeps what it read", async () => {
+    const { store, chain, reads } = await setup(100);
+    await store.setLatest(key("b"), "7", "{}");
+    expect(await chain.get(key("b"))).toBe("7");
+    expect(await chain.get(key("b"))).toBe("7");
     expect(reads).toEqual(["b"]);
-    expect(chain.get(key("none"))).toBeUndefined();
+    expect(await chain.get(key("none"))).toBeUndefined();
   });
 
-  it("holds no more than its capacity, and a version evicted before its batch ends is still the one it answers", () => {
-    const { store, chain, reads } = setup(3);
-    chain.batch(store, () => {
+  it("holds no more than its capacity, and a version evicted before its batch ends is still the one it answers", async () => {
+    const { store, chain, reads } = await setup(3);
+    await chain.batch(store, async () => {
       chain.set(key("a"), "11");
       chain.set(key("b"), "22");
       chain.set(key("c"), "33"); // a and b no longer fit
-      expect(chain.get(key("a"))).toBe("11");
+      expect(await chain.get(key("a"))).toBe("11");
       expect(reads).toEqual([]);
     });
-    expect(chain.get(key("b"))).toBe("22");
+    expect(await chain.get(key("b"))).toBe("22");
     expect(reads).toEqual(["b"]);
   });
 
-  it("keeps what the store must not be told in memory only", () => {
-    const { store, chain } = setup(100);
-    chain.batch(store, () => chain.keep(key("a"), "5"));
-    expect(chain.get(key("a"))).toBe("5");
-    expect(store.latest(key("a"))).toBeUndefined();
+  it("keeps what the store must not be told in memory only", async () => {
+    const { store, chain } = await setup(100);
+    await chain.batch(store, async () => chain.keep(key("a"), "5"));
+    expect(await chain.get(key("a"))).toBe("5");
+    expect(await store.latest(key("a"))).toBeUndefined();
   });
 
-  it("forgets a failed batch: neither the store nor memory holds its versions", () => {
-    const { store, chain } = setup(100);
-    chain.batch(store, () => chain.set(key("a"), "1"));
-    expect(() =>
-      chain.batch(store, () => {
+  it("forgets a failed batch: neither the store nor memory holds its versions", async () => {
+    const { store, chain } = await setup(100);
+    await chain.batch(store, async () => chain.set(key("a"), "1"));
+    await expect(
+      chain.batch(store, async () => {
         chain.set(key("a"), "2");
         throw new Error("disk full");
       }),
-    ).toThrow("disk full");
-    expect(store.latest(key("a"))?.resourceVersion).toBe("1");
-    expect(chain.get(key("a"))).toBe("1");
+    ).rejects.toThrow("disk full");
+    expect((await store.latest(key("a")))?.resourceVersion).toBe("1");
+    expect(await chain.get(key("a"))).toBe("1");
+  });
+
+  it("runs batches asked for together one after another, each seeing the one before it", async () => {
+    const { store, chain } = await setup(100);
+    const seen: (string | undefined)[] = [];
+    await Promise.all(
+      ["1", "2", "3"].map((rv) =>
+        chain.batch(store, async () => {
+          seen.push(await chain.get(key("a")));
+          // A batch that awaits in its middle still ends before the next begins.
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          chain.set(key("a"), rv);
+        }),
+      ),
+    );
+    expect(seen).toEqual([undefined, "1", "2"]);
+    expect((await store.latest(key("a")))?.resourceVersion).toBe("3");
   });
 });
 
