@@ -35,5 +35,8 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- if .Values.audit.webhook.tlsSecret -}}
 {{- $_ := set $config "server" (dict "port" 3000 "host" "0.0.0.0" "tls" (dict "port" (int .Values.audit.webhook.tlsPort) "certFile" "/etc/churnscope/tls/tls.crt" "keyFile" "/etc/churnscope/tls/tls.key")) -}}
 {{- end -}}
+{{- if .Values.store.postgres.urlSecret.name -}}
+{{- $_ := set $config "store" (dict "engine" "postgres" "url" (dict "env" "CHURNSCOPE_DATABASE_URL") "poolSize" (int .Values.store.postgres.poolSize) "tls" (dict "mode" .Values.store.postgres.tlsMode)) -}}
+{{- end -}}
 {{- toYaml (mergeOverwrite $config .Values.config) -}}
 {{- end -}}
