@@ -12,7 +12,7 @@ import { openPostgres } from "./engine/open-postgres";
 import { ensurePartitions, partitionDayOf, type PartitionedTable } from "./engine/partitions";
 import type { PostgresSettings } from "./engine/postgres";
 import { SqliteEngine } from "./engine/sqlite";
-import type { SqlEngine, SqlQueries } from "./engine/types";
+import type { SqlEngine, SqlQueries, SqlValue } from "./engine/types";
 import { addMissingColumns, migrate, type Migration } from "./migrator";
 import { RECORDER_LEASES } from "./leases";
 import { MOVES } from "./moves";
@@ -140,10 +140,42 @@ export type StoreTarget = { engine: "sqlite"; path: string } | { engine: "postgr
 interface TransactionScope {
   database: StoreDatabase;
   tx: SqlQueries;
+  /** the transaction's statements, each run after the rows inserted later (`insertLater`) are in */
+  queries: SqlQueries;
+  /** rows to insert, by statement (table, columns and conflict clause): stored before the next statement, or the commit */
+  pending: Map<string, { head: string; columns: number; tail: string; rows: SqlValue[][] }>;
   /** values repositories keep for the transaction's length (what the roll-ups know of its days, say) */
   values: Map<object, unknown>;
   /** run when it rolls back: forget what memory learnt inside it */
   onRollback: (() => void)[];
+}
+
+/** PostgreSQL takes at most 65,535 parameters in one statement. */
+const MAX_PARAMETERS = 60_000;
+
+async function flushPending(held: Pick<TransactionScope, "pending" | "tx">): Promise<void> {
+  for (const [key, { head, columns, tail, rows }] of held.pending) {
+    held.pending.delete(key);
+    const per = Math.max(1, Math.floor(MAX_PARAMETERS / columns));
+    const row = `(${Array(columns).fill("?").join(", ")})`;
+    for (let at = 0; at < rows.length; at += per) {
+      const part = rows.slice(at, at + per);
+      await held.tx.run(`${head} VALUES ${Array(part.length).fill(row).join(", ")}${tail}`, part.flat());
+    }
+  }
+}
+
+/** A transaction's statements: the rows waiting to be inserted go first, so every statement sees them. */
+function queriesOf(held: Pick<TransactionScope, "pending" | "tx">): SqlQueries {
+  const first = async () => {
+    if (held.pending.size > 0) await flushPending(held);
+  };
+  return {
+    all: async (sql, params) => (await first(), held.tx.all(sql, params)),
+    get: async (sql, params) => (await first(), held.tx.get(sql, params)),
+    run: async (sql, params) => (await first(), held.tx.run(sql, params)),
+    exec: async (sql) => (await first(), held.tx.exec(sql)),
+  };
 }
 
 const scope = new AsyncLocalStorage<TransactionScope>();
@@ -194,7 +226,35 @@ export class StoreDatabase implements StoreConnection {
 
   /** The statements to run: the current transaction's inside one, else the engine's (each its own). */
   sql(): SqlQueries {
-    return this.current()?.tx ?? this.engine;
+    return this.current()?.queries ?? this.engine;
+  }
+
+  /** Whether rows may wait to be inserted together (`insertLater`): inside a transaction on PostgreSQL, where each statement is a round trip. */
+  get insertsLater(): boolean {
+    return this.dialect === "postgres" && this.current() !== undefined;
+  }
+
+  /**
+   * Inserts a row with the current transaction's next statement, or at its commit, together with the others of the same
+   * statement (one round trip for a burst's writes instead of one per write). `head`: `INSERT INTO t (a, b)`; `tail`:
+   * what follows the values (`ON CONFLICT …`), which must not meet two rows of one burst.
+   */
+  insertLater(head: string, row: SqlValue[], tail = ""): void {
+    const held = this.current();
+    if (!held) throw new Error("insertLater outside a transaction");
+    const key = `${head}\u0000${tail}`;
+    const group = held.pending.get(key) ?? held.pending.set(key, { head, columns: row.length, tail, rows: [] }).get(key)!;
+    group.rows.push(row);
+  }
+
+  /** Ids the writes table's sequence handed this process, taken a block at a time (PostgreSQL). */
+  private readonly writeIds: number[] = [];
+
+  /** The next id for a write row on PostgreSQL; ids a rolled back transaction took are not used again. */
+  async nextWriteId(): Promise<number> {
+    if (this.writeIds.length === 0)
+      for (const { id } of await this.sql().all<{ id: number }>("SELECT nextval('writes_id_seq') AS id FROM generate_series(1, 1000)")) this.writeIds.push(id);
+    return this.writeIds.shift()!;
   }
 
   get inTransaction(): boolean {
@@ -218,7 +278,15 @@ export class StoreDatabase implements StoreConnection {
     if (this.current()) return work();
     const onRollback: (() => void)[] = [];
     return this.engine
-      .transaction((tx) => scope.run({ database: this, tx, values: new Map(), onRollback }, work))
+      .transaction((tx) => {
+        const pending: TransactionScope["pending"] = new Map();
+        const held: TransactionScope = { database: this, tx, queries: queriesOf({ pending, tx }), pending, values: new Map(), onRollback };
+        return scope.run(held, async () => {
+          const result = await work();
+          await flushPending(held);
+          return result;
+        });
+      })
       .catch((error: unknown) => {
         for (const forget of onRollback) forget();
         throw error;

@@ -36,9 +36,15 @@ const RETENTION_LOCK = 7_420_135_301;
 /** How often the background looks for quarter hours to roll up once all are. */
 const ROLL_IDLE_MS = 20_000;
 
-const INSERT_WRITE =
-  "INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms, request_key, prev_rv) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id";
-const INSERT_FIELD = "INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)";
+const WRITE_COLUMNS =
+  "object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms, request_key, prev_rv";
+const INSERT_WRITE = `INSERT INTO writes (${WRITE_COLUMNS}) VALUES (${WRITE_COLUMNS.split(", ")
+  .map(() => "?")
+  .join(", ")}) RETURNING id`;
+const FIELD_COLUMNS = "INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer)";
+/** A write's changed fields, in one statement (a round trip each on PostgreSQL); at most this many rows per statement. */
+const FIELDS_PER_INSERT = 200;
+const insertFields = (rows: number) => `${FIELD_COLUMNS} VALUES ${Array(rows).fill("(?, ?, ?, ?, ?)").join(", ")}`;
 
 export class WriteStore implements WriteRepository {
   private readonly ranking: Ranking;
@@ -139,7 +145,7 @@ export class WriteStore implements WriteRepository {
     }
     await this.rollups.sharing();
     await this.database.ensureDays(["writes", "field_changes"], write.tsMs);
-    const { id } = (await this.sql().get<{ id: number }>(INSERT_WRITE, [
+    const row = [
       objectId,
       write.tsMs,
       write.resourceVersion ?? null,
@@ -157,10 +163,29 @@ export class WriteStore implements WriteRepository {
       write.request?.latencyMs ?? null,
       requestKey ?? null,
       write.previousVersion ?? null,
-    ]))!;
-    for (const change of write.changes) await this.sql().run(INSERT_FIELD, [id, objectId, write.tsMs, change.path, write.writer]);
+    ];
+    // On PostgreSQL a burst's writes and their fields go in a statement each, at the transaction's next statement.
+    if (this.database.insertsLater) {
+      const id = await this.database.nextWriteId();
+      this.database.insertLater(`INSERT INTO writes (id, ${WRITE_COLUMNS})`, [id, ...row]);
+      for (const change of write.changes) this.database.insertLater(FIELD_COLUMNS, [id, objectId, write.tsMs, change.path, write.writer]);
+      await this.rollups.written(write.tsMs);
+      return { id, joined: false };
+    }
+    const { id } = (await this.sql().get<{ id: number }>(INSERT_WRITE, row))!;
+    await this.insertFields(id, objectId, write.tsMs, write.changes, write.writer);
     await this.rollups.written(write.tsMs);
     return { id, joined: false };
+  }
+
+  private async insertFields(id: number, objectId: number, tsMs: number, changes: FieldChange[], writer: string): Promise<void> {
+    for (let at = 0; at < changes.length; at += FIELDS_PER_INSERT) {
+      const part = changes.slice(at, at + FIELDS_PER_INSERT);
+      await this.sql().run(
+        insertFields(part.length),
+        part.flatMap((change) => [id, objectId, tsMs, change.path, writer]),
+      );
+    }
   }
 
   /** A row's field rows written again: with `changes`, those; without, its own with the row's writer now. */
@@ -170,7 +195,7 @@ export class WriteStore implements WriteRepository {
       await sql.run("UPDATE field_changes SET writer = ? WHERE ts_ms = ? AND object_id = ? AND write_id = ?", [writer, tsMs, objectId, id]);
     } else {
       await sql.run("DELETE FROM field_changes WHERE ts_ms = ? AND object_id = ? AND write_id = ?", [tsMs, objectId, id]);
-      for (const change of changes) await sql.run(INSERT_FIELD, [id, objectId, tsMs, change.path, writer]);
+      await this.insertFields(id, objectId, tsMs, changes, writer);
     }
     await this.rollups.written(tsMs);
   }
@@ -274,11 +299,12 @@ export class WriteStore implements WriteRepository {
     return row ? { resourceVersion: row.rv, body: row.body } : undefined;
   }
 
+  /** The version chain saves each object's last version once per batch, so a burst's go in one statement on PostgreSQL. */
   async setLatest(key: ObjectKey, resourceVersion: string, body: string | null): Promise<void> {
-    await this.sql().run(
-      "INSERT INTO latest (object_id, rv, body) VALUES (?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body",
-      [await this.idOf(key), resourceVersion, body],
-    );
+    const row = [await this.idOf(key), resourceVersion, body];
+    const [head, tail] = ["INSERT INTO latest (object_id, rv, body)", " ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body"];
+    if (this.database.insertsLater) this.database.insertLater(head, row, tail);
+    else await this.sql().run(`${head} VALUES (?, ?, ?)${tail}`, row);
   }
 
   /** Objects of a kind on a cluster that the recorder last saw alive. */

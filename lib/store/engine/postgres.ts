@@ -45,13 +45,26 @@ export function poolConfig(settings: PostgresSettings): pg.PoolConfig {
   };
 }
 
+/**
+ * Each statement as a named prepared statement: the server parses and plans a text once per connection, not at every
+ * call (the recorder runs the same few statements thousands of times a second). Texts are named in the order first seen.
+ */
+const named = new Map<string, { name: string; text: string }>();
+function statement(sql: string, params: readonly SqlValue[]): pg.QueryConfig {
+  let known = named.get(sql);
+  if (!known) {
+    known = { name: `s${named.size}`, text: numberedPlaceholders(sql) };
+    // A text built with values in it (an IN list of ids, say) would grow the map and every connection's statements.
+    if (named.size < 2_000 && params.length > 0) named.set(sql, known);
+    else return { text: known.text, values: params as SqlValue[] };
+  }
+  return { name: known.name, text: known.text, values: params as SqlValue[] };
+}
+
 const queriesOn = (client: pg.Pool | pg.PoolClient): SqlQueries => ({
-  all: async <T>(sql: string, params: readonly SqlValue[] = []) => (await client.query(numberedPlaceholders(sql), params as SqlValue[])).rows as T[],
-  get: async <T>(sql: string, params: readonly SqlValue[] = []) =>
-    (await client.query(numberedPlaceholders(sql), params as SqlValue[])).rows[0] as T | undefined,
-  run: async (sql: string, params: readonly SqlValue[] = []) => ({
-    changes: (await client.query(numberedPlaceholders(sql), params as SqlValue[])).rowCount ?? 0,
-  }),
+  all: async <T>(sql: string, params: readonly SqlValue[] = []) => (await client.query(statement(sql, params))).rows as T[],
+  get: async <T>(sql: string, params: readonly SqlValue[] = []) => (await client.query(statement(sql, params))).rows[0] as T | undefined,
+  run: async (sql: string, params: readonly SqlValue[] = []) => ({ changes: (await client.query(statement(sql, params))).rowCount ?? 0 }),
   exec: async (sql: string) => void (await client.query(sql)),
 });
 
