@@ -280,7 +280,9 @@ export class StoreDatabase implements StoreConnection {
     return this.engine
       .transaction((tx) => {
         const pending: TransactionScope["pending"] = new Map();
-        const held: TransactionScope = { database: this, tx, queries: queriesOf({ pending, tx }), pending, values: new Map(), onRollback };
+        // Only PostgreSQL's statements wait for rows inserted later (SQLite inserts at once, in process).
+        const queries = this.dialect === "postgres" ? queriesOf({ pending, tx }) : tx;
+        const held: TransactionScope = { database: this, tx, queries, pending, values: new Map(), onRollback };
         return scope.run(held, async () => {
           const result = await work();
           await flushPending(held);
@@ -300,6 +302,11 @@ export class StoreDatabase implements StoreConnection {
 
   /** Object ids never change (objects rows are never deleted), so they are looked up once. */
   private readonly ids = new Map<string, number>();
+
+  /** The object's id when this process knows it already (no statement, and no await on the recorder's path). */
+  cachedIdOf(key: ObjectKey): number | undefined {
+    return this.ids.get(objectKeyText(key));
+  }
 
   /** The object's id if it was ever stored (a read: no object is made). */
   async knownIdOf(key: ObjectKey): Promise<number | undefined> {

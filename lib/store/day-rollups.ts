@@ -134,7 +134,8 @@ export class DayRollups {
   /** Called for each write stored: one into a quarter hour already rolled up drops its day's rollups. */
   async written(tsMs: number): Promise<void> {
     const day = dayOf(tsMs);
-    await this.sharing();
+    // (An await costs the recorder's every write a turn: taken only where there is a lock to take.)
+    if (this.database.dialect === "postgres") await this.sharing();
     // Quarter hours rolled up of the days seen in the current transaction (no roll-up step can run meanwhile).
     const known = this.known();
     let rolled = known?.rolledSlices.get(day);

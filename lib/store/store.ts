@@ -127,7 +127,7 @@ export class WriteStore implements WriteRepository {
     write: StoredWrite,
     { requestKey, joinable = true }: { requestKey?: string; joinable?: boolean } = {},
   ): Promise<{ id: number; joined: boolean }> {
-    const objectId = await this.idOf(key);
+    const objectId = this.database.cachedIdOf(key) ?? (await this.idOf(key));
     const joined = !joinable
       ? undefined
       : write.source === "watch"
@@ -143,8 +143,10 @@ export class WriteStore implements WriteRepository {
         await this.audit().setNoop(joined.requestKey, noopFlag(joined.cls), "by" in joined && joined.by === "precondition" ? "watched-successor" : "watch");
       return { id: joined.id, joined: true };
     }
-    await this.rollups.sharing();
-    await this.database.ensureDays(["writes", "field_changes"], write.tsMs);
+    if (this.database.dialect === "postgres") {
+      await this.rollups.sharing();
+      await this.database.ensureDays(["writes", "field_changes"], write.tsMs);
+    }
     const row = [
       objectId,
       write.tsMs,
