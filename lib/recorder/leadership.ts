@@ -42,6 +42,8 @@ export function leadCluster(
   holder = LEASE_HOLDER,
 ): Leadership {
   let stopRecording: (() => Promise<void>) | undefined;
+  /** stopped once already: taking the cluster again is a takeover, even under this process's own lease */
+  let stoppedOnce = false;
   let heldUntilMs = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -50,6 +52,7 @@ export function leadCluster(
     const stopping = stopRecording;
     stopRecording = undefined;
     if (!stopping) return;
+    stoppedOnce = true;
     log(`${cluster}: stopped: ${why}`);
     await stopping();
   };
@@ -61,7 +64,7 @@ export function leadCluster(
       if (stopped) return;
       if (held && !stopRecording) {
         log(`${cluster}: started (${taken ? "took the lease" : "holds the lease"} as ${holder})`);
-        stopRecording = record(guard, taken);
+        stopRecording = record(guard, taken || stoppedOnce);
       } else if (!held) await lose("another process holds its lease");
     } catch (error) {
       if (Date.now() >= heldUntilMs) await lose(`the lease could not be renewed: ${(error as Error).message}`);

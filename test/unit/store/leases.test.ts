@@ -100,4 +100,35 @@ describe.each(storeEngines())("recorder leases on %s", (_name, engine) => {
     expect(p1.leads()).toBe(true);
     await p1.stop();
   });
+
+  it("takes a cluster over again, relisting, when its own lease ran out while the database could not be reached", async () => {
+    const store = await engine.writeStore();
+    const leases = store.leases();
+    const timing = { ttlMs: 300, renewMs: 50 };
+    let cut = false;
+    const flaky = Object.assign(Object.create(leases) as typeof leases, {
+      claim: (...args: Parameters<typeof leases.claim>) => (cut ? Promise.reject(new Error("connection refused")) : leases.claim(...args)),
+    });
+    const starts: boolean[] = [];
+    const leading = leadCluster(
+      flaky,
+      "hub",
+      (_guard, takeover) => {
+        starts.push(takeover);
+        return async () => undefined;
+      },
+      () => undefined,
+      timing,
+      "only",
+    );
+    await sleep(150);
+    cut = true;
+    await sleep(timing.ttlMs + 3 * timing.renewMs);
+    expect(leading.leads()).toBe(false);
+    cut = false;
+    await sleep(3 * timing.renewMs);
+    // Its first start took a free lease; the second found its own, run out: a takeover all the same.
+    expect(starts).toEqual([true, true]);
+    await leading.stop();
+  });
 });
