@@ -15,18 +15,17 @@ import type { IntakeProgress } from "./intake-worker";
 import type { WebhookSpoolTable } from "../store/webhook-spool";
 import { AuditSpool, SpoolFullError } from "./spool";
 
-function fileSpool(files: AuditSpool): WebhookSpool {
+function acceptingIntoFiles(files: AuditSpool): WebhookSpool {
   return { accept: (cluster, body) => files.accept(cluster, body), queued: async () => files.queued };
 }
 
 /** Past the bound, refused as the files refuse it: 429, which the API server's webhook backend retries. */
-function tableSpool(table: WebhookSpoolTable, maxBytes: number): WebhookSpool {
+function acceptingIntoTable(table: WebhookSpoolTable, maxBytes: number): WebhookSpool {
   return {
     async accept(cluster, body) {
-      const { accepted, batches, bytes } = await table.accept(cluster, body, maxBytes);
-      if (!accepted)
-        throw new SpoolFullError(`the audit spool holds ${batches} batches (${Math.round(bytes / 1_048_576)} MiB, audit.maxSpoolMiB): try again shortly`, 1);
-      return { batches, bytes };
+      const { accepted, ...held } = await table.accept(cluster, body, maxBytes);
+      if (!accepted) throw new SpoolFullError(held);
+      return held;
     },
     queued: () => table.queued(),
   };
@@ -64,7 +63,7 @@ export function auditIntake(settings: IntakeSettings): AuditIntake {
   return perProcess("auditIntake", () => {
     const dir = join(settings.dataDir, "audit-spool");
     const files = settings.table ? undefined : new AuditSpool(dir, settings.maxSpoolBytes);
-    const spool = settings.table ? tableSpool(settings.table, settings.maxSpoolBytes) : fileSpool(files!);
+    const spool = settings.table ? acceptingIntoTable(settings.table, settings.maxSpoolBytes) : acceptingIntoFiles(files!);
     // Turbopack bundles the thread's entry (`new URL(…)`), written out where it is started.
     const thread = new Worker(new URL("./intake-worker.ts", import.meta.url), {
       workerData: {

@@ -13,11 +13,11 @@ import { ApiFailure } from "../api/envelope";
 const SUFFIX = ".batch";
 
 export class SpoolFullError extends ApiFailure {
-  constructor(
-    message: string,
-    readonly retryAfterSeconds: number,
-  ) {
-    super(429, "spool_full", message);
+  readonly retryAfterSeconds = 1;
+
+  /** what the spool holds, in files or in its table: a batch past audit.maxSpoolMiB waits for the drain */
+  constructor(held: { batches: number; bytes: number }) {
+    super(429, "spool_full", `the audit spool holds ${held.batches} batches (${Math.round(held.bytes / 1_048_576)} MiB, audit.maxSpoolMiB): try again shortly`);
   }
 }
 
@@ -70,11 +70,7 @@ export class AuditSpool {
    * be taken in either order, which the ingester allows for (the API server posts its batches concurrently anyway).
    */
   async accept(cluster: string, body: Buffer): Promise<{ batches: number; bytes: number }> {
-    if (this.batches > 0 && this.bytes + body.length > this.maxBytes)
-      throw new SpoolFullError(
-        `the audit spool holds ${this.batches} batches (${Math.round(this.bytes / 1_048_576)} MiB, audit.maxSpoolMiB): try again shortly`,
-        1,
-      );
+    if (this.batches > 0 && this.bytes + body.length > this.maxBytes) throw new SpoolFullError(this.queued);
     const name = spoolName(++this.seq, cluster);
     const temp = join(this.dir, `${name}.tmp`);
     // Counted from here, so batches written side by side cannot pass the bound together.

@@ -14,7 +14,8 @@ import { join, resolve } from "node:path";
 import { STORE_SCHEMA_VERSION } from "./database";
 import { NOTES_SCHEMA_VERSION } from "./notes";
 import { daysOf, ensurePartitions, PARTITIONED_TABLES, type PartitionedTable } from "./engine/partitions";
-import type { SqlEngine, SqlQueries, SqlValue } from "./engine/types";
+import { insertRows } from "./engine/insert-rows";
+import type { SqlEngine, SqlValue } from "./engine/types";
 import { EngineBundles } from "./snapshot-bundles";
 
 /** Each table, the file it is in, in the order references need (objects before what names them). */
@@ -40,8 +41,6 @@ const SEQUENCED = ["objects", "writes", "audit_requests", "notes"];
 /** Meta values that describe a cache (the roll-ups), which is not copied. */
 const NOT_COPIED_META = ["rollup-format"];
 const PROGRESS = "store-copy:";
-/** PostgreSQL takes at most 65,535 parameters in one statement. */
-const MAX_PARAMETERS = 60_000;
 
 export class CopyError extends Error {}
 
@@ -164,7 +163,6 @@ async function copyTable(
   const progressKey = `${PROGRESS}${table}`;
   const saved = await target.get<{ value: string }>("SELECT value FROM meta WHERE key = ?", [progressKey]);
   let { rowid, rows } = saved ? (JSON.parse(saved.value) as { rowid: number; rows: number }) : { rowid: 0, rows: 0 };
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns.length));
   const read = db.prepare(
     `SELECT rowid AS copy_rowid, ${columns.join(", ")} FROM ${table} WHERE rowid > ?${sourceWhere(table).replace(" WHERE", " AND")} ORDER BY rowid LIMIT ?`,
   );
@@ -175,7 +173,11 @@ async function copyTable(
     if (chunk.length === 0) break;
     await target.transaction(async (tx) => {
       if (partitioned) await ensurePartitions(tx, table as PartitionedTable, daysOf(chunk.map((r) => Number(r.ts_ms))), partitions);
-      for (let i = 0; i < chunk.length; i += perStatement) await insertRows(tx, table, columns, chunk.slice(i, i + perStatement));
+      await insertRows(
+        tx,
+        `INSERT INTO ${table} (${columns.join(", ")})`,
+        chunk.map((row) => columns.map((c) => row[c])),
+      );
       const last = chunk.at(-1)!.copy_rowid as number;
       await tx.run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [
         progressKey,
@@ -188,12 +190,6 @@ async function copyTable(
     onProgress?.(table, rows, total);
   }
   return copied;
-}
-
-function insertRows(tx: SqlQueries, table: string, columns: string[], rows: Record<string, SqlValue>[]): Promise<unknown> {
-  const one = `(${columns.map(() => "?").join(", ")})`;
-  const params = rows.flatMap((row) => columns.map((c) => row[c]));
-  return tx.run(`INSERT INTO ${table} (${columns.join(", ")}) VALUES ${rows.map(() => one).join(", ")}`, params);
 }
 
 async function countBoth(files: Partial<Record<string, Database.Database>>, target: SqlEngine): Promise<TableCount[]> {

@@ -9,6 +9,7 @@ import type Database from "better-sqlite3";
 import { objectKeyText } from "../objects/key";
 import type { ObjectKey } from "../wire/objects";
 import { openPostgres } from "./engine/open-postgres";
+import { insertRows } from "./engine/insert-rows";
 import { ensurePartitions, partitionDayOf, type PartitionedTable } from "./engine/partitions";
 import type { PostgresSettings } from "./engine/postgres";
 import { SqliteEngine } from "./engine/sqlite";
@@ -143,25 +144,17 @@ interface TransactionScope {
   /** the transaction's statements, each run after the rows inserted later (`insertLater`) are in */
   queries: SqlQueries;
   /** rows to insert, by statement (table, columns and conflict clause): stored before the next statement, or the commit */
-  pending: Map<string, { head: string; columns: number; tail: string; rows: SqlValue[][] }>;
+  pending: Map<string, { head: string; tail: string; rows: SqlValue[][] }>;
   /** values repositories keep for the transaction's length (what the roll-ups know of its days, say) */
   values: Map<object, unknown>;
   /** run when it rolls back: forget what memory learnt inside it */
   onRollback: (() => void)[];
 }
 
-/** PostgreSQL takes at most 65,535 parameters in one statement. */
-const MAX_PARAMETERS = 60_000;
-
 async function flushPending(held: Pick<TransactionScope, "pending" | "tx">): Promise<void> {
-  for (const [key, { head, columns, tail, rows }] of held.pending) {
+  for (const [key, { head, tail, rows }] of held.pending) {
     held.pending.delete(key);
-    const per = Math.max(1, Math.floor(MAX_PARAMETERS / columns));
-    const row = `(${Array(columns).fill("?").join(", ")})`;
-    for (let at = 0; at < rows.length; at += per) {
-      const part = rows.slice(at, at + per);
-      await held.tx.run(`${head} VALUES ${Array(part.length).fill(row).join(", ")}${tail}`, part.flat());
-    }
+    await insertRows(held.tx, head, rows, tail);
   }
 }
 
@@ -243,7 +236,7 @@ export class StoreDatabase implements StoreConnection {
     const held = this.current();
     if (!held) throw new Error("insertLater outside a transaction");
     const key = `${head}\u0000${tail}`;
-    const group = held.pending.get(key) ?? held.pending.set(key, { head, columns: row.length, tail, rows: [] }).get(key)!;
+    const group = held.pending.get(key) ?? held.pending.set(key, { head, tail, rows: [] }).get(key)!;
     group.rows.push(row);
   }
 

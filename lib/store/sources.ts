@@ -14,6 +14,7 @@ import { runService, runTask } from "../runtime/threads";
 import { REPLAY_ID } from "../snapshot/store";
 import type { ImportedCount } from "./import-worker";
 import type { StoreTarget } from "./database";
+import { describeTarget } from "./engine/open-postgres";
 import { adoptPrebuilt, snapshotStoreDigest, type ImportJob } from "./snapshot-store";
 import { WriteStore } from "./store";
 
@@ -30,8 +31,8 @@ export function liveStoreTarget(config: Pick<AppConfig, "dataDir" | "store">, po
 /** Says where a store is without its password: a SQLite file's path, or PostgreSQL's host and database. */
 export function describeStoreTarget(target: StoreTarget): string {
   if (target.engine === "sqlite") return target.path;
-  const url = new URL(target.settings.url);
-  return `PostgreSQL at ${url.hostname}:${url.port || "5432"}/${decodeURIComponent(url.pathname.slice(1))}`;
+  const { host, port, database } = describeTarget(target.settings.url);
+  return `PostgreSQL at ${host}:${port}/${database}`;
 }
 
 /** What the object stores need of the server: where data lives, the profiles, and the snapshots' bundles. */

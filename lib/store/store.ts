@@ -14,6 +14,7 @@ import { StoreDatabase, type StoreTarget } from "./database";
 import { dropBefore, PARTITIONED_TABLES } from "./engine/partitions";
 import { DayRollups } from "./day-rollups";
 import { noopFlag, WriteJoins } from "./joins";
+import { insertRows } from "./engine/insert-rows";
 import { RecorderLeases } from "./leases";
 import { WebhookSpoolTable } from "./webhook-spool";
 import { Ranking, type ObjectFilter, type RankOptions } from "./ranking";
@@ -42,9 +43,6 @@ const INSERT_WRITE = `INSERT INTO writes (${WRITE_COLUMNS}) VALUES (${WRITE_COLU
   .map(() => "?")
   .join(", ")}) RETURNING id`;
 const FIELD_COLUMNS = "INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer)";
-/** A write's changed fields, in one statement (a round trip each on PostgreSQL); at most this many rows per statement. */
-const FIELDS_PER_INSERT = 200;
-const insertFields = (rows: number) => `${FIELD_COLUMNS} VALUES ${Array(rows).fill("(?, ?, ?, ?, ?)").join(", ")}`;
 
 export class WriteStore implements WriteRepository {
   private readonly ranking: Ranking;
@@ -180,14 +178,12 @@ export class WriteStore implements WriteRepository {
     return { id, joined: false };
   }
 
-  private async insertFields(id: number, objectId: number, tsMs: number, changes: FieldChange[], writer: string): Promise<void> {
-    for (let at = 0; at < changes.length; at += FIELDS_PER_INSERT) {
-      const part = changes.slice(at, at + FIELDS_PER_INSERT);
-      await this.sql().run(
-        insertFields(part.length),
-        part.flatMap((change) => [id, objectId, tsMs, change.path, writer]),
-      );
-    }
+  private insertFields(id: number, objectId: number, tsMs: number, changes: FieldChange[], writer: string): Promise<number> {
+    return insertRows(
+      this.sql(),
+      FIELD_COLUMNS,
+      changes.map((change) => [id, objectId, tsMs, change.path, writer]),
+    );
   }
 
   /** A row's field rows written again: with `changes`, those; without, its own with the row's writer now. */
@@ -306,7 +302,7 @@ export class WriteStore implements WriteRepository {
     const row = [await this.idOf(key), resourceVersion, body];
     const [head, tail] = ["INSERT INTO latest (object_id, rv, body)", " ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body"];
     if (this.database.insertsLater) this.database.insertLater(head, row, tail);
-    else await this.sql().run(`${head} VALUES (?, ?, ?)${tail}`, row);
+    else await insertRows(this.sql(), head, [row], tail);
   }
 
   /** Objects of a kind on a cluster that the recorder last saw alive. */
