@@ -51,7 +51,8 @@ function serverUser(): { uid?: number; gid?: number } {
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+/** `settings`: server settings beyond the defaults (`-c name=value`), such as a benchmark's buffers. */
+export async function startPostgres(options: { settings?: Record<string, string> } = {}): Promise<TestPostgres> {
   const bin = binDir();
   const owner = serverUser();
   const dir = mkdtempSync(join(tmpdir(), "churnscope-pg-"));
@@ -71,7 +72,21 @@ export async function startPostgres(): Promise<TestPostgres> {
   const launch = async () => {
     running = start(
       join(bin, "postgres"),
-      ["-D", data, "-p", String(port), "-h", "127.0.0.1", "-k", dir, "-c", "max_connections=60", "-c", "log_min_messages=warning"],
+      [
+        "-D",
+        data,
+        "-p",
+        String(port),
+        "-h",
+        "127.0.0.1",
+        "-k",
+        dir,
+        "-c",
+        "max_connections=60",
+        "-c",
+        "log_min_messages=warning",
+        ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
+      ],
       { ...owner, stopSignal: "SIGINT" },
     );
     await waitForServer();
