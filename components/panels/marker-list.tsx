@@ -7,7 +7,7 @@
 import { formatUtc } from "@/lib/format/time";
 import type { Marker } from "@/lib/markers/marker";
 
-const KIND_WORD: Record<Marker["kind"], string> = { release: "release", note: "note", query: "found by PromQL", onset: "detected" };
+const KIND_WORD: Record<Marker["kind"], string> = { release: "release", note: "note", query: "found by PromQL", change: "recorded change", onset: "detected" };
 /** Shown open up to this many; more fold behind their count. */
 const OPEN_UP_TO = 8;
 

@@ -13,6 +13,7 @@
  * may still be decided by the next write of its object, from what both sent as their precondition
  * (lib/churn/preconditions.ts); after each batch, the store's requests around it are read again for that.
  */
+import { baselineOf } from "../churn/changes";
 import { analyzeVersions, prepare, type Analysis, type Version, type WriteClass } from "../churn/analyze";
 import { preconditionVerdicts, type NoopEvidence } from "../churn/preconditions";
 import type { Json } from "../churn/json";
@@ -513,7 +514,10 @@ export class AuditIngester {
       return succeeded && request.name !== "";
     }
     const { key, resourceVersion, analysis } = write;
-    if (write.firstSeen) await this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj);
+    if (write.firstSeen) {
+      const profile = profiles?.find((p) => p.name === write.firstSeen!.profile);
+      await this.store.recordFirstSeen(key, request.tsMs, write.firstSeen.projection, write.firstSeen.obj, profile && baselineOf(profile, write.firstSeen));
+    }
     const details: WriteRequest = {
       verb: request.verb,
       subresource: request.subresource,
@@ -534,6 +538,7 @@ export class AuditIngester {
         projection: analysis.projection,
         ...(resourceVersion === undefined ? {} : { resourceVersion }),
         ...(body === undefined ? {} : { body }),
+        ...(analysis.change && { change: analysis.change }),
         request: details,
       },
       // Only a store the watch recorder writes to can hold the same write already.

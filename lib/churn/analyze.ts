@@ -3,6 +3,7 @@
  * the profile's normalisation), whether it changed what the consumer routes on, and who wrote it
  * (from managedFields). Used for watch events and for the replay alike.
  */
+import { changeOf, type RecordedChange } from "./changes";
 import { JSONPath } from "jsonpath-plus";
 import { diffObjects, type FieldChange } from "./diff";
 import { sortedJson, type Json } from "./json";
@@ -25,6 +26,8 @@ export interface Analysis {
   heartbeat: boolean;
   /** the routed projection after the write (before it, for a delete) */
   projection: Record<string, string>;
+  /** what the write changed in a workload or a GitOps revision, when its profile records changes */
+  change?: RecordedChange;
 }
 
 type Obj = { [key: string]: Json };
@@ -205,21 +208,25 @@ export function analyze(profile: Profile, before: Json | undefined, after: Json 
 
 export function analyzeVersions(profile: Profile, before: Version | undefined, after: Version | undefined): Analysis {
   if (before === undefined) {
-    return { cls: "create", changes: [], writer: attribute(undefined, after?.obj, []), heartbeat: false, projection: after?.projection ?? {} };
+    const change = changeOf(profile, "create", [], undefined, after);
+    return {
+      cls: "create",
+      changes: [],
+      writer: attribute(undefined, after?.obj, []),
+      heartbeat: false,
+      projection: after?.projection ?? {},
+      ...(change && { change }),
+    };
   }
   if (after === undefined) {
     return { cls: "delete", changes: [], writer: "unknown", heartbeat: false, projection: before.projection };
   }
   const changes = diffObjects(before.normalised, after.normalised, []);
   const heartbeat = changes.length > 0 && changes.every((c) => profile.heartbeat.includes(c.path));
-  return {
-    // A new version that differs only where the profile ignores (a condition's lastTransitionTime, managedFields) changed nothing it reads.
-    cls: changes.length === 0 ? "no-op" : sameProjection(before.projection, after.projection) ? "unrouted" : "routed",
-    changes,
-    writer: attribute(before.obj, after.obj, changes),
-    heartbeat,
-    projection: after.projection,
-  };
+  // A new version that differs only where the profile ignores (a condition's lastTransitionTime, managedFields) changed nothing it reads.
+  const cls = changes.length === 0 ? "no-op" : sameProjection(before.projection, after.projection) ? "unrouted" : "routed";
+  const change = changeOf(profile, cls, changes, before, after);
+  return { cls, changes, writer: attribute(before.obj, after.obj, changes), heartbeat, projection: after.projection, ...(change && { change }) };
 }
 
 function sameProjection(a: Record<string, string>, b: Record<string, string>): boolean {

@@ -59,6 +59,11 @@ export const profileSchema = z
       .transform((paths) => [...new Set([...ALWAYS_IGNORED_PATHS, ...paths])]),
     unordered: z.array(jsonPath).default([]),
     heartbeat: z.array(z.string()).default([]),
+    /**
+     * Record the changes its writes make (changes.ts): `template` a workload's pod template (images, args, env,
+     * config references, service account), `revision` what the profile projects (a GitOps tool's applied revision).
+     */
+    changes: z.enum(["template", "revision"]).optional(),
     description: z.string().optional(),
   })
   .strict();

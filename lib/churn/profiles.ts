@@ -18,6 +18,50 @@ const connectorOnline = {
   nodeId: { path: "$.connectionDetails.publicKey.id", onlyWhen: { field: "online", equals: "true" } },
 };
 
+/** A workload: what its pods run is its pod template; a write that leaves it (replicas, status) changes nothing they run. */
+const workload = (resource: string, kind: string): Profile => ({
+  name: resource.slice(0, -1),
+  group: "apps",
+  version: "v1",
+  resource,
+  kind,
+  clusters: [],
+  description: `What the ${kind}'s pods run: its pod template. A template change (image, args, env, config references, service account) is recorded as a change; replicas and status are not.`,
+  source: { path: "$.spec" },
+  routed: { template: { path: "$.template" } },
+  ignore: ALWAYS_IGNORED,
+  unordered: [],
+  heartbeat: [],
+  changes: "template",
+});
+
+/** A GitOps tool's object: the revision it applied is the change. Watched only where the tool's CRD is served. */
+const gitops = (name: string, group: string, version: string, resource: string, kind: string, revisionPath: string, tool: string): Profile => ({
+  name,
+  group,
+  version,
+  resource,
+  kind,
+  clusters: [],
+  description: `${tool}: the revision it applied (${revisionPath.replace(/^\$/, "status")}) is recorded as a change.`,
+  source: { path: "$.status" },
+  routed: { revision: { path: revisionPath } },
+  ignore: ALWAYS_IGNORED,
+  unordered: [],
+  heartbeat: [],
+  changes: "revision",
+});
+
+/** Shipped: what changed around an onset (changes.ts). */
+export const CHANGE_PROFILES: Profile[] = [
+  workload("deployments", "Deployment"),
+  workload("statefulsets", "StatefulSet"),
+  workload("daemonsets", "DaemonSet"),
+  gitops("flux-helmrelease", "helm.toolkit.fluxcd.io", "v2", "helmreleases", "HelmRelease", "$.lastAttemptedRevision", "Flux"),
+  gitops("flux-kustomization", "kustomize.toolkit.fluxcd.io", "v1", "kustomizations", "Kustomization", "$.lastAppliedRevision", "Flux"),
+  gitops("argocd-application", "argoproj.io", "v1alpha1", "applications", "Application", "$.sync.revision", "Argo CD"),
+];
+
 /** Shipped defaults. */
 export const DEFAULT_PROFILES: Profile[] = [
   {
@@ -90,6 +134,7 @@ export const DEFAULT_PROFILES: Profile[] = [
     unordered: [],
     heartbeat: ["status.lastUpdated"],
   },
+  ...CHANGE_PROFILES,
 ];
 
 /** The profile for an object: hub-side Connector copies carry the replicator's upstream labels. */

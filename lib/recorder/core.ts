@@ -5,6 +5,7 @@
  * from the list are recorded as deleted, changed ones as written. Time comes from the caller.
  */
 import { analyzeVersions, prepare, project, type Version } from "../churn/analyze";
+import { baselineOf } from "../churn/changes";
 import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { clusterScope } from "../churn/scope";
@@ -155,6 +156,7 @@ export class ProfileRecorder {
       // What an audit log without bodies names instead of the version a write made: the version it was sent against.
       ...(follows && last ? { previousVersion: last.resourceVersion } : {}),
       ...(body === undefined ? {} : { body }),
+      ...(analysis.change && { change: analysis.change }),
     });
     this.chain.set(key, { resourceVersion, obj: obj as Json | null, version: after });
     return true;
@@ -177,7 +179,9 @@ export class ProfileRecorder {
           listed.add(`${key.namespace}/${key.name}`);
           const rv = item.metadata?.resourceVersion ?? listVersion;
           if (first && !(await this.chain.get(key))) {
-            await this.store.recordFirstSeen(key, tsMs, project(this.profileOf(item), item as Json), item as Json);
+            const profile = this.profileOf(item);
+            const projection = project(profile, item as Json);
+            await this.store.recordFirstSeen(key, tsMs, projection, item as Json, baselineOf(profile, { obj: item as Json, projection }));
             this.chain.set(key, { resourceVersion: rv, obj: item as Json });
           } else if (await this.observe(key, item, rv, tsMs)) stored++;
         }

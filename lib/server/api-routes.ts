@@ -11,6 +11,7 @@ import type { ApiRequest } from "./api-request";
 import type { ServerContext } from "./context";
 import { receiveUpload, receiveWebhook } from "./handlers/audit";
 import { auditSourcesAnswer } from "./handlers/audit-sources";
+import { answerChanges } from "./handlers/changes";
 import { clientsAnswer } from "./handlers/clients";
 import { exportView, type Download } from "./handlers/export-view";
 import { grafanaExport } from "./handlers/grafana";
@@ -61,6 +62,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     shared: true,
     methods: { GET: ({ ctx, captured, query, signal }) => answerPanel(ctx, decoded(captured[0]), query, signal) },
   },
+  { path: /^\/api\/changes$/, access: "user", methods: { GET: ({ ctx, query }) => answerChanges(ctx, query) } },
   { path: /^\/api\/objects$/, access: "user", methods: { GET: ({ ctx, query }) => listObjects(ctx, query) } },
   { path: /^\/api\/objects\/lanes$/, access: "user", methods: { GET: ({ ctx, query }) => listLanes(ctx, query) } },
   // Segments stay as sent: objectRoute decodes each once.

@@ -32,6 +32,7 @@ const TABLES: readonly { file: "churnscope.sqlite" | "notes.sqlite"; table: stri
     "audit_latest",
     "audit_bucket_objects",
     "audit_bucket_sources",
+    "changes",
   ].map((table) => ({ file: "churnscope.sqlite" as const, table })),
   { file: "notes.sqlite", table: "notes" },
 ];

@@ -15,6 +15,7 @@ import type { PostgresSettings } from "./engine/postgres";
 import { SqliteEngine } from "./engine/sqlite";
 import type { SqlEngine, SqlQueries, SqlValue } from "./engine/types";
 import { addMissingColumns, migrate, type Migration } from "./migrator";
+import { CHANGES_TABLE } from "./changes";
 import { RECORDER_LEASES } from "./leases";
 import { MOVES } from "./moves";
 import type { StoreConnection } from "./types";
@@ -128,6 +129,11 @@ const STORE_MIGRATIONS: readonly Migration[] = [
     apply(db) {
       db.exec(RECORDER_LEASES);
     },
+  },
+  {
+    version: 6,
+    description: "recorded changes of workloads and GitOps revisions, and what each workload ran when first seen",
+    apply: (db) => db.exec(CHANGES_TABLE),
   },
 ];
 

@@ -4,6 +4,7 @@
  * classified, exactly as a watched version would be, along the same version chain. The writer is the
  * one the snapshot recorded.
  */
+import { baselineOf } from "../churn/changes";
 import { analyze, project, type Analysis } from "../churn/analyze";
 import { diffObjects } from "../churn/diff";
 import type { Json } from "../churn/json";
@@ -63,7 +64,10 @@ export function importObjectWrites(store: WriteRepository, writes: ObjectWrites,
       chain.set(keyOf(ref), initial);
       const profile = profileOf(ref, initial);
       // Known before the snapshot's range: the state band starts from it.
-      if (profile) await store.recordFirstSeen(keyOf(ref), 0, project(profile, initial), initial);
+      if (profile) {
+        const projection = project(profile, initial);
+        await store.recordFirstSeen(keyOf(ref), 0, projection, initial, baselineOf(profile, { obj: initial, projection }));
+      }
     }
     for (const w of writes.writes) {
       const ref = writes.objects[w.o];
@@ -85,6 +89,7 @@ export function importObjectWrites(store: WriteRepository, writes: ObjectWrites,
         changes: analysis.changes,
         projection: analysis.projection,
         ...(body === undefined ? {} : { body }),
+        ...(analysis.change && { change: analysis.change }),
       });
     }
     return writes.writes.length;

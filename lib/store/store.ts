@@ -12,7 +12,9 @@ import { AuditStore } from "./audit-store";
 import { BucketCheckpoints } from "./bucket-checkpoints";
 import { StoreDatabase, type StoreTarget } from "./database";
 import { dropBefore, PARTITIONED_TABLES } from "./engine/partitions";
+import { Changes } from "./changes";
 import { DayRollups } from "./day-rollups";
+import type { RecordedChange } from "../churn/changes";
 import { noopFlag, WriteJoins } from "./joins";
 import { insertRows } from "./engine/insert-rows";
 import { RecorderLeases } from "./leases";
@@ -48,6 +50,7 @@ export class WriteStore implements WriteRepository {
   private readonly ranking: Ranking;
   private readonly timelines: Timelines;
   private readonly joins: WriteJoins;
+  private readonly changes: Changes;
   private auditStore?: AuditStore;
   private bucketStore?: BucketCheckpoints;
   private leaseStore?: RecorderLeases;
@@ -60,6 +63,7 @@ export class WriteStore implements WriteRepository {
     this.ranking = new Ranking(this.database, this.rollups);
     this.timelines = new Timelines(this.database);
     this.joins = new WriteJoins(this.database);
+    this.changes = new Changes(this.database);
   }
 
   /** The store in a SQLite file (a path) or a PostgreSQL database, its schema migrated. */
@@ -169,11 +173,13 @@ export class WriteStore implements WriteRepository {
       const id = await this.database.nextWriteId();
       this.database.insertLater(`INSERT INTO writes (id, ${WRITE_COLUMNS})`, [id, ...row]);
       for (const change of write.changes) this.database.insertLater(FIELD_COLUMNS, [id, objectId, write.tsMs, change.path, write.writer]);
+      if (write.change) await this.changes.add(objectId, write.tsMs, write.writer, write.change);
       await this.rollups.written(write.tsMs);
       return { id, joined: false };
     }
     const { id } = (await this.sql().get<{ id: number }>(INSERT_WRITE, row))!;
     await this.insertFields(id, objectId, write.tsMs, write.changes, write.writer);
+    if (write.change) await this.changes.add(objectId, write.tsMs, write.writer, write.change);
     await this.rollups.written(write.tsMs);
     return { id, joined: false };
   }
@@ -234,12 +240,31 @@ export class WriteStore implements WriteRepository {
   }
 
   /** The projection of an object as first seen (a list, or a snapshot's first version), before any recorded write. */
-  async recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json): Promise<void> {
+  async recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json, baseline?: RecordedChange): Promise<void> {
+    const objectId = await this.idOf(key);
     // An older log read later moves it back: it is where the object's known history starts.
     await this.sql().run(
       "INSERT INTO first_seen (object_id, ts_ms, projection, body) VALUES (?, ?, ?, ?) ON CONFLICT (object_id) DO UPDATE SET ts_ms = excluded.ts_ms, projection = excluded.projection, body = excluded.body WHERE excluded.ts_ms < first_seen.ts_ms",
-      [await this.idOf(key), tsMs, JSON.stringify(projection), body === undefined ? null : JSON.stringify(body)],
+      [objectId, tsMs, JSON.stringify(projection), body === undefined ? null : JSON.stringify(body)],
     );
+    // Since its template was last written, when the object says (managedFields); else since it was first seen.
+    // A snapshot's objects are first seen at 0 (before its range): only the object can say since when.
+    if (baseline) await this.changes.baseline(objectId, baseline.sinceMs !== undefined ? Math.min(tsMs || Infinity, baseline.sinceMs) : tsMs, baseline);
+  }
+
+  /** Recorded changes in (from, to], oldest first (changes.ts). */
+  changesBetween(fromMs: number, toMs: number, limit: number): ReturnType<Changes["between"]> {
+    return this.changes.between(fromMs, toMs, limit);
+  }
+
+  /** The busiest writers' writes per step (changes.ts). */
+  writerRates(fromMs: number, toMs: number, stepMs: number, maxWriters: number): ReturnType<Changes["writerRates"]> {
+    return this.changes.writerRates(fromMs, toMs, stepMs, maxWriters);
+  }
+
+  /** Each object's latest change or baseline at `atMs` (changes.ts). */
+  changesLatestAt(atMs: number, limit: number): ReturnType<Changes["latestAt"]> {
+    return this.changes.latestAt(atMs, limit);
   }
 
   /**
@@ -353,6 +378,7 @@ export class WriteStore implements WriteRepository {
       // A bucket's objects from before retention are skipped by their time alone: their checkpoints go too.
       await this.buckets().prune(beforeMs);
       await this.rollups.pruned(beforeMs);
+      await this.changes.pruned(beforeMs);
       return { beforeMs, requests: removed.get("audit_requests")!, writes: removed.get("writes")! };
     });
   }

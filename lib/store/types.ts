@@ -1,7 +1,8 @@
 /** The store's record types and the interfaces its engine implements for the recorder, audit ingest and snapshot import. */
 import type { AuditRow } from "../snapshot/format/audit-rows";
-import type { SqlQueries } from "./engine/types";
+import type { SqlQueries, SqlValue } from "./engine/types";
 import type { Json } from "../churn/json";
+import type { RecordedChange } from "../churn/changes";
 import type { ObjectKey, StoredWrite } from "../wire/objects";
 
 /**
@@ -12,7 +13,8 @@ export interface WriteRepository {
   /** `timesMs`: when the rows the work stores were written (PostgreSQL makes their day partitions first) */
   batch<T>(work: () => Promise<T>, timesMs?: readonly number[]): Promise<T>;
   record(key: ObjectKey, write: StoredWrite): Promise<unknown>;
-  recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json): Promise<void>;
+  /** `baseline`: what it runs, for a kind whose changes are recorded (churn/changes.ts) */
+  recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json, baseline?: RecordedChange): Promise<void>;
   /** the last version written (null body: deleted) */
   latest(key: ObjectKey): Promise<{ resourceVersion: string; body: string | null } | undefined>;
   setLatest(key: ObjectKey, resourceVersion: string, body: string | null): Promise<void>;
@@ -32,6 +34,9 @@ export interface StoreConnection {
   least(a: string, b: string): string;
   indexedBy(index: string): string;
   transaction<T>(work: () => Promise<T>): Promise<T>;
+  /** whether rows may wait to be inserted with the transaction's next statement (PostgreSQL), and that insert */
+  readonly insertsLater: boolean;
+  insertLater(head: string, row: SqlValue[], tail?: string): void;
 }
 
 /** One completed write request as the audit repository keeps it (audit ingest reads them from logs); its cluster is the store's to add. */

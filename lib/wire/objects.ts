@@ -3,6 +3,7 @@ import type { PeriodicPattern } from "../analysis/periodic";
 import type { WriteClass } from "../churn/analyze";
 import type { NoopEvidence } from "../churn/preconditions";
 import type { FieldChange } from "../churn/diff";
+import type { RecordedChange } from "../churn/changes";
 import type { Json } from "../churn/json";
 import type { ObjectTimeline, TimelineSegment } from "../objects/timeline";
 
@@ -79,6 +80,8 @@ export interface StoredWrite {
   body?: Json;
   /** what the audit log says about the request (audit writes, and watched writes an audit event matched) */
   request?: WriteRequest;
+  /** the workload or GitOps change the write made, when its profile records changes (churn/changes.ts) */
+  change?: RecordedChange;
 }
 
 export interface WriteRequest {

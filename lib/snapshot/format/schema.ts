@@ -50,7 +50,7 @@ export const markerSchema = z.object({
   timeMs: epochMs,
   label: z.string().max(200),
   detail: z.string().max(2_000),
-  kind: z.enum(["release", "note", "query"]),
+  kind: z.enum(["release", "note", "query", "change"]),
 });
 
 const json: z.ZodType<unknown> = z.unknown();

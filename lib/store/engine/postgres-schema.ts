@@ -9,6 +9,7 @@
 import { RECORDER_LEASES } from "../leases";
 import { AUDIT_SPOOL_TABLE } from "../webhook-spool";
 import { MOVES } from "../moves";
+import { CHANGES_TABLE } from "../changes";
 import type { PostgresMigration } from "../migrator";
 
 const V1 = `
@@ -89,4 +90,9 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
   },
   { version: 6, description: "recorder leases: which process records each cluster", apply: (tx) => tx.exec(RECORDER_LEASES) },
   { version: 7, description: "the audit webhook's spool, which every replica writes and one drains", apply: (tx) => tx.exec(AUDIT_SPOOL_TABLE) },
+  {
+    version: 8,
+    description: "recorded changes of workloads and GitOps revisions, and what each workload ran when first seen",
+    apply: (tx) => tx.exec(CHANGES_TABLE),
+  },
 ];

@@ -26,7 +26,8 @@ const DEPLOYMENTS: Profile = {
   routed: { replicas: { path: "$.replicas" } },
 };
 const PODS: Profile = { ...DEPLOYMENTS, name: "pod", group: "", resource: "pods", kind: "Pod", routed: { node: { path: "$.nodeName" } } };
-const PROFILES = [...DEFAULT_PROFILES, DEPLOYMENTS, PODS];
+// Replacing the shipped Deployment profile by name, as a configuration does: this one routes on the replica count.
+const PROFILES = [...DEFAULT_PROFILES.filter((p) => p.name !== DEPLOYMENTS.name), DEPLOYMENTS, PODS];
 
 function deployment(rv: number, replicas: number, observedGeneration: number) {
   return {

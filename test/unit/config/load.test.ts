@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { analyze } from "@/lib/churn/analyze";
+import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { ConfigError, loadConfig } from "@/lib/config/load";
 
 function dirWith(files: Record<string, string>): string {
@@ -130,7 +131,10 @@ describe("profiles in the configuration", () => {
       ].join("\n"),
     });
     const config = loadConfig({}, dir);
-    expect(config.profiles.map((p) => p.name)).toEqual(["connector-project", "connector-hub", "httproute", "gatewaypoolnode", "deployment", "lease"]);
+    // The shipped ones first, less the two replaced by name, then the file's.
+    const shipped = DEFAULT_PROFILES.map((p) => p.name).filter((name) => name !== "deployment" && name !== "lease");
+    expect(config.profiles.map((p) => p.name)).toEqual([...shipped, "deployment", "lease"]);
+    expect(config.profiles.find((p) => p.name === "deployment")?.routed).toEqual({ image: { path: "$.template.spec.containers[*].image" } });
     expect(config.profiles.find((p) => p.name === "lease")?.heartbeat).toEqual([]);
   });
 
@@ -195,7 +199,9 @@ describe("the annotated example", () => {
     const config = loadConfig({ CHURNSCOPE_CONFIG: join(process.cwd(), "churnscope.example.yaml") }, dirWith({}));
     expect(config.prometheus?.url).toBe("http://prometheus.monitoring.svc:9090");
     expect(config.rebuilds).toEqual({ profile: "auto", upstreamResource: "connectors.networking.datumapis.com" });
-    expect(config.profiles.length).toBe(5);
+    // The example adds no profile: the shipped ones, the workloads and GitOps kinds whose changes are recorded included.
+    expect(config.profiles.map((p) => p.name)).toEqual(DEFAULT_PROFILES.map((p) => p.name));
+    expect(config.profiles.filter((p) => p.changes === "template").map((p) => p.kind)).toEqual(["Deployment", "StatefulSet", "DaemonSet"]);
   });
 });
 

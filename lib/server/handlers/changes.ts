@@ -1,0 +1,53 @@
+/**
+ * /api/changes: the recorded changes of a range, each tested against the rates of the writers it concerns at the
+ * onset (analysis/why.ts). `onset` is the chart's onset when the page has one; without it the onset is detected
+ * from the recorded writes. Snapshot requests read the snapshot's store; others the live one.
+ */
+import { z } from "zod";
+import { badRequest } from "../../api/envelope";
+import { explainOnset, onsetOfWriters, type WriterRate } from "../../analysis/why";
+import { rangeParams } from "../../panels/params";
+import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
+import type { ChangesAnswer } from "../../wire/changes";
+import type { ServerContext } from "../context";
+
+/** Bounds of one answer: the changes tested, the writers asked, each writer's points, the workloads read at the onset. */
+export const MAX_TESTED_CHANGES = 500;
+const MAX_WRITERS = 20;
+const MAX_POINTS = 480;
+const MAX_WORKLOADS = 10_000;
+
+const schema = z
+  .object({
+    from: z.string().max(64).default(DEFAULT_FROM),
+    to: z.string().max(64).default(DEFAULT_TO),
+    onset: z.coerce.number().int().min(0).max(7_258_118_400_000).optional(),
+    snapshot: z.string().max(64).optional(),
+  })
+  .strict();
+
+export async function answerChanges(ctx: ServerContext, params: Record<string, string>): Promise<{ data: ChangesAnswer; warnings?: string[] }> {
+  const parsed = schema.safeParse(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== "")));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw badRequest(`parameter ${issue.path.join(".") || "?"}: ${issue.message}`);
+  }
+  const p = parsed.data;
+  const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
+  if (p.onset !== undefined && (p.onset < startMs || p.onset > endMs)) throw badRequest("parameter onset: a time inside the range (epoch milliseconds)");
+  // Whole minutes, at most MAX_POINTS of them across the range.
+  const stepMs = Math.max(60_000, Math.ceil((endMs - startMs) / MAX_POINTS / 60_000) * 60_000);
+  const store = p.snapshot !== undefined ? await ctx.stores.snapshotStore(p.snapshot) : ctx.stores.liveStore();
+  const { changes, total } = await store.changesBetween(startMs, endMs, MAX_TESTED_CHANGES);
+  const steps = Math.ceil((endMs - startMs) / stepMs);
+  const writers: WriterRate[] = (await store.writerRates(startMs, endMs, stepMs, MAX_WRITERS)).map((w) => ({
+    writer: w.writer,
+    userAgent: w.userAgent,
+    points: Array.from({ length: steps }, (_, k) => [Math.min(endMs, startMs + (k + 1) * stepMs), (w.counts.get(k) ?? 0) / (stepMs / 1000)]),
+  }));
+  const onsetMs = p.onset ?? onsetOfWriters(writers);
+  const latest = onsetMs === undefined ? [] : await store.changesLatestAt(onsetMs, MAX_WORKLOADS);
+  const why = explainOnset(changes, writers, latest, { stepMs, onsetMs, detected: p.onset === undefined });
+  const warnings = total > changes.length ? [`${total} changes in this range; the first ${changes.length} are tested: narrow the range to test the rest.`] : [];
+  return { data: { ...why, startMs, endMs, stepMs, total }, ...(warnings.length ? { warnings } : {}) };
+}
