@@ -3,6 +3,7 @@
  * Markers (releases, notes, a detected onset) drawn over a time chart or a timeline: a line each with
  * its detail as hover text, and its label beside its own line with its UTC time where there is room.
  */
+import { markerAnchor } from "./marker-list";
 import { useMemo } from "react";
 import { formatUtc } from "@/lib/format/time";
 import { LABEL_OFFSET, placeLabels } from "@/lib/markers/label-rows";
@@ -82,7 +83,7 @@ export function MarkerLayer({ markers, xOf, top, height, left, right, colors }: 
         const { leftward, row, width: room } = placements[i] ?? { leftward: false, row: 0, width: 0 };
         const text = fittedLabel(m, room);
         if (text === "") return null;
-        return (
+        const label = (
           <text
             key={`${m.timeMs}-${m.label}`}
             data-marker-label={m.label}
@@ -99,6 +100,14 @@ export function MarkerLayer({ markers, xOf, top, height, left, right, colors }: 
             <title>{markerTitle(m)}</title>
             {text}
           </text>
+        );
+        // A recorded change's label links to its entry under the page's heading, which opens its diff.
+        return m.kind === "change" ? (
+          <a key={`${m.timeMs}-${m.label}`} href={`#${markerAnchor(m)}`}>
+            {label}
+          </a>
+        ) : (
+          label
         );
       })}
     </>

@@ -2,8 +2,10 @@
 /**
  * The markers in the range in words, under the page's heading: each one's time, label and detail (a release's
  * notes, a note's author), so nobody has to hover a line to read them. Folded away past a few, the count kept.
- * Then the detected onset in words: what rose, when, and what rose most.
+ * Then the detected onset in words: what rose, when, and what rose most; and what changed around it (the recorded
+ * changes tested against their writers' rates). A recorded change opens to its diff.
  */
+import { useEffect, useState } from "react";
 import { formatUtc } from "@/lib/format/time";
 import type { Marker } from "@/lib/markers/marker";
 
@@ -11,7 +13,7 @@ const KIND_WORD: Record<Marker["kind"], string> = { release: "release", note: "n
 /** Shown open up to this many; more fold behind their count. */
 const OPEN_UP_TO = 8;
 
-export function MarkerList({ markers, onsetSummary }: { markers: Marker[]; onsetSummary?: string }) {
+export function MarkerList({ markers, onsetSummary, changesSummary }: { markers: Marker[]; onsetSummary?: string; changesSummary?: string }) {
   const sorted = [...markers].sort((a, b) => a.timeMs - b.timeMs);
   return (
     <>
@@ -21,27 +23,64 @@ export function MarkerList({ markers, onsetSummary }: { markers: Marker[]; onset
           <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onsetSummary}
         </p>
       )}
+      {changesSummary && (
+        <p className="text-xs" data-testid="changes-summary">
+          <span className="font-semibold">What changed:</span> {changesSummary}
+        </p>
+      )}
     </>
   );
 }
 
+/** A marker's anchor, which its line on a chart links to. */
+export const markerAnchor = (m: Marker) => `marker-${m.kind}-${m.timeMs}`;
+
 /** `onsetSaid`: the onset's detail is the summary under the list, so its entry leaves it out rather than say it twice. */
 function Listed({ sorted, onsetSaid }: { sorted: Marker[]; onsetSaid: boolean }) {
+  const hash = useHash();
+  const linked = sorted.some((m) => `#${markerAnchor(m)}` === hash);
   return (
-    <details data-testid="marker-list" className="text-xs" open={sorted.length <= OPEN_UP_TO}>
+    <details data-testid="marker-list" className="text-xs" open={sorted.length <= OPEN_UP_TO || linked}>
       <summary className="cursor-pointer select-none text-[var(--muted)]">
         {sorted.length} marker{sorted.length === 1 ? "" : "s"} in this range
       </summary>
       <ul className="mt-1 space-y-0.5">
         {sorted.map((m) => (
-          <li key={`${m.timeMs}-${m.kind}-${m.label}`} data-marker-item={m.label} className="flex flex-wrap gap-x-2">
+          <li key={`${m.timeMs}-${m.kind}-${m.label}`} id={markerAnchor(m)} data-marker-item={m.label} className="flex flex-wrap gap-x-2">
             <span className="font-mono tabular text-[var(--muted)]">{formatUtc(m.timeMs)}</span>
             <span className={m.kind === "onset" ? "font-semibold text-[var(--accent)]" : "font-semibold"}>{m.label}</span>
             <span className="text-[var(--muted)]">({KIND_WORD[m.kind]})</span>
-            {!(onsetSaid && m.kind === "onset") && <span className="min-w-0 whitespace-pre-wrap break-words">{m.detail.replace(/\n/g, " ")}</span>}
+            {m.kind === "change" ? (
+              <Diff detail={m.detail} open={`#${markerAnchor(m)}` === hash} />
+            ) : (
+              !(onsetSaid && m.kind === "onset") && <span className="min-w-0 whitespace-pre-wrap break-words">{m.detail.replace(/\n/g, " ")}</span>
+            )}
           </li>
         ))}
       </ul>
     </details>
   );
+}
+
+/** A recorded change's detail: where and by whom, then its diff, one field a line, folded until asked for. */
+function Diff({ detail, open }: { detail: string; open: boolean }) {
+  const [where, ...lines] = detail.split("\n");
+  return (
+    <details data-testid="change-diff" className="min-w-0 basis-full sm:basis-auto" open={open || undefined}>
+      <summary className="cursor-pointer select-none">{where}</summary>
+      {lines.length > 0 && <pre className="mt-0.5 overflow-x-auto whitespace-pre-wrap break-all font-mono text-[11px]">{lines.join("\n")}</pre>}
+    </details>
+  );
+}
+
+/** The page's fragment: a chart's change marker links to its entry here (marker-layer.tsx), which then opens. */
+function useHash(): string {
+  const [hash, setHash] = useState("");
+  useEffect(() => {
+    const read = () => setHash(window.location.hash);
+    read();
+    window.addEventListener("hashchange", read);
+    return () => window.removeEventListener("hashchange", read);
+  }, []);
+  return hash;
 }

@@ -13,7 +13,7 @@ import { findPanel } from "@/lib/panels/catalog";
 import type { PanelDef } from "@/lib/panels/queries";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
-import { useApiservers, useMarkers, usePanel } from "@/lib/query/hooks";
+import { useApiservers, useChanges, useMarkers, usePanel } from "@/lib/query/hooks";
 import { useOnsetMarker } from "@/components/panels/onset-marker";
 import { seriesName } from "@/lib/panels/series-name";
 import { writeLoadInputs, writeLoadRequests } from "@/lib/panels/write-load-requests";
@@ -71,6 +71,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const signalsReady = byResource.data !== undefined || byResource.isError;
   const onset = useOnsetMarker(byResource.data?.data, seriesName, "The write rate");
   const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
+  const changes = useChanges(startMs, endMs, onset?.marker.timeMs, snapshot?.id).data?.data;
 
   const phone = usePhone();
   const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
@@ -180,7 +181,11 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
             </p>
           ))}
 
-        <MarkerList markers={markers} onsetSummary={onset?.summary} />
+        <MarkerList
+          markers={markers}
+          onsetSummary={onset?.summary}
+          changesSummary={changes && (changes.changes.length > 0 || changes.writers.length > 0) ? changes.sentence : undefined}
+        />
         <PanelCard
           def={panel("writes-by-resource")}
           input={inputs.writesByResource}

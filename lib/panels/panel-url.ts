@@ -31,6 +31,11 @@ export function markersUrl(startMs: number, endMs: number, snapshot?: string): s
   return `/api/markers?${searchOf({ from: startMs, to: endMs, snapshot })}`;
 }
 
+/** The recorded changes of a range tested against the writers' rates at the onset (the chart's, when it has one). */
+export function changesUrl(startMs: number, endMs: number, onsetMs?: number, snapshot?: string): string {
+  return `/api/changes?${searchOf({ from: startMs, to: endMs, onset: onsetMs, snapshot })}`;
+}
+
 /** The API servers to choose from in a range. */
 export function apiserversUrl(startMs: number, endMs: number): string {
   return `/api/apiservers?${searchOf({ from: startMs, to: endMs })}`;

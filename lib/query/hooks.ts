@@ -8,7 +8,8 @@ import type { ApiServerEntry } from "../panels/apiservers";
 import type { PanelData } from "../panels/run-panel";
 import type { Marker } from "../markers/marker";
 import { ApiClientError, fetchEnvelope } from "../api/fetch-envelope";
-import { apiserversUrl, markersUrl, panelUrl, searchOf, type PanelQueryInput } from "../panels/panel-url";
+import { apiserversUrl, changesUrl, markersUrl, panelUrl, searchOf, type PanelQueryInput } from "../panels/panel-url";
+import type { ChangesAnswer } from "../wire/changes";
 
 export type { PanelQueryInput };
 
@@ -16,6 +17,7 @@ export const queryKeys = {
   panel: (input: PanelQueryInput) => ["panel", input] as const,
   apiservers: (startMs: number, endMs: number) => ["apiservers", startMs, endMs] as const,
   markers: (startMs: number, endMs: number, snapshot?: string) => ["markers", startMs, endMs, snapshot ?? ""] as const,
+  changes: (startMs: number, endMs: number, onsetMs?: number, snapshot?: string) => ["changes", startMs, endMs, onsetMs ?? "", snapshot ?? ""] as const,
 };
 
 export function usePanel(input: PanelQueryInput, enabled = true) {
@@ -32,6 +34,15 @@ export function useMarkers(startMs: number, endMs: number, snapshot?: string) {
   return useQuery({
     queryKey: queryKeys.markers(startMs, endMs, snapshot),
     queryFn: ({ signal }) => fetchEnvelope<Marker[]>(markersUrl(startMs, endMs, snapshot), signal),
+    placeholderData: keepPreviousData,
+  });
+}
+
+/** The range's recorded changes, each tested against its writers' rates at the onset (analysis/why.ts). */
+export function useChanges(startMs: number, endMs: number, onsetMs?: number, snapshot?: string) {
+  return useQuery({
+    queryKey: queryKeys.changes(startMs, endMs, onsetMs, snapshot),
+    queryFn: ({ signal }) => fetchEnvelope<ChangesAnswer>(changesUrl(startMs, endMs, onsetMs, snapshot), signal),
     placeholderData: keepPreviousData,
   });
 }

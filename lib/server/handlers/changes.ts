@@ -35,15 +35,19 @@ export async function answerChanges(ctx: ServerContext, params: Record<string, s
   const p = parsed.data;
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   if (p.onset !== undefined && (p.onset < startMs || p.onset > endMs)) throw badRequest("parameter onset: a time inside the range (epoch milliseconds)");
-  // Whole minutes, at most MAX_POINTS of them across the range.
-  const stepMs = Math.max(60_000, Math.ceil((endMs - startMs) / MAX_POINTS / 60_000) * 60_000);
+  // Whole multiples of 5 s, at most MAX_POINTS of them across the range.
+  const stepMs = Math.max(5_000, Math.ceil((endMs - startMs) / MAX_POINTS / 5_000) * 5_000);
   const store = p.snapshot !== undefined ? await ctx.stores.snapshotStore(p.snapshot) : ctx.stores.liveStore();
   const { changes, total } = await store.changesBetween(startMs, endMs, MAX_TESTED_CHANGES);
   const steps = Math.ceil((endMs - startMs) / stepMs);
   const writers: WriterRate[] = (await store.writerRates(startMs, endMs, stepMs, MAX_WRITERS)).map((w) => ({
     writer: w.writer,
     userAgent: w.userAgent,
-    points: Array.from({ length: steps }, (_, k) => [Math.min(endMs, startMs + (k + 1) * stepMs), (w.counts.get(k) ?? 0) / (stepMs / 1000)]),
+    // Writes per second of each step; the last one's by its own length, when the range ends inside it.
+    points: Array.from({ length: steps }, (_, k) => {
+      const stepEndMs = Math.min(endMs, startMs + (k + 1) * stepMs);
+      return [stepEndMs, (w.counts.get(k) ?? 0) / ((stepEndMs - startMs - k * stepMs) / 1000)];
+    }),
   }));
   const onsetMs = p.onset ?? onsetOfWriters(writers);
   const latest = onsetMs === undefined ? [] : await store.changesLatestAt(onsetMs, MAX_WORKLOADS);

@@ -9,6 +9,8 @@ import type { Json } from "@/lib/churn/json";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { prepare } from "@/lib/churn/analyze";
 
+/** The test's objects as the analysis reads them. */
+const json = (value: unknown) => value as Json;
 const profile = (name: string) => DEFAULT_PROFILES.find((p) => p.name === name)!;
 const DEPLOYMENT = profile("deployment");
 
@@ -49,7 +51,7 @@ function deployment(options: { image?: string; replicas?: number; logLevel?: str
 
 describe("a workload's changes", () => {
   it("names an image change by its image and both tags, with the diff under the pod template", () => {
-    const a = analyze(DEPLOYMENT, deployment() as Json, deployment({ image: "ghcr.io/datum-cloud/network-services-operator:v0.26.5", rv: "101" }) as Json);
+    const a = analyze(DEPLOYMENT, json(deployment()), json(deployment({ image: "ghcr.io/datum-cloud/network-services-operator:v0.26.5", rv: "101" })));
     expect(a.cls).toBe("routed");
     expect(a.change?.summary).toBe("image network-services-operator v0.26.4 → v0.26.5");
     expect(a.change?.diff).toEqual([
@@ -63,25 +65,25 @@ describe("a workload's changes", () => {
   });
 
   it("records env and service account changes by path, and no change for replicas or status", () => {
-    const env = analyze(DEPLOYMENT, deployment() as Json, deployment({ logLevel: "debug", rv: "101" }) as Json);
+    const env = analyze(DEPLOYMENT, json(deployment()), json(deployment({ logLevel: "debug", rv: "101" })));
     expect(env.change?.summary).toBe("template: spec.containers[name=manager].env[name=LOG_LEVEL].value");
     expect(env.change?.diff).toEqual([{ path: "spec.containers[name=manager].env[name=LOG_LEVEL].value", before: "info", after: "debug" }]);
-    const account = analyze(DEPLOYMENT, deployment() as Json, deployment({ account: "nso-v2", logLevel: "debug", rv: "101" }) as Json);
+    const account = analyze(DEPLOYMENT, json(deployment()), json(deployment({ account: "nso-v2", logLevel: "debug", rv: "101" })));
     expect(account.change?.summary).toBe("template: spec.serviceAccountName and 1 more");
     expect(account.change?.subject.serviceAccount).toBe("nso-v2");
     // A scale and a status update are writes, not changes of what runs.
-    const scaled = analyze(DEPLOYMENT, deployment() as Json, deployment({ replicas: 5, rv: "101" }) as Json);
+    const scaled = analyze(DEPLOYMENT, json(deployment()), json(deployment({ replicas: 5, rv: "101" })));
     expect([scaled.cls, scaled.change]).toEqual(["unrouted", undefined]);
-    const status = analyze(DEPLOYMENT, deployment() as Json, deployment({ available: 1, rv: "101" }) as Json);
+    const status = analyze(DEPLOYMENT, json(deployment()), json(deployment({ available: 1, rv: "101" })));
     expect([status.cls, status.change]).toEqual(["unrouted", undefined]);
   });
 
   it("records a create with what it runs, and bounds a diff however large the template", () => {
-    expect(analyze(DEPLOYMENT, undefined, deployment() as Json).change?.summary).toBe("created: network-services-operator v0.26.4");
+    expect(analyze(DEPLOYMENT, undefined, json(deployment())).change?.summary).toBe("created: network-services-operator v0.26.4");
     const wide = (n: number) => {
       const d = deployment();
       d.spec.template.spec.containers[0].env = Array.from({ length: 100 }, (_, i) => ({ name: `V${i}`, value: `${n}`.repeat(1_000) }));
-      return d as Json;
+      return json(d);
     };
     const change = analyze(DEPLOYMENT, wide(1), wide(2)).change!;
     expect(change.diff).toHaveLength(MAX_DIFF_LINES);
@@ -90,7 +92,7 @@ describe("a workload's changes", () => {
   });
 
   it("takes a baseline's date from the field manager that last wrote the template, not from the status writer", () => {
-    const obj = deployment() as Json;
+    const obj = json(deployment());
     const baseline = baselineOf(DEPLOYMENT, prepare(DEPLOYMENT, obj))!;
     expect(baseline.summary).toBe("running network-services-operator v0.26.4");
     expect(baseline.sinceMs).toBe(Date.parse("2026-09-07T09:12:00Z"));
@@ -110,12 +112,12 @@ describe("a GitOps revision", () => {
         kind: "Kustomization",
         metadata: { name: "infra", namespace: "flux-system", resourceVersion: rv },
         status: { lastAppliedRevision: revision },
-      }) as Json;
+      }) as unknown as Json;
     const flux = analyze(profile("flux-kustomization"), kustomization("v0.83.41@sha1:aaa", "1"), kustomization("v0.83.42@sha1:bbb", "2"));
     expect(flux.change?.summary).toBe("revision v0.83.41@sha1:aaa → v0.83.42@sha1:bbb");
     expect(flux.change?.diff).toEqual([{ path: "revision", before: "v0.83.41@sha1:aaa", after: "v0.83.42@sha1:bbb" }]);
     const app = (revision: string, rv: string) =>
-      ({ kind: "Application", metadata: { name: "edge", namespace: "argocd", resourceVersion: rv }, status: { sync: { revision, status: "Synced" } } }) as Json;
+      ({ kind: "Application", metadata: { name: "edge", namespace: "argocd", resourceVersion: rv }, status: { sync: { revision, status: "Synced" } } }) as unknown as Json;
     expect(analyze(profile("argocd-application"), app("abc123", "1"), app("def456", "2")).change?.summary).toBe("revision abc123 → def456");
     // A reconcile that applies the same revision again changes nothing.
     expect(analyze(profile("flux-kustomization"), kustomization("v1@sha1:a", "1"), kustomization("v1@sha1:a", "2")).change).toBeUndefined();
