@@ -35,6 +35,8 @@ export interface Match {
 
 export interface RateAtChange {
   writer: string;
+  /** tied to the change (else: a writer that rose, tested because nothing ties) */
+  tied: boolean;
   /** writes/s over the window before the change and after it */
   before: number;
   after: number;
@@ -42,7 +44,11 @@ export interface RateAtChange {
   stepped: boolean;
 }
 
-export type Verdict = "moved" | "did not move" | "matches no writer";
+/**
+ * moved: a writer tied to the change stepped at it. did not move: no writer tested stepped (the tied ones, or where
+ * nothing ties, the writers that rose). coincides: nothing ties, but a writer that rose stepped at it: listed, not named.
+ */
+export type Verdict = "moved" | "did not move" | "coincides";
 
 export interface ChangeVerdict {
   change: ChangeInput;
@@ -113,7 +119,7 @@ const meanOf = (points: [number, number][], fromMs: number, toMs: number) => {
 };
 
 /** The writer's rate around a change, and whether the detector finds a step there (within two steps, or five minutes, after it). */
-export function rateAtChange(rate: WriterRate, tsMs: number, stepMs: number, windowMs: number): RateAtChange {
+export function rateAtChange(rate: WriterRate, tsMs: number, stepMs: number, windowMs: number): Omit<RateAtChange, "tied"> {
   const around = rate.points.filter(([t]) => t >= tsMs - windowMs && t < tsMs + windowMs);
   const slack = Math.max(2 * stepMs, 300_000);
   const stepped = changePoints(around, { minSegment: 3 }).some((p) => p.timeMs >= tsMs - stepMs && p.timeMs <= tsMs + slack);
@@ -148,17 +154,6 @@ export function explainOnset(changes: ChangeInput[], writers: WriterRate[], late
           detectedFrom: options.detected ? ("recorded writes" as const) : ("given" as const),
         };
 
-  const verdicts = changes.map((change): ChangeVerdict => {
-    const matches = writers.flatMap((w) => {
-      const rests = matchWriter(change, w);
-      return rests ? [{ writer: w.writer, rests }] : [];
-    });
-    const rates = matches.map((m) => rateAtChange(byWriter.get(m.writer)!, change.tsMs, options.stepMs, windowMs));
-    const verdict: Verdict = matches.length === 0 ? "matches no writer" : rates.some((r) => r.stepped) ? "moved" : "did not move";
-    const precededOnset = onsetMs !== undefined && change.tsMs <= onsetMs && change.tsMs >= onsetMs - lookBackMs;
-    return { change, matches, rates, verdict, precededOnset };
-  });
-
   // The writers whose rate rose most across the onset (at most five).
   const rising =
     onsetMs === undefined
@@ -169,6 +164,21 @@ export function explainOnset(changes: ChangeInput[], writers: WriterRate[], late
           .filter((w) => w.after > w.before * 1.2)
           .sort((a, b) => b.after - b.before - (a.after - a.before))
           .slice(0, 5);
+
+  const verdicts = changes.map((change): ChangeVerdict => {
+    const matches = writers.flatMap((w) => {
+      const rests = matchWriter(change, w);
+      return rests ? [{ writer: w.writer, rests }] : [];
+    });
+    // The writers tied to it; where none is, the writers that rose, so that every change is tested against the rate.
+    const tested = matches.length > 0 ? matches.map((m) => byWriter.get(m.writer)!) : rising.map((r) => r.writer);
+    const rates = tested.map((w) => ({ ...rateAtChange(w, change.tsMs, options.stepMs, windowMs), tied: matches.length > 0 }));
+    const stepped = rates.some((r) => r.stepped);
+    const verdict: Verdict = stepped ? (matches.length > 0 ? "moved" : "coincides") : "did not move";
+    const precededOnset = onsetMs !== undefined && change.tsMs <= onsetMs && change.tsMs >= onsetMs - lookBackMs;
+    return { change, matches, rates, verdict, precededOnset };
+  });
+
   const checks = rising.map(({ writer, before, after }): WriterCheck => {
     const found = latest.flatMap((c) => {
       const rests = c.subject.images.length > 0 || c.subject.serviceAccount !== "" ? matchWriter(c, writer) : null;
@@ -201,7 +211,9 @@ function sentenceOf(onset: WhyAnswer["onset"], verdicts: ChangeVerdict[], checks
   );
   const moved = verdicts.filter((v) => v.verdict === "moved");
   const still = verdicts.filter((v) => v.verdict === "did not move");
-  const unmatched = verdicts.filter((v) => v.verdict === "matches no writer");
+  const coinciding = verdicts.filter((v) => v.verdict === "coincides");
+  const figures = (v: ChangeVerdict) => v.rates.map((r) => `${r.writer} ${rate(r.before)} → ${rate(r.after)}`).join(", ");
+  const untied = (v: ChangeVerdict) => (v.matches.length === 0 ? "; no writer ties to it" : "");
   if (moved.length > 0)
     parts.push(
       `The rate moved with ${moved
@@ -213,14 +225,15 @@ function sentenceOf(onset: WhyAnswer["onset"], verdicts: ChangeVerdict[], checks
     );
   if (still.length > 0)
     parts.push(
-      `The rate did not move with ${still.map((v) => `${name(v)} (${v.rates.map((r) => `${r.writer} ${rate(r.before)} → ${rate(r.after)}`).join(", ")})`).join("; ")}.`,
+      `The rate did not move with ${still.map((v) => `${name(v)} (${figures(v) || "no writer rose"}${untied(v)})`).join("; ")}.`,
     );
-  if (unmatched.length > 0) parts.push(`No writer of the range matches ${unmatched.map(name).join("; ")}.`);
+  if (coinciding.length > 0)
+    parts.push(`The rate stepped at ${coinciding.map((v) => `${name(v)} (${figures(v)})`).join("; ")} too, but no writer ties to it: listed, not named.`);
   for (const check of checks) {
     if (check.lastChange && check.lastChange.tsMs <= 0) parts.push(`${check.writer}: no recorded change.`);
     else if (!check.lastChange) parts.push(`${check.writer} (rose ${rate(check.before)} → ${rate(check.after)} writes/s): no recorded workload matches it.`);
     else if (check.lastChange.tsMs < onset.timeMs - lookBackMs || check.lastChange.baseline)
-      parts.push(`${check.writer}: no change since ${day(check.lastChange.tsMs)}${check.lastChange.baseline ? " (first seen)" : ""}.`);
+      parts.push(`${check.writer}: no change since ${day(check.lastChange.tsMs)}.`);
     else parts.push(`${check.writer}: ${check.lastChange.summary} at ${utc(check.lastChange.tsMs)}.`);
   }
   // A cause steps its writer's rate up, and comes before the onset (or with it, within the detector's slack).

@@ -62,13 +62,13 @@ describe("testing changes against the rate", () => {
     expect(onsetOfWriters(writers)).toBe(at(122));
   });
 
-  it("names the change the rate moved with, lists the one in the same minute and the later one as not moved, and the unmatched one as such", () => {
+  it("names the change the rate moved with, lists the one in the same minute and the later one as not moved, and an untied one the rate stepped at as listed, not named", () => {
     const answer = explainOnset(changes, writers, [], { stepMs: STEP, onsetMs: at(122) });
     expect(answer.changes.map((v) => [v.change.key.name, v.verdict])).toEqual([
       ["writer-a", "moved"],
       ["writer-b", "did not move"],
       ["writer-c", "did not move"],
-      ["infra", "matches no writer"],
+      ["infra", "coincides"],
     ]);
     const a = answer.changes[0].rates[0];
     expect(a.writer).toBe("writer-a");
@@ -79,7 +79,10 @@ describe("testing changes against the rate", () => {
     expect(answer.sentence).toContain("The rate moved with image writer-a v1 → v2");
     expect(answer.sentence).toContain("The onset follows image writer-a v1 → v2 (writer-a).");
     expect(answer.sentence).toContain("The rate did not move with image writer-b v1 → v1.1");
-    expect(answer.sentence).toContain("No writer of the range matches revision v0.83.41 → v0.83.42");
+    // Nothing ties the revision to a writer: it is tested against the writer that rose, which stepped two minutes later.
+    expect(answer.changes[3].rates.map((r) => [r.writer, r.tied, r.stepped])).toEqual([["writer-a", false, true]]);
+    expect(answer.sentence).toContain("The rate stepped at revision v0.83.41 → v0.83.42");
+    expect(answer.sentence).toContain("but no writer ties to it: listed, not named.");
     expect(answer.sentence).not.toContain("Not a release");
   });
 
@@ -97,7 +100,11 @@ describe("testing changes against the rate", () => {
     expect(answer.writers.map((w) => [w.writer, w.workload?.key.name, w.lastChange?.tsMs])).toEqual([
       ["network-services-operator", "network-services-operator", Date.parse("2026-09-07T09:12:00Z")],
     ]);
-    expect(answer.changes[0].verdict).toBe("matches no writer");
+    // Nothing ties the gateway's rollout to a writer; the writer that rose did not step at it (it rose 15 minutes before).
+    expect(answer.changes[0].verdict).toBe("did not move");
+    expect(answer.changes[0].rates.map((r) => [r.writer, r.tied])).toEqual([["network-services-operator", false]]);
+    // Its hour before the rollout: 45 minutes at 2/s and 15 at 9/s, 3.75; the hour after: 9/s.
+    expect(answer.sentence).toContain("(network-services-operator 3.8 → 9.0; no writer ties to it)");
     expect(answer.sentence).toContain("network-services-operator: no change since 2026-09-07");
     expect(answer.sentence).toContain("Not a release: the rate rose with none of the recorded changes.");
   });
