@@ -7,13 +7,15 @@
  */
 import { useEffect, useState } from "react";
 import { formatUtc } from "@/lib/format/time";
+import type { ChangesAnswer } from "@/lib/wire/changes";
+import { ChangesSummary } from "./changes-summary";
 import type { Marker } from "@/lib/markers/marker";
 
 const KIND_WORD: Record<Marker["kind"], string> = { release: "release", note: "note", query: "found by PromQL", change: "recorded change", onset: "detected" };
 /** Shown open up to this many; more fold behind their count. */
 const OPEN_UP_TO = 8;
 
-export function MarkerList({ markers, onsetSummary, changesSummary }: { markers: Marker[]; onsetSummary?: string; changesSummary?: string }) {
+export function MarkerList({ markers, onsetSummary, changes }: { markers: Marker[]; onsetSummary?: string; changes?: ChangesAnswer }) {
   const sorted = [...markers].sort((a, b) => a.timeMs - b.timeMs);
   return (
     <>
@@ -23,11 +25,7 @@ export function MarkerList({ markers, onsetSummary, changesSummary }: { markers:
           <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onsetSummary}
         </p>
       )}
-      {changesSummary && (
-        <p className="text-xs" data-testid="changes-summary">
-          <span className="font-semibold">What changed:</span> {changesSummary}
-        </p>
-      )}
+      {changes && <ChangesSummary answer={changes} />}
     </>
   );
 }

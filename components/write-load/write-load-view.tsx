@@ -181,11 +181,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
             </p>
           ))}
 
-        <MarkerList
-          markers={markers}
-          onsetSummary={onset?.summary}
-          changesSummary={changes && (changes.changes.length > 0 || changes.writers.length > 0) ? changes.sentence : undefined}
-        />
+        <MarkerList markers={markers} onsetSummary={onset?.summary} changes={changes} />
         <PanelCard
           def={panel("writes-by-resource")}
           input={inputs.writesByResource}

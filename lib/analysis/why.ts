@@ -57,6 +57,8 @@ export interface ChangeVerdict {
   verdict: Verdict;
   /** within the look-back window before the onset */
   precededOnset: boolean;
+  /** what the test found, in words */
+  said: string;
 }
 
 export interface WriterCheck {
@@ -67,12 +69,17 @@ export interface WriterCheck {
   workload?: { key: ObjectKey; rests: string };
   /** its workload's last change (or baseline) at the onset */
   lastChange?: { tsMs: number; summary: string; baseline: boolean };
+  /** the same in a sentence */
+  said: string;
 }
 
 export interface WhyAnswer {
   onset: { timeMs: number; before: number; after: number; detectedFrom: "given" | "recorded writes" } | null;
   changes: ChangeVerdict[];
   writers: WriterCheck[];
+  /** the answer in one line: what the onset follows, or "Not a release" */
+  conclusion: string;
+  /** everything above in sentences */
   sentence: string;
 }
 
@@ -155,17 +162,17 @@ export function explainOnset(changes: ChangeInput[], writers: WriterRate[], late
         };
 
   // The writers whose rate rose most across the onset (at most five).
-  const rising =
+  const rises =
     onsetMs === undefined
       ? []
       : writers
           .map((w) => ({ writer: w, before: meanOf(w.points, onsetMs - windowMs, onsetMs), after: meanOf(w.points, onsetMs, onsetMs + windowMs) }))
-          // Rose by a fifth or more: a wobble is not a rise.
-          .filter((w) => w.after > w.before * 1.2)
-          .sort((a, b) => b.after - b.before - (a.after - a.before))
-          .slice(0, 5);
+          .sort((a, b) => b.after - b.before - (a.after - a.before));
+  const largest = rises.length > 0 ? rises[0].after - rises[0].before : 0;
+  // Rose by a fifth or more, and by a tenth of the largest rise at least: a wobble, or a trickle, is not a rise.
+  const rising = rises.filter((w) => w.after > w.before * 1.2 && w.after - w.before >= 0.1 * largest).slice(0, 5);
 
-  const verdicts = changes.map((change): ChangeVerdict => {
+  const verdicts = changes.map((change): Omit<ChangeVerdict, "said"> => {
     const matches = writers.flatMap((w) => {
       const rests = matchWriter(change, w);
       return rests ? [{ writer: w.writer, rests }] : [];
@@ -179,7 +186,7 @@ export function explainOnset(changes: ChangeInput[], writers: WriterRate[], late
     return { change, matches, rates, verdict, precededOnset };
   });
 
-  const checks = rising.map(({ writer, before, after }): WriterCheck => {
+  const checks = rising.map(({ writer, before, after }): Omit<WriterCheck, "said"> => {
     const found = latest.flatMap((c) => {
       const rests = c.subject.images.length > 0 || c.subject.serviceAccount !== "" ? matchWriter(c, writer) : null;
       return rests ? [{ c, rests }] : [];
@@ -194,54 +201,65 @@ export function explainOnset(changes: ChangeInput[], writers: WriterRate[], late
       }),
     };
   });
-  return { onset, changes: verdicts, writers: checks, sentence: sentenceOf(onset, verdicts, checks, lookBackMs) };
+  const said = verdicts.map((v) => ({ ...v, said: saidOf(v) }));
+  const writersSaid = checks.map((c) => ({ ...c, said: onsetMs === undefined ? "" : writerSaid(c, onsetMs, lookBackMs) }));
+  const conclusion = onset ? conclusionOf(onset, said) : "";
+  return { onset, changes: said, writers: writersSaid, conclusion, sentence: sentenceOf(onset, said, writersSaid, conclusion, lookBackMs) };
 }
 
-function sentenceOf(onset: WhyAnswer["onset"], verdicts: ChangeVerdict[], checks: WriterCheck[], lookBackMs: number): string {
+/** The figures of a change's first two tested writers (the answer holds every one). */
+function figures(v: Omit<ChangeVerdict, "said">): string {
+  return (
+    v.rates
+      .slice(0, 2)
+      .map((r) => `${r.writer} ${rate(r.before)} → ${rate(r.after)}`)
+      .join(", ") + (v.rates.length > 2 ? ", …" : "")
+  );
+}
+
+/** What a change's test found, in words. */
+function saidOf(v: Omit<ChangeVerdict, "said">): string {
+  const untied = v.matches.length === 0 ? "; no writer ties to it" : "";
+  if (v.verdict === "moved") {
+    const r = v.rates.find((x) => x.stepped)!;
+    return `the rate moved with it: ${r.writer} ${rate(r.before)} → ${rate(r.after)} writes/s (${v.matches.find((m) => m.writer === r.writer)!.rests})`;
+  }
+  if (v.verdict === "coincides") return `the rate stepped at it too (${figures(v)}), but no writer ties to it: listed, not named`;
+  return `the rate did not move (${figures(v) || "no writer rose"}${untied})`;
+}
+
+/** What a writer that rose ran at the onset, in words. */
+function writerSaid(check: Omit<WriterCheck, "said">, onsetMs: number, lookBackMs: number): string {
+  const last = check.lastChange;
+  if (last && last.tsMs <= 0) return `${check.writer}: no recorded change.`;
+  if (!last) return `${check.writer} (rose ${rate(check.before)} → ${rate(check.after)} writes/s): no recorded workload matches it.`;
+  if (last.tsMs < onsetMs - lookBackMs || last.baseline) return `${check.writer}: no change since ${day(last.tsMs)}.`;
+  return `${check.writer}: ${last.summary} at ${utc(last.tsMs)}.`;
+}
+
+function conclusionOf(onset: NonNullable<WhyAnswer["onset"]>, verdicts: ChangeVerdict[]): string {
+  // A cause steps its writer's rate up, and comes before the onset (or with it, within the detector's slack).
+  const causes = verdicts.filter(
+    (v) => v.verdict === "moved" && v.change.tsMs <= onset.timeMs + CAUSE_SLACK_MS && v.rates.some((r) => r.stepped && r.after > r.before),
+  );
+  return causes.length === 0
+    ? "Not a release: the rate rose with none of the recorded changes."
+    : `The onset follows ${causes.map((v) => `${v.change.summary} (${v.change.key.name})`).join(" and ")}.`;
+}
+
+const objectName = (v: ChangeVerdict) => `${v.change.key.kind} ${v.change.key.namespace ? `${v.change.key.namespace}/` : ""}${v.change.key.name}`;
+
+function sentenceOf(onset: WhyAnswer["onset"], verdicts: ChangeVerdict[], checks: WriterCheck[], conclusion: string, lookBackMs: number): string {
   if (!onset)
     return verdicts.length === 0 ? "No onset and no recorded change in this range." : `No onset in this range; ${verdicts.length} recorded change(s) listed.`;
-  const name = (v: ChangeVerdict) =>
-    `${v.change.summary} (${v.change.key.kind} ${v.change.key.namespace ? `${v.change.key.namespace}/` : ""}${v.change.key.name}, ${utc(v.change.tsMs)})`;
-  const parts: string[] = [];
   const preceded = verdicts.filter((v) => v.precededOnset);
-  parts.push(
+  const parts = [
     preceded.length === 0
       ? `No recorded change in the ${Math.round(lookBackMs / 3_600_000)} h before the onset at ${utc(onset.timeMs)}.`
-      : `Before the onset at ${utc(onset.timeMs)}: ${preceded.map(name).join("; ")}.`,
-  );
-  const moved = verdicts.filter((v) => v.verdict === "moved");
-  const still = verdicts.filter((v) => v.verdict === "did not move");
-  const coinciding = verdicts.filter((v) => v.verdict === "coincides");
-  const figures = (v: ChangeVerdict) => v.rates.map((r) => `${r.writer} ${rate(r.before)} → ${rate(r.after)}`).join(", ");
-  const untied = (v: ChangeVerdict) => (v.matches.length === 0 ? "; no writer ties to it" : "");
-  if (moved.length > 0)
-    parts.push(
-      `The rate moved with ${moved
-        .map((v) => {
-          const r = v.rates.find((x) => x.stepped)!;
-          return `${name(v)}: ${r.writer} ${rate(r.before)} → ${rate(r.after)} writes/s`;
-        })
-        .join("; ")}.`,
-    );
-  if (still.length > 0)
-    parts.push(
-      `The rate did not move with ${still.map((v) => `${name(v)} (${figures(v) || "no writer rose"}${untied(v)})`).join("; ")}.`,
-    );
-  if (coinciding.length > 0)
-    parts.push(`The rate stepped at ${coinciding.map((v) => `${name(v)} (${figures(v)})`).join("; ")} too, but no writer ties to it: listed, not named.`);
-  for (const check of checks) {
-    if (check.lastChange && check.lastChange.tsMs <= 0) parts.push(`${check.writer}: no recorded change.`);
-    else if (!check.lastChange) parts.push(`${check.writer} (rose ${rate(check.before)} → ${rate(check.after)} writes/s): no recorded workload matches it.`);
-    else if (check.lastChange.tsMs < onset.timeMs - lookBackMs || check.lastChange.baseline)
-      parts.push(`${check.writer}: no change since ${day(check.lastChange.tsMs)}.`);
-    else parts.push(`${check.writer}: ${check.lastChange.summary} at ${utc(check.lastChange.tsMs)}.`);
-  }
-  // A cause steps its writer's rate up, and comes before the onset (or with it, within the detector's slack).
-  const causes = moved.filter((v) => v.change.tsMs <= onset.timeMs + CAUSE_SLACK_MS && v.rates.some((r) => r.stepped && r.after > r.before));
-  parts.push(
-    causes.length === 0
-      ? "Not a release: the rate rose with none of the recorded changes."
-      : `The onset follows ${causes.map((v) => `${v.change.summary} (${v.change.key.name})`).join(" and ")}.`,
-  );
+      : `Before the onset at ${utc(onset.timeMs)}: ${preceded.map((v) => `${v.change.summary} (${objectName(v)}, ${utc(v.change.tsMs)})`).join("; ")}.`,
+    ...verdicts.map((v) => `${v.change.summary} (${objectName(v)}, ${utc(v.change.tsMs)}): ${saidOf(v)}.`),
+    ...checks.map((c) => c.said),
+    conclusion,
+  ];
   return parts.join(" ");
 }

@@ -43,20 +43,9 @@ export interface ReplayParams {
 
 const at = (iso: string) => Date.parse(iso);
 
+// The infra rollout and its rollback are recorded changes of the replay (releases.ts), not markers.
 export const SEED_MARKERS: Marker[] = [
   { timeMs: at("2026-09-11T04:04:00Z"), label: "DatumConnect v0.1.4", detail: "Desktop release; no client code over v0.1.3.", kind: "release" },
-  {
-    timeMs: at("2026-09-11T14:45:00Z"),
-    label: "infra v0.83.42",
-    detail: "Rollout of the iroh gateway v0.1.4 image reaches stable sites; Flux left v0.83.41 at about 14:50Z.",
-    kind: "release",
-  },
-  {
-    timeMs: at("2026-09-11T17:00:00Z"),
-    label: "infra v0.83.43 (rollback)",
-    detail: "Rolls back v0.83.42. The write-up gives no time; this marker's time is an assumption of the replay.",
-    kind: "release",
-  },
 ];
 
 export const DEFAULT_REPLAY: ReplayParams = {

@@ -3,6 +3,7 @@
  * replicates to the hub, fans out to the edge, and returns the objects, their writes, the requests
  * and the edge's rebuilds. Deterministic: the same parameters give the same output on every machine.
  */
+import { addReleases } from "./releases";
 import { createRng, type Rng } from "../scenario/rng";
 import { poissonTimes, propagateAndRebuild, replicate } from "./downstream";
 import { CONNECTOR_API, FIELDS, MESSAGES, condition, hubConnector, lease, projectConnector, touchManagedFields, type Obj } from "./objects";
@@ -169,6 +170,7 @@ export function generateReplay(params: ReplayParams = DEFAULT_REPLAY): Replay {
     .map((w) => w.timeMs)
     .sort((a, b) => a - b);
   propagateAndRebuild(hubWriteTimes, params, sink, rng);
+  addReleases(sink, params);
 
   finish(sink, params);
   return { params, sink };

@@ -63,17 +63,26 @@ describe("marker labels", () => {
       await page.goto(`${h.app.url}${ONSET_DAY}`);
       await page.waitForSelector('[data-testid="marker-list"] [data-marker-item]', { timeout: 30_000 });
       const [fromMs, toMs] = [1789131600000, 1789164000000];
-      const expected = h.replay.params.markers.filter((m) => m.timeMs >= fromMs && m.timeMs <= toMs);
-      expect(expected.length).toBeGreaterThan(0);
       const items = await page.$$eval('[data-testid="marker-list"] [data-marker-item]', (lis) =>
         lis.map((li) => ({ label: li.getAttribute("data-marker-item"), text: li.textContent, visible: li.getBoundingClientRect().height > 0 })),
       );
-      for (const m of expected) {
+      for (const m of h.replay.params.markers.filter((m) => m.timeMs >= fromMs && m.timeMs <= toMs)) {
         const item = items.find((i) => i.label === m.label);
         expect(item, m.label).toBeDefined();
         expect(item!.visible).toBe(true);
         expect(item!.text).toContain(formatUtc(m.timeMs));
         expect(item!.text).toContain(m.detail.split("\n")[0]);
+      }
+      // The generator's rollout and rollback in the range, each listed at its time with its object.
+      const { objects, writes } = h.replay.sink;
+      const changes = writes.filter((w) => w.timeMs >= fromMs && w.timeMs <= toMs && ["Deployment", "Kustomization"].includes(objects[w.objectIndex].kind));
+      expect(changes.length).toBeGreaterThan(0);
+      for (const w of changes) {
+        const { kind, namespace, name } = objects[w.objectIndex];
+        const item = items.find((i) => i.text?.includes(formatUtc(w.timeMs)) && i.text.includes(`${kind} ${namespace}/${name}`));
+        expect(item, `${kind} ${name} at ${formatUtc(w.timeMs)}`).toBeDefined();
+        expect(item!.text).toContain("(recorded change)");
+        expect(item!.visible).toBe(true);
       }
       // The detected onset is listed too, as detected.
       expect(items.some((i) => i.text?.includes("(detected)"))).toBe(true);

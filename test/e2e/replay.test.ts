@@ -44,6 +44,21 @@ describe("the replay in Chromium", () => {
     expect(await page.locator('[data-panel="writes-by-resource"] [data-marker-kind="onset"]').count()).toBe(1);
     await expect(page.textContent('[data-testid="onset-summary"]')).resolves.toMatch(/rose from .* at 2026-09-11 13:(1[2-9]|2[0-2])/);
     expect(await page.inputValue('[data-testid="resource-select"]')).toBe("connectors.networking.datumapis.com");
+    // What changed: the generator's infra rollout and rollback, drawn as recorded changes, and the write-up's conclusion
+    // reached from them: the rate moved with none, and network-services-operator ran what it had since 7 September.
+    const { objects, writes } = h.replay.sink;
+    const releaseWrites = writes.filter((w) => ["Deployment", "Kustomization"].includes(objects[w.objectIndex].kind));
+    expect(await page.locator('[data-panel="writes-by-resource"] [data-marker-kind="change"]').count()).toBe(releaseWrites.length);
+    const changes = (await page.textContent('[data-testid="changes-summary"]')) ?? "";
+    expect(changes).toContain("network-services-operator: no change since 2026-09-07.");
+    expect(changes).toContain("Not a release: the rate rose with none of the recorded changes.");
+    expect(changes).not.toContain("the rate moved with it");
+    // A change in the list opens to its diff.
+    const gateway = page.locator('[data-marker-item="image iroh-gateway v0.1.3 → v0.1.4"] [data-testid="change-diff"]');
+    await gateway.locator("summary").click();
+    await expect(gateway.locator("pre").textContent()).resolves.toContain(
+      "spec.containers[name=manager].image: ghcr.io/datum-cloud/iroh-gateway:v0.1.3 → ghcr.io/datum-cloud/iroh-gateway:v0.1.4",
+    );
 
     // Totals: the project's Connector status PUTs over the whole replay, counted from the generator's requests.
     const { startMs, endMs } = h.replay.params;

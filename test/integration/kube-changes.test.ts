@@ -142,9 +142,11 @@ describe("the changes around an onset, on a real control plane", () => {
     expect(a.before).toBeGreaterThan(1);
     expect(a.before).toBeLessThan(3);
     expect(a.after).toBeGreaterThan(6);
-    expect(data.sentence).toContain("The onset follows image writer-a v1 → v2 (writer-a).");
-    expect(data.sentence).toContain("The rate did not move with image writer-b v1 → v1.1");
-    expect(data.sentence).not.toContain("Not a release");
+    expect(data.conclusion).toBe("The onset follows image writer-a v1 → v2 (writer-a).");
+    expect(data.changes[0].said).toMatch(
+      /^the rate moved with it: writer-a .* writes\/s \(field manager "writer-a" is named like its image example.com\/writer-a:v2\)$/,
+    );
+    expect(data.changes[1].said).toMatch(/^the rate did not move \(writer-b /);
     expect(data.writers[0]).toMatchObject({ writer: "writer-a", workload: { key: { name: "writer-a", kind: "Deployment" } } });
 
     // The charts draw the same three changes, each with its diff.

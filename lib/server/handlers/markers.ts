@@ -4,7 +4,7 @@ import { readBodyLimited } from "../../api/read-body";
 import { rangeParams } from "../../panels/params";
 import type { ServerContext } from "../context";
 import type { Marker } from "../../markers/marker";
-import { collectMarkers } from "./collect-markers";
+import { changeMarkers, collectMarkers } from "./collect-markers";
 import { noteMarker, type Note } from "../../store/notes";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 
@@ -13,9 +13,15 @@ const MAX_NOTE_BODY_BYTES = 16 * 1024;
 export async function answerMarkers(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<{ data: Marker[]; warnings: string[] }> {
   const { startMs, endMs } = rangeParams(params.from || DEFAULT_FROM, params.to || DEFAULT_TO, Date.now(), ctx.config.limits.maxRangeMs);
   if (params.snapshot !== undefined) {
-    const held = (await ctx.snapshots.open(params.snapshot)).markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
+    const snapshot = await ctx.snapshots.open(params.snapshot);
+    const held = snapshot.markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
     const notes = (await ctx.notesStore.get().between(startMs, endMs, { snapshot: params.snapshot })).map(noteMarker);
-    return { data: [...held, ...notes].sort((a, b) => a.timeMs - b.timeMs), warnings: [] };
+    // The changes its object writes record, unless it froze them as markers when it was taken.
+    const recorded =
+      snapshot.objectWriteCount !== null && !snapshot.markers.some((m) => m.kind === "change")
+        ? await changeMarkers(await ctx.stores.snapshotStore(params.snapshot), { startMs, endMs })
+        : { markers: [], warnings: [] };
+    return { data: [...held, ...recorded.markers, ...notes].sort((a, b) => a.timeMs - b.timeMs), warnings: recorded.warnings };
   }
   const { markers, warnings } = await collectMarkers(ctx, { startMs, endMs }, signal);
   return { data: markers, warnings };

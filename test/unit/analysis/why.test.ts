@@ -76,13 +76,15 @@ describe("testing changes against the rate", () => {
     expect(a.before).toBeCloseTo(4, 0);
     expect(a.after).toBeCloseTo((2 * 4 + 58 * 20) / 60, 0);
     expect(answer.changes[1].matches).toEqual([{ writer: "system:serviceaccount:apps:writer-b", rests: "writes as its service account apps/writer-b" }]);
-    expect(answer.sentence).toContain("The rate moved with image writer-a v1 → v2");
-    expect(answer.sentence).toContain("The onset follows image writer-a v1 → v2 (writer-a).");
-    expect(answer.sentence).toContain("The rate did not move with image writer-b v1 → v1.1");
+    expect(answer.changes[0].said).toBe(
+      'the rate moved with it: writer-a 4.0 → 19 writes/s (field manager "writer-a" is named like its image example.com/writer-a:v2)',
+    );
+    expect(answer.conclusion).toBe("The onset follows image writer-a v1 → v2 (writer-a).");
+    expect(answer.changes[1].said).toBe("the rate did not move (system:serviceaccount:apps:writer-b 6.0 → 6.0)");
     // Nothing ties the revision to a writer: it is tested against the writer that rose, which stepped two minutes later.
     expect(answer.changes[3].rates.map((r) => [r.writer, r.tied, r.stepped])).toEqual([["writer-a", false, true]]);
-    expect(answer.sentence).toContain("The rate stepped at revision v0.83.41 → v0.83.42");
-    expect(answer.sentence).toContain("but no writer ties to it: listed, not named.");
+    expect(answer.changes[3].said).toBe("the rate stepped at it too (writer-a 4.0 → 19), but no writer ties to it: listed, not named");
+    expect(answer.sentence).toContain(`revision v0.83.41 → v0.83.42 (Kustomization flux-system/infra, 2026-09-11 12:00Z): ${answer.changes[3].said}.`);
     expect(answer.sentence).not.toContain("Not a release");
   });
 
@@ -104,9 +106,10 @@ describe("testing changes against the rate", () => {
     expect(answer.changes[0].verdict).toBe("did not move");
     expect(answer.changes[0].rates.map((r) => [r.writer, r.tied])).toEqual([["network-services-operator", false]]);
     // Its hour before the rollout: 45 minutes at 2/s and 15 at 9/s, 3.75; the hour after: 9/s.
-    expect(answer.sentence).toContain("(network-services-operator 3.8 → 9.0; no writer ties to it)");
-    expect(answer.sentence).toContain("network-services-operator: no change since 2026-09-07");
-    expect(answer.sentence).toContain("Not a release: the rate rose with none of the recorded changes.");
+    expect(answer.changes[0].said).toBe("the rate did not move (network-services-operator 3.8 → 9.0; no writer ties to it)");
+    expect(answer.writers[0].said).toBe("network-services-operator: no change since 2026-09-07.");
+    expect(answer.conclusion).toBe("Not a release: the rate rose with none of the recorded changes.");
+    expect(answer.sentence).toContain(answer.writers[0].said);
   });
 
   it("does not call a change the rate moved with after the onset its cause", () => {
@@ -114,6 +117,6 @@ describe("testing changes against the rate", () => {
     const late = [change("writer-a", 199, "image writer-a v2 → v1", ["example.com/writer-a:v1"])];
     const answer = explainOnset(late, rollback, [], { stepMs: STEP, onsetMs: at(100) });
     expect(answer.changes[0].verdict).toBe("moved");
-    expect(answer.sentence).toContain("Not a release");
+    expect(answer.conclusion).toBe("Not a release: the rate rose with none of the recorded changes.");
   });
 });

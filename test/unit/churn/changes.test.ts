@@ -117,7 +117,11 @@ describe("a GitOps revision", () => {
     expect(flux.change?.summary).toBe("revision v0.83.41@sha1:aaa → v0.83.42@sha1:bbb");
     expect(flux.change?.diff).toEqual([{ path: "revision", before: "v0.83.41@sha1:aaa", after: "v0.83.42@sha1:bbb" }]);
     const app = (revision: string, rv: string) =>
-      ({ kind: "Application", metadata: { name: "edge", namespace: "argocd", resourceVersion: rv }, status: { sync: { revision, status: "Synced" } } }) as unknown as Json;
+      ({
+        kind: "Application",
+        metadata: { name: "edge", namespace: "argocd", resourceVersion: rv },
+        status: { sync: { revision, status: "Synced" } },
+      }) as unknown as Json;
     expect(analyze(profile("argocd-application"), app("abc123", "1"), app("def456", "2")).change?.summary).toBe("revision abc123 → def456");
     // A reconcile that applies the same revision again changes nothing.
     expect(analyze(profile("flux-kustomization"), kustomization("v1@sha1:a", "1"), kustomization("v1@sha1:a", "2")).change).toBeUndefined();

@@ -122,13 +122,23 @@ describe("the Connector churn replay reproduces the Connector churn write-up", (
     }
   });
 
-  it("carries the seed's release markers as data", () => {
-    expect(replay.params.markers.map((m) => [new Date(m.timeMs).toISOString(), m.label])).toEqual(
-      expect.arrayContaining([
-        ["2026-09-11T04:04:00.000Z", "DatumConnect v0.1.4"],
-        ["2026-09-11T14:45:00.000Z", "infra v0.83.42"],
-      ]),
-    );
+  it("carries the desktop release as a marker, and the infra rollout and its rollback as writes the recorder would have seen", () => {
+    expect(replay.params.markers.map((m) => [new Date(m.timeMs).toISOString(), m.label])).toEqual([["2026-09-11T04:04:00.000Z", "DatumConnect v0.1.4"]]);
+    const { objects, writes } = replay.sink;
+    const releases = writes
+      .filter((w) => ["Deployment", "Kustomization"].includes(objects[w.objectIndex].kind))
+      .map((w) => [new Date(w.timeMs).toISOString(), objects[w.objectIndex].name, w.cause]);
+    // The write-up's times: the gateway image at stable sites at 14:45Z, Flux off v0.83.41 at about 14:50Z; the rollback's is assumed.
+    expect(releases).toEqual([
+      ["2026-09-11T14:45:00.000Z", "iroh-gateway", "release"],
+      ["2026-09-11T14:50:00.000Z", "infra", "release"],
+      ["2026-09-11T17:00:00.000Z", "infra", "rollback"],
+      ["2026-09-11T17:00:30.000Z", "iroh-gateway", "rollback"],
+    ]);
+    // network-services-operator's Deployment is there from the start and never written.
+    const nso = objects.findIndex((o) => o.kind === "Deployment" && o.name === "network-services-operator");
+    expect(nso).toBeGreaterThanOrEqual(0);
+    expect(writes.some((w) => w.objectIndex === nso)).toBe(false);
   });
 });
 
