@@ -11,6 +11,7 @@ const OPEN_UP_TO = 6;
 export function ChangesSummary({ answer }: { answer: ChangesAnswer }) {
   if (answer.changes.length === 0 && answer.writers.length === 0) return null;
   const more = answer.total - answer.changes.length;
+  const untested = answer.total - answer.tested;
   return (
     <div className="text-xs" data-testid="changes-summary">
       <p>
@@ -19,7 +20,8 @@ export function ChangesSummary({ answer }: { answer: ChangesAnswer }) {
       </p>
       <details open={answer.changes.length <= OPEN_UP_TO}>
         <summary className="cursor-pointer select-none text-[var(--muted)]">
-          {answer.changes.length} recorded change{answer.changes.length === 1 ? "" : "s"} tested against the rate{more > 0 ? ` (${more} more not tested)` : ""}
+          {answer.changes.length} recorded change{answer.changes.length === 1 ? "" : "s"} tested against the rate
+          {more > 0 ? ` (of ${answer.total}: ${more - untested} more tested and not listed${untested > 0 ? `, ${untested} not tested` : ""})` : ""}
         </summary>
         <ul className="mt-0.5 space-y-0.5">
           {answer.changes.map((v) => (

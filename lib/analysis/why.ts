@@ -172,6 +172,12 @@ export function explainOnset(changes: ChangeInput[], writers: WriterRate[], late
   // Rose by a fifth or more, and by a tenth of the largest rise at least: a wobble, or a trickle, is not a rise.
   const rising = rises.filter((w) => w.after > w.before * 1.2 && w.after - w.before >= 0.1 * largest).slice(0, 5);
 
+  // A rollout storm is many changes at one time: each writer's rate is tested once per time.
+  const tests = new Map<string, Omit<RateAtChange, "tied">>();
+  const rateAt = (w: WriterRate, tsMs: number) => {
+    const id = `${w.writer}\u0000${tsMs}`;
+    return tests.get(id) ?? tests.set(id, rateAtChange(w, tsMs, options.stepMs, windowMs)).get(id)!;
+  };
   const verdicts = changes.map((change): Omit<ChangeVerdict, "said"> => {
     const matches = writers.flatMap((w) => {
       const rests = matchWriter(change, w);
@@ -179,7 +185,7 @@ export function explainOnset(changes: ChangeInput[], writers: WriterRate[], late
     });
     // The writers tied to it; where none is, the writers that rose, so that every change is tested against the rate.
     const tested = matches.length > 0 ? matches.map((m) => byWriter.get(m.writer)!) : rising.map((r) => r.writer);
-    const rates = tested.map((w) => ({ ...rateAtChange(w, change.tsMs, options.stepMs, windowMs), tied: matches.length > 0 }));
+    const rates = tested.map((w) => ({ ...rateAt(w, change.tsMs), tied: matches.length > 0 }));
     const stepped = rates.some((r) => r.stepped);
     const verdict: Verdict = stepped ? (matches.length > 0 ? "moved" : "coincides") : "did not move";
     const precededOnset = onsetMs !== undefined && change.tsMs <= onsetMs && change.tsMs >= onsetMs - lookBackMs;
@@ -247,17 +253,28 @@ function conclusionOf(onset: NonNullable<WhyAnswer["onset"]>, verdicts: ChangeVe
     : `The onset follows ${causes.map((v) => `${v.change.summary} (${v.change.key.name})`).join(" and ")}.`;
 }
 
+/** Changes a sentence names one by one; past it, it counts them. */
+const SAID_UP_TO = 5;
+
 const objectName = (v: ChangeVerdict) => `${v.change.key.kind} ${v.change.key.namespace ? `${v.change.key.namespace}/` : ""}${v.change.key.name}`;
 
 function sentenceOf(onset: WhyAnswer["onset"], verdicts: ChangeVerdict[], checks: WriterCheck[], conclusion: string, lookBackMs: number): string {
   if (!onset)
     return verdicts.length === 0 ? "No onset and no recorded change in this range." : `No onset in this range; ${verdicts.length} recorded change(s) listed.`;
   const preceded = verdicts.filter((v) => v.precededOnset);
+  const named = (v: ChangeVerdict) => `${v.change.summary} (${objectName(v)}, ${utc(v.change.tsMs)})`;
+  const some = (list: ChangeVerdict[]) =>
+    list.slice(0, SAID_UP_TO).map(named).join("; ") + (list.length > SAID_UP_TO ? ` and ${list.length - SAID_UP_TO} more` : "");
+  // What the rate moved with, or stepped at, said one by one; the rest counted after a few: a rollout storm stays a paragraph.
+  const stepped = verdicts.filter((v) => v.verdict !== "did not move");
+  const still = verdicts.filter((v) => v.verdict === "did not move");
   const parts = [
     preceded.length === 0
       ? `No recorded change in the ${Math.round(lookBackMs / 3_600_000)} h before the onset at ${utc(onset.timeMs)}.`
-      : `Before the onset at ${utc(onset.timeMs)}: ${preceded.map((v) => `${v.change.summary} (${objectName(v)}, ${utc(v.change.tsMs)})`).join("; ")}.`,
-    ...verdicts.map((v) => `${v.change.summary} (${objectName(v)}, ${utc(v.change.tsMs)}): ${saidOf(v)}.`),
+      : `Before the onset at ${utc(onset.timeMs)}: ${some(preceded)}.`,
+    ...stepped.slice(0, SAID_UP_TO).map((v) => `${named(v)}: ${saidOf(v)}.`),
+    ...(stepped.length > SAID_UP_TO ? [`And ${stepped.length - SAID_UP_TO} more the rate stepped at.`] : []),
+    ...(still.length > 0 ? [`The rate did not move with ${some(still)}.`] : []),
     ...checks.map((c) => c.said),
     conclusion,
   ];

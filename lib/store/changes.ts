@@ -76,15 +76,22 @@ export class Changes {
     await this.add(objectId, tsMs, "", change, true);
   }
 
-  /** The changes in (from, to], oldest first, at most `limit`, and how many there are. */
-  async between(fromMs: number, toMs: number, limit: number): Promise<{ changes: StoredChange[]; total: number }> {
+  /**
+   * The changes in (from, to], oldest first, and how many there are: at most `limit`, the first ones, or with `nearMs`
+   * the ones nearest that time (an onset's).
+   */
+  async between(fromMs: number, toMs: number, limit: number, nearMs?: number): Promise<{ changes: StoredChange[]; total: number }> {
     const total = (await this.sql().get<{ n: number }>("SELECT COUNT(*) AS n FROM changes WHERE ts_ms > ? AND ts_ms <= ? AND baseline = 0", [fromMs, toMs]))!.n;
-    const rows = await this.sql().all<ChangeRow>(`${SELECT} WHERE c.ts_ms > ? AND c.ts_ms <= ? AND c.baseline = 0 ORDER BY c.ts_ms, c.object_id LIMIT ?`, [
+    const order = nearMs === undefined ? "c.ts_ms, c.object_id" : "ABS(c.ts_ms - ?), c.ts_ms, c.object_id";
+    const rows = await this.sql().all<ChangeRow>(`${SELECT} WHERE c.ts_ms > ? AND c.ts_ms <= ? AND c.baseline = 0 ORDER BY ${order} LIMIT ?`, [
       fromMs,
       toMs,
+      ...(nearMs === undefined ? [] : [nearMs]),
       limit,
     ]);
-    return { changes: rows.map(fromRow), total: Number(total) };
+    const changes = rows.map(fromRow);
+    if (nearMs !== undefined) changes.sort((a, b) => a.tsMs - b.tsMs);
+    return { changes, total: Number(total) };
   }
 
   /** Each object's latest change or baseline at or before `atMs`: what it ran then, and since when. */

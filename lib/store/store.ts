@@ -253,8 +253,8 @@ export class WriteStore implements WriteRepository {
   }
 
   /** Recorded changes in (from, to], oldest first (changes.ts). */
-  changesBetween(fromMs: number, toMs: number, limit: number): ReturnType<Changes["between"]> {
-    return this.changes.between(fromMs, toMs, limit);
+  changesBetween(fromMs: number, toMs: number, limit: number, nearMs?: number): ReturnType<Changes["between"]> {
+    return this.changes.between(fromMs, toMs, limit, nearMs);
   }
 
   /** The busiest writers' writes per step (changes.ts). */

@@ -6,6 +6,7 @@ export interface ChangesAnswer extends WhyAnswer {
   endMs: number;
   /** the writers' rates were counted per step of this length */
   stepMs: number;
-  /** changes in the range; `changes` holds the first `MAX_TESTED_CHANGES` of them */
+  /** changes in the range, and how many of them were tested (the nearest the onset); `changes` lists at most 500 of those */
   total: number;
+  tested: number;
 }

@@ -76,8 +76,7 @@ beforeAll(async () => {
   }
   const kubeconfig = join(mkdtempSync(join(tmpdir(), "churnscope-kubeconfig-")), "config");
   writeFileSync(kubeconfig, cp.kubeConfig().exportConfig());
-  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-changes-"));
-  app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`dataDir: ${dataDir}\nclusters: [{ name: ${CLUSTER}, kubeconfig: ${kubeconfig} }]\n`) });
+  app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`clusters: [{ name: ${CLUSTER}, kubeconfig: ${kubeconfig} }]\n`) });
 }, 240_000);
 
 afterAll(async () => {

@@ -11,8 +11,12 @@ import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 import type { ChangesAnswer } from "../../wire/changes";
 import type { ServerContext } from "../context";
 
-/** Bounds of one answer: the changes tested, the writers asked, each writer's points, the workloads read at the onset. */
-export const MAX_TESTED_CHANGES = 500;
+/**
+ * Bounds of one answer: the changes read and tested (the ones nearest the onset), the ones listed (those the rate
+ * stepped at first, then the nearest), the writers asked, each writer's points, the workloads read at the onset.
+ */
+const MAX_TESTED_CHANGES = 10_000;
+export const MAX_LISTED_CHANGES = 500;
 const MAX_WRITERS = 20;
 const MAX_POINTS = 480;
 const MAX_WORKLOADS = 10_000;
@@ -38,7 +42,6 @@ export async function answerChanges(ctx: ServerContext, params: Record<string, s
   // Whole multiples of 5 s, at most MAX_POINTS of them across the range.
   const stepMs = Math.max(5_000, Math.ceil((endMs - startMs) / MAX_POINTS / 5_000) * 5_000);
   const store = p.snapshot !== undefined ? await ctx.stores.snapshotStore(p.snapshot) : ctx.stores.liveStore();
-  const { changes, total } = await store.changesBetween(startMs, endMs, MAX_TESTED_CHANGES);
   const steps = Math.ceil((endMs - startMs) / stepMs);
   const writers: WriterRate[] = (await store.writerRates(startMs, endMs, stepMs, MAX_WRITERS)).map((w) => ({
     writer: w.writer,
@@ -50,8 +53,19 @@ export async function answerChanges(ctx: ServerContext, params: Record<string, s
     }),
   }));
   const onsetMs = p.onset ?? onsetOfWriters(writers);
+  const { changes, total } = await store.changesBetween(startMs, endMs, MAX_TESTED_CHANGES, onsetMs);
   const latest = onsetMs === undefined ? [] : await store.changesLatestAt(onsetMs, MAX_WORKLOADS);
   const why = explainOnset(changes, writers, latest, { stepMs, onsetMs, detected: p.onset === undefined });
-  const warnings = total > changes.length ? [`${total} changes in this range; the first ${changes.length} are tested: narrow the range to test the rest.`] : [];
-  return { data: { ...why, startMs, endMs, stepMs, total }, ...(warnings.length ? { warnings } : {}) };
+  const near = (t: number) => Math.abs(t - (onsetMs ?? endMs));
+  const listed = [...why.changes]
+    .sort((a, b) => Number(a.verdict === "did not move") - Number(b.verdict === "did not move") || near(a.change.tsMs) - near(b.change.tsMs))
+    .slice(0, MAX_LISTED_CHANGES)
+    .sort((a, b) => a.change.tsMs - b.change.tsMs);
+  const warnings = [
+    ...(total > changes.length
+      ? [`${total} changes in this range; the ${changes.length} nearest the onset are tested: narrow the range to test the rest.`]
+      : []),
+    ...(changes.length > listed.length ? [`${changes.length} changes tested; the ${listed.length} the rate stepped at or nearest the onset are listed.`] : []),
+  ];
+  return { data: { ...why, changes: listed, startMs, endMs, stepMs, total, tested: changes.length }, ...(warnings.length ? { warnings } : {}) };
 }
