@@ -55,6 +55,7 @@ const schemaFor = (dialect: StoreDatabase["dialect"]) =>
 const ROLLUP_FORMAT = "8";
 /** Taken by a roll-up step, and shared by every transaction that stores writes: replicas never roll a quarter hour while a write into it is uncommitted. */
 const ROLL_LOCK = 7_420_135_201;
+const ANALYZE_DAYS = "ANALYZE rank_days, rank_days_fields, rank_days_writers, rank_hours";
 const ROLLUP_TABLES = ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
 
 /** Day k holds (k·DAY, (k+1)·DAY]. */
@@ -257,6 +258,9 @@ export class DayRollups {
           return { at: slice + 1, mine: true };
         });
         if (next.mine) rolled++;
+        // A day just completed: PostgreSQL's planner learns how big the day tables have grown (autovacuum's analyze
+        // may come much later), or it reads a page's few objects of 14 days by the days alone, all their rows.
+        if (next.mine && next.at === SLICES_PER_DAY && this.database.dialect === "postgres") await this.sql().exec(ANALYZE_DAYS);
         // Else someone else moved the day on (or a late write reset it): go on from where it is.
         slice = next.at;
       }

@@ -121,7 +121,9 @@ export class Ranking {
     const inScope = (column: string) => (scoped ? ` AND ${column} IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : "");
     // Whole days and hours from the rollups; part hours at the edges, and hours not rolled up yet, from the writes.
     const plan = await this.rollups.plan(filter.fromMs, filter.toMs);
-    const sums = COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ");
+    // PostgreSQL sums a BIGINT column as NUMERIC, a quarter slower over a fortnight of roll-ups than as INTEGER, which
+    // a day's or an hour's count of one object's writes always fits.
+    const sums = COUNT_COLUMNS.map((c) => (this.database.dialect === "postgres" ? `SUM(CAST(${c} AS INTEGER)) AS ${c}` : `SUM(${c}) AS ${c}`)).join(", ");
     const timeIndex = this.database.indexedBy("writes_ts");
     const parts: { rows: Record<string, number>[]; sign: 1 | -1 }[] = [];
     for (const [fromMs, toMs] of plan.raw) {
