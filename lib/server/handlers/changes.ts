@@ -10,6 +10,7 @@ import { rangeParams } from "../../panels/params";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 import type { ChangesAnswer } from "../../wire/changes";
 import type { ServerContext } from "../context";
+import { queryParams } from "./query-params";
 
 /**
  * Bounds of one answer: the changes read and tested (the ones nearest the onset), the ones listed (those the rate
@@ -31,12 +32,7 @@ const schema = z
   .strict();
 
 export async function answerChanges(ctx: ServerContext, params: Record<string, string>): Promise<{ data: ChangesAnswer; warnings?: string[] }> {
-  const parsed = schema.safeParse(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== "")));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(`parameter ${issue.path.join(".") || "?"}: ${issue.message}`);
-  }
-  const p = parsed.data;
+  const p = queryParams(schema, params);
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   if (p.onset !== undefined && (p.onset < startMs || p.onset > endMs)) throw badRequest("parameter onset: a time inside the range (epoch milliseconds)");
   // Whole multiples of 5 s, at most MAX_POINTS of them across the range.

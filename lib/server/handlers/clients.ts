@@ -8,6 +8,7 @@ import { badRequest } from "../../api/envelope";
 import { rangeParams } from "../../panels/params";
 import { queryClients } from "../../store/clients-query";
 import type { ServerContext } from "../context";
+import { queryParams } from "./query-params";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 import type { ClientsAnswer } from "../../wire/clients";
 
@@ -24,12 +25,7 @@ const schema = z.object({
 });
 
 export async function clientsAnswer(ctx: ServerContext, params: Record<string, string>): Promise<{ data: ClientsAnswer; infos: string[] }> {
-  const parsed = schema.safeParse(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== "")));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(`parameter ${issue.path.join(".") || "?"}: ${issue.message}`);
-  }
-  const p = parsed.data;
+  const p = queryParams(schema, params);
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   if (p.at !== undefined && (p.at <= startMs || p.at >= endMs)) throw badRequest("parameter at: the before/after time must lie inside the range");
   const audit = (p.snapshot === undefined ? ctx.stores.liveStore() : await ctx.stores.snapshotStore(p.snapshot, "audit requests")).audit();

@@ -3,7 +3,7 @@
  * the Prometheus behind this dashboard (its label forms and engine, as the panels ask it) with Grafana's variables.
  */
 import { z } from "zod";
-import { ApiFailure, badRequest } from "../../api/envelope";
+import { ApiFailure } from "../../api/envelope";
 import { notConfigured } from "../../api/not-configured";
 import { GRAFANA_PLACEHOLDERS, grafanaDashboard, type GrafanaPanelInput } from "../../grafana/dashboard";
 import { configuredApiservers } from "../../panels/apiservers";
@@ -15,6 +15,7 @@ import { hasNativeHistograms } from "../../promql/flavor";
 import { REBUILD_PANELS } from "../../rebuilds/catalog";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
 import type { ServerContext } from "../context";
+import { queryParams } from "./query-params";
 import type { Download } from "./export-view";
 import { rebuildDeps } from "./panels";
 
@@ -32,12 +33,7 @@ const schema = z.object({
 });
 
 export async function grafanaExport(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<Download> {
-  const parsed = schema.safeParse(Object.fromEntries(Object.entries(params).filter(([, v]) => v !== "")));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(`parameter ${issue.path.join(".") || "?"}: ${issue.message}`);
-  }
-  const p = parsed.data;
+  const p = queryParams(schema, params);
   if (!ctx.prometheus) throw notConfigured();
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   const bounds = { startSeconds: Math.floor(startMs / 1000), endSeconds: Math.ceil(endMs / 1000) };

@@ -7,6 +7,7 @@ import { badRequest, notFound } from "../../api/envelope";
 import { MAX_TIMELINE_COLUMNS } from "../../objects/timeline";
 import { WRITE_CLASSES } from "../../churn/analyze";
 import type { ServerContext } from "../context";
+import { queryParams } from "./query-params";
 import type { ObjectFilter } from "../../store/store";
 import { rangeParams } from "../../panels/params";
 import { hasLiveObjects } from "../recording";
@@ -41,13 +42,7 @@ const filterSchema = z.object({
 });
 
 function parse(params: Record<string, string>, maxRangeMs: number) {
-  const cleaned = Object.fromEntries(Object.entries(params).filter(([, v]) => v !== ""));
-  const parsed = filterSchema.safeParse(cleaned);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw badRequest(`parameter ${issue.path.join(".") || "?"}: ${issue.message}`);
-  }
-  const p = parsed.data;
+  const p = queryParams(filterSchema, params);
   const { startMs: fromMs, endMs: toMs } = rangeParams(p.from, p.to, Date.now(), maxRangeMs);
   const filter: ObjectFilter = { cluster: p.cluster, group: p.group, kind: p.kind, namespace: p.namespace, cls: p.class, fromMs, toMs };
   return { p, filter };
