@@ -12,14 +12,27 @@ import { ChangesSummary } from "./changes-summary";
 import type { Marker } from "@/lib/markers/marker";
 
 const KIND_WORD: Record<Marker["kind"], string> = { release: "release", note: "note", query: "found by PromQL", change: "recorded change", onset: "detected" };
-/** Shown open up to this many; more fold behind their count. */
+/** Shown open up to this many (on a phone, COMPACT_UP_TO); more fold behind their count. */
 const OPEN_UP_TO = 8;
+const COMPACT_UP_TO = 3;
 
-export function MarkerList({ markers, onsetSummary, changes }: { markers: Marker[]; onsetSummary?: string; changes?: ChangesAnswer }) {
+/** `compact` (a phone): the lists start folded past a few lines; the summaries' first lines stay. */
+export function MarkerList({
+  markers,
+  onsetSummary,
+  changes,
+  compact = false,
+}: {
+  markers: Marker[];
+  onsetSummary?: string;
+  /** the Write load page's: what changed around the onset ("loading" until it comes) */
+  changes?: ChangesAnswer | "loading";
+  compact?: boolean;
+}) {
   const sorted = [...markers].sort((a, b) => a.timeMs - b.timeMs);
   return (
     <>
-      {sorted.length > 0 && <Listed sorted={sorted} onsetSaid={onsetSummary !== undefined} />}
+      {sorted.length > 0 && <Listed sorted={sorted} onsetSaid={onsetSummary !== undefined} openUpTo={compact ? COMPACT_UP_TO : OPEN_UP_TO} />}
       {onsetSummary && (
         <p className="text-xs" data-testid="onset-summary">
           <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onsetSummary}
@@ -34,11 +47,11 @@ export function MarkerList({ markers, onsetSummary, changes }: { markers: Marker
 export const markerAnchor = (m: Marker) => `marker-${m.kind}-${m.timeMs}`;
 
 /** `onsetSaid`: the onset's detail is the summary under the list, so its entry leaves it out rather than say it twice. */
-function Listed({ sorted, onsetSaid }: { sorted: Marker[]; onsetSaid: boolean }) {
+function Listed({ sorted, onsetSaid, openUpTo }: { sorted: Marker[]; onsetSaid: boolean; openUpTo: number }) {
   const hash = useHash();
   const linked = sorted.some((m) => `#${markerAnchor(m)}` === hash);
   return (
-    <details data-testid="marker-list" className="text-xs" open={sorted.length <= OPEN_UP_TO || linked}>
+    <details data-testid="marker-list" className="text-xs" open={sorted.length <= openUpTo || linked}>
       <summary className="cursor-pointer select-none text-[var(--muted)]">
         {sorted.length} marker{sorted.length === 1 ? "" : "s"} in this range
       </summary>

@@ -8,6 +8,7 @@
  * Run: npm run build && npx tsx test/bench/changes.ts
  */
 import { mkdtempSync, statSync } from "node:fs";
+import Database from "better-sqlite3";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RecordedChange } from "@/lib/churn/changes";
@@ -91,6 +92,11 @@ async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), "churnscope-bench-changes-"));
   const buildSeconds = await build(dataDir);
   const bytes = statSync(join(dataDir, "churnscope.sqlite")).size;
+  // The changes' own bytes: the table and its indexes, page by page (SQLite's dbstat).
+  const db = new Database(join(dataDir, "churnscope.sqlite"), { readonly: true });
+  const changeBytes = (db.prepare("SELECT SUM(pgsize) AS b FROM dbstat WHERE name IN ('changes', 'changes_ts', 'changes_object')").get() as { b: number }).b;
+  const storedChanges = (db.prepare("SELECT COUNT(*) AS n FROM changes").get() as { n: number }).n;
+  db.close();
   const app = await startApp({ CHURNSCOPE_DATA_DIR: dataDir, CHURNSCOPE_CONFIG: writeConfig("") });
   try {
     const range = `from=${new Date(START_MS).toISOString()}&to=${new Date(END_MS).toISOString()}`;
@@ -111,6 +117,7 @@ async function main() {
       peer: "/api/objects, same range and store",
       peerP50Ms: objects.p50Ms,
       storeBytes: bytes,
+      changes: { stored: storedChanges, bytes: changeBytes, bytesPerChange: round(changeBytes / storedChanges, 0) },
       buildSeconds: round(buildSeconds, 1),
       target: "bounded: at most 10,000 changes tested, 500 listed and 200 drawn per answer, each answer under a second",
     });

@@ -49,6 +49,7 @@ describe("the replay in Chromium", () => {
     const { objects, writes } = h.replay.sink;
     const releaseWrites = writes.filter((w) => ["Deployment", "Kustomization"].includes(objects[w.objectIndex].kind));
     expect(await page.locator('[data-panel="writes-by-resource"] [data-marker-kind="change"]').count()).toBe(releaseWrites.length);
+    await page.waitForSelector('[data-testid="changes-summary"] details', { state: "attached" }); // the answer, not its placeholder
     const changes = (await page.textContent('[data-testid="changes-summary"]')) ?? "";
     expect(changes).toContain("network-services-operator: no change since 2026-09-07.");
     expect(changes).toContain("Not a release: the rate rose with none of the recorded changes.");

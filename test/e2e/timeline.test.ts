@@ -61,8 +61,14 @@ describe("an object's timeline", () => {
       }
       const markers = h.replay.params.markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs).map((m) => m.label);
       expect(markers.length).toBeGreaterThan(0);
-      const drawn = await page.$$eval('[data-testid="timeline"] [data-marker]', (gs) => gs.map((g) => g.getAttribute("data-marker")));
-      expect([...drawn].sort()).toEqual([...markers].sort());
+      const drawn = await page.$$eval('[data-testid="timeline"] [data-marker]', (gs) =>
+        gs.map((g) => ({ label: g.getAttribute("data-marker"), kind: g.getAttribute("data-marker-kind") })),
+      );
+      expect(drawn.filter((m) => m.kind !== "change").map((m) => m.label).sort()).toEqual([...markers].sort());
+      // And the generator's rollouts and rollback in the range, as recorded changes.
+      const { objects, writes: generated } = h.replay.sink;
+      const rollouts = generated.filter((w) => w.timeMs >= startMs && w.timeMs <= endMs && ["Deployment", "Kustomization"].includes(objects[w.objectIndex].kind));
+      expect(drawn.filter((m) => m.kind === "change")).toHaveLength(rollouts.length);
       await page.screenshot({ path: join(ARTIFACTS, "timeline-laptop.png"), fullPage: true });
     } finally {
       await page.close();

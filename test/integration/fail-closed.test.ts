@@ -45,6 +45,7 @@ const API_PATHS = [
   "/api/objects/lanes",
   "/api/objects/kind-dev/networking.datumapis.com/Connector/ns/name",
   "/api/markers",
+  "/api/changes",
   "/api/apiservers",
   "/api/clients",
   "/api/fields",
