@@ -64,10 +64,17 @@ describe("an object's timeline", () => {
       const drawn = await page.$$eval('[data-testid="timeline"] [data-marker]', (gs) =>
         gs.map((g) => ({ label: g.getAttribute("data-marker"), kind: g.getAttribute("data-marker-kind") })),
       );
-      expect(drawn.filter((m) => m.kind !== "change").map((m) => m.label).sort()).toEqual([...markers].sort());
+      expect(
+        drawn
+          .filter((m) => m.kind !== "change")
+          .map((m) => m.label)
+          .sort(),
+      ).toEqual([...markers].sort());
       // And the generator's rollouts and rollback in the range, as recorded changes.
       const { objects, writes: generated } = h.replay.sink;
-      const rollouts = generated.filter((w) => w.timeMs >= startMs && w.timeMs <= endMs && ["Deployment", "Kustomization"].includes(objects[w.objectIndex].kind));
+      const rollouts = generated.filter(
+        (w) => w.timeMs >= startMs && w.timeMs <= endMs && ["Deployment", "Kustomization"].includes(objects[w.objectIndex].kind),
+      );
       expect(drawn.filter((m) => m.kind === "change")).toHaveLength(rollouts.length);
       await page.screenshot({ path: join(ARTIFACTS, "timeline-laptop.png"), fullPage: true });
     } finally {
