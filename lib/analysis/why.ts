@@ -8,6 +8,7 @@
 import type { RecordedChange } from "../churn/changes";
 import { imageParts } from "../churn/changes";
 import type { ObjectKey } from "../wire/objects";
+import { formatUtc } from "../format/time";
 import { changePoints, detectOnset } from "./onset";
 
 export interface ChangeInput extends RecordedChange {
@@ -133,12 +134,8 @@ export function rateAtChange(rate: WriterRate, tsMs: number, stepMs: number, win
   return { writer: rate.writer, before: meanOf(rate.points, tsMs - windowMs, tsMs), after: meanOf(rate.points, tsMs, tsMs + windowMs), stepped };
 }
 
-const utc = (ms: number) =>
-  new Date(ms)
-    .toISOString()
-    .replace(/:\d\d\.\d{3}Z$/, "Z")
-    .replace("T", " ");
-const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+const utc = (ms: number) => formatUtc(ms, false);
+const day = (ms: number) => formatUtc(ms).slice(0, 10);
 const rate = (n: number) => (n >= 10 ? n.toFixed(0) : n >= 1 ? n.toFixed(1) : n.toFixed(2));
 
 /** The onset of the writers' summed rate, or of one writer's (detectOnset), when the caller has none. */
@@ -151,25 +148,24 @@ export function explainOnset(changes: ChangeInput[], writers: WriterRate[], late
   const lookBackMs = options.lookBackMs ?? 86_400_000;
   const onsetMs = options.onsetMs;
   const byWriter = new Map(writers.map((w) => [w.writer, w]));
-  const onset =
-    onsetMs === undefined
-      ? null
-      : {
-          timeMs: onsetMs,
-          before: writers.reduce((sum, w) => sum + meanOf(w.points, onsetMs - windowMs, onsetMs), 0),
-          after: writers.reduce((sum, w) => sum + meanOf(w.points, onsetMs, onsetMs + windowMs), 0),
-          detectedFrom: options.detected ? ("recorded writes" as const) : ("given" as const),
-        };
-
-  // The writers whose rate rose most across the onset (at most five).
+  // Each writer's rate either side of the onset, the largest rise first; their sums are the onset's own figures.
   const rises =
     onsetMs === undefined
       ? []
       : writers
           .map((w) => ({ writer: w, before: meanOf(w.points, onsetMs - windowMs, onsetMs), after: meanOf(w.points, onsetMs, onsetMs + windowMs) }))
           .sort((a, b) => b.after - b.before - (a.after - a.before));
+  const onset =
+    onsetMs === undefined
+      ? null
+      : {
+          timeMs: onsetMs,
+          before: rises.reduce((sum, w) => sum + w.before, 0),
+          after: rises.reduce((sum, w) => sum + w.after, 0),
+          detectedFrom: options.detected ? ("recorded writes" as const) : ("given" as const),
+        };
   const largest = rises.length > 0 ? rises[0].after - rises[0].before : 0;
-  // Rose by a fifth or more, and by a tenth of the largest rise at least: a wobble, or a trickle, is not a rise.
+  // The writers that rose (at most five): by a fifth or more, and by a tenth of the largest rise at least; a wobble, or a trickle, is not a rise.
   const rising = rises.filter((w) => w.after > w.before * 1.2 && w.after - w.before >= 0.1 * largest).slice(0, 5);
 
   // A rollout storm is many changes at one time: each writer's rate is tested once per time.

@@ -120,19 +120,22 @@ export class Changes {
     maxWriters: number,
   ): Promise<{ writer: string; userAgent: string; counts: Map<number, number> }[]> {
     if (![fromMs, toMs, stepMs].every(Number.isSafeInteger) || stepMs <= 0) throw new RangeError("writer rates take whole milliseconds");
-    const top = await this.sql().all<{ writer: string; userAgent: string | null }>(
-      `SELECT writer, MAX(user_agent) AS "userAgent" FROM writes WHERE ts_ms > ? AND ts_ms <= ? GROUP BY writer ORDER BY COUNT(*) DESC, writer LIMIT ?`,
-      [fromMs, toMs, maxWriters],
+    // One pass over the range's writes: each write in the step that ends at or after it, (fromMs + k·step, fromMs + (k+1)·step].
+    const rows = await this.sql().all<{ writer: string; userAgent: string | null; k: number; n: number }>(
+      `SELECT writer, MAX(user_agent) AS "userAgent", (ts_ms - ${fromMs + 1}) / ${stepMs} AS k, COUNT(*) AS n FROM writes WHERE ts_ms > ? AND ts_ms <= ? GROUP BY writer, k`,
+      [fromMs, toMs],
     );
-    if (top.length === 0) return [];
-    // Each write in the step that ends at or after it: (fromMs + k·step, fromMs + (k+1)·step].
-    const rows = await this.sql().all<{ writer: string; k: number; n: number }>(
-      `SELECT writer, (ts_ms - ${fromMs + 1}) / ${stepMs} AS k, COUNT(*) AS n FROM writes WHERE ts_ms > ? AND ts_ms <= ? AND writer IN (${top.map(() => "?").join(", ")}) GROUP BY writer, k`,
-      [fromMs, toMs, ...top.map((w) => w.writer)],
-    );
-    const byWriter = new Map(top.map((w) => [w.writer, { writer: w.writer, userAgent: w.userAgent ?? "", counts: new Map<number, number>() }]));
-    for (const row of rows) byWriter.get(row.writer)!.counts.set(Number(row.k), Number(row.n));
-    return [...byWriter.values()];
+    const byWriter = new Map<string, { writer: string; userAgent: string; counts: Map<number, number>; total: number }>();
+    for (const row of rows) {
+      const w = byWriter.get(row.writer) ?? byWriter.set(row.writer, { writer: row.writer, userAgent: "", counts: new Map(), total: 0 }).get(row.writer)!;
+      if (row.userAgent !== null && row.userAgent > w.userAgent) w.userAgent = row.userAgent;
+      w.counts.set(Number(row.k), Number(row.n));
+      w.total += Number(row.n);
+    }
+    return [...byWriter.values()]
+      .sort((a, b) => b.total - a.total || (a.writer < b.writer ? -1 : a.writer > b.writer ? 1 : 0))
+      .slice(0, maxWriters)
+      .map(({ total: _total, ...w }) => w);
   }
 
   /** Changes before `beforeMs`, except each object's latest. */
