@@ -35,6 +35,8 @@ export interface PruneCounts {
 
 /** Taken by a retention pass on PostgreSQL, so that replicas pruning at once take turns. */
 const RETENTION_LOCK = 7_420_135_301;
+/** Taken by every transaction that stores writes on PostgreSQL (`batch`), before the roll-ups' shared lock. */
+const STORING_LOCK = 7_420_135_302;
 
 /** How often the background looks for quarter hours to roll up once all are. */
 const ROLL_IDLE_MS = 20_000;
@@ -456,6 +458,9 @@ export class WriteStore implements WriteRepository {
   batch<T>(work: () => Promise<T>, timesMs: readonly number[] = []): Promise<T> {
     return this.database.transaction(async () => {
       if (this.database.dialect === "postgres") {
+        // One storing transaction at a time across replicas: the recorder and audit ingest each look for the other's
+        // row of a write before adding their own (joins.ts), and a transaction still open would hide it.
+        await this.sql().get("SELECT pg_advisory_xact_lock(?)", [STORING_LOCK]);
         await this.rollups.sharing();
         await this.database.ensureDays(PARTITIONED_TABLES, ...timesMs);
       }
