@@ -6,13 +6,17 @@
  * "N passed, N failed".
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
 const root = process.cwd();
 const results = join(root, "test-results");
 mkdirSync(results, { recursive: true });
-const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1", VITE_CONFIG_NATIVE_IGNORE_WARNING: "true" };
+// Every temporary file the tests and the servers they start make goes under one directory, removed at the end: a run
+// leaves nothing behind (tests that stop early, and the servers' own files, would leave gigabytes over many runs).
+const runTmp = mkdtempSync(join(tmpdir(), "churnscope-test-run-"));
+const env = { ...process.env, TMPDIR: runTmp, NEXT_TELEMETRY_DISABLED: "1", VITE_CONFIG_NATIVE_IGNORE_WARNING: "true" };
 const bin = (name) => join(root, "node_modules", ".bin", name);
 
 let passed = 0;
@@ -34,6 +38,7 @@ function timings() {
 }
 
 function finish() {
+  rmSync(runTmp, { recursive: true, force: true });
   timings();
   if (failures.length > 0) {
     console.log("\ntest: what failed");
