@@ -48,7 +48,7 @@ export interface AppConfig {
   markerQueries: MarkerQuery[];
   /** secrets resolved; server-side only */
   auth: { userHeader?: string; bearerToken?: string; basic?: { username: string; password: string } };
-  recorder: { retentionDays: number; metricsPort: number };
+  recorder: { retentionDays: number; metricsPort: number; unservedRetrySeconds: number };
   /** the webhook token resolved; server-side only */
   audit: { webhookToken?: string; maxUploadBytes: number; maxWebhookBytes: number; maxSpoolBytes: number; sources: AuditSourceConfig[] };
   /** the shipped profiles with the configured ones merged in by name */

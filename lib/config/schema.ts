@@ -114,9 +114,11 @@ export const configSchema = z
         retentionDays: z.number().positive().max(3650).default(14),
         /** where `npm run recorder` serves /metrics */
         metricsPort: z.number().int().min(1).max(65535).default(9464),
+        /** how often a kind the cluster does not serve (its CRD not installed yet) is asked for again */
+        unservedRetrySeconds: z.number().min(1).max(3600).default(60),
       })
       .strict()
-      .default({ retentionDays: 14, metricsPort: 9464 }),
+      .default({ retentionDays: 14, metricsPort: 9464, unservedRetrySeconds: 60 }),
     /** vertical lines on every chart, e.g. releases: time (RFC 3339), label, detail */
     markers: z
       .array(

@@ -73,9 +73,13 @@ export function startRecorder(
     const mine: typeof watchers = new Set();
     for (const [resource, profiles] of byResource) {
       const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
-      const done = runWatcher({ kc: cluster.kc, store, cluster: cluster.name, profiles, guard, takeover }, controller.signal, stats).then(
-        () => void (stats.state === "unserved" && log(`recorder: ${cluster.name}: ${resource}: ${stats.error}; not recorded`)),
-        (error: Error) => log(`recorder: ${cluster.name}: ${resource}: stopped: ${error.message}`),
+      const options = {
+        ...{ kc: cluster.kc, store, cluster: cluster.name, profiles, guard, takeover },
+        unservedRetryMs: config.recorder.unservedRetrySeconds * 1000,
+        log: (line: string) => log(`recorder: ${cluster.name}: ${resource}: ${line}`),
+      };
+      const done = runWatcher(options, controller.signal, stats).catch((error: Error) =>
+        log(`recorder: ${cluster.name}: ${resource}: stopped: ${error.message}`),
       );
       mine.add({ cluster: cluster.name, resource, stats, done });
     }

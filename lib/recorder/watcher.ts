@@ -78,11 +78,28 @@ export interface WatcherOptions {
   streamingLists?: boolean;
   /** runs first in every transaction: throws LeaseLost once this process may no longer record the cluster */
   guard?: () => Promise<void>;
+  /** how long to wait before asking again for a resource the server does not serve (a CRD installed later is then recorded) */
+  unservedRetryMs?: number;
+  /** says when the resource turns out not to be served, and when it is again */
+  log?: (line: string) => void;
   /**
    * This process took the cluster over (from another replica, or from itself before a restart): what was recorded is
    * not resumed but listed again, and the time since it was last observed is a gap.
    */
   takeover?: boolean;
+}
+
+/** Waits `ms`, or less if `signal` aborts first. */
+function sleepUnless(signal: AbortSignal, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }
 
 /** Records until `signal` aborts. Resolves when stopped. */
@@ -95,6 +112,13 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
   const name = resourceKey(profiles[0]);
   /** A write outside the recorder's batches (a gap), made only while this process holds the cluster. */
   const guarded = (work: () => Promise<void>) => store.batch(async () => (await guard(), work()));
+  const retrySeconds = (options.unservedRetryMs ?? 60_000) / 1000;
+  const retryText = retrySeconds === 60 ? "minute" : `${retrySeconds} s`;
+  const watching = () => {
+    if (stats.state === "unserved") options.log?.(`${path} is served now: recording it`);
+    stats.state = "watching";
+    stats.error = undefined;
+  };
   let backoffMs = options.minBackoffMs ?? 1000;
   let needList = (await recorder.resumeVersion()) === undefined;
   if (options.takeover && !needList) {
@@ -121,7 +145,7 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
       }
       if (!streaming) {
         await guarded(() => store.closeGap(cluster, name, now()));
-        stats.state = "watching";
+        watching();
       }
       const resumeVersion = streaming ? undefined : await recorder.resumeVersion();
       await new Promise<void>((resolve, reject) => {
@@ -219,7 +243,7 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
                       stats.relists++;
                       needList = false;
                       await guarded(() => store.closeGap(cluster, name, now()));
-                      stats.state = "watching";
+                      watching();
                     } catch (error) {
                       fail(error);
                     }
@@ -257,9 +281,13 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         continue;
       }
       if ((error as { unserved?: boolean }).unserved || (streaming && status === 404)) {
+        // A CRD may be installed at any time (Flux or Argo CD after Churnscope): asked for again until it is served.
+        if (stats.state !== "unserved") options.log?.(`${path} is not served (CRD not installed?): not recorded until it is; asked again every ${retryText}`);
         stats.state = "unserved";
-        stats.error = status === 404 ? `${path} is not served (CRD not installed?)` : (error as Error).message;
-        return;
+        stats.error = `${path} is not served (CRD not installed?)`;
+        needList = true;
+        await sleepUnless(signal, options.unservedRetryMs ?? 60_000);
+        continue;
       }
       try {
         // A resume point that is gone means versions may be lost since the recorder last observed, not since now.

@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { ApiextensionsV1Api, KubeConfig, type V1CustomResourceDefinition } from "@kubernetes/client-node";
+import { KubeConfig, type V1CustomResourceDefinition } from "@kubernetes/client-node";
 import { Agent, fetch } from "undici";
 import { parse } from "yaml";
 import { freePort, start, type Running } from "./processes";
@@ -108,6 +108,8 @@ export interface ControlPlane {
   get(path: string): Promise<{ status: number; body: string }>;
   /** a JSON merge patch as the admin, e.g. with ?dryRun=All */
   mergePatch(path: string, patch: unknown): Promise<{ status: number; body: string }>;
+  /** installs CRDs (YAML files) and resolves once each is served */
+  installCrds(yamlPaths: string[]): Promise<void>;
   /** compacts etcd at its current revision; resolves to that revision */
   compact(): Promise<number>;
   /** stops the API server (its webhook flushes) and starts it again on the same port */
@@ -228,15 +230,25 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     });
     return kc;
   };
-  try {
-    await until("etcd answered", [etcd], async () => (await fetch(`http://127.0.0.1:${etcdPort}/health`)).ok);
-    await startApiServer();
-    const api = kubeConfig().makeApiClient(ApiextensionsV1Api);
-    for (const crd of crds(bins.httprouteCrd)) await api.createCustomResourceDefinition({ body: crd });
-    for (const crd of crds(bins.httprouteCrd)) {
+  // Posted as written: client-node's typed client would drop the schema's `x-kubernetes-*` keys it does not map.
+  const installCrds = async (definitions: V1CustomResourceDefinition[]) => {
+    for (const crd of definitions) {
+      const posted = await send("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(crd),
+      });
+      if (posted.status !== 201) throw new Error(`installing ${crd.metadata!.name}: HTTP ${posted.status} ${posted.body.slice(0, 500)}`);
+    }
+    for (const crd of definitions) {
       const plural = `/apis/${crd.spec.group}/${crd.spec.versions.find((v) => v.storage)!.name}/${crd.spec.names.plural}`;
       await until(`${crd.metadata!.name} was served`, [etcd, apiserver!], async () => (await get(plural)).status === 200);
     }
+  };
+  try {
+    await until("etcd answered", [etcd], async () => (await fetch(`http://127.0.0.1:${etcdPort}/health`)).ok);
+    await startApiServer();
+    await installCrds(crds(bins.httprouteCrd));
   } catch (error) {
     await stop();
     throw error;
@@ -253,6 +265,7 @@ export async function startControlPlane(options: ControlPlaneOptions = {}): Prom
     kubeConfig,
     get,
     mergePatch,
+    installCrds: (yamlPaths) => installCrds(yamlPaths.map((path) => parse(readFileSync(path, "utf8")) as V1CustomResourceDefinition)),
     async compact() {
       const revision = Number((await etcdCall("/v3/kv/range", { key: Buffer.from("/").toString("base64") })).header?.revision);
       await etcdCall("/v3/kv/compaction", { revision: String(revision), physical: true });

@@ -3,12 +3,13 @@
  * and Leases) while three writers renew their Leases. writer-a's Deployment changes image and writer-a then writes
  * five times as fast; writer-b's Deployment rolls in the same second and writer-b goes on as before; writer-c's rolls
  * later, without effect. /api/changes must name writer-a's rollout as the one the rate moved with, list writer-b's
- * and writer-c's as ones it did not move with, and date each change as the server's audit log does.
+ * and writer-c's as ones it did not move with, and date each change as the server's audit log does. Then Flux's and
+ * Argo CD's own CRDs are installed into the running cluster, and the revisions their objects move to are recorded too.
  */
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AppsV1Api, CoordinationV1Api, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
+import { AppsV1Api, CoordinationV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from "@kubernetes/client-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChangesAnswer } from "@/lib/wire/changes";
 import type { Marker } from "@/lib/markers/marker";
@@ -16,6 +17,7 @@ import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { serverWrites } from "../helpers/audit-truth";
 import { startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
 import { createNamespaces } from "../helpers/controllers";
+import { ROOT } from "../helpers/root";
 
 const CLUSTER = "kind-dev";
 const NAMESPACE = "apps";
@@ -76,7 +78,9 @@ beforeAll(async () => {
   }
   const kubeconfig = join(mkdtempSync(join(tmpdir(), "churnscope-kubeconfig-")), "config");
   writeFileSync(kubeconfig, cp.kubeConfig().exportConfig());
-  app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(`clusters: [{ name: ${CLUSTER}, kubeconfig: ${kubeconfig} }]\n`) });
+  // Flux's and Argo CD's kinds are not served until the second test installs them: asked for again every 2 s.
+  const config = `clusters: [{ name: ${CLUSTER}, kubeconfig: ${kubeconfig} }]\nrecorder: { unservedRetrySeconds: 2 }\n`;
+  app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(config) });
 }, 240_000);
 
 afterAll(async () => {
@@ -153,4 +157,108 @@ describe("the changes around an onset, on a real control plane", () => {
     expect(markers.map((m) => m.label)).toEqual(["image writer-a v1 → v2", "image writer-b v1 → v1.1", "image writer-c v3 → v4"]);
     expect(markers[0].detail).toContain("spec.containers[name=main].image: example.com/writer-a:v1 → example.com/writer-a:v2");
   }, 180_000);
+
+  it("records Flux's and Argo CD's applied revisions as changes once their CRDs are installed, after it started", async () => {
+    await recording();
+    const crds = ["kustomize.toolkit.fluxcd.io_kustomizations.yaml", "helm.toolkit.fluxcd.io_helmreleases.yaml", "application-crd.yaml"];
+    await cp.installCrds(crds.map((file) => join(ROOT, "test", "fixtures", "gitops-crds", file)));
+    const fromMs = Date.now();
+    // The recorder finds each kind served within its retry (2 s) and lists it.
+    const resources = ["kustomizations.kustomize.toolkit.fluxcd.io", "helmreleases.helm.toolkit.fluxcd.io", "applications.argoproj.io"];
+    const deadline = Date.now() + 30_000;
+    let metrics = "";
+    while (Date.now() < deadline && !resources.every((r) => metrics.includes(`churnscope_recorder_watching{cluster="${CLUSTER}",resource="${r}"} 1`)))
+      metrics = await (await fetch(`${app.url}/metrics`)).text().then(async (text) => (await sleep(250), text));
+    for (const r of resources) expect(metrics, r).toContain(`churnscope_recorder_watching{cluster="${CLUSTER}",resource="${r}"} 1`);
+
+    const api = cp.kubeConfig(users.deployer).makeApiClient(CustomObjectsApi);
+    const merge = setHeaderOptions("Content-Type", PatchStrategy.MergePatch);
+    const flux = { group: "kustomize.toolkit.fluxcd.io", version: "v1", namespace: NAMESPACE, plural: "kustomizations" };
+    const helm = { group: "helm.toolkit.fluxcd.io", version: "v2", namespace: NAMESPACE, plural: "helmreleases" };
+    const argo = { group: "argoproj.io", version: "v1alpha1", namespace: NAMESPACE, plural: "applications" };
+    const REVISIONS = ["v0.83.41@sha1:1f0c2e9", "v0.83.42@sha1:7a3b5d1"];
+    // Flux's kustomize-controller: the object, then its status as it reconciles (a condition alone is no change).
+    const spec = { interval: "10m", prune: true, sourceRef: { kind: "GitRepository", name: "infra" } };
+    await api.createNamespacedCustomObject({
+      ...flux,
+      fieldManager: "kustomize-controller",
+      body: { apiVersion: "kustomize.toolkit.fluxcd.io/v1", kind: "Kustomization", metadata: { name: "infra" }, spec },
+    });
+    const fluxStatus = (status: object) =>
+      api.patchNamespacedCustomObjectStatus({ ...flux, name: "infra", body: { status }, fieldManager: "kustomize-controller" }, merge);
+    const ready = {
+      type: "Ready",
+      status: "True",
+      reason: "ReconciliationSucceeded",
+      message: "Applied",
+      lastTransitionTime: new Date().toISOString().slice(0, 19) + "Z",
+    };
+    await fluxStatus({ lastAppliedRevision: REVISIONS[0], conditions: [ready] });
+    await fluxStatus({ conditions: [{ ...ready, message: "Applied again" }] });
+    await fluxStatus({ lastAppliedRevision: REVISIONS[1] });
+    // helm-controller: the release's chart version as it attempts it.
+    await api.createNamespacedCustomObject({
+      ...helm,
+      fieldManager: "helm-controller",
+      body: {
+        apiVersion: "helm.toolkit.fluxcd.io/v2",
+        kind: "HelmRelease",
+        metadata: { name: "gateway" },
+        spec: { interval: "5m", chartRef: { kind: "OCIRepository", name: "gateway" } },
+      },
+    });
+    await api.patchNamespacedCustomObjectStatus(
+      { ...helm, name: "gateway", body: { status: { lastAttemptedRevision: "0.1.4" } }, fieldManager: "helm-controller" },
+      merge,
+    );
+    // Argo CD writes an Application's status with the object (its CRD has no status subresource).
+    const application = {
+      destination: { server: "https://kubernetes.default.svc", namespace: "edge" },
+      project: "default",
+      source: { repoURL: "https://example.com/edge.git" },
+    };
+    await api.createNamespacedCustomObject({
+      ...argo,
+      fieldManager: "argocd-application-controller",
+      body: {
+        apiVersion: "argoproj.io/v1alpha1",
+        kind: "Application",
+        metadata: { name: "edge" },
+        spec: application,
+        status: { sync: { status: "Synced", revision: "4e1d2c7" } },
+      },
+    });
+    await api.patchNamespacedCustomObject(
+      { ...argo, name: "edge", body: { status: { sync: { status: "Synced", revision: "9b8a6f0" } } }, fieldManager: "argocd-application-controller" },
+      merge,
+    );
+    await sleep(2_000); // the last versions reach the recorder
+    const toMs = Date.now();
+
+    const range = `from=${new Date(fromMs).toISOString()}&to=${new Date(toMs).toISOString()}`;
+    const markers = ((await (await fetch(`${app.url}/api/markers?${range}`)).json()) as { data: Marker[] }).data.filter((m) => m.kind === "change");
+    expect(markers.map((m) => [m.label, m.detail.split("\n")[0]])).toEqual([
+      ["created at no revision yet", `Kustomization ${NAMESPACE}/infra on ${CLUSTER}, by kustomize-controller`],
+      [`revision (none) → ${REVISIONS[0]}`, `Kustomization ${NAMESPACE}/infra on ${CLUSTER}, by kustomize-controller`],
+      [`revision ${REVISIONS[0]} → ${REVISIONS[1]}`, `Kustomization ${NAMESPACE}/infra on ${CLUSTER}, by kustomize-controller`],
+      ["created at no revision yet", `HelmRelease ${NAMESPACE}/gateway on ${CLUSTER}, by helm-controller`],
+      ["revision (none) → 0.1.4", `HelmRelease ${NAMESPACE}/gateway on ${CLUSTER}, by helm-controller`],
+      ["created at 4e1d2c7", `Application ${NAMESPACE}/edge on ${CLUSTER}, by argocd-application-controller`],
+      ["revision 4e1d2c7 → 9b8a6f0", `Application ${NAMESPACE}/edge on ${CLUSTER}, by argocd-application-controller`],
+    ]);
+    // Each dated as the server's audit log dates the write that made it (the condition-only patch made none).
+    const made = serverWrites(cp.auditLogPath).filter((w) => ["kustomizations", "helmreleases", "applications"].includes(w.resource) && w.stageMs > fromMs);
+    const changing = made.filter((_, i) => i !== 2);
+    expect(made.map((w) => `${w.verb} ${w.name}`)).toEqual([
+      "create infra",
+      "patch infra",
+      "patch infra",
+      "patch infra",
+      "create gateway",
+      "patch gateway",
+      "create edge",
+      "patch edge",
+    ]);
+    for (const [i, m] of markers.entries()) expect(Math.abs(m.timeMs - changing[i].stageMs), m.label).toBeLessThan(2_000);
+  }, 120_000);
 });

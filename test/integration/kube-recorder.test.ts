@@ -212,10 +212,16 @@ describe.each([
     }
   }, 300_000);
 
-  it("says a kind the server does not serve is not recorded, instead of retrying it", async () => {
+  it("says a kind the server does not serve is not recorded (until it is), without opening a gap or backing off", async () => {
     const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
     const profiles = DEFAULT_PROFILES.filter((p) => p.name === "gatewaypoolnode");
-    await runWatcher({ kc: cp.kubeConfig(), store, cluster: "kind-dev", profiles, minBackoffMs: 100 }, new AbortController().signal, stats);
-    expect(stats).toMatchObject({ state: "unserved", error: expect.stringContaining("gatewaypoolnodes is not served") });
+    const stop = new AbortController();
+    const running = runWatcher({ kc: cp.kubeConfig(), store, cluster: "kind-dev", profiles, minBackoffMs: 100 }, stop.signal, stats);
+    const deadline = Date.now() + 10_000;
+    while (stats.state !== "unserved" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(stats).toMatchObject({ state: "unserved", reconnects: 0, error: expect.stringContaining("gatewaypoolnodes is not served") });
+    expect((await store.gaps(0, Date.now() + 1)).filter((g) => g.profile.startsWith("gatewaypoolnodes"))).toEqual([]);
+    stop.abort();
+    await running;
   });
 });

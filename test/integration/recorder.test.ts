@@ -226,12 +226,20 @@ describe("the watch recorder against a test API server", () => {
     await own.close();
   });
 
-  it("reports a kind the server does not serve instead of failing", async () => {
+  it("reports a kind the server does not serve instead of failing, says so once, and asks again until stopped", async () => {
     const unserved = { ...profile, name: "missing", resource: "gadgets", kind: "Gadget" };
     const kc = server.kubeConfig();
     const s: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
-    await runWatcher({ kc, store, cluster: "milo", profiles: [unserved] }, new AbortController().signal, s);
+    const lines: string[] = [];
+    const stop = new AbortController();
+    const running = runWatcher({ kc, store, cluster: "milo", profiles: [unserved], unservedRetryMs: 50, log: (l) => lines.push(l) }, stop.signal, s);
+    const listsBefore = server.requests.filter((r) => r.includes("/gadgets")).length;
+    await until(() => server.requests.filter((r) => r.includes("/gadgets")).length >= listsBefore + 3, "the kind asked for three times");
     expect(s.state).toBe("unserved");
     expect(s.error).toMatch(/gadgets is not served/);
+    expect(lines).toEqual([expect.stringMatching(/gadgets is not served \(CRD not installed\?\): not recorded until it is; asked again every 0.05 s/)]);
+    stop.abort();
+    await running;
+    expect(s.state).toBe("stopped");
   });
 });
