@@ -68,6 +68,20 @@ export class Changes {
     else await this.sql().run(`${INSERT_CHANGE} VALUES (?, ?, ?, ?, ?, ?, ?)`, row);
   }
 
+  /**
+   * The change a stored write made, as a later look at it says (the version before it learnt late, or the recorder's
+   * own comparison joining an audited write): its earlier change goes, and `change` (if any) takes its place.
+   */
+  async replace(objectId: number, tsMs: number, writer: string, change: RecordedChange | undefined): Promise<void> {
+    await this.sql().run("DELETE FROM changes WHERE object_id = ? AND ts_ms = ? AND baseline = 0", [objectId, tsMs]);
+    if (change) await this.add(objectId, tsMs, writer, change);
+  }
+
+  /** A stored write's change credited to the writer its row now names (an audit log named the one the recorder could not). */
+  async reattribute(objectId: number, tsMs: number, writer: string): Promise<void> {
+    await this.sql().run("UPDATE changes SET writer = ? WHERE object_id = ? AND ts_ms = ? AND baseline = 0", [writer, objectId, tsMs]);
+  }
+
   /** What an object ran when first seen; an earlier first sighting (an older log read later) moves it back. */
   async baseline(objectId: number, tsMs: number, change: RecordedChange): Promise<void> {
     const held = await this.sql().get<{ tsMs: number }>('SELECT ts_ms AS "tsMs" FROM changes WHERE object_id = ? AND baseline = 1', [objectId]);

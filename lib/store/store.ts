@@ -143,6 +143,9 @@ export class WriteStore implements WriteRepository {
           : undefined;
     if (joined) {
       await this.rewriteFields(joined.id, objectId, joined.tsMs, write.source === "watch" ? write.changes : undefined, joined.writer);
+      // Its change is the recorder's too, by the row's writer.
+      if (write.source === "watch") await this.changes.replace(objectId, joined.tsMs, joined.writer, write.change);
+      else await this.changes.reattribute(objectId, joined.tsMs, joined.writer);
       if (joined.requestKey)
         await this.audit().setNoop(joined.requestKey, noopFlag(joined.cls), "by" in joined && joined.by === "precondition" ? "watched-successor" : "watch");
       return { id: joined.id, joined: true };
@@ -211,13 +214,15 @@ export class WriteStore implements WriteRepository {
    * (webhook batches can arrive out of order): its class, changes and projection. Gone (pruned), or
    * joined by the recorder, which saw every version in order: nothing. Answers whether it changed.
    */
-  async reclassify(id: number, write: Pick<StoredWrite, "cls" | "heartbeat" | "changes" | "projection">): Promise<boolean> {
+  async reclassify(id: number, write: Pick<StoredWrite, "cls" | "heartbeat" | "changes" | "projection" | "change">): Promise<boolean> {
     const row = await this.sql().get<{ objectId: number; tsMs: number; writer: string }>(
       `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ? WHERE id = ? AND source = 'audit' RETURNING object_id AS "objectId", ts_ms AS "tsMs", writer`,
       [write.cls, write.heartbeat ? 1 : 0, JSON.stringify(write.changes), JSON.stringify(write.projection), id],
     );
     if (!row) return false;
     await this.rewriteFields(id, row.objectId, row.tsMs, write.changes, row.writer);
+    // What the write changed in a workload's template (or a GitOps revision) follows its new comparison too.
+    await this.changes.replace(row.objectId, row.tsMs, row.writer, write.change);
     return true;
   }
 

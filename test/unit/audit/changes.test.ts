@@ -59,4 +59,37 @@ describe.each(storeEngines())("changes from an audit log on %s", (_name, engine)
     ]);
     expect(changes[1].diff).toEqual([{ path: "spec.containers[name=web].image", before: "registry.example/web:1.0", after: "registry.example/web:1.1" }]);
   });
+
+  it("follows a write compared again when the version before it arrives later: its change is added, or taken back", async () => {
+    const store = await engine.writeStore();
+    const ingester = new AuditIngester(store, "prod", DEFAULT_PROFILES);
+    const deliver = async (...lines: string[]) => {
+      lines.forEach((line, i) => ingester.line(line, i + 1, "webhook"));
+      await ingester.flush();
+    };
+    const summaries = async () => (await store.changesBetween(START - 1, at(600), 10)).changes.map((c) => [c.tsMs, c.summary]);
+    // A write whose version before it is not known yet: no change can be said.
+    await deliver(event(120, "update", deployment(12, "registry.example/web:1.1", 5)));
+    expect(await summaries()).toEqual([]);
+    // The create arrives: the write is compared with it, and looks like 1.0 → 1.1.
+    await deliver(event(0, "create", deployment(10, "registry.example/web:1.0")));
+    expect(await summaries()).toEqual([
+      [at(0), "created: web 1.0"],
+      [at(120), "image web 1.0 → 1.1"],
+    ]);
+    // The batch between them: 1.1 came at 60 s, and the write at 120 s only scaled it.
+    await deliver(event(60, "update", deployment(11, "registry.example/web:1.1")));
+    expect(await summaries()).toEqual([
+      [at(0), "created: web 1.0"],
+      [at(60), "image web 1.0 → 1.1"],
+    ]);
+    // A version missed between two: the change spans both until it arrives.
+    await deliver(event(300, "update", deployment(14, "registry.example/web:1.3")));
+    expect((await summaries()).slice(2)).toEqual([[at(300), "image web 1.1 → 1.3"]]);
+    await deliver(event(240, "update", deployment(13, "registry.example/web:1.2")));
+    expect((await summaries()).slice(2)).toEqual([
+      [at(240), "image web 1.1 → 1.2"],
+      [at(300), "image web 1.2 → 1.3"],
+    ]);
+  });
 });

@@ -1,59 +1,85 @@
 /**
  * One write, one row, on both engines, when the recorder and audit ingest store the same write at the same time (two
- * replicas on one PostgreSQL database do: one records the cluster, the other ingests the webhook's batches).
+ * replicas on one PostgreSQL database do: one records the cluster, the other ingests the webhook's batches), and the
+ * change it made recorded once, as the recorder compared it, by the writer the row names.
  */
 import { describe, expect, it } from "vitest";
+import type { RecordedChange } from "@/lib/churn/changes";
 import type { ObjectKey, StoredWrite } from "@/lib/wire/objects";
 import { storeEngines } from "../../helpers/store-engines";
 
-const key: ObjectKey = { cluster: "milo", group: "networking.datumapis.com", kind: "Connector", namespace: "ns", name: "c1" };
-const write = (source: "watch" | "audit", resourceVersion: string, tsMs: number): StoredWrite => ({
-  tsMs,
-  cls: "unrouted",
-  writer: "operator",
-  source,
+const key: ObjectKey = { cluster: "milo", group: "apps", kind: "Deployment", namespace: "shop", name: "web" };
+const rollout = (summary: string): RecordedChange => ({
+  summary,
+  diff: [{ path: "spec.containers[name=web].image", before: "web:1.0", after: "web:1.1" }],
+  subject: { serviceAccount: "web", images: ["web:1.1"] },
+});
+const watched = (writer: string): StoredWrite => ({
+  tsMs: 10_000,
+  cls: "routed",
+  writer,
+  source: "watch",
   heartbeat: false,
-  changes: [{ path: "status.message", before: "a", after: "b" }],
-  projection: { online: "true" },
-  resourceVersion,
-  ...(source === "audit" ? { request: { verb: "patch", subresource: "status", userAgent: "operator/v1", code: 200, latencyMs: 3 } } : {}),
+  changes: [{ path: "spec.template.spec.containers[name=web].image", before: "web:1.0", after: "web:1.1" }],
+  projection: { template: "web:1.1" },
+  resourceVersion: "384",
+  change: rollout("image web 1.0 → 1.1"),
+});
+/** The same write in an audit log: with its bodies, the audit's own comparison (said differently here, to tell them apart); at Metadata level none. */
+const audited = (withBodies: boolean): StoredWrite => ({
+  tsMs: 10_400,
+  cls: withBodies ? "routed" : "unknown",
+  writer: "deployer",
+  source: "audit",
+  heartbeat: false,
+  changes: [],
+  projection: { template: "web:1.1" },
+  resourceVersion: "384",
+  request: { verb: "patch", subresource: "", userAgent: "kubectl/v1.34.0", code: 200, latencyMs: 3 },
+  ...(withBodies && { change: rollout("as the audit log compared it") }),
 });
 
 describe.each(storeEngines())("one row per write on %s", (_name, engine) => {
   it.each([
-    ["the recorder's transaction", "watch", "audit"],
-    ["audit ingest's transaction", "audit", "watch"],
+    { first: "watch", bodies: true, watchWriter: "kubectl-set", changeWriter: "kubectl-set" },
+    { first: "audit", bodies: true, watchWriter: "kubectl-set", changeWriter: "kubectl-set" },
+    { first: "audit", bodies: false, watchWriter: "kubectl-set", changeWriter: "kubectl-set" },
+    { first: "watch", bodies: true, watchWriter: "unknown", changeWriter: "deployer" },
   ] as const)(
-    "a write stored by both sources while %s is still open is one row, with the recorder's diff and the audit's request",
-    async (_first, first, second) => {
+    "a write stored by both sources while the $first source's transaction is still open (bodies logged: $bodies) is one row and one change, by $changeWriter",
+    async ({ first, bodies, watchWriter, changeWriter }) => {
       const store = await engine.writeStore();
       // An audit log is already being ingested and the day's writes stored: the recorder looks for audited writes.
-      const earlier = { tsMs: 1_000, user: "operator", userAgent: "operator/v1", verb: "patch", group: key.group, resource: "connectors" };
+      const earlier = { tsMs: 1_000, user: "deployer", userAgent: "kubectl/v1.34.0", verb: "patch", group: "apps", resource: "deployments" };
       await store.batch(async () => {
         await store
           .audit()
-          .addRequest(key.cluster, { ...earlier, key: "r-1", subresource: "status", namespace: "ns", name: "c0", code: 200, latencyMs: 3 }, false);
-        await store.record({ ...key, name: "c0" }, write("watch", "100", 1_000));
+          .addRequest(key.cluster, { ...earlier, key: "r-1", subresource: "", namespace: "shop", name: "api", code: 200, latencyMs: 3 }, false);
+        await store.record({ ...key, name: "api" }, { ...watched("kubectl-set"), tsMs: 1_000, resourceVersion: "100", change: undefined });
       });
+      const store1 = (source: "watch" | "audit") =>
+        source === "watch" ? store.record(key, watched(watchWriter)) : store.record(key, audited(bodies), { requestKey: "r-384" });
       let recorded!: () => void;
       const firstRecorded = new Promise<void>((resolve) => (recorded = resolve));
       let release!: () => void;
       const released = new Promise<void>((resolve) => (release = resolve));
       // The first source's transaction stays open after its write; the second starts meanwhile, as another replica's would.
       const firstDone = store.batch(async () => {
-        await store.record(key, write(first, "384", 10_000), first === "audit" ? { requestKey: "r-384" } : {});
+        await store1(first);
         recorded();
         await released;
       });
       await firstRecorded;
-      const secondDone = store.batch(() => store.record(key, write(second, "384", 10_400), second === "audit" ? { requestKey: "r-384" } : {}));
+      const secondDone = store.batch(() => store1(first === "watch" ? "audit" : "watch"));
       setTimeout(release, 300);
       await Promise.all([firstDone, secondDone]);
 
       const rows = await store.database
         .sql()
-        .all<{ rv: string; source: string; verb: string | null }>("SELECT rv, source, verb FROM writes WHERE rv = '384' ORDER BY id");
-      expect(rows).toEqual([{ rv: "384", source: "watch", verb: "patch" }]);
+        .all<{ rv: string; source: string; verb: string | null; writer: string }>("SELECT rv, source, verb, writer FROM writes WHERE rv = '384' ORDER BY id");
+      expect(rows).toEqual([{ rv: "384", source: "watch", verb: "patch", writer: changeWriter }]);
+      const { changes } = await store.changesBetween(5_000, 20_000, 10);
+      expect(changes.map((c) => [c.key.name, c.summary, c.writer])).toEqual([["web", "image web 1.0 → 1.1", changeWriter]]);
     },
   );
 });
