@@ -90,4 +90,26 @@ describe("marker labels", () => {
       await page.close();
     }
   });
+
+  it.each([
+    ["Write load", ONSET_DAY, '[data-panel="writes-by-resource"]'],
+    ["Compare", "/compare?snapshot=replay&from=1789131600000&to=1789164000000", '[data-panel="compare"]'],
+    ["Clients", "/clients?snapshot=replay&from=1789131600000&to=1789164000000", "main"],
+  ])("on %s, a recorded change's label on the chart opens its diff in the list", async (_page, path, chart) => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    try {
+      await page.goto(`${h.app.url}${path}`);
+      const link = page.locator(`${chart} [data-chart-overlay] a[href^="#marker-change-"]`).first();
+      await link.waitFor({ timeout: 30_000 });
+      const anchor = (await link.getAttribute("href"))!.slice(1);
+      const label = await link.locator("[data-marker-label]").getAttribute("data-marker-label");
+      await link.click();
+      const entry = page.locator(`[id="${anchor}"]`);
+      await expect(entry.getAttribute("data-marker-item")).resolves.toBe(label);
+      await entry.locator('[data-testid="change-diff"][open]').waitFor({ timeout: 5_000 });
+      expect(await entry.isVisible()).toBe(true);
+    } finally {
+      await page.close();
+    }
+  });
 });
