@@ -19,7 +19,10 @@ export function runningRecorder(ctx: ServerContext): Recorder | null {
   return ctx.recording.recorder ?? null;
 }
 
-/** Whether the object views have live data to show: a recorder runs here, or something (a recorder, ingested audit logs) filled the store. */
-export async function hasLiveObjects(ctx: ServerContext): Promise<boolean> {
-  return runningRecorder(ctx) !== null || (await ctx.stores.liveStore().kinds()).length > 0;
+/**
+ * Whether the object views have live data to show: a recorder runs here, or something (a recorder, ingested audit logs)
+ * filled the store. `kinds`: the live store's kinds, when the caller has read them already.
+ */
+export async function hasLiveObjects(ctx: ServerContext, kinds?: readonly unknown[]): Promise<boolean> {
+  return runningRecorder(ctx) !== null || (kinds ?? (await ctx.stores.liveStore().kinds())).length > 0;
 }

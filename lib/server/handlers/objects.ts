@@ -59,14 +59,15 @@ const NO_RECORDER =
   "No cluster is being recorded by this dashboard and no audit log is ingested: list clusters under `clusters:` in the configuration or set KUBECONFIG, run `npm run recorder` with the same data dir, or ingest audit logs (Clients page, `npm run ingest`). Snapshots with object writes (the replay) open without either.";
 
 /** What a live answer should say about its source: no recorder at all, or the periods it could not observe. */
-async function liveNotes(ctx: ServerContext, filter: ObjectFilter): Promise<{ warnings: string[]; infos: string[] }> {
+/** `kinds`: the live store's kinds when the caller has read them already (its answer lists them). */
+async function liveNotes(ctx: ServerContext, filter: ObjectFilter, kinds?: readonly unknown[]): Promise<{ warnings: string[]; infos: string[] }> {
   const store = ctx.stores.liveStore();
   const gaps = (await store.gaps(filter.fromMs, filter.toMs)).map(
     (g) =>
       `Not observed on ${g.cluster} (${g.profile}) from ${new Date(g.fromMs).toISOString()} to ${g.toMs === null ? "now" : new Date(g.toMs).toISOString()}: ${g.reason}.`,
   );
   // A recorder runs here, or ran (perhaps as `npm run recorder`) into this data dir.
-  const recording = await hasLiveObjects(ctx);
+  const recording = await hasLiveObjects(ctx, kinds);
   return { warnings: gaps, infos: recording ? [] : [NO_RECORDER] };
 }
 
@@ -74,6 +75,7 @@ export async function listObjects(ctx: ServerContext, params: Record<string, str
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
   const { total, rows, heartbeatOnly } = await store.objects(filter, p.pageSize, (p.page - 1) * p.pageSize, rankOptions(p));
+  const kinds = await store.kinds();
   return {
     data: {
       total,
@@ -84,9 +86,9 @@ export async function listObjects(ctx: ServerContext, params: Record<string, str
       startMs: filter.fromMs,
       endMs: filter.toMs,
       rows,
-      kinds: await store.kinds(),
+      kinds,
     },
-    ...(p.snapshot === undefined ? await liveNotes(ctx, filter) : {}),
+    ...(p.snapshot === undefined ? await liveNotes(ctx, filter, kinds) : {}),
   };
 }
 
@@ -131,6 +133,7 @@ export async function listLanes(
   ];
   const drawn = await store.lanes(shown, filter.fromMs, filter.toMs, columns);
   const lanes = shown.map((lane, i) => ({ ...lane, ...drawn[i] }));
+  const kinds = await store.kinds();
   return {
     data: {
       total,
@@ -143,18 +146,19 @@ export async function listLanes(
       endMs: filter.toMs,
       columns,
       lanes,
-      kinds: await store.kinds(),
+      kinds,
     },
-    ...(p.snapshot === undefined ? await liveNotes(ctx, filter) : {}),
+    ...(p.snapshot === undefined ? await liveNotes(ctx, filter, kinds) : {}),
   };
 }
 
 export async function listFields(ctx: ServerContext, params: Record<string, string>): Promise<{ data: FieldsAnswer; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
+  const kinds = await store.kinds();
   return {
-    data: { startMs: filter.fromMs, endMs: filter.toMs, rows: await store.fields(filter, 200), kinds: await store.kinds() },
-    ...(p.snapshot === undefined ? await liveNotes(ctx, filter) : {}),
+    data: { startMs: filter.fromMs, endMs: filter.toMs, rows: await store.fields(filter, 200), kinds },
+    ...(p.snapshot === undefined ? await liveNotes(ctx, filter, kinds) : {}),
   };
 }
 
