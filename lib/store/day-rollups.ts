@@ -33,7 +33,8 @@ export const COUNT_COLUMNS = ["writes", "c_create", "c_delete", "c_routed", "c_u
 const COUNTS = COUNT_COLUMNS.map((c) => `${c} INTEGER NOT NULL`).join(", ");
 
 const SCHEMA = `
-CREATE TABLE IF NOT EXISTS rank_days (day INTEGER NOT NULL, object_id INTEGER NOT NULL, ${COUNTS}, PRIMARY KEY (day, object_id)) WITHOUT ROWID;
+-- Keyed by object first: the ranking sums each object's days in key order, with no sort of a fortnight's rows.
+CREATE TABLE IF NOT EXISTS rank_days (day INTEGER NOT NULL, object_id INTEGER NOT NULL, ${COUNTS}, PRIMARY KEY (object_id, day)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rank_days_done (day INTEGER PRIMARY KEY);
 -- A day being rolled up a quarter of an hour at a time: how many of its quarters (from its first) are in.
 CREATE TABLE IF NOT EXISTS rank_days_progress (day INTEGER PRIMARY KEY, slices INTEGER NOT NULL);
@@ -52,7 +53,7 @@ CREATE INDEX IF NOT EXISTS rank_hours_object ON rank_hours (object_id, hour);
 const schemaFor = (dialect: StoreDatabase["dialect"]) =>
   dialect === "sqlite" ? SCHEMA : SCHEMA.replaceAll(" WITHOUT ROWID", "").replaceAll("INTEGER", "BIGINT");
 
-const ROLLUP_FORMAT = "8";
+const ROLLUP_FORMAT = "9";
 /** Taken by a roll-up step, and shared by every transaction that stores writes: replicas never roll a quarter hour while a write into it is uncommitted. */
 const ROLL_LOCK = 7_420_135_201;
 const ANALYZE_DAYS = "ANALYZE rank_days, rank_days_fields, rank_days_writers, rank_hours";
@@ -218,7 +219,7 @@ export class DayRollups {
     const sliceSums = `INSERT INTO rank_hours (hour, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT CAST(? AS BIGINT), w.object_id, ${CLASS_SUMS} FROM writes w ${byTime("writes_ts")} WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id
        ON CONFLICT (hour, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add("rank_hours")).join(", ")}`;
     const daySums = `INSERT INTO rank_days (day, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT CAST(? AS BIGINT), object_id, ${COUNT_COLUMNS.join(", ")} FROM rank_hours WHERE hour = ?
-       ON CONFLICT (day, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add("rank_days")).join(", ")}`;
+       ON CONFLICT (object_id, day) DO UPDATE SET ${COUNT_COLUMNS.map(add("rank_days")).join(", ")}`;
     const fields = `INSERT INTO rank_days_fields (day, object_id, path, n) SELECT CAST(? AS BIGINT), object_id, path, COUNT(*) FROM field_changes ${byTime("field_changes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT (day, object_id, path) DO UPDATE SET ${add("rank_days_fields")("n")}`;
     const writers = `INSERT INTO rank_days_writers (day, object_id, writer, n) SELECT CAST(? AS BIGINT), object_id, writer, COUNT(*) FROM writes ${byTime("writes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT (day, object_id, writer) DO UPDATE SET ${add("rank_days_writers")("n")}`;
     const step = "INSERT INTO rank_days_progress (day, slices) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET slices = excluded.slices";

@@ -164,22 +164,33 @@ export class Ranking {
     const sort = options.sort ?? "writes";
     const value =
       sort === "name" ? undefined : sort === "writes" && options.hideHeartbeats ? (g: Record<string, number>) => g.writes - g.c_heartbeat : SORT_VALUE[sort];
-    let tied = !value;
     const byCount = (x: Record<string, number>, y: Record<string, number>) => value!(y) - value!(x) || y.writes - x.writes;
-    if (value) kept.sort((x, y) => byCount(x, y) || ((tied = true), 0));
-    if (tied) {
-      const names = new Map(
-        (await this.sql().all<{ id: number; namespace: string; name: string }>("SELECT id, namespace, name FROM objects")).map((r) => [r.id, r]),
-      );
+    const byNameOf = (names: Map<number, ObjectKey>) => {
       const nameOf = (id: number) => names.get(id) ?? { namespace: "", name: "" };
-      const byName = (x: Record<string, number>, y: Record<string, number>) =>
+      return (x: Record<string, number>, y: Record<string, number>) =>
         nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name);
-      kept.sort(value ? (x, y) => byCount(x, y) || byName(x, y) : byName);
+    };
+    if (!value) kept.sort(byNameOf(await this.namesOf(kept.map((g) => g.id))));
+    else {
+      kept.sort(byCount);
+      // Equal counts go by name: only the runs of them that the page overlaps need their names read.
+      let first = Math.min(offset, kept.length);
+      let last = Math.min(offset + limit, kept.length) - 1;
+      while (first > 0 && first <= last && byCount(kept[first - 1], kept[first]) === 0) first--;
+      while (last >= first && last + 1 < kept.length && byCount(kept[last], kept[last + 1]) === 0) last++;
+      const run = kept.slice(first, last + 1);
+      if (run.some((g, i) => i > 0 && byCount(run[i - 1], g) === 0)) {
+        const byName = byNameOf(await this.namesOf(run.map((g) => g.id)));
+        kept.splice(first, run.length, ...run.sort((x, y) => byCount(x, y) || byName(x, y)));
+      }
     }
     const total = kept.length;
-    const page: Record<string, number | string>[] = [];
-    for (const g of kept.slice(offset, offset + limit))
-      page.push({ ...g, ...(await this.sql().get<Record<string, string>>("SELECT cluster, grp, kind, namespace, name FROM objects WHERE id = ?", [g.id])) });
+    const shown = kept.slice(offset, offset + limit);
+    const names = await this.namesOf(shown.map((g) => g.id));
+    const page: Record<string, number | string>[] = shown.map((g) => {
+      const { cluster, group, kind, namespace, name } = names.get(g.id) ?? { cluster: "", group: "", kind: "", namespace: "", name: "" };
+      return { ...g, cluster, grp: group, kind, namespace, name };
+    });
     const ids = page.map((r) => r.id as number);
     // The page's details: whole days from the daily rollups, the rest from the page's own writes (each
     // object's writes are together in the per-object indexes, so an hour or a day of them is a short read).
@@ -298,6 +309,20 @@ export class Ranking {
   }
 
   /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */
+  /** Objects' names by id, read a few thousand at a time (ids are integers: they go into the statement as text). */
+  private async namesOf(ids: readonly number[]): Promise<Map<number, ObjectKey>> {
+    const names = new Map<number, ObjectKey>();
+    for (let at = 0; at < ids.length; at += 5_000)
+      for (const r of await this.sql().all<ObjectKey & { id: number }>(
+        `SELECT id, cluster, grp AS "group", kind, namespace, name FROM objects WHERE id IN (${ids
+          .slice(at, at + 5_000)
+          .map(Number)
+          .join(",")})`,
+      ))
+        names.set(r.id, r);
+    return names;
+  }
+
   private async perObject(ids: number[], sources: { sql: string; params: number[]; sign: 1 | -1 }[]): Promise<Map<number, { k: string; n: number }[]>> {
     const out = new Map<number, { k: string; n: number }[]>();
     if (ids.length === 0) return out;

@@ -87,6 +87,32 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
       expect(hidden.rows.find((r) => r.name === "flapping")).toMatchObject({ writes: 53, heartbeat: 50 });
     });
 
+    it("orders equal counts by namespace and name on every page, where a page's edge cuts through them", async () => {
+      const store = await engine.writeStore();
+      // Written in an order unlike the names': one object of 3 writes, six of 2 (in two namespaces), one of 1.
+      const counts: [string, string, number][] = [
+        ["ns", "top", 3],
+        ["b", "tie-e", 2],
+        ["a", "tie-c", 2],
+        ["b", "tie-a", 2],
+        ["a", "tie-f", 2],
+        ["a", "tie-b", 2],
+        ["b", "tie-d", 2],
+        ["ns", "last", 1],
+      ];
+      await store.batch(async () => {
+        for (const [namespace, name, n] of counts)
+          for (let i = 1; i <= n; i++) await store.record({ ...key(name), namespace }, write(i * 1000, "unrouted", "operator", ["status.message"]));
+      });
+      const expected = [...counts].sort((x, y) => y[2] - x[2] || x[0].localeCompare(y[0]) || x[1].localeCompare(y[1])).map(([ns, name]) => `${ns}/${name}`);
+      for (const pageSize of [1, 2, 3, 5]) {
+        const pages: string[] = [];
+        for (let offset = 0; offset < counts.length; offset += pageSize)
+          pages.push(...(await store.objects({ fromMs: 0, toMs: 10_000 }, pageSize, offset)).rows.map((r) => `${r.namespace}/${r.name}`));
+        expect(pages, `pages of ${pageSize}`).toEqual(expected);
+      }
+    });
+
     it("filters by kind and class, and pages", async () => {
       const store = await fixture();
       expect((await store.objects({ fromMs: 0, toMs: 50_000, kind: "Lease" }, 10, 0)).rows.map((r) => r.name)).toEqual(["lease"]);
