@@ -41,6 +41,7 @@ function hash(name: string): number {
 
 export class SeriesColors {
   private readonly byName = new Map<string, number>();
+  private readonly order = new Map<string, number>();
   private readonly holder: (string | undefined)[];
 
   constructor(private readonly palette: readonly string[] = SERIES_COLORS) {
@@ -63,23 +64,36 @@ export class SeriesColors {
         }
       }
       this.byName.set(name, slot);
+      this.order.set(name, this.order.size);
     }
     return this.palette[slot];
   }
 
   /**
-   * The colours of one chart's series, in order: each name's own colour, except where an earlier series of
-   * this chart already has it (possible once more names are seen than there are colours); that series takes
-   * the first colour the chart does not use yet, so one chart never draws two series alike while it can.
+   * The colours of one chart's series, in order: each name's own colour, except where two series of this chart
+   * share one (possible once more names are seen than there are colours). Then the name given that colour first
+   * keeps it, whatever the chart's order, so it looks the same on every chart; the others take the first colours
+   * the chart does not use yet, so one chart never draws two series alike while it can.
    */
   colorsOf(names: readonly string[]): string[] {
-    const used = new Set<string>();
-    return names.map((name) => {
-      let color = this.colorOf(name);
-      if (used.has(color)) color = this.palette.find((c) => !used.has(c)) ?? color;
-      used.add(color);
-      return color;
+    const own = names.map((name) => this.colorOf(name));
+    const keeper = new Map<string, number>();
+    own.forEach((color, i) => {
+      const held = keeper.get(color);
+      if (held === undefined || this.seen(names[i]) < this.seen(names[held])) keeper.set(color, i);
     });
+    const used = new Set(keeper.keys());
+    return own.map((color, i) => {
+      if (keeper.get(color) === i) return color;
+      const free = this.palette.find((c) => !used.has(c)) ?? color;
+      used.add(free);
+      return free;
+    });
+  }
+
+  /** When a name was first given its colour: the order of first sighting. */
+  private seen(name: string): number {
+    return this.order.get(name) ?? Infinity;
   }
 }
 

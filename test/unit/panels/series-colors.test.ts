@@ -31,4 +31,22 @@ describe("a colour per series name", () => {
     const fresh = new SeriesColors();
     expect(fresh.colorsOf(["a", "b"])[0]).toBe(fresh.colorOf("a"));
   });
+  it("where two series of a chart share a colour, the name given it first keeps it on every chart, whatever their order", () => {
+    const colors = new SeriesColors();
+    const names = Array.from({ length: 60 }, (_, i) => `client-${i}`);
+    for (const name of names) colors.colorOf(name);
+    // Pairs of names the palette made share a colour: the earlier one seen is the one each chart keeps it for.
+    const pairs = names.flatMap((a, i) =>
+      names
+        .slice(i + 1)
+        .filter((b) => colors.colorOf(b) === colors.colorOf(a))
+        .map((b) => [a, b] as const),
+    );
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const [a, b] of pairs) {
+      expect(colors.colorsOf([a, b])[0]).toBe(colors.colorOf(a));
+      expect(colors.colorsOf([b, a])[1]).toBe(colors.colorOf(a));
+      expect(new Set(colors.colorsOf([b, a])).size).toBe(2);
+    }
+  });
 });
