@@ -91,7 +91,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
           <tbody>
             {rows.map((r) => (
               <tr key={r.path} data-field={r.path} className="border-t border-[var(--border)]">
-                <td className="px-2 py-1 font-mono text-xs break-all">{r.path}</td>
+                <td className="min-w-[12rem] px-2 py-1 font-mono text-xs break-all">{r.path}</td>
                 <td className="px-2 py-1 text-right font-mono" data-cell="changes">
                   {formatNumber(r.changes, true)}
                 </td>
