@@ -30,7 +30,9 @@ export const CLASS_SUMS = `COUNT(*) AS writes,
   COUNT(*) FILTER (WHERE w.class = 'routed') AS c_routed, COUNT(*) FILTER (WHERE w.class = 'unrouted') AS c_unrouted,
   COUNT(*) FILTER (WHERE w.class = 'no-op') AS c_noop, COUNT(*) FILTER (WHERE w.class = 'unknown') AS c_unknown, SUM(w.heartbeat) AS c_heartbeat`;
 export const COUNT_COLUMNS = ["writes", "c_create", "c_delete", "c_routed", "c_unrouted", "c_noop", "c_unknown", "c_heartbeat"] as const;
-const COUNTS = COUNT_COLUMNS.map((c) => `${c} INTEGER NOT NULL`).join(", ");
+// INT, which stays 32-bit on PostgreSQL (the schema's INTEGER become BIGINT there): a day's count of one object's writes
+// fits, and PostgreSQL sums it as a 64-bit integer, where it sums a BIGINT as NUMERIC (a quarter slower), in narrower rows.
+const COUNTS = COUNT_COLUMNS.map((c) => `${c} INT NOT NULL`).join(", ");
 
 const SCHEMA = `
 -- Keyed by object first: the ranking sums each object's days in key order, with no sort of a fortnight's rows.
