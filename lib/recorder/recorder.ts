@@ -74,7 +74,12 @@ export function startRecorder(
     for (const [resource, profiles] of byResource) {
       const stats: WatcherStats = { events: 0, stored: 0, relists: 0, reconnects: 0, rejected: 0, lastEventMs: 0, state: "starting" };
       const options = {
-        ...{ kc: cluster.kc, store, cluster: cluster.name, profiles, guard, takeover },
+        kc: cluster.kc,
+        store,
+        cluster: cluster.name,
+        profiles,
+        guard,
+        takeover,
         unservedRetryMs: config.recorder.unservedRetrySeconds * 1000,
         log: (line: string) => log(`recorder: ${cluster.name}: ${resource}: ${line}`),
       };
