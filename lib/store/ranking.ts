@@ -297,7 +297,6 @@ export class Ranking {
     return { total, keys: rows.map(({ cluster, group, kind, namespace, name }) => ({ cluster, group, kind, namespace, name })) };
   }
 
-  /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */
   /**
    * Each object's latest no-ops in the range, oldest first, read backwards along its index entries: a few hundred rows
    * each, however long the range. On PostgreSQL all the objects in one statement (a round trip each cost more than the reads).
@@ -316,7 +315,10 @@ export class Ranking {
       for (const id of ids)
         for (const r of await this.sql().all<{ ts_ms: number; writer: string }>(latest, [id, filter.fromMs, filter.toMs])) rows.push({ id, ...r });
     const noops = new Map<number, { tsMs: number; writer: string }[]>();
-    for (const r of rows) noops.set(r.id, [...(noops.get(r.id) ?? []), { tsMs: r.ts_ms, writer: r.writer }]);
+    for (const r of rows) {
+      const list = noops.get(r.id) ?? noops.set(r.id, []).get(r.id)!;
+      list.push({ tsMs: r.ts_ms, writer: r.writer });
+    }
     for (const list of noops.values()) list.reverse();
     return noops;
   }
@@ -335,6 +337,7 @@ export class Ranking {
     return names;
   }
 
+  /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */
   private async perObject(ids: number[], sources: { sql: string; params: number[]; sign: 1 | -1 }[]): Promise<Map<number, { k: string; n: number }[]>> {
     const out = new Map<number, { k: string; n: number }[]>();
     if (ids.length === 0) return out;
