@@ -6,7 +6,7 @@
  * "N passed, N failed".
  */
 import { spawn, spawnSync } from "node:child_process";
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
@@ -16,6 +16,8 @@ mkdirSync(results, { recursive: true });
 // Every temporary file the tests and the servers they start make goes under one directory, removed at the end: a run
 // leaves nothing behind (tests that stop early, and the servers' own files, would leave gigabytes over many runs).
 const runTmp = mkdtempSync(join(tmpdir(), "churnscope-test-run-"));
+// As /tmp's own: the servers the tests start as other users (PostgreSQL as `postgres`, when run as root) make theirs in it.
+chmodSync(runTmp, 0o1777);
 const env = { ...process.env, TMPDIR: runTmp, NEXT_TELEMETRY_DISABLED: "1", VITE_CONFIG_NATIVE_IGNORE_WARNING: "true" };
 const bin = (name) => join(root, "node_modules", ".bin", name);
 

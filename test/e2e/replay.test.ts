@@ -37,6 +37,8 @@ describe("the replay in Chromium", () => {
     await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toMatch(
       /Replay: .*Snapshot of 2026-09-09 00:00Z → 2026-09-13 06:00Z.*PROMETHEUS_URL=/s,
     );
+    // The markers come in their own answer, which may follow the charts'.
+    await page.waitForSelector('[data-panel="writes-by-resource"] [data-marker-kind="release"]', { state: "attached" });
     expect(await page.$$eval('[data-panel="writes-by-resource"] [data-marker-kind="release"]', (els) => els.map((e) => e.getAttribute("data-marker")))).toEqual(
       h.replay.params.markers.map((m) => m.label),
     );
