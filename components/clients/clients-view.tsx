@@ -10,7 +10,6 @@ import { ApiNotices } from "@/components/objects/api-notices";
 import { TimeSeriesChart } from "@/components/panels/time-series-chart";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { MarkerList } from "@/components/panels/marker-list";
-import { usePhone } from "@/components/panels/use-phone";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { formatDurationMs } from "@/lib/time/duration";
@@ -69,7 +68,6 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
     }),
   );
   const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
-  const phone = usePhone();
   const data = answer.data?.data;
   const atMs = url.at ?? undefined;
   // The snapshot's own moment (the replay's onset), offered as the before/after split where the range holds it.
@@ -112,7 +110,7 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
           />
         </div>
         <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
-        <MarkerList markers={markers} compact={phone} />
+        <MarkerList markers={markers} />
         {snapshot ? (
           <p className="text-xs text-[var(--muted)]">
             The snapshot&apos;s audit requests. To add your own audit log, open the{" "}

@@ -11,7 +11,6 @@ import { PanelFrame } from "@/components/panels/panel-frame";
 import { TimeSeriesChart, type ChartMarker } from "@/components/panels/time-series-chart";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { MarkerList } from "@/components/panels/marker-list";
-import { usePhone } from "@/components/panels/use-phone";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { SELECTOR_HELP, WINDOW_PRESETS, type ComparePreset, type CounterPreset } from "@/lib/compare/catalog";
@@ -57,7 +56,6 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
       }))
     : presets;
   const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
-  const phone = usePhone();
 
   return (
     <ChartZoomContext value={onZoom}>
@@ -67,7 +65,7 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
           <ViewControls snapshot={snapshot} {...controls} download={{ view: "compare", a, b, window }} />
         </div>
         <RangeStatus snapshot={snapshot} view="compare" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 2 days" />
-        <MarkerList markers={markers} compact={phone} />
+        <MarkerList markers={markers} />
 
         <section className="space-y-2 rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 text-sm">
           {picks.length > 0 && (

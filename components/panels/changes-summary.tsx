@@ -4,6 +4,7 @@
  * change with what testing it against the rate found, and what each writer that rose ran, folded behind their count.
  */
 import { formatUtc } from "@/lib/format/time";
+import { objectLabel } from "@/lib/objects/key";
 import type { ChangesAnswer } from "@/lib/wire/changes";
 
 /**
@@ -37,12 +38,7 @@ export function ChangesSummary({ answer }: { answer: ChangesAnswer | "loading" }
           {answer.changes.map((v) => (
             <li key={`${v.change.tsMs}-${v.change.key.name}-${v.change.summary}`} data-change-verdict={v.verdict} className="break-words">
               <span className="font-mono tabular text-[var(--muted)]">{formatUtc(v.change.tsMs)}</span>{" "}
-              <span className="font-semibold">{v.change.summary}</span>{" "}
-              <span className="text-[var(--muted)]">
-                ({v.change.key.kind} {v.change.key.namespace ? `${v.change.key.namespace}/` : ""}
-                {v.change.key.name})
-              </span>
-              : {v.said}
+              <span className="font-semibold">{v.change.summary}</span> <span className="text-[var(--muted)]">({objectLabel(v.change.key)})</span>: {v.said}
             </li>
           ))}
         </ul>

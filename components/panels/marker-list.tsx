@@ -9,6 +9,7 @@ import { useEffect, useState } from "react";
 import { formatUtc } from "@/lib/format/time";
 import type { ChangesAnswer } from "@/lib/wire/changes";
 import { ChangesSummary } from "./changes-summary";
+import { usePhone } from "./use-phone";
 import type { Marker } from "@/lib/markers/marker";
 
 const KIND_WORD: Record<Marker["kind"], string> = { release: "release", note: "note", query: "found by PromQL", change: "recorded change", onset: "detected" };
@@ -16,19 +17,18 @@ const KIND_WORD: Record<Marker["kind"], string> = { release: "release", note: "n
 const OPEN_UP_TO = 8;
 const COMPACT_UP_TO = 3;
 
-/** `compact` (a phone): the lists start folded past a few lines; the summaries' first lines stay. */
+/** On a phone the list starts folded past a few lines; the summaries' first lines stay. */
 export function MarkerList({
   markers,
   onsetSummary,
   changes,
-  compact = false,
 }: {
   markers: Marker[];
   onsetSummary?: string;
   /** the Write load page's: what changed around the onset ("loading" until it comes) */
   changes?: ChangesAnswer | "loading";
-  compact?: boolean;
 }) {
+  const compact = usePhone();
   const sorted = [...markers].sort((a, b) => a.timeMs - b.timeMs);
   return (
     <>

@@ -181,7 +181,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
             </p>
           ))}
 
-        <MarkerList markers={markers} onsetSummary={onset?.summary} changes={changes ?? "loading"} compact={phone} />
+        <MarkerList markers={markers} onsetSummary={onset?.summary} changes={changes ?? "loading"} />
         <PanelCard
           def={panel("writes-by-resource")}
           input={inputs.writesByResource}

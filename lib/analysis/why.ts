@@ -9,6 +9,7 @@ import type { RecordedChange } from "../churn/changes";
 import { imageParts } from "../churn/changes";
 import type { ObjectKey } from "../wire/objects";
 import { formatUtc } from "../format/time";
+import { objectLabel } from "../objects/key";
 import { changePoints, detectOnset } from "./onset";
 
 export interface ChangeInput extends RecordedChange {
@@ -252,13 +253,11 @@ function conclusionOf(onset: NonNullable<WhyAnswer["onset"]>, verdicts: ChangeVe
 /** Changes a sentence names one by one; past it, it counts them. */
 const SAID_UP_TO = 5;
 
-const objectName = (v: ChangeVerdict) => `${v.change.key.kind} ${v.change.key.namespace ? `${v.change.key.namespace}/` : ""}${v.change.key.name}`;
-
 function sentenceOf(onset: WhyAnswer["onset"], verdicts: ChangeVerdict[], checks: WriterCheck[], conclusion: string, lookBackMs: number): string {
   if (!onset)
     return verdicts.length === 0 ? "No onset and no recorded change in this range." : `No onset in this range; ${verdicts.length} recorded change(s) listed.`;
   const preceded = verdicts.filter((v) => v.precededOnset);
-  const named = (v: ChangeVerdict) => `${v.change.summary} (${objectName(v)}, ${utc(v.change.tsMs)})`;
+  const named = (v: ChangeVerdict) => `${v.change.summary} (${objectLabel(v.change.key)}, ${utc(v.change.tsMs)})`;
   const some = (list: ChangeVerdict[]) =>
     list.slice(0, SAID_UP_TO).map(named).join("; ") + (list.length > SAID_UP_TO ? ` and ${list.length - SAID_UP_TO} more` : "");
   // What the rate moved with, or stepped at, said one by one; the rest counted after a few: a rollout storm stays a paragraph.
@@ -268,7 +267,7 @@ function sentenceOf(onset: WhyAnswer["onset"], verdicts: ChangeVerdict[], checks
     preceded.length === 0
       ? `No recorded change in the ${Math.round(lookBackMs / 3_600_000)} h before the onset at ${utc(onset.timeMs)}.`
       : `Before the onset at ${utc(onset.timeMs)}: ${some(preceded)}.`,
-    ...stepped.slice(0, SAID_UP_TO).map((v) => `${named(v)}: ${saidOf(v)}.`),
+    ...stepped.slice(0, SAID_UP_TO).map((v) => `${named(v)}: ${v.said}.`),
     ...(stepped.length > SAID_UP_TO ? [`And ${stepped.length - SAID_UP_TO} more the rate stepped at.`] : []),
     ...(still.length > 0 ? [`The rate did not move with ${some(still)}.`] : []),
     ...checks.map((c) => c.said),

@@ -10,6 +10,9 @@ export const OBJECT_PATH_HELP = "{cluster}/{group}/{kind}/{namespace}/{name} (gr
 /** One text per object, for maps keyed by object (no part of a key can hold a NUL). */
 export const objectKeyText = (key: ObjectKey) => `${key.cluster}\u0000${key.group}\u0000${key.kind}\u0000${key.namespace}\u0000${key.name}`;
 
+/** How an object is named to a reader: "Deployment apps/web", or "Namespace apps" for one without a namespace. */
+export const objectLabel = (key: Pick<ObjectKey, "kind" | "namespace" | "name">) => `${key.kind} ${key.namespace ? `${key.namespace}/` : ""}${key.name}`;
+
 export function objectPath(key: ObjectKey): string {
   return [key.cluster, key.group || "core", key.kind, key.namespace || "_", key.name].map(encodeURIComponent).join("/");
 }

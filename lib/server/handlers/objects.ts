@@ -58,8 +58,10 @@ async function storeFor(ctx: ServerContext, snapshot: string | undefined) {
 const NO_RECORDER =
   "No cluster is being recorded by this dashboard and no audit log is ingested: list clusters under `clusters:` in the configuration or set KUBECONFIG, run `npm run recorder` with the same data dir, or ingest audit logs (Clients page, `npm run ingest`). Snapshots with object writes (the replay) open without either.";
 
-/** What a live answer should say about its source: no recorder at all, or the periods it could not observe. */
-/** `kinds`: the live store's kinds when the caller has read them already (its answer lists them). */
+/**
+ * What a live answer should say about its source: no recorder at all, or the periods it could not observe. `kinds`: the
+ * live store's kinds, which the caller has read for its answer.
+ */
 async function liveNotes(ctx: ServerContext, filter: ObjectFilter, kinds?: readonly unknown[]): Promise<{ warnings: string[]; infos: string[] }> {
   const store = ctx.stores.liveStore();
   const gaps = (await store.gaps(filter.fromMs, filter.toMs)).map(
