@@ -1,14 +1,16 @@
 /**
- * Per-object counts per UTC hour and day (writes by class), and per day the page's details (changed
- * paths, writers), so the Objects ranking over weeks reads a row per object and day instead of
- * every write, and a range that cuts days reads its edges by the hour. Quarter hours that are over
+ * Per-object counts per UTC hour and over aligned spans of hours and days (writes by class, rank-spans.ts), and per
+ * day the page's details (changed paths, writers), so the Objects ranking over weeks reads a row per object and span
+ * instead of every write, and a range that cuts days reads its edges by the span or hour. Quarter hours that are over
  * (today's too, a minute after they end) are rolled up in the background (`rollPending`), one per
  * transaction (a whole day takes seconds on a large store); an hour counts once its four quarters
  * are in, and a day once all its hours are and it is over. A write stored into a quarter hour already
  * rolled up, such as from an audit log ingested late, drops that day's rollup. Ranges are (from, to],
  * as everywhere in the store, and so are hours and days: day k holds (k·24 h, (k+1)·24 h].
  */
+import { CLASS_SUMS, COUNT_COLUMNS, COUNTS } from "./counts";
 import type { StoreDatabase } from "./database";
+import { RankSpans, SPAN_TABLES, SPANS_SCHEMA, spanReads, type CountRead } from "./rank-spans";
 
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
@@ -24,19 +26,7 @@ const SETTLE_MS = 60_000;
 /** Quarter hour k of day d holds (d·DAY + k·15 min, d·DAY + (k+1)·15 min]. */
 const sliceOf = (tsMs: number) => Math.ceil((tsMs - dayOf(tsMs) * DAY_MS) / SLICE_MS) - 1;
 
-/** The per-object sums the ranking reads, over raw writes or over rolled-up hours and days. */
-export const CLASS_SUMS = `COUNT(*) AS writes,
-  COUNT(*) FILTER (WHERE w.class = 'create') AS c_create, COUNT(*) FILTER (WHERE w.class = 'delete') AS c_delete,
-  COUNT(*) FILTER (WHERE w.class = 'routed') AS c_routed, COUNT(*) FILTER (WHERE w.class = 'unrouted') AS c_unrouted,
-  COUNT(*) FILTER (WHERE w.class = 'no-op') AS c_noop, COUNT(*) FILTER (WHERE w.class = 'unknown') AS c_unknown, SUM(w.heartbeat) AS c_heartbeat`;
-export const COUNT_COLUMNS = ["writes", "c_create", "c_delete", "c_routed", "c_unrouted", "c_noop", "c_unknown", "c_heartbeat"] as const;
-// INT, which stays 32-bit on PostgreSQL (the schema's INTEGER become BIGINT there): a day's count of one object's writes
-// fits, and PostgreSQL sums it as a 64-bit integer, where it sums a BIGINT as NUMERIC (a quarter slower), in narrower rows.
-const COUNTS = COUNT_COLUMNS.map((c) => `${c} INT NOT NULL`).join(", ");
-
 const SCHEMA = `
--- Keyed by object first: the ranking sums each object's days in key order, with no sort of a fortnight's rows.
-CREATE TABLE IF NOT EXISTS rank_days (day INTEGER NOT NULL, object_id INTEGER NOT NULL, ${COUNTS}, PRIMARY KEY (object_id, day)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rank_days_done (day INTEGER PRIMARY KEY);
 -- A day being rolled up a quarter of an hour at a time: how many of its quarters (from its first) are in.
 CREATE TABLE IF NOT EXISTS rank_days_progress (day INTEGER PRIMARY KEY, slices INTEGER NOT NULL);
@@ -49,17 +39,17 @@ CREATE TABLE IF NOT EXISTS rank_days_writers (day INTEGER NOT NULL, object_id IN
 -- index leaves the counts out, so a step adding to an hour's counts does not move its index entries).
 CREATE TABLE IF NOT EXISTS rank_hours (hour INTEGER NOT NULL, object_id INTEGER NOT NULL, ${COUNTS}, PRIMARY KEY (hour, object_id)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS rank_hours_object ON rank_hours (object_id, hour);
-`;
+${SPANS_SCHEMA(COUNTS)}`;
 
 /** The schema on PostgreSQL: 64-bit integers (hours times an hour's milliseconds overflow 32 bits), and no rowids to leave out. */
 const schemaFor = (dialect: StoreDatabase["dialect"]) =>
   dialect === "sqlite" ? SCHEMA : SCHEMA.replaceAll(" WITHOUT ROWID", "").replaceAll("INTEGER", "BIGINT");
 
-const ROLLUP_FORMAT = "9";
+const ROLLUP_FORMAT = "10";
 /** Taken by a roll-up step, and shared by every transaction that stores writes: replicas never roll a quarter hour while a write into it is uncommitted. */
 const ROLL_LOCK = 7_420_135_201;
-const ANALYZE_DAYS = "ANALYZE rank_days, rank_days_fields, rank_days_writers, rank_hours";
-const ROLLUP_TABLES = ["rank_days", "rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
+const ANALYZE_DAYS = "ANALYZE rank_spans, rank_days_fields, rank_days_writers, rank_hours";
+const ROLLUP_TABLES = ["rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
 
 /** Day k holds (k·DAY, (k+1)·DAY]. */
 export const dayOf = (tsMs: number) => Math.ceil(tsMs / DAY_MS) - 1;
@@ -81,6 +71,8 @@ export interface RangePlan {
   raw: [number, number][];
   /** runs of the range's whole hours that are rolled up, by day or by hour (sparklines read these by the hour) */
   wholeHours: [number, number][];
+  /** the counts of `rolled`, `hours` and `minusHours` as the fewest reads of rolled-up spans (rank-spans.ts) */
+  counts: CountRead[];
 }
 
 /** Appends [from, to] to a list of runs, extending the last run when it ends where this one starts (`gap` apart). */
@@ -91,7 +83,11 @@ function addRun(list: [number, number][], from: number, to: number, gap: number)
 }
 
 export class DayRollups {
-  private constructor(private readonly database: StoreDatabase) {}
+  private readonly spans: RankSpans;
+
+  private constructor(private readonly database: StoreDatabase) {
+    this.spans = new RankSpans(database);
+  }
 
   /** The roll-ups of a store, their tables made (and those of another version of this code dropped, to be rebuilt from the writes). */
   static async open(database: StoreDatabase): Promise<DayRollups> {
@@ -99,7 +95,7 @@ export class DayRollups {
       const sql = database.sql();
       if (database.dialect === "postgres") await sql.get("SELECT pg_advisory_xact_lock(?)", [ROLL_LOCK]);
       if ((await database.getMeta("rollup-format")) !== ROLLUP_FORMAT) {
-        for (const table of [...ROLLUP_TABLES, "rank_hours"]) await sql.exec(`DROP TABLE IF EXISTS ${table}`);
+        for (const table of [...ROLLUP_TABLES, "rank_hours", ...SPAN_TABLES, "rank_days"]) await sql.exec(`DROP TABLE IF EXISTS ${table}`);
         await database.setMeta("rollup-format", ROLLUP_FORMAT);
       }
       await sql.exec(schemaFor(database.dialect));
@@ -147,6 +143,7 @@ export class DayRollups {
     if (sliceOf(tsMs) < rolled) {
       for (const table of ROLLUP_TABLES) await this.sql().run(`DELETE FROM ${table} WHERE day = ?`, [day]);
       await this.sql().run("DELETE FROM rank_hours WHERE hour >= ? AND hour < ?", [day * 24, (day + 1) * 24]);
+      await this.spans.drop(day * 24, day * 24 + 23);
       rolled = 0;
     }
     known?.rolledSlices.set(day, rolled);
@@ -169,7 +166,7 @@ export class DayRollups {
    * A request never rolls anything up itself (a day takes seconds on a large store); `rollPending` does.
    */
   async plan(fromMs: number, toMs: number, nowMs = Date.now()): Promise<RangePlan> {
-    const plan: RangePlan = { rolled: [], hours: [], minusHours: [], raw: [], wholeHours: [] };
+    const plan: RangePlan = { rolled: [], hours: [], minusHours: [], raw: [], wholeHours: [], counts: [] };
     const firstDay = dayOf(fromMs + 1);
     const lastDay = dayOf(toMs);
     const doneDays = await this.doneIn(firstDay, lastDay);
@@ -206,6 +203,12 @@ export class DayRollups {
       if (from < first * HOUR_MS) addRun(plan.raw, from, first * HOUR_MS, 0);
       if ((last + 1) * HOUR_MS < to) addRun(plan.raw, (last + 1) * HOUR_MS, to, 0);
     }
+    const built = await this.spans.builtIn(firstDay * 24, lastDay * 24 + 23);
+    plan.counts = [
+      ...plan.rolled.flatMap(([first, last]) => spanReads(first * 24, last * 24 + 23, 1, built)),
+      ...plan.hours.flatMap(([first, last]) => spanReads(first, last, 1, built)),
+      ...plan.minusHours.flatMap(([first, last]) => spanReads(first, last, -1, built)),
+    ];
     return plan;
   }
 
@@ -220,13 +223,11 @@ export class DayRollups {
     const byTime = (index: string) => this.database.indexedBy(index);
     const sliceSums = `INSERT INTO rank_hours (hour, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT CAST(? AS BIGINT), w.object_id, ${CLASS_SUMS} FROM writes w ${byTime("writes_ts")} WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id
        ON CONFLICT (hour, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add("rank_hours")).join(", ")}`;
-    const daySums = `INSERT INTO rank_days (day, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT CAST(? AS BIGINT), object_id, ${COUNT_COLUMNS.join(", ")} FROM rank_hours WHERE hour = ?
-       ON CONFLICT (object_id, day) DO UPDATE SET ${COUNT_COLUMNS.map(add("rank_days")).join(", ")}`;
     const fields = `INSERT INTO rank_days_fields (day, object_id, path, n) SELECT CAST(? AS BIGINT), object_id, path, COUNT(*) FROM field_changes ${byTime("field_changes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT (day, object_id, path) DO UPDATE SET ${add("rank_days_fields")("n")}`;
     const writers = `INSERT INTO rank_days_writers (day, object_id, writer, n) SELECT CAST(? AS BIGINT), object_id, writer, COUNT(*) FROM writes ${byTime("writes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT (day, object_id, writer) DO UPDATE SET ${add("rank_days_writers")("n")}`;
     const step = "INSERT INTO rank_days_progress (day, slices) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET slices = excluded.slices";
     const finish = ["DELETE FROM rank_days_progress WHERE day = ?", "INSERT INTO rank_days_done (day) VALUES (?)"];
-    return { sliceSums, daySums, details: [fields, writers], step, finish };
+    return { sliceSums, details: [fields, writers], step, finish };
   }
 
   /**
@@ -238,7 +239,7 @@ export class DayRollups {
   async roll(first: number, last: number, nowMs: number, maxSlices = Infinity): Promise<number> {
     const done = await this.doneIn(first, last);
     const progress = await this.progressIn(first, last);
-    const { sliceSums, daySums, details, step, finish } = (this.rollStatements ??= this.rollSql());
+    const { sliceSums, details, step, finish } = (this.rollStatements ??= this.rollSql());
     let rolled = 0;
     for (let day = last; day >= first && rolled < maxSlices; day--) {
       if (done.has(day)) continue;
@@ -255,9 +256,12 @@ export class DayRollups {
           if (at !== slice) return { at, mine: false };
           await sql.run(sliceSums, [hour, fromMs, fromMs + SLICE_MS]);
           for (const statement of details) await sql.run(statement, [day, fromMs, fromMs + SLICE_MS]);
-          if ((slice + 1) % SLICES_PER_HOUR === 0) await sql.run(daySums, [day, hour]);
+          if ((slice + 1) % SLICES_PER_HOUR === 0) await this.spans.hourDone(hour);
           if (slice + 1 < SLICES_PER_DAY) await sql.run(step, [day, slice + 1]);
-          else for (const statement of finish) await sql.run(statement, [day]);
+          else {
+            for (const statement of finish) await sql.run(statement, [day]);
+            await this.spans.dayDone(day);
+          }
           return { at: slice + 1, mine: true };
         });
         if (next.mine) rolled++;
@@ -287,5 +291,6 @@ export class DayRollups {
     const day = dayOf(beforeMs);
     for (const table of ROLLUP_TABLES) await this.sql().run(`DELETE FROM ${table} WHERE day <= ?`, [day]);
     await this.sql().run("DELETE FROM rank_hours WHERE hour < ?", [(day + 1) * 24]);
+    await this.spans.drop(0, day * 24 + 23);
   }
 }

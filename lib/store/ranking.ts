@@ -7,7 +7,8 @@ import { MIN_PERIODIC_WRITES, periodicNoop } from "../analysis/periodic";
 import type { WriteClass } from "../churn/analyze";
 import type { FieldRow, ObjectKey, ObjectRow, ObjectSort } from "../wire/objects";
 import type { StoreDatabase } from "./database";
-import { CLASS_SUMS, COUNT_COLUMNS, DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
+import { CLASS_SUMS, COUNT_COLUMNS } from "./counts";
+import { DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
 
 export interface ObjectFilter {
   cluster?: string;
@@ -139,12 +140,24 @@ export class Ranking {
       const sql = `SELECT w.object_id AS id, ${CLASS_SUMS} FROM writes w ${byTime} WHERE w.ts_ms > ? AND w.ts_ms <= ?${inScope("w.object_id")} GROUP BY w.object_id`;
       parts.push({ rows: await this.sql().all<Record<string, number>>(sql, [fromMs, toMs, ...objectParams]), sign: 1 });
     }
-    for (const [sql, runs, sign] of [
-      [`SELECT object_id AS id, ${sums} FROM rank_days WHERE day BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.rolled, 1],
-      [`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.hours, 1],
-      [`SELECT object_id AS id, ${sums} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")} GROUP BY object_id`, plan.minusHours, -1],
-    ] as const)
-      for (const run of runs) parts.push({ rows: await this.sql().all<Record<string, number>>(sql, [...run, ...objectParams]), sign });
+    // Rolled-up counts, summed by the database in one statement: runs of single hours and spans, each added or subtracted.
+    if (plan.counts.length > 0) {
+      const reads = plan.counts.map((read) => {
+        const columns = COUNT_COLUMNS.map((c) => (read.sign === 1 ? c : `-${c} AS ${c}`)).join(", ");
+        return read.hours === 1
+          ? { sql: `SELECT object_id, ${columns} FROM rank_hours WHERE hour BETWEEN ? AND ?${inScope("object_id")}`, params: [read.first, read.last] }
+          : { sql: `SELECT object_id, ${columns} FROM rank_spans WHERE hours = ? AND first_hour = ?${inScope("object_id")}`, params: [read.hours, read.first] };
+      });
+      // An object whose writes were all in subtracted hours is not in the range.
+      const sql = `SELECT object_id AS id, ${sums} FROM (${reads.map((r) => r.sql).join(" UNION ALL ")}) AS r GROUP BY object_id HAVING SUM(writes) > 0`;
+      parts.push({
+        rows: await this.sql().all<Record<string, number>>(
+          sql,
+          reads.flatMap((r) => [...r.params, ...objectParams]),
+        ),
+        sign: 1,
+      });
+    }
     const groups = parts.length === 1 ? parts[0].rows : mergeCounts(parts);
     const ofClass = filter.cls ? groups.filter((g) => g[CLASS_COLUMN[filter.cls!]] > 0) : groups;
     const heartbeatOnly = { objects: 0, writes: 0 };

@@ -336,7 +336,19 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
           [D0 + 4 * DAY + 3 * HOUR, D0 + 4 * DAY + 3 * HOUR + 5],
         ],
         wholeHours: [[day0 * 24 + 6, (day0 + 4) * 24 + 2]],
+        // Day 0 (odd) alone, days 1-2 as their two-day span, day 3 alone (its four-day span would reach past the range);
+        // hours 0-2 of day 4 as hours 0-1 and hour 2; day 0's first six hours, subtracted, as hours 0-3 and 4-5.
+        counts: [
+          { hours: 24, first: day0 * 24, last: day0 * 24 + 23, sign: 1 },
+          { hours: 48, first: (day0 + 1) * 24, last: (day0 + 3) * 24 - 1, sign: 1 },
+          { hours: 24, first: (day0 + 3) * 24, last: (day0 + 4) * 24 - 1, sign: 1 },
+          { hours: 2, first: (day0 + 4) * 24, last: (day0 + 4) * 24 + 1, sign: 1 },
+          { hours: 1, first: (day0 + 4) * 24 + 2, last: (day0 + 4) * 24 + 2, sign: 1 },
+          { hours: 4, first: day0 * 24, last: day0 * 24 + 3, sign: -1 },
+          { hours: 2, first: day0 * 24 + 4, last: day0 * 24 + 5, sign: -1 },
+        ],
       });
+      expect(day0 % 2, "the first day is odd, so it is alone").toBe(1);
       // A day rolled up in part: its first hours from the rollups, the rest from the writes.
       await store.record(key("o1", "Connector"), write(D0 + 2 * DAY + 5, "routed", "late", ["status.late"]));
       await store.rollPending(D0 + 30 * DAY, 4 * 4 + 2); // 4 hours and half of the fifth, which is read from the writes
@@ -347,17 +359,41 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
         minusHours: [],
         raw: [[D0 + 2 * DAY + 4 * HOUR, D0 + 3 * DAY]],
         wholeHours: [partDay],
+        // Hours 0-3 of a day: a four-hour span, built when its last hour was rolled up.
+        counts: [{ hours: 4, first: partDay[0], last: partDay[1], sign: 1 }],
       });
     });
 
     it("a write into a rolled-up day drops its rollup, and the ranking counts the write", async () => {
       const store = await build();
       await store.rollPending(D0 + 30 * DAY);
+      // Days day0 - 1 … day0 + 5 have writes (a write at D0 exactly is day0 - 1's), so all seven are rolled up.
+      const day0 = D0 / DAY;
+      const spans = async () => {
+        const rows = await store.database.sql().all<{ hours: number; first_hour: number }>("SELECT hours, first_hour FROM rank_spans_done");
+        const days = rows.filter((r) => r.hours > 24).map((r) => `${r.hours / 24} days from ${r.first_hour / 24 - day0}`);
+        const perDay = new Map<number, number>();
+        for (const r of rows.filter((r) => r.hours <= 24))
+          perDay.set(Math.floor(r.first_hour / 24) - day0, (perDay.get(Math.floor(r.first_hour / 24) - day0) ?? 0) + 1);
+        return { days: days.sort(), perDay: [...perDay].sort((a, b) => a[0] - b[0]) };
+      };
+      // Each day: twelve two-hour spans, six of four hours, three of eight and the day. Spans of days are aligned to
+      // their length from day 0 of 1970: day0 - 1 (20,696) starts spans of 2, 4 and 8 days, and 8 is not all rolled up.
+      expect(day0 - 1).toBe(20_696);
+      const whole = [-1, 0, 1, 2, 3, 4, 5].map((d) => [d, 22]);
+      expect(await spans()).toEqual({ days: ["2 days from -1", "2 days from 1", "2 days from 3", "4 days from -1"], perDay: whole });
       const late = { name: "o1", kind: "Connector", tsMs: D0 + 2 * DAY + 123, cls: "no-op" as const, heartbeat: false, writer: "late", path: "status.late" };
       await store.record(key(late.name, late.kind), write(late.tsMs, late.cls, late.writer, [late.path]));
+      // Day 2 is dropped, and with it every span that holds it.
+      expect(await spans()).toEqual({ days: ["2 days from -1", "2 days from 3"], perDay: whole.filter(([d]) => d !== 2) });
       planned.push(late);
       try {
         await check(store, D0, D0 + 6 * DAY);
+        await check(store, D0 - DAY, D0 + 7 * DAY);
+        await store.rollPending(D0 + 30 * DAY);
+        expect(await spans()).toEqual({ days: ["2 days from -1", "2 days from 1", "2 days from 3", "4 days from -1"], perDay: whole });
+        await check(store, D0 - DAY, D0 + 7 * DAY);
+        await check(store, D0 + 3 * HOUR, D0 + 5 * DAY + 13 * HOUR + 1);
       } finally {
         planned.pop();
       }
@@ -459,6 +495,11 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
         minusHours: [],
         raw: [[D0 + 3 * DAY + 10 * HOUR, nowMs]],
         wholeHours: [[today * 24, today * 24 + 9]],
+        // Hours 0-9 of today: an eight-hour span and a two-hour one.
+        counts: [
+          { hours: 8, first: today * 24, last: today * 24 + 7, sign: 1 },
+          { hours: 2, first: today * 24 + 8, last: today * 24 + 9, sign: 1 },
+        ],
       });
       await check(store, D0 + 3 * DAY, nowMs);
 
@@ -499,6 +540,10 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
       await store.rollPending(D0 + 30 * DAY);
       expect(await countOf(store, "SELECT COUNT(*) AS n FROM rank_days_done")).toBe(7);
       await store.prune(D0 + 3 * DAY);
+      // No span left that holds a pruned day (day0 + 2 and before: those before D0 + 3 days).
+      expect(await countOf(store, `SELECT COUNT(*) AS n FROM rank_spans_done WHERE first_hour < ${(D0 / DAY + 3) * 24}`)).toBe(0);
+      expect(await countOf(store, `SELECT COUNT(*) AS n FROM rank_spans WHERE first_hour < ${(D0 / DAY + 3) * 24}`)).toBe(0);
+      expect(await countOf(store, "SELECT COUNT(*) AS n FROM rank_spans_done WHERE hours = 24")).toBe(3);
       const kept = planned.filter((w) => w.tsMs >= D0 + 3 * DAY);
       const { total } = await store.objects({ fromMs: D0 - DAY, toMs: D0 + 7 * DAY }, 100, 0);
       expect(total).toBe(new Set(kept.map((w) => `${w.kind}/${w.name}`)).size);
