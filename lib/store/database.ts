@@ -150,7 +150,7 @@ interface TransactionScope {
   /** the transaction's statements, each run after the rows inserted later (`insertLater`) are in */
   queries: SqlQueries;
   /** rows to insert, by statement (table, columns and conflict clause): stored before the next statement, or the commit */
-  pending: Map<string, { head: string; tail: string; rows: SqlValue[][] }>;
+  pending: Map<string, { head: string; tail: string; rows: SqlValue[][]; byKey: Map<string, number> }>;
   /** values repositories keep for the transaction's length (what the roll-ups know of its days, say) */
   values: Map<object, unknown>;
   /** run when it rolls back: forget what memory learnt inside it */
@@ -236,14 +236,20 @@ export class StoreDatabase implements StoreConnection {
   /**
    * Inserts a row with the current transaction's next statement, or at its commit, together with the others of the same
    * statement (one round trip for a burst's writes instead of one per write). `head`: `INSERT INTO t (a, b)`; `tail`:
-   * what follows the values (`ON CONFLICT …`), which must not meet two rows of one burst.
+   * what follows the values (`ON CONFLICT …`), which must not meet two rows of one burst: a row with the `replaces` of
+   * one waiting replaces it.
    */
-  insertLater(head: string, row: SqlValue[], tail = ""): void {
+  insertLater(head: string, row: SqlValue[], tail = "", replaces?: string): void {
     const held = this.current();
     if (!held) throw new Error("insertLater outside a transaction");
     const key = `${head}\u0000${tail}`;
-    const group = held.pending.get(key) ?? held.pending.set(key, { head, tail, rows: [] }).get(key)!;
-    group.rows.push(row);
+    const group = held.pending.get(key) ?? held.pending.set(key, { head, tail, rows: [], byKey: new Map() }).get(key)!;
+    const at = replaces === undefined ? undefined : group.byKey.get(replaces);
+    if (at !== undefined) group.rows[at] = row;
+    else {
+      if (replaces !== undefined) group.byKey.set(replaces, group.rows.length);
+      group.rows.push(row);
+    }
   }
 
   /** Ids the writes table's sequence handed this process, taken a block at a time (PostgreSQL). */
@@ -271,10 +277,10 @@ export class StoreDatabase implements StoreConnection {
   /**
    * Runs `work` in one transaction (thousands of inserts per second instead of dozens); inside one already, in
    * that one. On SQLite it takes the write lock first: a transaction that read before another process wrote
-   * cannot fail halfway.
+   * cannot fail halfway. `opening`: statements without parameters run first (the engine's), in the outer transaction too.
    */
-  transaction<T>(work: () => Promise<T>): Promise<T> {
-    if (this.current()) return work();
+  transaction<T>(work: () => Promise<T>, opening?: string): Promise<T> {
+    if (this.current()) return opening ? this.sql().exec(opening).then(work) : work();
     const onRollback: (() => void)[] = [];
     return this.engine
       .transaction((tx) => {
@@ -287,7 +293,7 @@ export class StoreDatabase implements StoreConnection {
           await flushPending(held);
           return result;
         });
-      })
+      }, opening)
       .catch((error: unknown) => {
         for (const forget of onRollback) forget();
         throw error;
@@ -375,8 +381,11 @@ export class StoreDatabase implements StoreConnection {
     return (await this.sql().get<{ value: string }>("SELECT value FROM meta WHERE key = ?", [key]))?.value;
   }
 
+  /** Inside a transaction on PostgreSQL, stored with its next statement (a burst's resume point and time together). */
   async setMeta(key: string, value: string): Promise<void> {
-    await this.sql().run("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", [key, value]);
+    const [head, tail] = ["INSERT INTO meta (key, value)", " ON CONFLICT (key) DO UPDATE SET value = excluded.value"];
+    if (this.insertsLater) this.insertLater(head, [key, value], tail, key);
+    else await insertRows(this.sql(), head, [[key, value]], tail);
   }
 
   /** `MIN(a, b)` of two numbers: SQLite's scalar MIN, PostgreSQL's LEAST. */

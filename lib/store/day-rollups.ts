@@ -131,6 +131,14 @@ export class DayRollups {
     known.locked = true;
   }
 
+  /** The statement that takes the lock `sharing` takes, to run where the transaction begins; then `shared` says it is held. */
+  static readonly SHARING = `pg_advisory_xact_lock_shared(${ROLL_LOCK})`;
+
+  shared(): void {
+    const known = this.known();
+    if (known) known.locked = true;
+  }
+
   /** Called for each write stored: one into a quarter hour already rolled up drops its day's rollups. */
   async written(tsMs: number): Promise<void> {
     const day = dayOf(tsMs);

@@ -175,11 +175,12 @@ export class WriteStore implements WriteRepository {
     ];
     // On PostgreSQL a burst's writes and their fields go in a statement each, at the transaction's next statement.
     if (this.database.insertsLater) {
+      // The roll-ups' question first: a statement between two writes would store the first alone.
+      await this.rollups.written(write.tsMs);
       const id = await this.database.nextWriteId();
       this.database.insertLater(`INSERT INTO writes (id, ${WRITE_COLUMNS})`, [id, ...row]);
       for (const change of write.changes) this.database.insertLater(FIELD_COLUMNS, [id, objectId, write.tsMs, change.path, write.writer]);
       if (write.change) await this.changes.add(objectId, write.tsMs, write.writer, write.change);
-      await this.rollups.written(write.tsMs);
       return { id, joined: false };
     }
     const { id } = (await this.sql().get<{ id: number }>(INSERT_WRITE, row))!;
@@ -461,16 +462,18 @@ export class WriteStore implements WriteRepository {
    * partitions for them are made first, before the transaction writes anything (see DayRollups.sharing).
    */
   batch<T>(work: () => Promise<T>, timesMs: readonly number[] = []): Promise<T> {
+    const postgres = this.database.dialect === "postgres";
+    // On PostgreSQL, one storing transaction at a time across replicas: the recorder and audit ingest each look for the
+    // other's row of a write before adding their own (joins.ts), and a transaction still open would hide it. Taken with
+    // the roll-ups' lock as the transaction begins, in one round trip.
+    const locks = postgres ? `SELECT pg_advisory_xact_lock(${STORING_LOCK}), ${DayRollups.SHARING}` : undefined;
     return this.database.transaction(async () => {
-      if (this.database.dialect === "postgres") {
-        // One storing transaction at a time across replicas: the recorder and audit ingest each look for the other's
-        // row of a write before adding their own (joins.ts), and a transaction still open would hide it.
-        await this.sql().get("SELECT pg_advisory_xact_lock(?)", [STORING_LOCK]);
-        await this.rollups.sharing();
+      if (postgres) {
+        this.rollups.shared();
         await this.database.ensureDays(PARTITIONED_TABLES, ...timesMs);
       }
       return work();
-    });
+    }, locks);
   }
 
   /** Whether any audit request is stored, asked once per transaction: only then can a watched write have been audited first. */

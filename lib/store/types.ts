@@ -36,7 +36,7 @@ export interface StoreConnection {
   transaction<T>(work: () => Promise<T>): Promise<T>;
   /** whether rows may wait to be inserted with the transaction's next statement (PostgreSQL), and that insert */
   readonly insertsLater: boolean;
-  insertLater(head: string, row: SqlValue[], tail?: string): void;
+  insertLater(head: string, row: SqlValue[], tail?: string, replaces?: string): void;
 }
 
 /** One completed write request as the audit repository keeps it (audit ingest reads them from logs); its cluster is the store's to add. */

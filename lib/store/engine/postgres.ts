@@ -96,11 +96,11 @@ export class PostgresEngine implements SqlEngine {
     return this.direct.exec(sql);
   }
 
-  async transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
+  async transaction<T>(work: (tx: SqlQueries) => Promise<T>, opening?: string): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query("BEGIN");
+      await client.query(opening ? `BEGIN; ${opening}` : "BEGIN");
       const result = await work(queriesOn(client));
       await client.query("COMMIT");
       return result;

@@ -83,10 +83,10 @@ export class SqliteEngine implements SqlEngine {
     return this.writes((q) => q.exec(sql));
   }
 
-  transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T> {
+  transaction<T>(work: (tx: SqlQueries) => Promise<T>, opening?: string): Promise<T> {
     return this.inTurn(async () => {
       // IMMEDIATE: the write lock first, so that another process's write cannot make this one fail halfway.
-      this.db.exec("BEGIN IMMEDIATE");
+      this.db.exec(opening ? `BEGIN IMMEDIATE; ${opening}` : "BEGIN IMMEDIATE");
       try {
         const result = await work(this.direct);
         this.db.exec("COMMIT");

@@ -18,7 +18,10 @@ export interface SqlQueries {
 
 export interface SqlEngine extends SqlQueries {
   readonly dialect: "sqlite" | "postgres";
-  /** `work` in one transaction, committed when it resolves and rolled back when it throws; one at a time per engine on SQLite */
-  transaction<T>(work: (tx: SqlQueries) => Promise<T>): Promise<T>;
+  /**
+   * `work` in one transaction, committed when it resolves and rolled back when it throws; one at a time per engine on
+   * SQLite. `opening`: statements without parameters run first thing (on PostgreSQL in the same round trip as BEGIN).
+   */
+  transaction<T>(work: (tx: SqlQueries) => Promise<T>, opening?: string): Promise<T>;
   close(): Promise<void>;
 }

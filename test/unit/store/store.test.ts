@@ -63,6 +63,23 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
       expect(rows[0].sparkline.length).toBe(40);
     });
 
+    it("keeps the last of a setting set twice in one transaction, and reads it back inside it and after", async () => {
+      const store = await engine.writeStore();
+      const seen = await store.batch(async () => {
+        await store.setMeta("resume/a", "1");
+        await store.setMeta("observed/a", "10");
+        await store.setMeta("resume/a", "2");
+        const inside = await store.getMeta("resume/a");
+        await store.setMeta("resume/a", "3");
+        return inside;
+      });
+      expect(seen).toBe("2");
+      expect(await store.database.sql().all("SELECT key, value FROM meta WHERE key LIKE '%/a' ORDER BY key")).toEqual([
+        { key: "observed/a", value: "10" },
+        { key: "resume/a", value: "3" },
+      ]);
+    });
+
     it("sorts by any count or by name; hiding heartbeats leaves heartbeat-only objects out (counted) and ranks by the other writes", async () => {
       const store = await fixture();
       await store.batch(async () => {
