@@ -11,7 +11,7 @@ import { profileFor, type Profile } from "../churn/profiles";
 import { clusterScope } from "../churn/scope";
 import type { WriteRepository } from "../store/types";
 import { keptBody, VersionChain } from "../store/version-chain";
-import type { ObjectKey } from "../wire/objects";
+import type { ObjectKey, StoredWrite } from "../wire/objects";
 
 export interface KubeObject {
   metadata?: { name?: string; namespace?: string; resourceVersion?: string; labels?: Record<string, string> };
@@ -134,32 +134,45 @@ export class ProfileRecorder {
     return last;
   }
 
-  /** Stores a version if it is new; returns whether it was. `follows`: from a watch, which delivers every version in order. */
-  private async observe(key: ObjectKey, obj: KubeObject | null, resourceVersion: string, tsMs: number, follows = false): Promise<boolean> {
+  /**
+   * A version compared with the object's last, if it is new (undefined if not): the write to store, and the object's last
+   * version from now on (memory says so at once; the store is told when the batch ends). `follows`: from a watch, which
+   * delivers every version in order.
+   */
+  private async compare(key: ObjectKey, obj: KubeObject | null, resourceVersion: string, tsMs: number, follows = false): Promise<Compared | undefined> {
     const last = await this.lastVersion(key);
-    if (last && last.resourceVersion === resourceVersion) return false;
-    if (obj === null && last?.version === undefined) return false; // a delete of something never seen alive
+    if (last && last.resourceVersion === resourceVersion) return undefined;
+    if (obj === null && last?.version === undefined) return undefined; // a delete of something never seen alive
     const profile = this.profileOf((obj ?? last?.obj) as KubeObject | undefined);
     const before = last?.version && last.version.profile !== profile.name ? prepare(profile, last.version.obj) : last?.version;
     const after = obj === null ? undefined : prepare(profile, obj as Json);
     const analysis = analyzeVersions(profile, before, after);
     const body = keptBody(analysis.cls, before?.obj, after?.obj);
-    await this.store.record(key, {
-      tsMs,
-      cls: analysis.cls,
-      writer: analysis.writer,
-      source: "watch",
-      heartbeat: analysis.heartbeat,
-      changes: analysis.changes,
-      projection: analysis.projection,
-      resourceVersion,
-      // What an audit log without bodies names instead of the version a write made: the version it was sent against.
-      ...(follows && last ? { previousVersion: last.resourceVersion } : {}),
-      ...(body === undefined ? {} : { body }),
-      ...(analysis.change && { change: analysis.change }),
-    });
     this.chain.set(key, { resourceVersion, obj: obj as Json | null, version: after });
-    return true;
+    return {
+      key,
+      write: {
+        tsMs,
+        cls: analysis.cls,
+        writer: analysis.writer,
+        source: "watch",
+        heartbeat: analysis.heartbeat,
+        changes: analysis.changes,
+        projection: analysis.projection,
+        resourceVersion,
+        // What an audit log without bodies names instead of the version a write made: the version it was sent against.
+        ...(follows && last ? { previousVersion: last.resourceVersion } : {}),
+        ...(body === undefined ? {} : { body }),
+        ...(analysis.change && { change: analysis.change }),
+      },
+    };
+  }
+
+  /** Stores a version if it is new; returns whether it was. */
+  private async observe(key: ObjectKey, obj: KubeObject | null, resourceVersion: string, tsMs: number): Promise<boolean> {
+    const compared = await this.compare(key, obj, resourceVersion, tsMs);
+    if (compared) await this.store.record(compared.key, compared.write);
+    return compared !== undefined;
   }
 
   /**
@@ -206,24 +219,36 @@ export class ProfileRecorder {
    * which is most of the cost). Returns how many versions were stored.
    */
   applyEvents(events: { type: string; obj: KubeObject; tsMs: number }[]): Promise<number> {
+    // Compared first, outside the transaction: on PostgreSQL, another stream's transaction runs in the database meanwhile.
+    let compared: Compared[] = [];
+    let resume: string | undefined;
     return this.chain.batch(
       this.store,
       async () => {
         await this.guard();
-        let stored = 0;
-        let resume: string | undefined;
+        for (const { key, write } of compared) await this.store.record(key, write);
+        if (resume !== undefined) await this.store.setMeta(this.resumeKey(), resume);
+        if (events.length > 0) await this.markObserved(events.at(-1)!.tsMs);
+        return compared.length;
+      },
+      events.map((e) => e.tsMs),
+      async () => {
+        compared = [];
         for (const { type, obj, tsMs } of events) {
           const rv = obj.metadata?.resourceVersion;
           if (!rv) continue;
-          if (type === "ADDED" || type === "MODIFIED") stored += (await this.observe(this.key(obj), obj, rv, tsMs, true)) ? 1 : 0;
-          else if (type === "DELETED") stored += (await this.observe(this.key(obj), null, `deleted@${rv}`, tsMs, true)) ? 1 : 0;
+          const version = type === "ADDED" || type === "MODIFIED" ? obj : type === "DELETED" ? null : undefined;
+          const write = version === undefined ? undefined : await this.compare(this.key(obj), version, version === null ? `deleted@${rv}` : rv, tsMs, true);
+          if (write) compared.push(write);
           resume = rv;
         }
-        if (resume !== undefined) await this.store.setMeta(this.resumeKey(), resume);
-        if (events.length > 0) await this.markObserved(events.at(-1)!.tsMs);
-        return stored;
       },
-      events.map((e) => e.tsMs),
     );
   }
+}
+
+/** A version to store: the write, of the object it was compared for. */
+interface Compared {
+  key: ObjectKey;
+  write: StoredWrite;
 }

@@ -74,10 +74,14 @@ export class VersionChain<V> {
   /** The batch running, which the next one waits for: one chain's batches never interleave. */
   private turn: Promise<unknown> = Promise.resolve();
 
-  /** `work` in one transaction, the last versions it set saved at its end; on failure memory forgets what it held. */
-  batch<T>(store: Transactional, work: () => Promise<T>, timesMs?: readonly number[]): Promise<T> {
+  /**
+   * `work` in one transaction, the last versions it set saved at its end; on failure memory forgets what it held.
+   * `before`: work in the batch's turn that comes first, outside the transaction (what it sets is saved with the rest).
+   */
+  batch<T>(store: Transactional, work: () => Promise<T>, timesMs?: readonly number[], before?: () => Promise<void>): Promise<T> {
     const run = async () => {
       try {
+        await before?.();
         return await store.batch(async () => {
           const result = await work();
           for (const { key, value } of this.unsaved.values()) await this.tier.write(key, value);
