@@ -41,14 +41,22 @@ CREATE TABLE IF NOT EXISTS rank_hours (hour INTEGER NOT NULL, object_id INTEGER 
 CREATE INDEX IF NOT EXISTS rank_hours_object ON rank_hours (object_id, hour);
 ${SPANS_SCHEMA(COUNTS)}`;
 
-/** The schema on PostgreSQL: 64-bit integers (hours times an hour's milliseconds overflow 32 bits), and no rowids to leave out. */
+/**
+ * The schema on PostgreSQL: 64-bit integers (hours times an hour's milliseconds overflow 32 bits), and no rowids to
+ * leave out. The per-object index of the hours carries their writes, so a page's sparklines are read from it alone
+ * (each object's hours are otherwise a heap page each), once a vacuum has marked the day's pages all visible.
+ */
 const schemaFor = (dialect: StoreDatabase["dialect"]) =>
-  dialect === "sqlite" ? SCHEMA : SCHEMA.replaceAll(" WITHOUT ROWID", "").replaceAll("INTEGER", "BIGINT");
+  dialect === "sqlite"
+    ? SCHEMA
+    : SCHEMA.replaceAll(" WITHOUT ROWID", "")
+        .replaceAll("INTEGER", "BIGINT")
+        .replace("rank_hours (object_id, hour);", "rank_hours (object_id, hour) INCLUDE (writes);");
 
 const ROLLUP_FORMAT = "10";
 /** Taken by a roll-up step, and shared by every transaction that stores writes: replicas never roll a quarter hour while a write into it is uncommitted. */
 const ROLL_LOCK = 7_420_135_201;
-const ANALYZE_DAYS = "ANALYZE rank_spans, rank_days_fields, rank_days_writers, rank_hours";
+const VACUUM_DAYS = "VACUUM (ANALYZE) rank_spans, rank_days_fields, rank_days_writers, rank_hours";
 const ROLLUP_TABLES = ["rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
 
 /** Day k holds (k·DAY, (k+1)·DAY]. */
@@ -274,8 +282,9 @@ export class DayRollups {
         });
         if (next.mine) rolled++;
         // A day just completed: PostgreSQL's planner learns how big the day tables have grown (autovacuum's analyze
-        // may come much later), or it reads a page's few objects of 14 days by the days alone, all their rows.
-        if (next.mine && next.at === SLICES_PER_DAY && this.database.dialect === "postgres") await this.sql().exec(ANALYZE_DAYS);
+        // may come much later), or it reads a page's few objects of 14 days by the days alone, all their rows; and
+        // the vacuum marks the day's pages all visible, so the sparklines read the hours' index alone.
+        if (next.mine && next.at === SLICES_PER_DAY && this.database.dialect === "postgres") await this.sql().exec(VACUUM_DAYS);
         // Else someone else moved the day on (or a late write reset it): go on from where it is.
         slice = next.at;
       }
