@@ -24,7 +24,11 @@ const FITTING = 0.8;
  */
 export function periodicNoop(writes: { tsMs: number; writer: string }[]): PeriodicPattern | null {
   const byWriter = new Map<string, { tsMs: number; writer: string }[]>();
-  for (const w of writes) byWriter.set(w.writer, [...(byWriter.get(w.writer) ?? []), w]);
+  for (const w of writes) {
+    const own = byWriter.get(w.writer);
+    if (own) own.push(w);
+    else byWriter.set(w.writer, [w]);
+  }
   let best: PeriodicPattern | null = null;
   for (const [writer, own] of [...byWriter].sort(([a], [b]) => a.localeCompare(b))) {
     const found = timer(own.map((w) => w.tsMs));

@@ -63,6 +63,32 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
       expect(rows[0].sparkline.length).toBe(40);
     });
 
+    it("finds a writer's timer among an object's latest 500 no-ops in the range, with another writer's no-ops between them", async () => {
+      const store = await engine.writeStore();
+      const T0 = 1_000_000_000;
+      // "timer" every 10 s; "other" at uneven gaps; routed writes between; one no-op after the range.
+      const planned: { tsMs: number; cls: StoredWrite["cls"]; writer: string }[] = [];
+      for (let i = 0; i < 400; i++) planned.push({ tsMs: T0 + i * 10_000, cls: "no-op", writer: "timer" });
+      const uneven = [1_000, 5_000, 13_000, 2_000, 21_000];
+      for (let i = 0, t = T0 + 3; i < 300; i++) planned.push({ tsMs: (t += uneven[i % uneven.length]), cls: "no-op", writer: "other" });
+      for (let i = 0; i < 50; i++) planned.push({ tsMs: T0 + 7 + i * 60_000, cls: "routed", writer: "timer" });
+      const toMs = T0 + 4_000_000;
+      planned.push({ tsMs: toMs + 5_000, cls: "no-op", writer: "timer" });
+      await store.batch(async () => {
+        for (const w of planned) await store.record(key("route"), write(w.tsMs, w.cls, w.writer, ["status.conditions"]));
+      });
+      // The latest 500 no-ops in (T0 - 1, toMs], worked out here: how many of them are the timer's.
+      const latest = planned
+        .filter((w) => w.cls === "no-op" && w.tsMs <= toMs)
+        .sort((x, y) => y.tsMs - x.tsMs)
+        .slice(0, 500);
+      const timers = latest.filter((w) => w.writer === "timer").length;
+      expect(timers).toBeGreaterThan(250);
+      expect(timers).toBeLessThan(400);
+      const { rows } = await store.objects({ fromMs: T0 - 1, toMs }, 10, 0);
+      expect(rows[0].periodicNoop).toEqual({ everySeconds: 10, writes: timers, writer: "timer" });
+    });
+
     it("keeps the last of a setting set twice in one transaction, and reads it back inside it and after", async () => {
       const store = await engine.writeStore();
       const seen = await store.batch(async () => {
