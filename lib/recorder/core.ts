@@ -219,12 +219,10 @@ export class ProfileRecorder {
    * which is most of the cost). Returns how many versions were stored.
    */
   applyEvents(events: { type: string; obj: KubeObject; tsMs: number }[]): Promise<number> {
-    // Compared first, outside the transaction: on PostgreSQL, another stream's transaction runs in the database meanwhile.
-    let compared: Compared[] = [];
-    let resume: string | undefined;
+    // Compared first, outside the transaction: its lock is held only while storing.
     return this.chain.batch(
       this.store,
-      async () => {
+      async ({ compared, resume }) => {
         await this.guard();
         for (const { key, write } of compared) await this.store.record(key, write);
         if (resume !== undefined) await this.store.setMeta(this.resumeKey(), resume);
@@ -233,7 +231,8 @@ export class ProfileRecorder {
       },
       events.map((e) => e.tsMs),
       async () => {
-        compared = [];
+        const compared: Compared[] = [];
+        let resume: string | undefined;
         for (const { type, obj, tsMs } of events) {
           const rv = obj.metadata?.resourceVersion;
           if (!rv) continue;
@@ -242,6 +241,7 @@ export class ProfileRecorder {
           if (write) compared.push(write);
           resume = rv;
         }
+        return { compared, resume };
       },
     );
   }

@@ -76,14 +76,15 @@ export class VersionChain<V> {
 
   /**
    * `work` in one transaction, the last versions it set saved at its end; on failure memory forgets what it held.
-   * `before`: work in the batch's turn that comes first, outside the transaction (what it sets is saved with the rest).
+   * `before`: work in the batch's turn that comes first, outside the transaction, its answer handed to `work` (what it
+   * sets is saved with the rest).
    */
-  batch<T>(store: Transactional, work: () => Promise<T>, timesMs?: readonly number[], before?: () => Promise<void>): Promise<T> {
+  batch<T, P = undefined>(store: Transactional, work: (prepared: P) => Promise<T>, timesMs?: readonly number[], before?: () => Promise<P>): Promise<T> {
     const run = async () => {
       try {
-        await before?.();
+        const prepared = (await before?.()) as P;
         return await store.batch(async () => {
-          const result = await work();
+          const result = await work(prepared);
           for (const { key, value } of this.unsaved.values()) await this.tier.write(key, value);
           return result;
         }, timesMs);

@@ -416,8 +416,10 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
         const rows = await store.database.sql().all<{ hours: number; first_hour: number }>("SELECT hours, first_hour FROM rank_spans_done");
         const days = rows.filter((r) => r.hours > 24).map((r) => `${r.hours / 24} days from ${r.first_hour / 24 - day0}`);
         const perDay = new Map<number, number>();
-        for (const r of rows.filter((r) => r.hours <= 24))
-          perDay.set(Math.floor(r.first_hour / 24) - day0, (perDay.get(Math.floor(r.first_hour / 24) - day0) ?? 0) + 1);
+        for (const r of rows.filter((r) => r.hours <= 24)) {
+          const day = Math.floor(r.first_hour / 24) - day0;
+          perDay.set(day, (perDay.get(day) ?? 0) + 1);
+        }
         return { days: days.sort(), perDay: [...perDay].sort((a, b) => a[0] - b[0]) };
       };
       // Each day: twelve two-hour spans, six of four hours, three of eight and the day. Spans of days are aligned to
