@@ -150,10 +150,13 @@ export class Ranking {
       });
       // An object whose writes were all in subtracted hours is not in the range.
       const sql = `SELECT object_id AS id, ${sums} FROM (${reads.map((r) => r.sql).join(" UNION ALL ")}) AS r GROUP BY object_id HAVING SUM(writes) > 0`;
+      // Two workers sum no faster than one here, and gathering their halves costs 15 ms at 10 M writes.
       parts.push({
-        rows: await this.sql().all<Record<string, number>>(
-          sql,
-          reads.flatMap((r) => [...r.params, ...objectParams]),
+        rows: await this.plannedWith("SET LOCAL max_parallel_workers_per_gather = 0", () =>
+          this.sql().all<Record<string, number>>(
+            sql,
+            reads.flatMap((r) => [...r.params, ...objectParams]),
+          ),
         ),
         sign: 1,
       });
@@ -320,17 +323,27 @@ export class Ranking {
     const add = (id: number, tsMs: number, writer: string) => (noops.get(id) ?? noops.set(id, []).get(id)!).push({ tsMs, writer });
     if (this.database.dialect === "postgres" && ids.length > 0) {
       // A row per object and writer, its times as one text: 25,000 rows to send and parse cost more than reading them.
-      for (const r of await this.sql().all<{ id: number; writer: string; times: string }>(
-        `SELECT o.id, w.writer, string_agg(CAST(w.ts_ms AS TEXT), ',') AS times FROM unnest(CAST(? AS BIGINT[])) AS o(id) CROSS JOIN LATERAL (${latest.replace("object_id = ?", "object_id = o.id")}) w GROUP BY o.id, w.writer`,
-        [`{${ids.join(",")}}`, filter.fromMs, filter.toMs],
-      ))
-        for (const tsMs of r.times.split(",")) add(r.id, Number(tsMs), r.writer);
+      // Each object's no-ops newest first, day partition after day partition until it has enough, planned for this
+      // range: the planner cannot know that the page's objects are the busiest, and would rather read all their no-ops
+      // and sort them (156 ms instead of 18 for a fortnight at 10 M writes; 116 ms with the plan made for any range).
+      const rows = await this.plannedWith("SET LOCAL enable_sort = off; SET LOCAL plan_cache_mode = force_custom_plan", () =>
+        this.sql().all<{ id: number; writer: string; times: string }>(
+          `SELECT o.id, w.writer, string_agg(CAST(w.ts_ms AS TEXT), ',') AS times FROM unnest(CAST(? AS BIGINT[])) AS o(id) CROSS JOIN LATERAL (${latest.replace("object_id = ?", "object_id = o.id")}) w GROUP BY o.id, w.writer`,
+          [`{${ids.join(",")}}`, filter.fromMs, filter.toMs],
+        ),
+      );
+      for (const r of rows) for (const tsMs of r.times.split(",")) add(r.id, Number(tsMs), r.writer);
     } else
       for (const id of ids)
         for (const r of await this.sql().all<{ ts_ms: number; writer: string }>(latest, [id, filter.fromMs, filter.toMs])) add(id, r.ts_ms, r.writer);
     // Oldest first.
     for (const list of noops.values()) list.sort((x, y) => x.tsMs - y.tsMs);
     return noops;
+  }
+
+  /** On PostgreSQL, `read` under planner settings of its own (`SET LOCAL …`, in a transaction of its own). */
+  private plannedWith<T>(settings: string, read: () => Promise<T>): Promise<T> {
+    return this.database.dialect === "postgres" ? this.database.transaction(read, settings) : read();
   }
 
   /** Objects' names by id, read a few thousand at a time (ids are integers: they go into the statement as text). */

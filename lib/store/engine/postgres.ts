@@ -40,6 +40,9 @@ export function poolConfig(settings: PostgresSettings): pg.PoolConfig {
     connectionTimeoutMillis: settings.connectTimeoutMs,
     statement_timeout: settings.statementTimeoutMs,
     application_name: "churnscope",
+    // No JIT: the dashboard's statements are short, and compiling the Objects ranking's sums took 85 ms where running
+    // them took 40 (at 10 M writes). An `options` in the URL takes precedence.
+    options: "-c jit=off",
     types,
     ssl: settings.tls.mode === "disable" ? false : { rejectUnauthorized: settings.tls.mode === "verify-full", ca: settings.tls.ca },
   };
