@@ -8,9 +8,12 @@ import { HttpMethod, RequestContext, Watch, type KubeConfig } from "@kubernetes/
 import { fetch } from "undici";
 import type { Profile } from "../churn/profiles";
 import type { WriteStore } from "../store/store";
+import { isStoreError } from "../runtime/store-error";
 import { LeaseLost } from "../store/leases";
-import { BurstQueue, type WatchEvent } from "./bursts";
 import { namedObject, ProfileRecorder, readableEvent, resourceKey, type KubeObject } from "./core";
+
+/** Watch events waiting to be stored, at most: past it the watch ends and resumes from the last version stored (100 k events of a few KiB). */
+const MAX_QUEUED_EVENTS = 100_000;
 
 export interface WatcherStats {
   events: number;
@@ -151,19 +154,51 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
         (watch as unknown as { requestTimeoutMs: number }).requestTimeoutMs = 5 * 60_000;
         let controller: AbortController | undefined;
         // Events that arrive in one burst are stored in one transaction, at the end of the current tick.
-        let pending: WatchEvent[] = [];
+        let pending: { type: string; obj: KubeObject; tsMs: number }[] = [];
         // A streaming list's objects, until the bookmark that ends them
         let initial: KubeObject[] | undefined = streaming ? [] : undefined;
+        let failed = false;
         // The store refused (one transaction: nothing of it was stored), and nothing after it may be
         // stored: end this watch; the next resumes from the last version stored, so the server sends them again.
-        const bursts = new BurstQueue(recorder, stats, (error) => {
+        const fail = (error: unknown) => {
+          if (failed) return;
+          failed = true;
           controller?.abort();
           reject(new Error(`could not store watch events: ${(error as Error).message}`, { cause: error }));
-        });
+        };
+        // Batches are stored one after another, in order; events that arrive meanwhile wait for the next.
+        let storing: Promise<void> = Promise.resolve();
+        let queued = 0;
+        const store1 = async (batch: typeof pending) => {
+          if (failed) return;
+          try {
+            stats.stored += await recorder.applyEvents(batch);
+          } catch (error) {
+            if (isStoreError(error) || error instanceof LeaseLost) return fail(error);
+            // Not the store but an event it could not take: store the others, skip and count that one,
+            // rather than meet it again on every resume.
+            for (const event of batch) {
+              try {
+                stats.stored += await recorder.applyEvents([event]);
+              } catch (eventError) {
+                if (isStoreError(eventError) || eventError instanceof LeaseLost) return fail(eventError);
+                stats.rejected++;
+                stats.error = `skipped a watch event: ${(eventError as Error).message}`;
+              }
+            }
+          } finally {
+            queued -= batch.length;
+          }
+        };
         const flush = () => {
+          if (pending.length === 0 || failed) return storing;
           const batch = pending;
           pending = [];
-          return bursts.add(batch);
+          queued += batch.length;
+          // A store that falls this far behind the watch ends it: the next resumes from the last version stored.
+          if (queued > MAX_QUEUED_EVENTS) fail(new Error(`the store fell ${queued} events behind the watch`));
+          storing = storing.then(() => store1(batch));
+          return storing;
         };
         const onAbort = () => controller?.abort();
         signal.addEventListener("abort", onAbort, { once: true });
@@ -201,12 +236,17 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
                   const objects = initial;
                   initial = undefined;
                   // Stored in turn with the events after it, which wait for it.
-                  void bursts.inTurn(async () => {
-                    stats.stored += await recorder.applyList(objects, obj.metadata!.resourceVersion!, now());
-                    stats.relists++;
-                    needList = false;
-                    await guarded(() => store.closeGap(cluster, name, now()));
-                    watching();
+                  storing = storing.then(async () => {
+                    if (failed) return;
+                    try {
+                      stats.stored += await recorder.applyList(objects, obj.metadata!.resourceVersion!, now());
+                      stats.relists++;
+                      needList = false;
+                      await guarded(() => store.closeGap(cluster, name, now()));
+                      watching();
+                    } catch (error) {
+                      fail(error);
+                    }
                   });
                 }
                 return;

@@ -27,10 +27,7 @@ export interface Transactional {
 export class VersionChain<V> {
   private readonly recent = new Map<string, { value: V; weight: number }>();
   private used = 0;
-  /** Versions set by the batch comparing now, not yet handed to its transaction. */
-  private unsaved = new Map<string, { key: ObjectKey; value: V }>();
-  /** Each batch's versions from the end of its comparing until its transaction ends, oldest first. */
-  private readonly storing: Map<string, { key: ObjectKey; value: V }>[] = [];
+  private readonly unsaved = new Map<string, { key: ObjectKey; value: V }>();
 
   constructor(private readonly tier: ChainTier<V>) {}
 
@@ -39,8 +36,8 @@ export class VersionChain<V> {
     const id = idOf(key);
     const hit = this.recent.get(id);
     if (hit) return hit.value;
-    // Set by a batch whose transaction has not ended, but no longer in memory: the store does not have it yet.
-    const pending = this.unsaved.get(id) ?? this.storing.findLast((versions) => versions.has(id))?.get(id);
+    // Set in this batch but no longer in memory: the store is told only when the batch ends.
+    const pending = this.unsaved.get(id);
     if (pending) return pending.value;
     const value = await this.tier.read(key);
     if (value !== undefined) this.keep(key, value);
@@ -74,93 +71,34 @@ export class VersionChain<V> {
     if (this.unsaved.get(id)?.value !== value) this.unsaved.set(id, { key, value });
   }
 
-  /** Where the next batch's comparing waits: the end of this one's `before`, or of the whole batch if it has none. */
-  private comparingTurn: Promise<unknown> = Promise.resolve();
-  /** Where the next batch's transaction waits: the end of this one's. */
-  private storingTurn: Promise<unknown> = Promise.resolve();
-  /** Failed batches so far, and the last one's error. */
-  private failures = 0;
-  private lastFailure: unknown;
+  /** The batch running, which the next one waits for: one chain's batches never interleave. */
+  private turn: Promise<unknown> = Promise.resolve();
 
   /**
-   * `work` in one transaction, the last versions the batch set saved at its end. `before`: the batch's comparing, outside
-   * the transaction, its answer handed to `work`. Batches compare in turn and store in turn, and a batch's comparing may
-   * run while the batch before it stores: that is what keeps a database on another core busy.
-   *
-   * When a batch fails, memory forgets what it held, and every batch asked for before the failure and not yet stored
-   * fails with the same error (it may have compared against what was just forgotten), so batches are never stored out of
-   * the order they were asked for.
+   * `work` in one transaction, the last versions it set saved at its end; on failure memory forgets what it held.
+   * `before`: work in the batch's turn that comes first, outside the transaction, its answer handed to `work` (what it
+   * sets is saved with the rest).
    */
   batch<T, P = undefined>(store: Transactional, work: (prepared: P) => Promise<T>, timesMs?: readonly number[], before?: () => Promise<P>): Promise<T> {
-    type Compared = { prepared: P; versions: Map<string, { key: ObjectKey; value: V }> };
-    const askedAfter = this.failures;
-    const current = () => {
-      if (this.failures !== askedAfter) throw this.lastFailure;
-    };
-    const compare = async (): Promise<Compared> => {
-      current();
+    const run = async () => {
       try {
         const prepared = (await before?.()) as P;
-        current();
-        return { prepared, versions: this.handOver() };
-      } catch (error) {
-        // What it set may rest on versions just forgotten: nobody else compares now, so memory starts again from the store.
-        // (Batches before it may still be storing: their versions stay until their transactions end.)
-        if (this.failures === askedAfter) this.failed(error);
-        else this.forget();
-        throw error;
-      }
-    };
-    const store1 = async ({ prepared, versions }: Compared) => {
-      try {
-        current();
         return await store.batch(async () => {
           const result = await work(prepared);
-          // Without `before`, the batch sets its versions in its transaction, and no other batch compares meanwhile.
-          if (!before) for (const [id, entry] of this.unsaved) versions.set(id, entry);
-          for (const { key, value } of versions.values()) await this.tier.write(key, value);
+          for (const { key, value } of this.unsaved.values()) await this.tier.write(key, value);
           return result;
         }, timesMs);
       } catch (error) {
-        // A batch that fails because an earlier one did forgets nothing more: a later batch may be comparing by now.
-        if (this.failures === askedAfter) {
-          this.failed(error);
-          // Every batch after it compared against its versions, and fails too.
-          this.storing.length = 0;
-        }
+        this.recent.clear();
+        this.used = 0;
         throw error;
       } finally {
-        const at = this.storing.indexOf(versions);
-        if (at >= 0) this.storing.splice(at, 1);
-        if (!before) this.unsaved.clear();
+        this.unsaved.clear();
       }
     };
-    const compared = this.comparingTurn.then(compare, compare);
-    const result = Promise.all([compared, this.storingTurn]).then(([c]) => store1(c));
-    this.comparingTurn = (before ? compared : result).catch(() => undefined);
-    this.storingTurn = result.catch(() => undefined);
+    const result = this.turn.then(run, run);
+    this.turn = result.catch(() => undefined);
     return result;
-  }
-
-  /** A batch failed: every batch asked for before now fails with its error, and memory forgets all it held. */
-  private failed(error: unknown): void {
-    this.failures++;
-    this.lastFailure = error;
-    this.forget();
-  }
-
-  private forget(): void {
-    this.unsaved.clear();
-    this.recent.clear();
-    this.used = 0;
-  }
-
-  /** The versions the batch comparing now set, held from here until its transaction ends. */
-  private handOver(): Map<string, { key: ObjectKey; value: V }> {
-    const versions = this.unsaved;
-    this.unsaved = new Map();
-    this.storing.push(versions);
-    return versions;
   }
 }
 
