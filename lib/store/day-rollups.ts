@@ -129,17 +129,10 @@ export class DayRollups {
 
   /**
    * On PostgreSQL, a transaction that stores writes holds the roll-up lock shared, so no replica rolls up a quarter
-   * hour while a write into it is uncommitted. Taken first thing (before any partition is made), so that lock and the
-   * tables' are always taken in the same order, and two transactions never wait for each other.
+   * hour while a write into it is uncommitted. It takes it first thing (before any partition is made), so that lock and
+   * the tables' are always taken in the same order, and two transactions never wait for each other: `SHARING`, where
+   * the transaction begins (WriteStore.batch), and then `shared` says it is held.
    */
-  async sharing(): Promise<void> {
-    const known = this.known();
-    if (!known || known.locked || this.database.dialect !== "postgres") return;
-    await this.sql().get("SELECT pg_advisory_xact_lock_shared(?)", [ROLL_LOCK]);
-    known.locked = true;
-  }
-
-  /** The statement that takes the lock `sharing` takes, to run where the transaction begins; then `shared` says it is held. */
   static readonly SHARING = `pg_advisory_xact_lock_shared(${ROLL_LOCK})`;
 
   shared(): void {
@@ -147,11 +140,17 @@ export class DayRollups {
     if (known) known.locked = true;
   }
 
+  /** Refuses to store a write in a transaction on PostgreSQL that did not begin with the lock (taken later, it could deadlock). */
+  assertShared(): void {
+    const known = this.known();
+    if (known && !known.locked && this.database.dialect === "postgres")
+      throw new Error("a transaction storing writes on PostgreSQL must begin with the roll-ups' lock (WriteStore.batch)");
+  }
+
   /** Called for each write stored: one into a quarter hour already rolled up drops its day's rollups. */
   async written(tsMs: number): Promise<void> {
     const day = dayOf(tsMs);
-    // (An await costs the recorder's every write a turn: taken only where there is a lock to take.)
-    if (this.database.dialect === "postgres") await this.sharing();
+    this.assertShared();
     // Quarter hours rolled up of the days seen in the current transaction (no roll-up step can run meanwhile).
     const known = this.known();
     let rolled = known?.rolledSlices.get(day);

@@ -151,7 +151,7 @@ export class WriteStore implements WriteRepository {
       return { id: joined.id, joined: true };
     }
     if (this.database.dialect === "postgres") {
-      await this.rollups.sharing();
+      this.rollups.assertShared();
       await this.database.ensureDays(["writes", "field_changes"], write.tsMs);
     }
     const row = [

@@ -89,6 +89,15 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
       expect(rows[0].periodicNoop).toEqual({ everySeconds: 10, writes: timers, writer: "timer" });
     });
 
+    it("stores writes in the store's own transactions; on PostgreSQL, refuses one that did not begin with the roll-ups' lock", async () => {
+      const store = await engine.writeStore();
+      const elsewhere = store.database.transaction(() => store.record(key("a"), write(1000, "unrouted", "operator", ["status.message"])));
+      if (store.database.dialect === "postgres") await expect(elsewhere).rejects.toThrow(/must begin with the roll-ups' lock/);
+      else await elsewhere;
+      await store.batch(() => store.record(key("a"), write(2000, "unrouted", "operator", ["status.message"])));
+      expect(await countOf(store, "SELECT COUNT(*) AS n FROM writes")).toBe(store.database.dialect === "postgres" ? 1 : 2);
+    });
+
     it("keeps the last of a setting set twice in one transaction, and reads it back inside it and after", async () => {
       const store = await engine.writeStore();
       const seen = await store.batch(async () => {
