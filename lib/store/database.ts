@@ -9,7 +9,7 @@ import type Database from "better-sqlite3";
 import { objectKeyText } from "../objects/key";
 import type { ObjectKey } from "../wire/objects";
 import { openPostgres } from "./engine/open-postgres";
-import { insertRows } from "./engine/insert-rows";
+import { COLUMN_TYPES_SQL, columnTypesOf, insertRows, insertTogether, type ColumnTypes } from "./engine/insert-rows";
 import { ensurePartitions, partitionDayOf, type PartitionedTable } from "./engine/partitions";
 import type { PostgresSettings } from "./engine/postgres";
 import { SqliteEngine } from "./engine/sqlite";
@@ -157,17 +157,18 @@ interface TransactionScope {
   onRollback: (() => void)[];
 }
 
-async function flushPending(held: Pick<TransactionScope, "pending" | "tx">): Promise<void> {
-  for (const [key, { head, tail, rows }] of held.pending) {
-    held.pending.delete(key);
-    await insertRows(held.tx, head, rows, tail);
-  }
+/** The rows waiting to be inserted, every table's in one statement (PostgreSQL's only: SQLite inserts at once). */
+async function flushPending(held: Pick<TransactionScope, "pending" | "tx">, types: ColumnTypes): Promise<void> {
+  if (held.pending.size === 0) return;
+  const groups = [...held.pending.values()];
+  held.pending.clear();
+  await insertTogether(held.tx, groups, types);
 }
 
 /** A transaction's statements: the rows waiting to be inserted go first, so every statement sees them. */
-function queriesOf(held: Pick<TransactionScope, "pending" | "tx">): SqlQueries {
+function queriesOf(held: Pick<TransactionScope, "pending" | "tx">, types: ColumnTypes): SqlQueries {
   const first = async () => {
-    if (held.pending.size > 0) await flushPending(held);
+    if (held.pending.size > 0) await flushPending(held, types);
   };
   return {
     all: async (sql, params) => (await first(), held.tx.all(sql, params)),
@@ -182,14 +183,21 @@ const scope = new AsyncLocalStorage<TransactionScope>();
 export class StoreDatabase implements StoreConnection {
   readonly dialect: SqlEngine["dialect"];
 
-  private constructor(readonly engine: SqlEngine) {
+  private constructor(
+    readonly engine: SqlEngine,
+    /** PostgreSQL's column types of the store's tables, read once it is migrated: how rows waiting to be inserted go in */
+    private readonly columnTypes: ColumnTypes = new Map(),
+  ) {
     this.dialect = engine.dialect;
   }
 
   /** Opens the store's database and brings its schema up to this version (or refuses one from a newer Churnscope). */
   static async open(target: StoreTarget | string): Promise<StoreDatabase> {
     if (typeof target === "string") target = { engine: "sqlite", path: target };
-    if (target.engine === "postgres") return new StoreDatabase(await openPostgres(target.settings, target.setting));
+    if (target.engine === "postgres") {
+      const engine = await openPostgres(target.settings, target.setting);
+      return new StoreDatabase(engine, columnTypesOf(await engine.all(COLUMN_TYPES_SQL)));
+    }
     const engine = new SqliteEngine(target.path);
     try {
       engine.db.pragma("wal_autocheckpoint = 16384");
@@ -286,11 +294,11 @@ export class StoreDatabase implements StoreConnection {
       .transaction((tx) => {
         const pending: TransactionScope["pending"] = new Map();
         // Only PostgreSQL's statements wait for rows inserted later (SQLite inserts at once, in process).
-        const queries = this.dialect === "postgres" ? queriesOf({ pending, tx }) : tx;
+        const queries = this.dialect === "postgres" ? queriesOf({ pending, tx }, this.columnTypes) : tx;
         const held: TransactionScope = { database: this, tx, queries, pending, values: new Map(), onRollback };
         return scope.run(held, async () => {
           const result = await work();
-          await flushPending(held);
+          await flushPending(held, this.columnTypes);
           return result;
         });
       }, opening)

@@ -31,3 +31,85 @@ export async function insertRows(sql: SqlQueries, head: string, rows: readonly (
   }
   return changes;
 }
+
+/** Each table's column types by column, as PostgreSQL spells them (`bigint`, `double precision`): what unnested arrays are cast to. */
+export type ColumnTypes = ReadonlyMap<string, ReadonlyMap<string, string>>;
+
+/** The catalog's answer to this, as `ColumnTypes`: the store's tables (not their partitions) in the current schema. */
+export const COLUMN_TYPES_SQL = `SELECT c.relname AS "table", a.attname AS "column", format_type(a.atttypid, a.atttypmod) AS type
+  FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+  WHERE c.relnamespace = CAST(current_schema() AS regnamespace) AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND a.attnum > 0 AND NOT a.attisdropped`;
+
+export function columnTypesOf(rows: readonly { table: string; column: string; type: string }[]): ColumnTypes {
+  const types = new Map<string, Map<string, string>>();
+  for (const { table, column, type } of rows) (types.get(table) ?? types.set(table, new Map()).get(table)!).set(column, type);
+  return types;
+}
+
+/** Rows waiting to go into one table: `head` is `INSERT INTO t (a, b)`, `tail` what follows them (`ON CONFLICT …`). */
+export interface InsertGroup {
+  head: string;
+  tail: string;
+  rows: readonly (readonly SqlValue[])[];
+}
+
+const HEAD = /^INSERT INTO (\w+) \(([^)]*)\)$/;
+
+/**
+ * Several tables' rows in one statement on PostgreSQL (one round trip, where each table's statement was one): each
+ * table's rows as one array per column, unnested, so that its text is the same however many rows there are (prepared
+ * once per connection), and every table but the last as a data-modifying WITH. Each table once, as two inserts into
+ * one table in one statement could meet the same row. A group it cannot take so (a table a second time, a column of
+ * no known type, bytes) goes as `insertRows` does it, after.
+ */
+export async function insertTogether(sql: SqlQueries, groups: readonly InsertGroup[], types: ColumnTypes): Promise<void> {
+  const parts: { table: string; text: string; params: string[] }[] = [];
+  const rest: InsertGroup[] = [];
+  for (const group of groups) {
+    const part = unnested(group, types);
+    if (part && !parts.some((p) => p.table === part.table)) parts.push(part);
+    else rest.push(group);
+  }
+  if (parts.length > 0) {
+    const last = parts.at(-1)!;
+    const text =
+      parts.length === 1
+        ? last.text
+        : `WITH ${parts
+            .slice(0, -1)
+            .map((p, i) => `i${i} AS (${p.text})`)
+            .join(", ")} ${last.text}`;
+    await sql.run(
+      text,
+      parts.flatMap((p) => p.params),
+    );
+  }
+  for (const group of rest) await insertRows(sql, group.head, group.rows, group.tail);
+}
+
+function unnested({ head, tail, rows }: InsertGroup, types: ColumnTypes): { table: string; text: string; params: string[] } | undefined {
+  const match = HEAD.exec(head);
+  if (!match) return undefined;
+  const [, table, list] = match;
+  const columns = list.split(",").map((column) => column.trim());
+  const casts = columns.map((column) => types.get(table)?.get(column));
+  if (casts.some((type) => type === undefined)) return undefined;
+  const params: string[] = [];
+  for (let c = 0; c < columns.length; c++) {
+    const items: string[] = [];
+    for (const row of rows) {
+      const value = row[c];
+      if (Buffer.isBuffer(value)) return undefined;
+      items.push(arrayItem(value));
+    }
+    params.push(`{${items.join(",")}}`);
+  }
+  return { table, text: `${head} SELECT * FROM unnest(${casts.map((type) => `CAST(? AS ${type}[])`).join(", ")})${tail}`, params };
+}
+
+/** A value as an item of PostgreSQL's array text: NULL bare, numbers as written, text quoted with `"` and `\` escaped. */
+function arrayItem(value: string | number | null): string {
+  if (value === null) return "NULL";
+  if (typeof value === "number") return String(value);
+  return `"${value.replace(/[\\"]/g, "\\$&")}"`;
+}

@@ -98,6 +98,29 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
       expect(await countOf(store, "SELECT COUNT(*) AS n FROM writes")).toBe(store.database.dialect === "postgres" ? 1 : 2);
     });
 
+    it("stores a burst's rows as given, whatever their text holds", async () => {
+      const store = await engine.writeStore();
+      const texts = ['he said "hi", {a,b}', 'back\\slash \\"', "NULL", "", "ünï 💥", "line\nbreak\ttab", "{}", "a,b"];
+      await store.batch(async () => {
+        for (const [i, text] of texts.entries()) {
+          await store.record(key(`o${i}`), { ...write(1000 + i, "create", text, [text, `${text}.x`]), resourceVersion: text, body: { text } });
+          await store.setLatest(key(`o${i}`), text, text);
+          await store.setMeta(`m${i}`, text);
+        }
+      });
+      const sql = store.database.sql();
+      const written = await sql.all<{ writer: string; rv: string; body: string; name: string }>(
+        "SELECT w.writer, w.rv, w.body, o.name FROM writes w JOIN objects o ON o.id = w.object_id ORDER BY w.ts_ms",
+      );
+      expect(written.map((w) => [w.writer, w.rv, JSON.parse(w.body)])).toEqual(texts.map((t) => [t, t, { text: t }]));
+      const paths = await sql.all<{ path: string }>("SELECT path FROM field_changes ORDER BY ts_ms, path");
+      expect(paths.map((p) => p.path)).toEqual(texts.flatMap((t) => [t, `${t}.x`].sort()));
+      for (const [i, text] of texts.entries()) {
+        expect(await store.getMeta(`m${i}`)).toBe(text);
+        expect(await store.latest(key(`o${i}`))).toEqual({ resourceVersion: text, body: text });
+      }
+    });
+
     it("keeps the last of a setting set twice in one transaction, and reads it back inside it and after", async () => {
       const store = await engine.writeStore();
       const seen = await store.batch(async () => {
