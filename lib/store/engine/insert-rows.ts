@@ -35,7 +35,7 @@ export async function insertRows(sql: SqlQueries, head: string, rows: readonly (
 /** Each table's column types by column, as PostgreSQL spells them (`bigint`, `double precision`): what unnested arrays are cast to. */
 export type ColumnTypes = ReadonlyMap<string, ReadonlyMap<string, string>>;
 
-/** The catalog's answer to this, as `ColumnTypes`: the store's tables (not their partitions) in the current schema. */
+/** The column types of the store's tables (not of their partitions) in the current schema, read once: `columnTypesOf` makes them `ColumnTypes`. */
 export const COLUMN_TYPES_SQL = `SELECT c.relname AS "table", a.attname AS "column", format_type(a.atttypid, a.atttypmod) AS type
   FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
   WHERE c.relnamespace = CAST(current_schema() AS regnamespace) AND c.relkind IN ('r', 'p') AND NOT c.relispartition AND a.attnum > 0 AND NOT a.attisdropped`;
