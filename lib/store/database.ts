@@ -167,9 +167,7 @@ async function flushPending(held: Pick<TransactionScope, "pending" | "tx">, type
 
 /** A transaction's statements: the rows waiting to be inserted go first, so every statement sees them. */
 function queriesOf(held: Pick<TransactionScope, "pending" | "tx">, types: ColumnTypes): SqlQueries {
-  const first = async () => {
-    if (held.pending.size > 0) await flushPending(held, types);
-  };
+  const first = () => flushPending(held, types);
   return {
     all: async (sql, params) => (await first(), held.tx.all(sql, params)),
     get: async (sql, params) => (await first(), held.tx.get(sql, params)),

@@ -140,19 +140,22 @@ export class DayRollups {
     if (known) known.locked = true;
   }
 
-  /** Refuses to store a write in a transaction on PostgreSQL that did not begin with the lock (taken later, it could deadlock). */
-  assertShared(): void {
+  /**
+   * Refuses to store a write in a transaction on PostgreSQL that did not begin with the lock (taken later, it could
+   * deadlock); answers what the transaction knows.
+   */
+  assertShared(): ReturnType<DayRollups["known"]> {
     const known = this.known();
     if (known && !known.locked && this.database.dialect === "postgres")
       throw new Error("a transaction storing writes on PostgreSQL must begin with the roll-ups' lock (WriteStore.batch)");
+    return known;
   }
 
   /** Called for each write stored: one into a quarter hour already rolled up drops its day's rollups. */
   async written(tsMs: number): Promise<void> {
     const day = dayOf(tsMs);
-    this.assertShared();
     // Quarter hours rolled up of the days seen in the current transaction (no roll-up step can run meanwhile).
-    const known = this.known();
+    const known = this.assertShared();
     let rolled = known?.rolledSlices.get(day);
     if (rolled === undefined) rolled = (await this.slicesIn(day))?.slices ?? 0;
     if (sliceOf(tsMs) < rolled) {
