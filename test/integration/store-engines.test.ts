@@ -242,6 +242,21 @@ describe("the store on PostgreSQL", () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("fails a transaction whose connection the server ends between two statements, with the reason, and carries on", async () => {
+    const engine = await openPostgres(settings(await server.database("ended")));
+    // Ended while this process works between statements (no query in flight): the connection's error has no query to
+    // go to. Unheard, it would end the process; it must fail the transaction instead.
+    const ended = engine.transaction(async (tx) => {
+      const { pid } = (await tx.get<{ pid: number }>("SELECT pg_backend_pid() AS pid"))!;
+      await server.sql("SELECT pg_terminate_backend($1)", [pid]);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return tx.get("SELECT 1 AS one");
+    });
+    await expect(ended).rejects.toThrow(/terminat|Connection terminated|not queryable/i);
+    expect(await engine.get<{ one: number }>("SELECT 1 AS one")).toEqual({ one: 1 });
+    await engine.close();
+  });
+
   it("answers again on its own once the server is back from a crash", async () => {
     const engine = await openPostgres(settings(await server.database("crash")));
     await engine.run("INSERT INTO meta (key, value) VALUES (?, ?)", ["before", "kept"]);

@@ -102,6 +102,11 @@ export class PostgresEngine implements SqlEngine {
   async transaction<T>(work: (tx: SqlQueries) => Promise<T>, opening?: string): Promise<T> {
     const client = await this.pool.connect();
     let broken: Error | undefined;
+    // The server can end the connection while this process works between two statements (a restart, a terminated
+    // backend): with no statement in flight, the error is the connection's own, and unheard it would end the process.
+    // Heard here, the transaction's next statement fails with the reason and the connection is not reused.
+    const ended = (error: Error) => (broken = error);
+    client.on("error", ended);
     try {
       await client.query(opening ? `BEGIN; ${opening}` : "BEGIN");
       const result = await work(queriesOn(client));
@@ -111,7 +116,8 @@ export class PostgresEngine implements SqlEngine {
       await client.query("ROLLBACK").catch((rollback: Error) => (broken = rollback));
       throw error;
     } finally {
-      // A connection whose rollback failed is not given to the next caller.
+      // A connection that ended, or whose rollback failed, is not given to the next caller.
+      client.removeListener("error", ended);
       client.release(broken);
     }
   }
