@@ -5,7 +5,7 @@
  * went (each project's wall time and the ten slowest test files), and ends with the line CI reads:
  * "N passed, N failed".
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
@@ -50,7 +50,6 @@ function finish() {
   process.exit(failed > 0 || passed === 0 ? 1 : 0);
 }
 
-/** Runs a command to its end with its output appended to the file `logPath` (a file, not a pipe: nothing here reads a pipe while the unit tests run). */
 const TERMINAL_COLOURS = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
 
 /** The first line of a failure message, cut to 300 characters, without terminal colours. */
@@ -63,6 +62,34 @@ function firstLine(text) {
   return line.length > 300 ? `${line.slice(0, 300)}…` : line;
 }
 
+/** Runs a command to its end with its output shown as it comes, and keeps the last 4 MB of it to quote from. */
+function runShown(command, args) {
+  const KEEP_CHARS = 4_000_000;
+  let output = "";
+  const keep = (chunk, to) => {
+    to.write(chunk);
+    output = (output + chunk.toString("utf8")).slice(-KEEP_CHARS);
+  };
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.on("data", (chunk) => keep(chunk, process.stdout));
+    child.stderr.on("data", (chunk) => keep(chunk, process.stderr));
+    child.on("close", (code) => resolve({ status: code, output }));
+  });
+}
+
+/** What vitest printed under "Unhandled Errors" (an error outside any test fails the run without failing a test), or where to look. */
+function unhandledErrors(output) {
+  const lines = output.replace(TERMINAL_COLOURS, "").split("\n");
+  const start = lines.findIndex((line) => /Unhandled (Errors?|Rejection)/.test(line));
+  if (start < 0) return "no unhandled error printed: a file may have failed to load (see the output above)";
+  return lines
+    .slice(start, start + 25)
+    .filter((line) => line.trim() !== "")
+    .join("\n      ");
+}
+
+/** Runs a command to its end with its output appended to the file `logPath`. */
 function runLogged(command, args, logPath) {
   const fd = openSync(logPath, "a");
   return new Promise((resolve) => {
@@ -105,10 +132,7 @@ for (const project of ["unit", "integration", "e2e"]) {
   rmSync(output, { force: true });
   console.log(`\ntest: ${project}`);
   const projectStartMs = Date.now();
-  const run = spawnSync(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${output}`], {
-    stdio: "inherit",
-    env,
-  });
+  const run = await runShown(bin("vitest"), ["run", "--project", project, "--reporter=default", "--reporter=json", `--outputFile.json=${output}`]);
   if (!existsSync(output)) {
     console.error(`test: ${project} produced no report (exit ${run.status}); counting it as one failure`);
     failed += 1;
@@ -129,7 +153,8 @@ for (const project of ["unit", "integration", "e2e"]) {
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
   // A suite that failed to load has no failed tests but must still fail the run.
   if (run.status !== 0 && report.numFailedTests === 0) {
-    console.error(`test: ${project} exited ${run.status} (a suite failed to load); counting it as one failure`);
+    console.error(`test: ${project} exited ${run.status} with no failed test; counting it as one failure`);
+    failures.push({ file: project, name: `vitest exited ${run.status} with no failed test`, message: unhandledErrors(run.output) });
     failed += 1;
   }
 }
