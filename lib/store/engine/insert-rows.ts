@@ -107,9 +107,15 @@ function unnested({ head, tail, rows }: InsertGroup, types: ColumnTypes): { tabl
   return { table, text: `${head} SELECT * FROM unnest(${casts.map((type) => `CAST(? AS ${type}[])`).join(", ")})${tail}`, params };
 }
 
-/** A value as an item of PostgreSQL's array text: NULL bare, numbers as written, text quoted with `"` and `\` escaped. */
+/** Characters JSON writes as escapes of its own, which PostgreSQL's array text would read otherwise. */
+const JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
+
+/**
+ * A value as an item of PostgreSQL's array text: NULL bare, numbers as written, text quoted with `"` and `\` escaped.
+ * Without control characters or surrogates, JSON's quoting of a string is exactly that, and a third of the cost.
+ */
 function arrayItem(value: string | number | null): string {
   if (value === null) return "NULL";
   if (typeof value === "number") return String(value);
-  return `"${value.replace(/[\\"]/g, "\\$&")}"`;
+  return JSON_ESCAPED.test(value) ? `"${value.replace(/[\\"]/g, "\\$&")}"` : JSON.stringify(value);
 }

@@ -100,7 +100,7 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
 
     it("stores a burst's rows as given, whatever their text holds", async () => {
       const store = await engine.writeStore();
-      const texts = ['he said "hi", {a,b}', 'back\\slash \\"', "NULL", "", "ünï 💥", "line\nbreak\ttab", "{}", "a,b"];
+      const texts = ['he said "hi", {a,b}', 'back\\slash \\"', "NULL", "", "ünï 💥", "line\nbreak\ttab", "{}", "a,b", "sep\u2028del\u007f"];
       await store.batch(async () => {
         for (const [i, text] of texts.entries()) {
           await store.record(key(`o${i}`), { ...write(1000 + i, "create", text, [text, `${text}.x`]), resourceVersion: text, body: { text } });
