@@ -7,6 +7,7 @@
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import { objectKeyText as idOf } from "../objects/key";
+import { Turns } from "../runtime/turns";
 import type { ObjectKey } from "../wire/objects";
 
 export interface ChainTier<V> {
@@ -71,8 +72,8 @@ export class VersionChain<V> {
     if (this.unsaved.get(id)?.value !== value) this.unsaved.set(id, { key, value });
   }
 
-  /** The batch running, which the next one waits for: one chain's batches never interleave. */
-  private turn: Promise<unknown> = Promise.resolve();
+  /** One chain's batches never interleave: each waits for the one before. */
+  private readonly turns = new Turns();
 
   /**
    * `work` in one transaction, the last versions it set saved at its end; on failure memory forgets what it held.
@@ -96,9 +97,7 @@ export class VersionChain<V> {
         this.unsaved.clear();
       }
     };
-    const result = this.turn.then(run, run);
-    this.turn = result.catch(() => undefined);
-    return result;
+    return this.turns.run(run);
   }
 }
 

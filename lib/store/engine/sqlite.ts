@@ -5,6 +5,7 @@
  * see what was committed (WAL), as they would beside a PostgreSQL transaction.
  */
 import Database from "better-sqlite3";
+import { Turns } from "../../runtime/turns";
 import type { SqlEngine, SqlQueries, SqlValue } from "./types";
 
 export class SqliteEngine implements SqlEngine {
@@ -41,27 +42,12 @@ export class SqliteEngine implements SqlEngine {
     exec: async (sql: string) => void this.db.exec(sql),
   };
 
-  /** the last turn taken: each transaction (and each statement asked for while one runs) waits for the one before */
-  private tail: Promise<void> = Promise.resolve();
-  private waiting = 0;
-
-  private async inTurn<T>(work: () => Promise<T>): Promise<T> {
-    const before = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((resolve) => (release = resolve));
-    this.waiting++;
-    try {
-      await before;
-      return await work();
-    } finally {
-      this.waiting--;
-      release();
-    }
-  }
+  /** each transaction (and each statement asked for while one runs) waits for the one before */
+  private readonly turns = new Turns();
 
   /** A write runs at once when no transaction holds the connection or waits for it. */
   private writes<T>(work: (q: SqlQueries) => Promise<T>): Promise<T> {
-    return this.waiting === 0 ? work(this.direct) : this.inTurn(() => work(this.direct));
+    return this.turns.waiting === 0 ? work(this.direct) : this.turns.run(() => work(this.direct));
   }
 
   /** A statement that writes (an INSERT … RETURNING, say) goes to the writing connection in its turn; a read to the reading one. */
@@ -84,7 +70,7 @@ export class SqliteEngine implements SqlEngine {
   }
 
   transaction<T>(work: (tx: SqlQueries) => Promise<T>, opening?: string): Promise<T> {
-    return this.inTurn(async () => {
+    return this.turns.run(async () => {
       // IMMEDIATE: the write lock first, so that another process's write cannot make this one fail halfway.
       this.db.exec(opening ? `BEGIN IMMEDIATE; ${opening}` : "BEGIN IMMEDIATE");
       try {
@@ -99,7 +85,7 @@ export class SqliteEngine implements SqlEngine {
   }
 
   close(): Promise<void> {
-    return this.inTurn(async () => {
+    return this.turns.run(async () => {
       this.reader.close();
       this.db.close();
     });

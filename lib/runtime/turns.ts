@@ -1,0 +1,17 @@
+/** Work that must not overlap: each run starts once the one asked for before it has ended, however that ended. */
+export class Turns {
+  private tail: Promise<unknown> = Promise.resolve();
+  private asked = 0;
+
+  /** how many runs were asked for and have not ended, the running one included */
+  get waiting(): number {
+    return this.asked;
+  }
+
+  run<T>(work: () => Promise<T>): Promise<T> {
+    this.asked++;
+    const result = this.tail.then(work, work).finally(() => this.asked--);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { Turns } from "@/lib/runtime/turns";
+
+const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
+
+describe("Turns", () => {
+  it("runs each piece of work after the one asked for before it has ended, failed or not, and counts what is asked for", async () => {
+    const turns = new Turns();
+    const log: string[] = [];
+    const work =
+      (name: string, fail = false) =>
+      async () => {
+        log.push(`start ${name}`);
+        await tick();
+        log.push(`end ${name}`);
+        if (fail) throw new Error(name);
+        return name;
+      };
+    const a = turns.run(work("a"));
+    const b = turns.run(work("b", true));
+    const c = turns.run(work("c"));
+    expect(turns.waiting).toBe(3);
+    expect(await a).toBe("a");
+    await expect(b).rejects.toThrow("b");
+    expect(await c).toBe("c");
+    expect(log).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
+    expect(turns.waiting).toBe(0);
+  });
+});
