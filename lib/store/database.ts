@@ -10,7 +10,7 @@ import { objectKeyText } from "../objects/key";
 import type { ObjectKey } from "../wire/objects";
 import { openPostgres } from "./engine/open-postgres";
 import { COLUMN_TYPES_SQL, columnTypesOf, insertRows, insertTogether, type ColumnTypes } from "./engine/insert-rows";
-import { ensurePartitions, partitionDayOf, type PartitionedTable } from "./engine/partitions";
+import { ensurePartitions, partitionDayOf, partitionName, type PartitionedTable } from "./engine/partitions";
 import type { PostgresSettings } from "./engine/postgres";
 import { SqliteEngine } from "./engine/sqlite";
 import type { SqlEngine, SqlQueries, SqlValue } from "./engine/types";
@@ -366,6 +366,8 @@ export class StoreDatabase implements StoreConnection {
     if (this.dialect !== "postgres") return;
     const days = [...new Set(timesMs.map(partitionDayOf))];
     const known = this.partitions;
+    // Asked for every write: almost always of days made already.
+    if (days.every((day) => tables.every((table) => known.has(partitionName(table, day))))) return;
     const before = new Set(known);
     for (const table of tables) await ensurePartitions(this.sql(), table, days, known);
     if (known.size !== before.size) this.learnt(() => known.forEach((name) => before.has(name) || known.delete(name)));
