@@ -22,6 +22,7 @@ import { WebhookSpoolTable } from "./webhook-spool";
 import { Ranking, type ObjectFilter, type RankOptions } from "./ranking";
 import { Timelines, type WritePick } from "./timelines";
 import type { ObjectTimeline } from "../objects/timeline";
+import { Turns } from "../runtime/turns";
 import type { WriteRepository } from "./types";
 
 export type { ObjectFilter } from "./ranking";
@@ -50,6 +51,8 @@ const FIELD_COLUMNS = "INSERT INTO field_changes (write_id, object_id, ts_ms, pa
 
 export class WriteStore implements WriteRepository {
   private readonly ranking: Ranking;
+  /** PostgreSQL's storing transactions, one at a time in this process (`batch`) */
+  private readonly storing = new Turns();
   private readonly timelines: Timelines;
   private readonly joins: WriteJoins;
   private readonly changes: Changes;
@@ -467,13 +470,17 @@ export class WriteStore implements WriteRepository {
     // other's row of a write before adding their own (joins.ts), and a transaction still open would hide it. Taken with
     // the roll-ups' lock as the transaction begins, in one round trip.
     const locks = postgres ? `SELECT pg_advisory_xact_lock(${STORING_LOCK}), ${DayRollups.SHARING}` : undefined;
-    return this.database.transaction(async () => {
-      if (postgres) {
-        this.rollups.shared();
-        await this.database.ensureDays(PARTITIONED_TABLES, ...timesMs);
-      }
-      return work();
-    }, locks);
+    const run = () =>
+      this.database.transaction(async () => {
+        if (postgres) {
+          this.rollups.shared();
+          await this.database.ensureDays(PARTITIONED_TABLES, ...timesMs);
+        }
+        return work();
+      }, locks);
+    // And one at a time in this process, waiting here rather than on a connection: a storing transaction waits for
+    // the lock holding one, and several streams' would leave the pool none for the pages. (A batch inside one is its.)
+    return postgres && !this.database.inTransaction ? this.storing.run(run) : run();
   }
 
   /** Whether any audit request is stored, asked once per transaction: only then can a watched write have been audited first. */

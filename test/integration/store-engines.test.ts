@@ -242,6 +242,36 @@ describe("the store on PostgreSQL", () => {
     await Promise.all([a.close(), b.close()]);
   });
 
+  it("keeps a connection for the pages while storing transactions wait their turn", async () => {
+    // Two connections, three storing transactions asked for at once: they take turns in this process, so the second
+    // does not sit on the other connection waiting for the storing lock, and a page's read is answered meanwhile.
+    const store = await WriteStore.open({ engine: "postgres", settings: settings(await server.database("turns"), { poolSize: 2 }) });
+    const events: string[] = [];
+    let releaseFirst!: () => void;
+    const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+    const batches = [1, 2, 3].map((n) =>
+      store.batch(async () => {
+        events.push(`start ${n}`);
+        if (n === 1) await firstHeld;
+        await store.setMeta(`batch ${n}`, "stored");
+        events.push(`end ${n}`);
+      }),
+    );
+    try {
+      while (!events.includes("start 1")) await sleep(10);
+      const read = store.getMeta("batch 1");
+      const waited = sleep(5_000).then(() => "the read waited for a connection");
+      expect(await Promise.race([read, waited])).toBeUndefined();
+      events.push("read");
+    } finally {
+      releaseFirst();
+    }
+    await Promise.all(batches);
+    expect(events).toEqual(["start 1", "read", "end 1", "start 2", "end 2", "start 3", "end 3"]);
+    expect(await store.getMeta("batch 3")).toBe("stored");
+    await store.close();
+  });
+
   it("fails a transaction whose connection the server ends between two statements, with the reason, and carries on", async () => {
     const engine = await openPostgres(settings(await server.database("ended")));
     // Ended while this process works between statements (no query in flight): the connection's error has no query to
