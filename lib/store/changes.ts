@@ -64,8 +64,7 @@ export class Changes {
   /** A change with the write that made it, or (`baseline`) what an object ran when first seen. */
   async add(objectId: number, tsMs: number, writer: string, change: RecordedChange, baseline = false): Promise<void> {
     const row = [objectId, tsMs, writer, change.summary, JSON.stringify(change.diff), JSON.stringify(change.subject), baseline ? 1 : 0];
-    if (this.database.insertsLater) this.database.insertLater(INSERT_CHANGE, row);
-    else await this.sql().run(`${INSERT_CHANGE} VALUES (?, ?, ?, ?, ?, ?, ?)`, row);
+    await this.database.insertRow(INSERT_CHANGE, row);
   }
 
   /**

@@ -258,6 +258,12 @@ export class StoreDatabase implements StoreConnection {
     }
   }
 
+  /** One row, waiting for the transaction's next statement where rows may (`insertLater`), else at once. */
+  async insertRow(head: string, row: SqlValue[], tail = "", replaces?: string): Promise<void> {
+    if (this.insertsLater) this.insertLater(head, row, tail, replaces);
+    else await insertRows(this.sql(), head, [row], tail);
+  }
+
   /** Ids the writes table's sequence handed this process, taken a block at a time (PostgreSQL). */
   private readonly writeIds: number[] = [];
 
@@ -390,10 +396,8 @@ export class StoreDatabase implements StoreConnection {
   }
 
   /** Inside a transaction on PostgreSQL, stored with its next statement (a burst's resume point and time together). */
-  async setMeta(key: string, value: string): Promise<void> {
-    const [head, tail] = ["INSERT INTO meta (key, value)", " ON CONFLICT (key) DO UPDATE SET value = excluded.value"];
-    if (this.insertsLater) this.insertLater(head, [key, value], tail, key);
-    else await insertRows(this.sql(), head, [[key, value]], tail);
+  setMeta(key: string, value: string): Promise<void> {
+    return this.insertRow("INSERT INTO meta (key, value)", [key, value], " ON CONFLICT (key) DO UPDATE SET value = excluded.value", key);
   }
 
   /** `MIN(a, b)` of two numbers: SQLite's scalar MIN, PostgreSQL's LEAST. */

@@ -335,10 +335,11 @@ export class WriteStore implements WriteRepository {
 
   /** The version chain saves each object's last version once per batch, so a burst's go in one statement on PostgreSQL. */
   async setLatest(key: ObjectKey, resourceVersion: string, body: string | null): Promise<void> {
-    const row = [await this.idOf(key), resourceVersion, body];
-    const [head, tail] = ["INSERT INTO latest (object_id, rv, body)", " ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body"];
-    if (this.database.insertsLater) this.database.insertLater(head, row, tail);
-    else await insertRows(this.sql(), head, [row], tail);
+    await this.database.insertRow(
+      "INSERT INTO latest (object_id, rv, body)",
+      [await this.idOf(key), resourceVersion, body],
+      " ON CONFLICT (object_id) DO UPDATE SET rv = excluded.rv, body = excluded.body",
+    );
   }
 
   /** Objects of a kind on a cluster that the recorder last saw alive. */

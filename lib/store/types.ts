@@ -37,6 +37,8 @@ export interface StoreConnection {
   /** whether rows may wait to be inserted with the transaction's next statement (PostgreSQL), and that insert */
   readonly insertsLater: boolean;
   insertLater(head: string, row: SqlValue[], tail?: string, replaces?: string): void;
+  /** one row, waiting for the transaction's next statement where rows may (`insertLater`), else at once */
+  insertRow(head: string, row: SqlValue[], tail?: string, replaces?: string): Promise<void>;
 }
 
 /** One completed write request as the audit repository keeps it (audit ingest reads them from logs); its cluster is the store's to add. */
