@@ -151,7 +151,7 @@ for (const project of ["unit", "integration", "e2e"]) {
   passed += report.numPassedTests;
   failed += report.numFailedTests;
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-  // A suite that failed to load has no failed tests but must still fail the run.
+  // A suite that failed to load, or an error outside any test, fails no test but must still fail the run.
   if (run.status !== 0 && report.numFailedTests === 0) {
     console.error(`test: ${project} exited ${run.status} with no failed test; counting it as one failure`);
     failures.push({ file: project, name: `vitest exited ${run.status} with no failed test`, message: unhandledErrors(run.output) });

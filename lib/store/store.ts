@@ -480,7 +480,8 @@ export class WriteStore implements WriteRepository {
         return work();
       }, locks);
     // And one at a time in this process, waiting here rather than on a connection: a storing transaction waits for
-    // the lock holding one, and several streams' would leave the pool none for the pages. (A batch inside one is its.)
+    // the lock holding one, and several streams' would leave the pool none for the pages. (A batch asked for inside a
+    // transaction is part of it.)
     return postgres && !this.database.inTransaction ? this.storing.run(run) : run();
   }
 
