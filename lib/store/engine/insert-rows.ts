@@ -108,6 +108,7 @@ function unnested({ head, tail, rows }: InsertGroup, types: ColumnTypes): { tabl
 }
 
 /** Characters JSON writes as escapes of its own, which PostgreSQL's array text would read otherwise. */
+// eslint-disable-next-line no-control-regex -- the control characters are what it looks for
 const JSON_ESCAPED = /[\u0000-\u001f\ud800-\udfff]/;
 
 /**
