@@ -9,6 +9,7 @@ import { fetch } from "undici";
 import type { Profile } from "../churn/profiles";
 import type { WriteStore } from "../store/store";
 import { isStoreError } from "../runtime/store-error";
+import { Turns } from "../runtime/turns";
 import { LeaseLost } from "../store/leases";
 import { namedObject, ProfileRecorder, readableEvent, resourceKey, type KubeObject } from "./core";
 
@@ -167,7 +168,7 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
           reject(new Error(`could not store watch events: ${(error as Error).message}`, { cause: error }));
         };
         // Batches are stored one after another, in order; events that arrive meanwhile wait for the next.
-        let storing: Promise<void> = Promise.resolve();
+        const storing = new Turns();
         let queued = 0;
         const store1 = async (batch: typeof pending) => {
           if (failed) return;
@@ -191,14 +192,14 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
           }
         };
         const flush = () => {
-          if (pending.length === 0 || failed) return storing;
+          // Nothing to add: settles once what is queued has.
+          if (pending.length === 0 || failed) return storing.run(async () => undefined);
           const batch = pending;
           pending = [];
           queued += batch.length;
           // A store that falls this far behind the watch ends it: the next resumes from the last version stored.
           if (queued > MAX_QUEUED_EVENTS) fail(new Error(`the store fell ${queued} events behind the watch`));
-          storing = storing.then(() => store1(batch));
-          return storing;
+          return storing.run(() => store1(batch));
         };
         const onAbort = () => controller?.abort();
         signal.addEventListener("abort", onAbort, { once: true });
@@ -236,7 +237,7 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
                   const objects = initial;
                   initial = undefined;
                   // Stored in turn with the events after it, which wait for it.
-                  storing = storing.then(async () => {
+                  void storing.run(async () => {
                     if (failed) return;
                     try {
                       stats.stored += await recorder.applyList(objects, obj.metadata!.resourceVersion!, now());
