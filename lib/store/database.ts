@@ -151,23 +151,27 @@ interface TransactionScope {
   queries: SqlQueries;
   /** rows to insert, by statement (table, columns and conflict clause): stored before the next statement, or the commit */
   pending: Map<string, { head: string; tail: string; rows: SqlValue[][]; byKey: Map<string, number> }>;
+  /** PostgreSQL's column types of the store's tables: how the waiting rows go in */
+  types: ColumnTypes;
   /** values repositories keep for the transaction's length (what the roll-ups know of its days, say) */
   values: Map<object, unknown>;
   /** run when it rolls back: forget what memory learnt inside it */
   onRollback: (() => void)[];
 }
 
+type WaitingRows = Pick<TransactionScope, "pending" | "tx" | "types">;
+
 /** The rows waiting to be inserted, every table's in one statement (PostgreSQL's only: SQLite inserts at once). */
-async function flushPending(held: Pick<TransactionScope, "pending" | "tx">, types: ColumnTypes): Promise<void> {
+async function flushPending(held: WaitingRows): Promise<void> {
   if (held.pending.size === 0) return;
   const groups = [...held.pending.values()];
   held.pending.clear();
-  await insertTogether(held.tx, groups, types);
+  await insertTogether(held.tx, groups, held.types);
 }
 
 /** A transaction's statements: the rows waiting to be inserted go first, so every statement sees them. */
-function queriesOf(held: Pick<TransactionScope, "pending" | "tx">, types: ColumnTypes): SqlQueries {
-  const first = () => flushPending(held, types);
+function queriesOf(held: WaitingRows): SqlQueries {
+  const first = () => flushPending(held);
   return {
     all: async (sql, params) => (await first(), held.tx.all(sql, params)),
     get: async (sql, params) => (await first(), held.tx.get(sql, params)),
@@ -296,13 +300,13 @@ export class StoreDatabase implements StoreConnection {
     const onRollback: (() => void)[] = [];
     return this.engine
       .transaction((tx) => {
-        const pending: TransactionScope["pending"] = new Map();
+        const waiting: WaitingRows = { pending: new Map(), tx, types: this.columnTypes };
         // Only PostgreSQL's statements wait for rows inserted later (SQLite inserts at once, in process).
-        const queries = this.dialect === "postgres" ? queriesOf({ pending, tx }, this.columnTypes) : tx;
-        const held: TransactionScope = { database: this, tx, queries, pending, values: new Map(), onRollback };
+        const queries = this.dialect === "postgres" ? queriesOf(waiting) : tx;
+        const held: TransactionScope = { ...waiting, database: this, queries, values: new Map(), onRollback };
         return scope.run(held, async () => {
           const result = await work();
-          await flushPending(held, this.columnTypes);
+          await flushPending(held);
           return result;
         });
       }, opening)
