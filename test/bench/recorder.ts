@@ -9,6 +9,8 @@
  * ENGINES=sqlite,postgres (the default: sqlite) also stores the same events, in the same run, into a fresh database of a
  * real PostgreSQL server (Debian's, started here on the same machine), and reports each engine's events/s, and
  * PostgreSQL's ceiling: the rows the recorder stored inserted bare into a fresh database, a burst per transaction.
+ * ROUNDS (default 1) records that many times into fresh stores, the engines alternated: this machine's speed drifts by a
+ * fifth over a minute, so only a round's two runs compare; the figures are the medians, with their ranges.
  * Run: npx tsx test/bench/recorder.ts
  */
 import { mkdtempSync } from "node:fs";
@@ -24,11 +26,15 @@ import type { SqlValue } from "@/lib/store/engine/types";
 import { WriteStore } from "@/lib/store/store";
 import { startPostgres, type TestPostgres } from "../helpers/postgres";
 import { postgresSettings } from "../helpers/store-at";
-import { report, round } from "./report";
+import { percentile, report, round } from "./report";
 
 const BURST = Number(process.env.BURST ?? 100);
 
 const ENGINES = (process.env.ENGINES ?? "sqlite").split(",");
+
+const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 1));
+
+const median = (values: readonly number[]) => percentile([...values], 50);
 
 /** Stores the streams' events into `store` as the watchers would, a burst per transaction; answers the seconds it took. */
 async function record(store: WriteStore, streams: Map<string, Prepared[]>): Promise<{ seconds: number; stored: number; transactions: number }> {
@@ -72,7 +78,6 @@ type Prepared = { ref: { cluster: string; group: string; kind: string }; type: s
 async function main() {
   const replay = generateReplay(DEFAULT_REPLAY);
   const dir = mkdtempSync(join(tmpdir(), "churnscope-bench-recorder-"));
-  const store = await WriteStore.open(join(dir, "store.sqlite"));
   const alive = new Set<number>();
   const events = replay.sink.writes
     .map((w) => {
@@ -101,71 +106,87 @@ async function main() {
     stream.push(e);
     streams.set(key, stream);
   }
-  const { seconds, stored, transactions } = await record(store, streams);
-
-  // The ceiling: the rows the recorder stored (its writes with their field changes), inserted again into a fresh
-  // store with the same schema and indexes, BURST writes per transaction, with nothing to diff or classify.
-  const rows = store.db.prepare("SELECT * FROM writes ORDER BY id").all() as Record<string, unknown>[];
-  const fields = new Map<number, Record<string, unknown>[]>();
-  for (const f of store.db.prepare("SELECT * FROM field_changes").all() as Record<string, unknown>[])
-    (fields.get(f.write_id as number) ?? fields.set(f.write_id as number, []).get(f.write_id as number)!).push(f);
-  const bare = await WriteStore.open(join(dir, "bare.sqlite"));
-  const columns = Object.keys(rows[0]).filter((c) => c !== "id");
-  const insertWrite = bare.db.prepare(`INSERT INTO writes (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) RETURNING id`);
-  const insertField = bare.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
-  bare.db.exec(`ATTACH DATABASE '${join(dir, "store.sqlite")}' AS source; INSERT INTO objects SELECT * FROM source.objects; DETACH DATABASE source`);
-  const batchStart = performance.now();
-  for (let at = 0; at < rows.length; at += BURST)
-    bare.db.transaction(() => {
-      for (const row of rows.slice(at, at + BURST)) {
-        const { id } = insertWrite.get(...columns.map((c) => row[c])) as { id: number };
-        for (const f of fields.get(row.id as number) ?? []) insertField.run(id, f.object_id, f.ts_ms, f.path, f.writer);
-      }
-    })();
-  const batchSeconds = (performance.now() - batchStart) / 1000;
-  await bare.close();
-
-  const raw = new Database(join(dir, "raw.sqlite"));
-  raw.pragma("journal_mode = WAL");
-  raw.pragma("synchronous = NORMAL");
-  raw.exec("CREATE TABLE events (id INTEGER PRIMARY KEY, ts INTEGER, body TEXT)");
-  const insert = raw.prepare("INSERT INTO events (ts, body) VALUES (?, ?)");
-  const one = raw.transaction((ts: number, body: string) => insert.run(ts, body));
-  const peerStart = performance.now();
-  for (const e of prepared) one(e.timeMs, JSON.stringify(e.obj));
-  const peerSeconds = (performance.now() - peerStart) / 1000;
-
-  report({
-    bench: "recorder-throughput",
-    events: prepared.length,
-    burst: BURST,
-    streams: streams.size,
-    transactions,
-    stored,
-    seconds: round(seconds),
-    eventsPerSecond: Math.round(prepared.length / seconds),
-    peer: "raw JSON rows, one transaction per event, no diff",
-    peerEventsPerSecond: Math.round(prepared.length / peerSeconds),
-    ceiling: `the same ${rows.length} write rows and their field rows inserted bare, ${BURST} writes per transaction`,
-    ceilingRowsPerSecond: Math.round(rows.length / batchSeconds),
-    ofCeiling: round(prepared.length / seconds / (rows.length / batchSeconds)),
-    storeMiB: round((await store.sizeBytes()) / 2 ** 20),
-    target: "≥ 50,000 events/s in bursts of 100, ≥ 20,000 in bursts of 10, and ≥ 0.8× the ceiling",
-  });
-  // The same events into PostgreSQL, on this machine, in the same run.
-  let server: TestPostgres | undefined;
-  if (ENGINES.includes("postgres")) {
-    server = await startPostgres();
-    try {
-      const onPostgres = await WriteStore.open({ engine: "postgres", settings: postgresSettings(await server.database("bench_recorder")) });
+  // The engines take turns, a round each at a time, into fresh stores; the first round's SQLite store gives the ceiling.
+  const server: TestPostgres | undefined = ENGINES.includes("postgres") ? await startPostgres() : undefined;
+  try {
+    const sqliteRuns: Awaited<ReturnType<typeof record>>[] = [];
+    const postgresRuns: Awaited<ReturnType<typeof record>>[] = [];
+    let store: WriteStore | undefined;
+    for (let round = 0; round < ROUNDS; round++) {
+      const onSqlite = await WriteStore.open(join(dir, `store-${round}.sqlite`));
+      sqliteRuns.push(await record(onSqlite, streams));
+      if (round === 0) store = onSqlite;
+      else await onSqlite.close();
+      if (!server) continue;
+      const onPostgres = await WriteStore.open({ engine: "postgres", settings: postgresSettings(await server.database(`bench_recorder_${round}`)) });
       const run = await record(onPostgres, streams);
       const [sqliteWrites, postgresWrites] = [
-        (await store.database.sql().get<{ n: number }>("SELECT COUNT(*) AS n FROM writes"))!.n,
+        (await store!.database.sql().get<{ n: number }>("SELECT COUNT(*) AS n FROM writes"))!.n,
         (await onPostgres.database.sql().get<{ n: number }>("SELECT COUNT(*) AS n FROM writes"))!.n,
       ];
-      if (run.stored !== stored || postgresWrites !== sqliteWrites)
-        throw new Error(`PostgreSQL stored ${run.stored} (${postgresWrites} rows), SQLite ${stored} (${sqliteWrites})`);
+      if (run.stored !== sqliteRuns[0].stored || postgresWrites !== sqliteWrites)
+        throw new Error(`PostgreSQL stored ${run.stored} (${postgresWrites} rows), SQLite ${sqliteRuns[0].stored} (${sqliteWrites})`);
+      postgresRuns.push(run);
       await onPostgres.close();
+    }
+    if (!store) throw new Error("no round ran");
+    const { stored, transactions } = sqliteRuns[0];
+    const seconds = median(sqliteRuns.map((run) => run.seconds));
+    const range = (runs: typeof sqliteRuns) => runs.map((run) => Math.round(prepared.length / run.seconds));
+
+    // The ceiling: the rows the recorder stored (its writes with their field changes), inserted again into a fresh
+    // store with the same schema and indexes, BURST writes per transaction, with nothing to diff or classify.
+    const rows = store.db.prepare("SELECT * FROM writes ORDER BY id").all() as Record<string, unknown>[];
+    const fields = new Map<number, Record<string, unknown>[]>();
+    for (const f of store.db.prepare("SELECT * FROM field_changes").all() as Record<string, unknown>[])
+      (fields.get(f.write_id as number) ?? fields.set(f.write_id as number, []).get(f.write_id as number)!).push(f);
+    const bare = await WriteStore.open(join(dir, "bare.sqlite"));
+    const columns = Object.keys(rows[0]).filter((c) => c !== "id");
+    const insertWrite = bare.db.prepare(`INSERT INTO writes (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")}) RETURNING id`);
+    const insertField = bare.db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
+    bare.db.exec(`ATTACH DATABASE '${join(dir, "store-0.sqlite")}' AS source; INSERT INTO objects SELECT * FROM source.objects; DETACH DATABASE source`);
+    const batchStart = performance.now();
+    for (let at = 0; at < rows.length; at += BURST)
+      bare.db.transaction(() => {
+        for (const row of rows.slice(at, at + BURST)) {
+          const { id } = insertWrite.get(...columns.map((c) => row[c])) as { id: number };
+          for (const f of fields.get(row.id as number) ?? []) insertField.run(id, f.object_id, f.ts_ms, f.path, f.writer);
+        }
+      })();
+    const batchSeconds = (performance.now() - batchStart) / 1000;
+    await bare.close();
+
+    const raw = new Database(join(dir, "raw.sqlite"));
+    raw.pragma("journal_mode = WAL");
+    raw.pragma("synchronous = NORMAL");
+    raw.exec("CREATE TABLE events (id INTEGER PRIMARY KEY, ts INTEGER, body TEXT)");
+    const insert = raw.prepare("INSERT INTO events (ts, body) VALUES (?, ?)");
+    const one = raw.transaction((ts: number, body: string) => insert.run(ts, body));
+    const peerStart = performance.now();
+    for (const e of prepared) one(e.timeMs, JSON.stringify(e.obj));
+    const peerSeconds = (performance.now() - peerStart) / 1000;
+
+    report({
+      bench: "recorder-throughput",
+      events: prepared.length,
+      burst: BURST,
+      streams: streams.size,
+      transactions,
+      stored,
+      rounds: ROUNDS,
+      seconds: round(seconds),
+      eventsPerSecond: Math.round(prepared.length / seconds),
+      eventsPerSecondByRound: range(sqliteRuns),
+      peer: "raw JSON rows, one transaction per event, no diff",
+      peerEventsPerSecond: Math.round(prepared.length / peerSeconds),
+      ceiling: `the same ${rows.length} write rows and their field rows inserted bare, ${BURST} writes per transaction`,
+      ceilingRowsPerSecond: Math.round(rows.length / batchSeconds),
+      ofCeiling: round(prepared.length / seconds / (rows.length / batchSeconds)),
+      storeMiB: round((await store.sizeBytes()) / 2 ** 20),
+      target: "≥ 50,000 events/s in bursts of 100, ≥ 20,000 in bursts of 10, and ≥ 0.8× the ceiling",
+    });
+    // The same events into PostgreSQL, on this machine, in the same run.
+    if (server) {
       // PostgreSQL's own ceiling: the same write and field rows inserted bare into a fresh database, a burst per
       // transaction as the recorder's (its locks and day partitions), each table's rows in one statement.
       const bareStore = await WriteStore.open({ engine: "postgres", settings: postgresSettings(await server.database("bench_recorder_bare")) });
@@ -198,27 +219,33 @@ async function main() {
       }
       const bareSeconds = (performance.now() - bareStart) / 1000;
       await bareStore.close();
+      const postgresSeconds = median(postgresRuns.map((run) => run.seconds));
+      // Each round's two runs, side by side in time.
+      const ofPeerByRound = postgresRuns.map((run, i) => round(sqliteRuns[i].seconds / run.seconds));
       report({
         bench: "recorder-throughput-postgres",
         events: prepared.length,
         burst: BURST,
-        stored: run.stored,
-        seconds: round(run.seconds),
-        eventsPerSecond: Math.round(prepared.length / run.seconds),
+        stored: postgresRuns[0].stored,
+        rounds: ROUNDS,
+        seconds: round(postgresSeconds),
+        eventsPerSecond: Math.round(prepared.length / postgresSeconds),
+        eventsPerSecondByRound: range(postgresRuns),
         peer: "the same events into SQLite, this run",
         peerEventsPerSecond: Math.round(prepared.length / seconds),
-        ofPeer: round(seconds / run.seconds),
+        ofPeer: median(ofPeerByRound),
+        ofPeerByRound,
         ceiling: `the same ${rows.length} write rows and their field rows inserted bare into PostgreSQL, ${BURST} writes per transaction`,
         ceilingRowsPerSecond: Math.round(rows.length / bareSeconds),
-        ofCeiling: round(prepared.length / run.seconds / (rows.length / bareSeconds)),
+        ofCeiling: round(prepared.length / postgresSeconds / (rows.length / bareSeconds)),
         target: "≥ 0.8× SQLite's events/s",
       });
-    } finally {
-      await server.stop();
     }
+    await store.close();
+    raw.close();
+  } finally {
+    await server?.stop();
   }
-  await store.close();
-  raw.close();
 }
 
 void main();
