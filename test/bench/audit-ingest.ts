@@ -19,16 +19,16 @@
  * Run: npx tsx test/bench/audit-ingest.ts
  */
 import { spawnSync } from "node:child_process";
-import { createReadStream, createWriteStream, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createReadStream, createWriteStream, existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { createInterface } from "node:readline";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { requireBinary } from "@/lib/cli/processes";
 import { kubeBinaries } from "../helpers/control-plane";
 import { auditEvent, httpRoute } from "../helpers/audit-log";
 import { ROOT } from "../helpers/root";
 import { report, round } from "./report";
+import { scratchDir } from "./scratch";
 
 const TARGET_BYTES = Number(process.env.AUDIT_MB ?? 1024) * 1_048_576;
 const ROUTES = 200;
@@ -252,7 +252,7 @@ const { createReadStream } = require("node:fs");
 async function main() {
   requireBinary("jq", "apt-get install -y jq");
   requireBinary("/usr/bin/time", "apt-get install -y time");
-  const dir = mkdtempSync(join(tmpdir(), "churnscope-bench-audit-"));
+  const dir = scratchDir("audit");
   // AUDIT_LOG keeps the generated log there (and reuses it when present) for profiling runs.
   const log = process.env.AUDIT_LOG ?? join(dir, "audit.log");
   const generated = process.env.AUDIT_LOG && existsSync(log) ? await countLog(log) : await generate(log);
@@ -284,7 +284,6 @@ async function main() {
   const jq = measured("/bin/sh", ["-c", `jq -c 'select(.verb=="update" or .verb=="patch")' '${log}' > /dev/null`]);
   const ceiling = measured(process.execPath, [ceilingScript, log]);
   const storeMB = round(statSync(join(dir, "data", "churnscope.sqlite")).size / 1_048_576, 0);
-  rmSync(dir, { recursive: true, force: true });
 
   const rate = (seconds: number) => round(mb / seconds, 1);
   // The same events read another way, so the same writes stored: the summary's second line is the plain file's.

@@ -8,8 +8,7 @@
  * Run: npx tsx test/bench/bucket-read.ts
  */
 import { CreateBucketCommand, PutObjectCommand } from "@aws-sdk/client-s3";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { gzipSync } from "node:zlib";
 import { BucketSource } from "@/lib/audit/bucket-source";
@@ -20,6 +19,7 @@ import { WriteStore } from "@/lib/store/store";
 import { preconditionStorm } from "../helpers/audit-log";
 import { startS3, type TestS3 } from "../helpers/s3-server";
 import { report, round } from "./report";
+import { scratchDir } from "./scratch";
 
 const OBJECTS = Number(process.env.OBJECTS ?? 32);
 const ROUTES_PER_OBJECT = 4;
@@ -100,7 +100,7 @@ async function main(): Promise<void> {
   const compressed = objects.reduce((n, o) => n + o.body.length, 0);
   const raw = objects.reduce((n, o) => n + o.rawBytes, 0);
   const completed = objects.reduce((n, o) => n + o.completed, 0);
-  const work = mkdtempSync(join(tmpdir(), "churnscope-bench-bucket-"));
+  const work = scratchDir("bucket");
   const s3 = await startS3();
   try {
     await s3.client.send(new CreateBucketCommand({ Bucket: "bench" }));
@@ -141,7 +141,6 @@ async function main(): Promise<void> {
     });
   } finally {
     await s3.stop();
-    rmSync(work, { recursive: true, force: true });
   }
 }
 

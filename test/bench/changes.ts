@@ -7,9 +7,8 @@
  * the store. Peer: /api/objects over the same range and store, in the same run (the Objects page's own question).
  * Run: npm run build && npx tsx test/bench/changes.ts
  */
-import { mkdtempSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import Database from "better-sqlite3";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RecordedChange } from "@/lib/churn/changes";
 import { createRng } from "@/lib/scenario/rng";
@@ -17,6 +16,7 @@ import { WriteStore } from "@/lib/store/store";
 import type { StoredWrite } from "@/lib/wire/objects";
 import { startApp, writeConfig } from "../helpers/app";
 import { percentile, report, round } from "./report";
+import { scratchDir } from "./scratch";
 
 const WORKLOADS = 5_000;
 const WRITERS = 20;
@@ -89,7 +89,7 @@ async function timed(url: string): Promise<{ p50Ms: number; bytes: number; body:
 }
 
 async function main() {
-  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-bench-changes-"));
+  const dataDir = scratchDir("changes");
   const buildSeconds = await build(dataDir);
   const bytes = statSync(join(dataDir, "churnscope.sqlite")).size;
   // The changes' own bytes: the table and its indexes, page by page (SQLite's dbstat).

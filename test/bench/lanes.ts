@@ -7,13 +7,13 @@
  * Target ≤ 300 ms p50. Peer: the Objects ranking's own page of 100 for the same range, the same store, the same run.
  * Run: npx tsx test/bench/lanes.ts
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { createRng } from "@/lib/scenario/rng";
 import { WriteStore } from "@/lib/store/store";
 import { percentile, report, round } from "./report";
+import { scratchDir } from "./scratch";
 
 const WRITES = Number(process.env.WRITES ?? 2_000_000);
 const OBJECTS = 20_000;
@@ -60,7 +60,7 @@ async function build(path: string) {
 }
 
 async function main() {
-  const path = process.env.STORE ?? join(mkdtempSync(join(tmpdir(), "churnscope-bench-lanes-")), "store.sqlite");
+  const path = process.env.STORE ?? join(scratchDir("lanes"), "store.sqlite");
   const buildStart = performance.now();
   if (!process.env.STORE) await build(path);
   const buildSeconds = (performance.now() - buildStart) / 1000;

@@ -13,8 +13,7 @@
  * fifth over a minute, so only a round's two runs compare; the figures are the medians, with their ranges.
  * Run: npx tsx test/bench/recorder.ts
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
@@ -27,6 +26,7 @@ import { WriteStore } from "@/lib/store/store";
 import { startPostgres, type TestPostgres } from "../helpers/postgres";
 import { postgresSettings } from "../helpers/store-at";
 import { percentile, report, round } from "./report";
+import { scratchDir } from "./scratch";
 
 const BURST = Number(process.env.BURST ?? 100);
 
@@ -77,7 +77,7 @@ type Prepared = { ref: { cluster: string; group: string; kind: string }; type: s
 
 async function main() {
   const replay = generateReplay(DEFAULT_REPLAY);
-  const dir = mkdtempSync(join(tmpdir(), "churnscope-bench-recorder-"));
+  const dir = scratchDir("recorder");
   const alive = new Set<number>();
   const events = replay.sink.writes
     .map((w) => {

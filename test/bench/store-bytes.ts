@@ -6,20 +6,20 @@
  * Run: npm run build && npx tsx test/bench/store-bytes.ts
  */
 import Database from "better-sqlite3";
-import { copyFileSync, existsSync, mkdtempSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { copyFileSync, existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { copyStore } from "@/lib/store/copy";
 import { openPostgres } from "@/lib/store/engine/open-postgres";
 import { startPostgres } from "../helpers/postgres";
 import { ROOT } from "../helpers/root";
 import { report, round } from "./report";
+import { scratchDir } from "./scratch";
 
 const REPLAY_STORE = join(ROOT, ".next", "replay-objects.sqlite");
 
 async function main() {
   if (!existsSync(REPLAY_STORE)) throw new Error(`${REPLAY_STORE} is missing: run npm run build first`);
-  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-bench-bytes-"));
+  const dataDir = scratchDir("bytes");
   const file = join(dataDir, "churnscope.sqlite");
   copyFileSync(REPLAY_STORE, file);
   const sqlite = new Database(file);

@@ -6,13 +6,13 @@
  * the page fetched before (a fortieth of these writes), the same store, the same run.
  * Run: npx tsx test/bench/timeline.ts
  */
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+
 import { join } from "node:path";
 import { createRng } from "@/lib/scenario/rng";
 import { WriteStore } from "@/lib/store/store";
 import type { ObjectKey } from "@/lib/wire/objects";
 import { percentile, report, round } from "./report";
+import { scratchDir } from "./scratch";
 
 const WRITES = Number(process.env.WRITES ?? 200_000);
 const END_MS = Date.parse("2026-09-13T00:00:00Z");
@@ -58,7 +58,7 @@ async function time<T>(work: () => Promise<T>): Promise<{ ms: number[]; value: T
 const summary = (ms: number[]) => ({ p50Ms: round(percentile(ms, 50)), p95Ms: round(percentile(ms, 95)) });
 
 async function main() {
-  const store = await WriteStore.open(join(mkdtempSync(join(tmpdir(), "churnscope-bench-timeline-")), "store.sqlite"));
+  const store = await WriteStore.open(join(scratchDir("timeline"), "store.sqlite"));
   const buildStart = performance.now();
   await build(store);
   const buildSeconds = round((performance.now() - buildStart) / 1000);

@@ -13,8 +13,7 @@
  * Run: npm run build && npx tsx test/bench/webhook-apiserver.ts
  */
 import Database from "better-sqlite3";
-import { mkdtempSync, readFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Agent, fetch } from "undici";
 import { execFileSync } from "node:child_process";
@@ -25,6 +24,7 @@ import { startDelayingProxy } from "../helpers/delaying-proxy";
 import { freePort, start } from "../helpers/processes";
 import { ROOT } from "../helpers/root";
 import { percentile, report, round } from "./report";
+import { scratchDir } from "./scratch";
 
 const PIN = process.env.PIN !== "0";
 /** KILL=1: the dashboard is killed (SIGKILL) a third of the way in and started again; the API server retries */
@@ -93,7 +93,7 @@ const onSecondCore = (env: Record<string, string | undefined>) =>
 async function main(): Promise<void> {
   // This process and what it starts (etcd, the API server) on the first core; the dashboard is moved to the second.
   if (PIN) execFileSync("taskset", ["-a", "-pc", "0", String(process.pid)]);
-  const tls = selfSignedCert(mkdtempSync(join(tmpdir(), "churnscope-tls-")));
+  const tls = selfSignedCert(scratchDir("tls"));
   const policy = metadataPolicyFile();
   const proxy = await startDelayingProxy("https://127.0.0.1:1", tls, 0);
   proxy.everyOther = false;
@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     auditPolicy: policy,
     webhook: { url: `${proxy.url}/api/audit/webhook/${CLUSTER}`, token: TOKEN, caFile: tls.certFile },
   });
-  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-bench-webhook-"));
+  const dataDir = scratchDir("webhook");
   const [appPort, tlsPort] = [await freePort(), await freePort()];
   const appEnv = {
     CHURNSCOPE_CONFIG: writeConfig(

@@ -9,13 +9,12 @@
  */
 import Database from "better-sqlite3";
 import { createServer } from "node:http";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { spoolDrained, startApp, writeConfig, type TestApp } from "../helpers/app";
 import { preconditionStorm } from "../helpers/audit-log";
 import { freePort } from "../helpers/processes";
 import { percentile, report, round } from "./report";
+import { scratchDir } from "./scratch";
 
 const BATCHES = Number(process.env.BATCHES ?? 300);
 /** KILL=0: the same storm without the kill, for the steady answer time */
@@ -116,7 +115,7 @@ async function main() {
   );
   peer.close();
 
-  const dataDir = mkdtempSync(join(tmpdir(), "churnscope-bench-webhook-"));
+  const dataDir = scratchDir("webhook");
   const env = {
     CHURNSCOPE_CONFIG: writeConfig("audit:\n  webhookToken: { env: AUDIT_TOKEN }\nrecorder:\n  retentionDays: 3650\n"),
     CHURNSCOPE_DATA_DIR: dataDir,
