@@ -9,6 +9,7 @@
 import { spoolDrained, startApp, writeConfig } from "../helpers/app";
 import { preconditionStorm } from "../helpers/audit-log";
 import { startPostgres } from "../helpers/postgres";
+import { waitForHttp } from "../helpers/processes";
 import { report, round } from "./report";
 
 const EVENTS = Number(process.env.EVENTS ?? 10_000);
@@ -32,6 +33,8 @@ async function ingestOnce(env: Record<string, string>, body: string): Promise<{ 
     ...env,
   });
   try {
+    // Live (/healthz) comes before the store is open (/readyz): a batch posted between is answered 503.
+    await waitForHttp(`${app.url}/readyz`, app.running);
     const startedMs = performance.now();
     const res = await fetch(`${app.url}/api/audit/webhook/bench`, { method: "POST", headers: { Authorization: `Bearer ${TOKEN}` }, body });
     if (res.status !== 200) throw new Error(`the webhook answered ${res.status}: ${await res.text()}`);
