@@ -19,7 +19,7 @@ import { preconditionVerdicts, type NoopEvidence } from "../churn/preconditions"
 import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";
 import { resourceKey } from "../recorder/core";
-import type { AuditStore, ObjectTarget } from "../store/audit-store";
+import type { AuditStore, NoopVerdict, ObjectTarget } from "../store/audit-store";
 import { noopFlag } from "../store/joins";
 import { keptBody, VersionChain } from "../store/version-chain";
 import type { PruneCounts, WriteStore } from "../store/store";
@@ -96,6 +96,11 @@ interface TouchedTarget {
   target: ObjectTarget;
   fromUs: number;
   toUs: number;
+}
+
+/** A stored request's write decided by the precondition rule: its flags, and the class its object write takes. */
+interface SettledVerdict extends NoopVerdict {
+  cls: "no-op" | "unknown";
 }
 
 /**
@@ -280,7 +285,16 @@ export class AuditIngester {
         this.watched = await this.audit.hasWatchedObjects();
         const touched = new Map<string, TouchedTarget>();
         for (const { request, bytes } of batch) if (await this.store1(request, bytes)) this.touch(touched, request);
-        for (const t of touched.values()) await this.settlePreconditions(t);
+        // Each object's verdicts read its own requests alone: all are stored together, at the end.
+        const verdicts: SettledVerdict[] = [];
+        for (const t of touched.values()) verdicts.push(...(await this.settlePreconditions(t)));
+        await this.audit.setNoops(verdicts);
+        const reclassified = await this.store.reclassifyRequests(verdicts.filter((v) => v.evidence !== "watched-successor"));
+        for (const { requestKey, cls } of verdicts)
+          if (reclassified.has(requestKey)) {
+            this.count(cls === "no-op" ? "unknown" : "no-op", -1);
+            this.count(cls, +1);
+          }
       },
       batch.map((b) => b.request.tsMs),
     );
@@ -301,7 +315,8 @@ export class AuditIngester {
    * The precondition rule over the stored writes of one object around a batch's: a write the batch stored
    * decides the one before it, and is decided by the one after it, whichever arrived first.
    */
-  private async settlePreconditions({ target, fromUs, toUs }: TouchedTarget): Promise<void> {
+  private async settlePreconditions({ target, fromUs, toUs }: TouchedTarget): Promise<SettledVerdict[]> {
+    const settled: SettledVerdict[] = [];
     const { writes, lastIsNewest } = await this.audit.writesAround(target, fromUs, toUs);
     const verdicts = preconditionVerdicts(writes);
     // The last one read is decided only when it is the object's newest: else its own next was not read.
@@ -320,13 +335,10 @@ export class AuditIngester {
         if (watchedAs) [noop, evidence] = [noopFlag(watchedAs), "watched-successor"];
       }
       if (noop === write.noop && evidence === write.evidence) continue;
-      await this.audit.setNoop(write.requestKey, noop, evidence);
-      // The object write, where the kind is profiled: no-op, or what it was before (its fields are not known either way).
-      if (evidence !== "watched-successor" && (await this.store.reclassifyRequest(write.requestKey, cls))) {
-        this.count(cls === "no-op" ? "unknown" : "no-op", -1);
-        this.count(cls, +1);
-      }
+      // The object write too, where the kind is profiled: no-op, or what it was before (its fields are not known either way).
+      settled.push({ requestKey: write.requestKey, noop, evidence, cls });
     }
+    return settled;
   }
 
   private profilesOf(request: AuditRequest): Profile[] | undefined {

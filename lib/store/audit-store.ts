@@ -7,6 +7,7 @@ import type { NoopEvidence, PreconditionWrite } from "../churn/preconditions";
 import type { AuditRow } from "../snapshot/format/audit-rows";
 import type { RequestRecord, StoreConnection } from "./types";
 import type { ObjectKey } from "../wire/objects";
+import { arrayText } from "./engine/insert-rows";
 
 /** The object a request wrote, as audit requests name it (any subresource: they share its versions). */
 export interface ObjectTarget {
@@ -15,6 +16,13 @@ export interface ObjectTarget {
   resource: string;
   namespace: string;
   name: string;
+}
+
+/** A stored request's write, classified again: whether it changed nothing, and on what evidence. */
+export interface NoopVerdict {
+  requestKey: string;
+  noop: boolean | null;
+  evidence: NoopEvidence | null;
 }
 
 export class AuditStore {
@@ -60,11 +68,21 @@ export class AuditStore {
 
   /** A stored request's write classified again: whether it changed nothing, and on what evidence. */
   async setNoop(requestKey: string, noop: boolean | null, evidence: NoopEvidence | null): Promise<void> {
-    await this.sql().run("UPDATE audit_requests SET noop = ?, evidence = ? WHERE request_key = ?", [
-      noop === null ? null : noop ? 1 : 0,
-      noop === null ? null : evidence,
-      requestKey,
-    ]);
+    await this.setNoops([{ requestKey, noop, evidence }]);
+  }
+
+  /** Many `setNoop`s: on PostgreSQL in one statement, where each would be a round trip. */
+  async setNoops(verdicts: readonly NoopVerdict[]): Promise<void> {
+    const flags = verdicts.map(({ noop, evidence }) => ({ noop: noop === null ? null : noop ? 1 : 0, evidence: noop === null ? null : evidence }));
+    if (this.writes.dialect === "sqlite" || verdicts.length === 1) {
+      for (const [i, { requestKey }] of verdicts.entries())
+        await this.sql().run("UPDATE audit_requests SET noop = ?, evidence = ? WHERE request_key = ?", [flags[i].noop, flags[i].evidence, requestKey]);
+    } else if (verdicts.length > 1)
+      await this.sql().run(
+        `UPDATE audit_requests a SET noop = v.noop, evidence = v.evidence
+       FROM unnest(CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS text[])) AS v(request_key, noop, evidence) WHERE a.request_key = v.request_key`,
+        [arrayText(verdicts.map((v) => v.requestKey)), arrayText(flags.map((f) => f.noop)), arrayText(flags.map((f) => f.evidence))],
+      );
   }
 
   /**

@@ -16,7 +16,7 @@ import { Changes } from "./changes";
 import { DayRollups } from "./day-rollups";
 import type { RecordedChange } from "../churn/changes";
 import { noopFlag, WriteJoins } from "./joins";
-import { insertRows } from "./engine/insert-rows";
+import { arrayText, insertRows } from "./engine/insert-rows";
 import { RecorderLeases } from "./leases";
 import { WebhookSpoolTable } from "./webhook-spool";
 import { Ranking, type ObjectFilter, type RankOptions } from "./ranking";
@@ -233,12 +233,30 @@ export class WriteStore implements WriteRepository {
    * preconditions): no-op, or back to unknown. Only such a row changes; answers whether it did.
    */
   async reclassifyRequest(requestKey: string, cls: "no-op" | "unknown"): Promise<boolean> {
-    const row = await this.sql().get<{ tsMs: number }>(
-      `UPDATE writes SET class = ? WHERE request_key = ? AND source = 'audit' AND class IN ('no-op', 'unknown') AND class <> ? RETURNING ts_ms AS "tsMs"`,
-      [cls, requestKey, cls],
-    );
-    if (row) await this.rollups.written(row.tsMs);
-    return row !== undefined;
+    return (await this.reclassifyRequests([{ requestKey, cls }])).size > 0;
+  }
+
+  /** Many `reclassifyRequest`s (on PostgreSQL in one statement, where each would be a round trip); answers the requests whose write changed. */
+  async reclassifyRequests(requests: readonly { requestKey: string; cls: "no-op" | "unknown" }[]): Promise<Set<string>> {
+    type Changed = { requestKey: string; tsMs: number };
+    const changed: Changed[] = [];
+    // Only an audited write whose class the rule decides, and only to another class.
+    const rule = (cls: string) => `source = 'audit' AND class IN ('no-op', 'unknown') AND class <> ${cls}`;
+    const returning = `RETURNING request_key AS "requestKey", ts_ms AS "tsMs"`;
+    if (this.database.dialect === "sqlite" || requests.length === 1) {
+      for (const { requestKey, cls } of requests)
+        changed.push(
+          ...(await this.sql().all<Changed>(`UPDATE writes SET class = ? WHERE request_key = ? AND ${rule("?")} ${returning}`, [cls, requestKey, cls])),
+        );
+    } else if (requests.length > 1)
+      changed.push(
+        ...(await this.sql().all<Changed>(
+          `UPDATE writes SET class = v.cls FROM unnest(CAST(? AS text[]), CAST(? AS text[])) AS v(request, cls) WHERE writes.request_key = v.request AND ${rule("v.cls")} ${returning}`,
+          [arrayText(requests.map((r) => r.requestKey)), arrayText(requests.map((r) => r.cls))],
+        )),
+      );
+    for (const { tsMs } of changed) await this.rollups.written(tsMs);
+    return new Set(changed.map((row) => row.requestKey));
   }
 
   /** A Metadata-level write joined to, or parted from, the watched version it made (joins.ts); the class it now has as that version, if it is one. */

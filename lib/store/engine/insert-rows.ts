@@ -96,15 +96,20 @@ function unnested({ head, tail, rows }: InsertGroup, types: ColumnTypes): { tabl
   if (casts.some((type) => type === undefined)) return undefined;
   const params: string[] = [];
   for (let c = 0; c < columns.length; c++) {
-    const items: string[] = [];
+    const values: (string | number | null)[] = [];
     for (const row of rows) {
       const value = row[c];
       if (Buffer.isBuffer(value)) return undefined;
-      items.push(arrayItem(value));
+      values.push(value);
     }
-    params.push(`{${items.join(",")}}`);
+    params.push(arrayText(values));
   }
   return { table, text: `${head} SELECT * FROM unnest(${casts.map((type) => `CAST(? AS ${type}[])`).join(", ")})${tail}`, params };
+}
+
+/** Values as PostgreSQL's array text (`{1,NULL,"text"}`): one parameter for many rows, cast to an array and unnested. */
+export function arrayText(values: readonly (string | number | null)[]): string {
+  return `{${values.map(arrayItem).join(",")}}`;
 }
 
 /** Characters JSON writes as escapes of its own, which PostgreSQL's array text would read otherwise. */
