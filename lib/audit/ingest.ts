@@ -283,6 +283,7 @@ export class AuditIngester {
         await this.guard();
         // Only a store the watch recorder writes to can hold the same write twice.
         this.watched = await this.audit.hasWatchedObjects();
+        await this.audit.learnStored(batch.map((b) => b.request));
         const touched = new Map<string, TouchedTarget>();
         for (const { request, bytes } of batch) if (await this.store1(request, bytes)) this.touch(touched, request);
         // Each object's verdicts read its own requests alone: all are stored together, at the end.

@@ -7,7 +7,7 @@ import type { NoopEvidence, PreconditionWrite } from "../churn/preconditions";
 import type { AuditRow } from "../snapshot/format/audit-rows";
 import type { RequestRecord, StoreConnection } from "./types";
 import type { ObjectKey } from "../wire/objects";
-import { arrayText } from "./engine/insert-rows";
+import { arrayText, insertRows } from "./engine/insert-rows";
 
 /** The object a request wrote, as audit requests name it (any subresource: they share its versions). */
 export interface ObjectTarget {
@@ -17,6 +17,9 @@ export interface ObjectTarget {
   namespace: string;
   name: string;
 }
+
+const INSERT_REQUEST = `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code,
+  latency_ms, noop, evidence, precondition, order_us)`;
 
 /** A stored request's write, classified again: whether it changed nothing, and on what evidence. */
 export interface NoopVerdict {
@@ -33,37 +36,62 @@ export class AuditStore {
     return this.writes.sql();
   }
 
+  /**
+   * Which of a batch's requests are stored already, asked once in its transaction: `addRequest` then answers from what
+   * this learnt, and on PostgreSQL its row waits to go in with the others (a statement per request was most of a
+   * webhook batch's time).
+   */
+  async learnStored(requests: readonly { key: string; tsMs: number }[]): Promise<void> {
+    const known = this.transactionKnows();
+    if (!known || requests.length === 0) return;
+    // A request is the same by its key; PostgreSQL's unique key adds the time, as its partitions are by time.
+    const rows =
+      this.writes.dialect === "postgres"
+        ? await this.sql().all<{ key: string }>(
+            `SELECT a.request_key AS key FROM audit_requests a JOIN unnest(CAST(? AS text[]), CAST(? AS bigint[])) AS r(key, ts_ms) ON a.request_key = r.key AND a.ts_ms = r.ts_ms`,
+            [arrayText(requests.map((r) => r.key)), arrayText(requests.map((r) => r.tsMs))],
+          )
+        : await this.sql().all<{ key: string }>("SELECT request_key AS key FROM audit_requests WHERE request_key IN (SELECT value FROM json_each(?))", [
+            JSON.stringify(requests.map((r) => r.key)),
+          ]);
+    known.stored = new Set(rows.map((row) => row.key));
+  }
+
+  /** What the current transaction learnt of the requests stored (undefined outside one, or before `learnStored`). */
+  private transactionKnows() {
+    return this.writes.transactionValue(this, () => ({ stored: undefined as Set<string> | undefined }));
+  }
+
   /** Stores a request; false when the same auditID and stage is already stored (a re-read file, a retried batch). */
   async addRequest(cluster: string, r: RequestRecord, noop: boolean | null, evidence: NoopEvidence | null = null): Promise<boolean> {
     await this.writes.ensureDays(["audit_requests"], r.tsMs);
-    return (
-      (
-        await this.sql().run(
-          `INSERT INTO audit_requests (request_key, ts_ms, cluster, usr, user_agent, verb, grp, resource, subresource, namespace, name, code, latency_ms, noop,
-           evidence, precondition, order_us)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-          [
-            r.key,
-            r.tsMs,
-            cluster,
-            r.user,
-            r.userAgent,
-            r.verb,
-            r.group,
-            r.resource,
-            r.subresource,
-            r.namespace,
-            r.name,
-            r.code,
-            r.latencyMs,
-            noop === null ? null : noop ? 1 : 0,
-            noop === null ? null : evidence,
-            r.precondition ?? null,
-            r.orderUs ?? r.tsMs * 1000,
-          ],
-        )
-      ).changes > 0
-    );
+    const row = [
+      r.key,
+      r.tsMs,
+      cluster,
+      r.user,
+      r.userAgent,
+      r.verb,
+      r.group,
+      r.resource,
+      r.subresource,
+      r.namespace,
+      r.name,
+      r.code,
+      r.latencyMs,
+      noop === null ? null : noop ? 1 : 0,
+      noop === null ? null : evidence,
+      r.precondition ?? null,
+      r.orderUs ?? r.tsMs * 1000,
+    ];
+    const stored = this.transactionKnows()?.stored;
+    if (!stored) return (await insertRows(this.sql(), INSERT_REQUEST, [row], " ON CONFLICT DO NOTHING")) > 0;
+    // Nothing else stores requests while this transaction runs (the storing lock, or SQLite's write lock): what it
+    // learnt, and what it stored since, is all there is.
+    if (stored.has(r.key)) return false;
+    stored.add(r.key);
+    await this.writes.insertRow(INSERT_REQUEST, row);
+    return true;
   }
 
   /** A stored request's write classified again: whether it changed nothing, and on what evidence. */

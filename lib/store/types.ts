@@ -39,6 +39,8 @@ export interface StoreConnection {
   insertLater(head: string, row: SqlValue[], tail?: string, replaces?: string): void;
   /** one row, waiting for the transaction's next statement where rows may (`insertLater`), else at once */
   insertRow(head: string, row: SqlValue[], tail?: string, replaces?: string): Promise<void>;
+  /** a value kept for the current transaction's length (made by `init` on first use); undefined outside one */
+  transactionValue<T>(owner: object, init: () => T): T | undefined;
 }
 
 /** One completed write request as the audit repository keeps it (audit ingest reads them from logs); its cluster is the store's to add. */

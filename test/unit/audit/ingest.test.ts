@@ -129,6 +129,25 @@ describe.each(storeEngines())("audit ingest into the store on %s", (_name, engin
       expect(ingester.counts.duplicates).toBe(requests);
     });
 
+    it("stores a request delivered twice in one batch once (a webhook batch that repeats part of itself)", async () => {
+      const truth = seed003(START, 30);
+      const { store, ingester, feed, byClass } = await setup();
+      const completed = (line: string) => (JSON.parse(line) as { stage: string }).stage === "ResponseComplete";
+      await feed(truth.lines.flatMap((line) => (completed(line) ? [line, line] : [line])));
+      const expected: Record<string, number> = {};
+      for (const name of truth.routes) {
+        expected[`${name}:no-op`] = truth.noop[name];
+        expected[`${name}:unrouted`] = truth.unrouted[name];
+        if (truth.routed[name]) expected[`${name}:routed`] = truth.routed[name];
+        expected[`${name}:unknown`] = 1;
+      }
+      expect(await byClass()).toEqual(expected);
+      const users = (await store.database.sql().all("SELECT usr, COUNT(*) AS n FROM audit_requests GROUP BY usr")) as { usr: string; n: number }[];
+      expect(Object.fromEntries(users.map((u) => [u.usr, u.n]))).toEqual(truth.requestsByUser);
+      // Every stored request came twice.
+      expect(ingester.counts.duplicates).toBe(Object.values(truth.requestsByUser).reduce((a, b) => a + b, 0));
+    });
+
     it("counts Metadata-level writes per object, user and verb without classifying them", async () => {
       const { feed, byClass, store } = await setup();
       const meta = { resource: "httproutes", group: "gateway.networking.k8s.io", namespace: "apps", name: "m1", level: "Metadata" as const };
