@@ -121,6 +121,19 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
       }
     });
 
+    it("stores rows asked for by two statements into one table in one transaction, in the order asked", async () => {
+      const store = await engine.writeStore();
+      const head = "INSERT INTO meta (key, value)";
+      await store.batch(async () => {
+        await store.database.insertRow(head, ["rows/a", "1"]);
+        await store.database.insertRow(head, ["rows/b", "2"]);
+        // On PostgreSQL these wait as a second group of the same table: in one statement with the first, it would not
+        // see the row it conflicts with.
+        await store.database.insertRow(head, ["rows/a", "3"], " ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+      });
+      expect([await store.getMeta("rows/a"), await store.getMeta("rows/b")]).toEqual(["3", "2"]);
+    });
+
     it("keeps the last of a setting set twice in one transaction, and reads it back inside it and after", async () => {
       const store = await engine.writeStore();
       const seen = await store.batch(async () => {
