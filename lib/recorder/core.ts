@@ -224,6 +224,7 @@ export class ProfileRecorder {
       this.store,
       async ({ compared, resume }) => {
         await this.guard();
+        await this.store.expectWatched(compared.map(({ key, write }) => ({ key, tsMs: write.tsMs })));
         for (const { key, write } of compared) await this.store.record(key, write);
         if (resume !== undefined) await this.store.setMeta(this.resumeKey(), resume);
         if (events.length > 0) await this.markObserved(events.at(-1)!.tsMs);

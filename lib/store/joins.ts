@@ -45,6 +45,46 @@ export class WriteJoins {
     return this.connection.sql();
   }
 
+  /**
+   * Which objects of a burst of watched writes have an audited write near the burst's times, asked once for the
+   * burst in its transaction: a watched write of any other object joins none (both of `intoAudited`'s ways look for
+   * an audited row of its object within SAME_WRITE_MS), and `intoAudited` answers so without a statement of its own,
+   * which on PostgreSQL is a round trip that also stores the burst's waiting rows a write at a time. Joining only turns
+   * audited rows into watched ones, so what this learnt stays true for the rest of the transaction.
+   */
+  async learnAuditedNear(writes: readonly { objectId: number; tsMs: number }[]): Promise<void> {
+    const known = this.transactionKnows();
+    if (!known || writes.length === 0) return;
+    const times = writes.map((w) => w.tsMs);
+    const [fromMs, toMs] = [Math.min(...times) - SAME_WRITE_MS, Math.max(...times) + SAME_WRITE_MS];
+    const ids = [...new Set(writes.map((w) => w.objectId))];
+    const near = "ts_ms BETWEEN ? AND ? AND source = 'audit'";
+    const rows =
+      this.connection.dialect === "postgres"
+        ? await this.sql().all<{ id: number }>(`SELECT DISTINCT object_id AS id FROM writes WHERE object_id = ANY(CAST(? AS bigint[])) AND ${near}`, [
+            `{${ids.join(",")}}`,
+            fromMs,
+            toMs,
+          ])
+        : await this.sql().all<{ id: number }>(`SELECT DISTINCT object_id AS id FROM writes WHERE object_id IN (SELECT value FROM json_each(?)) AND ${near}`, [
+            JSON.stringify(ids),
+            fromMs,
+            toMs,
+          ]);
+    known.auditedNear = { fromMs, toMs, objects: new Set(rows.map((row) => row.id)) };
+  }
+
+  /** What the current transaction learnt of audited writes (undefined outside one). */
+  private transactionKnows() {
+    return this.connection.transactionValue(this, () => ({ auditedNear: undefined as { fromMs: number; toMs: number; objects: Set<number> } | undefined }));
+  }
+
+  /** Whether this transaction learnt that no audited write of the object is near enough to `tsMs` to be the same write. */
+  private noneAuditedNear(objectId: number, tsMs: number): boolean {
+    const near = this.transactionKnows()?.auditedNear;
+    return near !== undefined && tsMs - SAME_WRITE_MS >= near.fromMs && tsMs + SAME_WRITE_MS <= near.toMs && !near.objects.has(objectId);
+  }
+
   /** An audited write that the recorder already stored: the audit's request joins the recorder's row. */
   async intoWatched(objectId: number, write: StoredWrite, requestKey: string | undefined): Promise<JoinedRow | undefined> {
     const version = madeVersion(write.resourceVersion) ?? null;
@@ -72,6 +112,7 @@ export class WriteJoins {
    * the version the write made, or the precondition of the last write sent against the version this one followed.
    */
   async intoAudited(objectId: number, write: StoredWrite): Promise<(JoinedRow & { by: "version" | "precondition" }) | undefined> {
+    if (this.noneAuditedNear(objectId, write.tsMs)) return undefined;
     const version = madeVersion(write.resourceVersion) ?? null;
     const isDelete = write.cls === "delete" ? 1 : 0;
     // A delete by the nearest audited delete (or the write whose version it removed); any other version by the earliest

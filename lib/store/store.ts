@@ -125,6 +125,17 @@ export class WriteStore implements WriteRepository {
   }
 
   /**
+   * A burst of watched writes about to be recorded in the current transaction: where audit requests are stored, which of
+   * their objects have an audited write near them is asked once (joins.ts), not once per write.
+   */
+  async expectWatched(writes: readonly { key: ObjectKey; tsMs: number }[]): Promise<void> {
+    if (writes.length === 0 || !this.database.inTransaction || !(await this.anyAudited())) return;
+    const ids: { objectId: number; tsMs: number }[] = [];
+    for (const { key, tsMs } of writes) ids.push({ objectId: this.database.cachedIdOf(key) ?? (await this.idOf(key)), tsMs });
+    await this.joins.learnAuditedNear(ids);
+  }
+
+  /**
    * Stores one write and answers its row's id, or, when the other source already stored the same write
    * (joins.ts), joins that row and answers its id with `joined`. `requestKey`: the audit request it
    * came from; `joinable: false` for a write that made no version (answered with the one it had).

@@ -12,6 +12,8 @@ import type { ObjectKey, StoredWrite } from "../wire/objects";
 export interface WriteRepository {
   /** `timesMs`: when the rows the work stores were written (PostgreSQL makes their day partitions first) */
   batch<T>(work: () => Promise<T>, timesMs?: readonly number[]): Promise<T>;
+  /** a burst of watched writes `record` is about to be given in the current transaction: what decides their joins, asked once */
+  expectWatched(writes: readonly { key: ObjectKey; tsMs: number }[]): Promise<void>;
   record(key: ObjectKey, write: StoredWrite): Promise<unknown>;
   /** `baseline`: what it runs, for a kind whose changes are recorded (churn/changes.ts) */
   recordFirstSeen(key: ObjectKey, tsMs: number, projection: Record<string, string>, body?: Json, baseline?: RecordedChange): Promise<void>;

@@ -9,6 +9,8 @@
  * ENGINES=sqlite,postgres (the default: sqlite) also stores the same events, in the same run, into a fresh database of a
  * real PostgreSQL server (Debian's, started here on the same machine), and reports each engine's events/s, and
  * PostgreSQL's ceiling: the rows the recorder stored inserted bare into a fresh database, a burst per transaction.
+ * AUDITED=1 stores one audit request first (of an object the events do not touch), as a store the audit webhook feeds
+ * has: every watched write may then be one the audit log stored already, and the recorder asks which.
  * ROUNDS (default 1) records that many times into fresh stores, the engines alternated: this machine's speed drifts by a
  * fifth over a minute, so only a round's two runs compare; the figures are the medians, with their ranges.
  * Run: npx tsx test/bench/recorder.ts
@@ -34,10 +36,22 @@ const ENGINES = (process.env.ENGINES ?? "sqlite").split(",");
 
 const ROUNDS = Math.max(1, Number(process.env.ROUNDS ?? 1));
 
+const AUDITED = process.env.AUDITED === "1";
+
+/** One completed audit request of an object no event touches, at `tsMs`. */
+async function auditOne(store: WriteStore, tsMs: number): Promise<void> {
+  const request = { key: "bench/ResponseComplete", tsMs, user: "bench", userAgent: "bench", verb: "update", group: "", resource: "configmaps" };
+  await store.batch(
+    () => store.audit().addRequest("bench", { ...request, subresource: "", namespace: "bench", name: "untouched", code: 200, latencyMs: 1 }, null),
+    [tsMs],
+  );
+}
+
 const median = (values: readonly number[]) => percentile([...values], 50);
 
 /** Stores the streams' events into `store` as the watchers would, a burst per transaction; answers the seconds it took. */
 async function record(store: WriteStore, streams: Map<string, Prepared[]>): Promise<{ seconds: number; stored: number; transactions: number }> {
+  if (AUDITED) await auditOne(store, [...streams.values()][0][0].timeMs);
   const recorders = new Map<string, ProfileRecorder>();
   const recorderOf = (cluster: string, group: string, kind: string) => {
     const key = `${cluster}/${group}/${kind}`;
@@ -170,6 +184,7 @@ async function main() {
       bench: "recorder-throughput",
       events: prepared.length,
       burst: BURST,
+      audited: AUDITED,
       streams: streams.size,
       transactions,
       stored,
@@ -226,6 +241,7 @@ async function main() {
         bench: "recorder-throughput-postgres",
         events: prepared.length,
         burst: BURST,
+        audited: AUDITED,
         stored: postgresRuns[0].stored,
         rounds: ROUNDS,
         seconds: round(postgresSeconds),
