@@ -98,6 +98,8 @@ interface TouchedTarget {
   toUs: number;
 }
 
+const isSuccess = (request: AuditRequest) => request.code === 0 || (request.code >= 200 && request.code < 300);
+
 /** A stored request's write decided by the precondition rule: its flags, and the class its object write takes. */
 interface SettledVerdict extends NoopVerdict {
   cls: "no-op" | "unknown";
@@ -284,6 +286,7 @@ export class AuditIngester {
         // Only a store the watch recorder writes to can hold the same write twice.
         this.watched = await this.audit.hasWatchedObjects();
         await this.audit.learnStored(batch.map((b) => b.request));
+        if (this.watched) await this.store.expectAudited(batch.flatMap(({ request }) => this.writtenObject(request)));
         const touched = new Map<string, TouchedTarget>();
         for (const { request, bytes } of batch) if (await this.store1(request, bytes)) this.touch(touched, request);
         // Each object's verdicts read its own requests alone: all are stored together, at the end.
@@ -472,7 +475,7 @@ export class AuditIngester {
    * version. Reads state, changes none: the caller applies `next` once the request is known to be new.
    */
   private async classify(request: AuditRequest, profiles: Profile[]): Promise<ClassifiedWrite> {
-    const key: ObjectKey = { cluster: this.cluster, group: request.group, kind: profiles[0].kind, namespace: request.namespace, name: request.name };
+    const key = this.keyOf(request, profiles);
     const before = await this.previous(key, request);
     const response = request.response;
     const resourceVersion = response?.resourceVersion;
@@ -509,9 +512,19 @@ export class AuditIngester {
     return { ...base, next, analysis: this.compared(profile, before, next.version, next.resourceVersion, request.user) };
   }
 
+  private keyOf(request: AuditRequest, profiles: Profile[]): ObjectKey {
+    return { cluster: this.cluster, group: request.group, kind: profiles[0].kind, namespace: request.namespace, name: request.name };
+  }
+
+  /** The object a request wrote and when, if it is a write `store1` records (a successful one of a named, profiled object). */
+  private writtenObject(request: AuditRequest): { key: ObjectKey; tsMs: number }[] {
+    const profiles = isSuccess(request) && request.name !== "" ? this.profilesOf(request) : undefined;
+    return profiles ? [{ key: this.keyOf(request, profiles), tsMs: request.tsMs }] : [];
+  }
+
   /** Stores one request; answers whether it is a new successful write of a named object (one the precondition rule reads). */
   private async store1(request: AuditRequest, bytes: number): Promise<boolean> {
-    const succeeded = request.code === 0 || (request.code >= 200 && request.code < 300);
+    const succeeded = isSuccess(request);
     const profiles = succeeded && request.name !== "" ? this.profilesOf(request) : undefined;
     const write = profiles ? await this.classify(request, profiles) : undefined;
     const cls = write?.analysis.cls;

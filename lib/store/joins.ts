@@ -36,6 +36,23 @@ export interface JoinedRow {
 /** What a joined row answers with. */
 const JOINED = `id, ts_ms AS "tsMs", writer, request_key AS "requestKey", class AS cls`;
 
+/** A write about to be stored: its object's id (none when the object was never stored) and its time. */
+export interface WriteNear {
+  objectId: number | undefined;
+  tsMs: number;
+}
+
+/** The objects with rows a write could join within SAME_WRITE_MS of its time, for writes in (fromMs, toMs) widened by that. */
+interface ObjectsNear {
+  fromMs: number;
+  toMs: number;
+  objects: Set<number>;
+}
+
+/** Whether what was learnt says no row of the object is near enough to `tsMs` to be the same write. */
+const noneNear = (near: ObjectsNear | undefined, objectId: number, tsMs: number): boolean =>
+  near !== undefined && tsMs - SAME_WRITE_MS >= near.fromMs && tsMs + SAME_WRITE_MS <= near.toMs && !near.objects.has(objectId);
+
 const madeVersion = (rv: string | undefined): string | undefined => (rv?.startsWith("deleted@") ? rv.slice("deleted@".length) : rv);
 
 export class WriteJoins {
@@ -52,37 +69,45 @@ export class WriteJoins {
    * which on PostgreSQL is a round trip that also stores the burst's waiting rows a write at a time. Joining only turns
    * audited rows into watched ones, so what this learnt stays true for the rest of the transaction.
    */
-  async learnAuditedNear(writes: readonly { objectId: number; tsMs: number }[]): Promise<void> {
+  async learnAuditedNear(writes: readonly WriteNear[]): Promise<void> {
     const known = this.transactionKnows();
-    if (!known || writes.length === 0) return;
+    if (known) known.audited = await this.objectsNear("source = 'audit'", writes);
+  }
+
+  /**
+   * The same for a batch of audited writes: which of their objects have a watched version no request has joined yet
+   * near them (`intoWatched` looks for nothing else). Joining takes such versions away; parting one from its request
+   * (`placeByPrecondition`) gives one back, and forgets what this learnt.
+   */
+  async learnWatchedNear(writes: readonly WriteNear[]): Promise<void> {
+    const known = this.transactionKnows();
+    if (known) known.watched = await this.objectsNear("source = 'watch' AND verb IS NULL", writes);
+  }
+
+  private async objectsNear(rows: string, writes: readonly WriteNear[]): Promise<ObjectsNear | undefined> {
+    if (writes.length === 0) return undefined;
     const times = writes.map((w) => w.tsMs);
     const [fromMs, toMs] = [Math.min(...times) - SAME_WRITE_MS, Math.max(...times) + SAME_WRITE_MS];
-    const ids = [...new Set(writes.map((w) => w.objectId))];
-    const near = "ts_ms BETWEEN ? AND ? AND source = 'audit'";
-    const rows =
-      this.connection.dialect === "postgres"
-        ? await this.sql().all<{ id: number }>(`SELECT DISTINCT object_id AS id FROM writes WHERE object_id = ANY(CAST(? AS bigint[])) AND ${near}`, [
-            `{${ids.join(",")}}`,
-            fromMs,
-            toMs,
-          ])
-        : await this.sql().all<{ id: number }>(`SELECT DISTINCT object_id AS id FROM writes WHERE object_id IN (SELECT value FROM json_each(?)) AND ${near}`, [
-            JSON.stringify(ids),
-            fromMs,
-            toMs,
-          ]);
-    known.auditedNear = { fromMs, toMs, objects: new Set(rows.map((row) => row.id)) };
+    // An object not stored yet has no rows to join.
+    const ids = [...new Set(writes.flatMap((w) => (w.objectId === undefined ? [] : [w.objectId])))];
+    const found =
+      ids.length === 0
+        ? []
+        : this.connection.dialect === "postgres"
+          ? await this.sql().all<{ id: number }>(
+              `SELECT DISTINCT object_id AS id FROM writes WHERE object_id = ANY(CAST(? AS bigint[])) AND ts_ms BETWEEN ? AND ? AND ${rows}`,
+              [`{${ids.join(",")}}`, fromMs, toMs],
+            )
+          : await this.sql().all<{ id: number }>(
+              `SELECT DISTINCT object_id AS id FROM writes WHERE object_id IN (SELECT value FROM json_each(?)) AND ts_ms BETWEEN ? AND ? AND ${rows}`,
+              [JSON.stringify(ids), fromMs, toMs],
+            );
+    return { fromMs, toMs, objects: new Set(found.map((row) => row.id)) };
   }
 
-  /** What the current transaction learnt of audited writes (undefined outside one). */
+  /** What the current transaction learnt of the rows a write could join (undefined outside one). */
   private transactionKnows() {
-    return this.connection.transactionValue(this, () => ({ auditedNear: undefined as { fromMs: number; toMs: number; objects: Set<number> } | undefined }));
-  }
-
-  /** Whether this transaction learnt that no audited write of the object is near enough to `tsMs` to be the same write. */
-  private noneAuditedNear(objectId: number, tsMs: number): boolean {
-    const near = this.transactionKnows()?.auditedNear;
-    return near !== undefined && tsMs - SAME_WRITE_MS >= near.fromMs && tsMs + SAME_WRITE_MS <= near.toMs && !near.objects.has(objectId);
+    return this.connection.transactionValue(this, () => ({ audited: undefined as ObjectsNear | undefined, watched: undefined as ObjectsNear | undefined }));
   }
 
   /** An audited write that the recorder already stored: the audit's request joins the recorder's row. */
@@ -92,6 +117,7 @@ export class WriteJoins {
     // A create logged without its answer (Metadata level): the object's one create the watch saw within the minute.
     const isBlindCreate = write.cls === "create" && version === null ? 1 : 0;
     if (version === null && !isDelete && !isBlindCreate) return undefined;
+    if (noneNear(this.transactionKnows()?.watched, objectId, write.tsMs)) return undefined;
     const row = await this.sql().get<{ id: number }>(
       `SELECT id FROM writes WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND source = 'watch' AND verb IS NULL
          AND (rv = ? OR rv = 'deleted@' || ? OR (? = 1 AND class = 'delete') OR (? = 1 AND class = 'create'))
@@ -112,7 +138,7 @@ export class WriteJoins {
    * the version the write made, or the precondition of the last write sent against the version this one followed.
    */
   async intoAudited(objectId: number, write: StoredWrite): Promise<(JoinedRow & { by: "version" | "precondition" }) | undefined> {
-    if (this.noneAuditedNear(objectId, write.tsMs)) return undefined;
+    if (noneNear(this.transactionKnows()?.audited, objectId, write.tsMs)) return undefined;
     const version = madeVersion(write.resourceVersion) ?? null;
     const isDelete = write.cls === "delete" ? 1 : 0;
     // A delete by the nearest audited delete (or the write whose version it removed); any other version by the earliest
@@ -209,6 +235,9 @@ export class WriteJoins {
       await sql.run("UPDATE writes SET verb = NULL, subresource = NULL, user_agent = NULL, code = NULL, latency_ms = NULL, request_key = NULL WHERE id = ?", [
         own.id,
       ]);
+      // A watched version no request has joined again: what the transaction learnt of those is out of date.
+      const known = this.transactionKnows();
+      if (known) known.watched = undefined;
       return { cls: null, tsMs: [request.tsMs, own.tsMs] };
     }
     if (!last) return { cls: null, tsMs: [] };

@@ -8,6 +8,7 @@ import type { FieldChange } from "../churn/diff";
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import type { FieldRow, ObjectHistory, ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
+import { objectKeyText } from "../objects/key";
 import { AuditStore } from "./audit-store";
 import { BucketCheckpoints } from "./bucket-checkpoints";
 import { StoreDatabase, type StoreTarget } from "./database";
@@ -15,7 +16,7 @@ import { dropBefore, PARTITIONED_TABLES } from "./engine/partitions";
 import { Changes } from "./changes";
 import { DayRollups } from "./day-rollups";
 import type { RecordedChange } from "../churn/changes";
-import { noopFlag, WriteJoins } from "./joins";
+import { noopFlag, WriteJoins, type WriteNear } from "./joins";
 import { arrayText, insertRows } from "./engine/insert-rows";
 import { RecorderLeases } from "./leases";
 import { WebhookSpoolTable } from "./webhook-spool";
@@ -130,9 +131,23 @@ export class WriteStore implements WriteRepository {
    */
   async expectWatched(writes: readonly { key: ObjectKey; tsMs: number }[]): Promise<void> {
     if (writes.length === 0 || !this.database.inTransaction || !(await this.anyAudited())) return;
-    const ids: { objectId: number; tsMs: number }[] = [];
-    for (const { key, tsMs } of writes) ids.push({ objectId: this.database.cachedIdOf(key) ?? (await this.idOf(key)), tsMs });
-    await this.joins.learnAuditedNear(ids);
+    const near: WriteNear[] = [];
+    for (const { key, tsMs } of writes) near.push({ objectId: this.database.cachedIdOf(key) ?? (await this.idOf(key)), tsMs });
+    await this.joins.learnAuditedNear(near);
+  }
+
+  /** The same for a batch of audited writes, where the recorder stores versions too: which the watch saw, asked once. */
+  async expectAudited(writes: readonly { key: ObjectKey; tsMs: number }[]): Promise<void> {
+    if (writes.length === 0 || !this.database.inTransaction) return;
+    // A batch's writes are of few objects: each looked up once.
+    const ids = new Map<string, number | undefined>();
+    const near: WriteNear[] = [];
+    for (const { key, tsMs } of writes) {
+      const text = objectKeyText(key);
+      if (!ids.has(text)) ids.set(text, this.database.cachedIdOf(key) ?? (await this.database.knownIdOf(key)));
+      near.push({ objectId: ids.get(text), tsMs });
+    }
+    await this.joins.learnWatchedNear(near);
   }
 
   /**
