@@ -146,7 +146,16 @@ async function main() {
     if (!store) throw new Error("no round ran");
     const { stored, transactions } = sqliteRuns[0];
     const seconds = median(sqliteRuns.map((run) => run.seconds));
-    const range = (runs: typeof sqliteRuns) => runs.map((run) => Math.round(prepared.length / run.seconds));
+    /** What both engines' lines report of their runs: the median's seconds and events/s, and each round's events/s. */
+    const figures = (runs: typeof sqliteRuns, medianSeconds: number) => ({
+      events: prepared.length,
+      burst: BURST,
+      audited: AUDITED,
+      rounds: ROUNDS,
+      seconds: round(medianSeconds),
+      eventsPerSecond: Math.round(prepared.length / medianSeconds),
+      eventsPerSecondByRound: runs.map((run) => Math.round(prepared.length / run.seconds)),
+    });
 
     // The ceiling: the rows the recorder stored (its writes with their field changes), inserted again into a fresh
     // store with the same schema and indexes, BURST writes per transaction, with nothing to diff or classify.
@@ -182,16 +191,10 @@ async function main() {
 
     report({
       bench: "recorder-throughput",
-      events: prepared.length,
-      burst: BURST,
-      audited: AUDITED,
+      ...figures(sqliteRuns, seconds),
       streams: streams.size,
       transactions,
       stored,
-      rounds: ROUNDS,
-      seconds: round(seconds),
-      eventsPerSecond: Math.round(prepared.length / seconds),
-      eventsPerSecondByRound: range(sqliteRuns),
       peer: "raw JSON rows, one transaction per event, no diff",
       peerEventsPerSecond: Math.round(prepared.length / peerSeconds),
       ceiling: `the same ${rows.length} write rows and their field rows inserted bare, ${BURST} writes per transaction`,
@@ -239,14 +242,8 @@ async function main() {
       const ofPeerByRound = postgresRuns.map((run, i) => round(sqliteRuns[i].seconds / run.seconds));
       report({
         bench: "recorder-throughput-postgres",
-        events: prepared.length,
-        burst: BURST,
-        audited: AUDITED,
+        ...figures(postgresRuns, postgresSeconds),
         stored: postgresRuns[0].stored,
-        rounds: ROUNDS,
-        seconds: round(postgresSeconds),
-        eventsPerSecond: Math.round(prepared.length / postgresSeconds),
-        eventsPerSecondByRound: range(postgresRuns),
         peer: "the same events into SQLite, this run",
         peerEventsPerSecond: Math.round(prepared.length / seconds),
         ofPeer: median(ofPeerByRound),
