@@ -21,6 +21,7 @@ import { profileFor, type Profile } from "../churn/profiles";
 import { resourceKey } from "../recorder/core";
 import type { AuditStore, NoopVerdict, ObjectTarget } from "../store/audit-store";
 import { noopFlag } from "../store/joins";
+import { Turns } from "../runtime/turns";
 import { keptBody, VersionChain } from "../store/version-chain";
 import type { PruneCounts, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest, type AuditResponse } from "./event";
@@ -244,26 +245,25 @@ export class AuditIngester {
   }
 
   /** Batches stored one after another, in order; the first failure, after which none is stored, until `flush` reports it. */
-  private storing: Promise<void> = Promise.resolve();
-  private queuedBatches = 0;
+  private readonly storing = new Turns();
   private failure: { error: unknown } | undefined;
 
+  /** Settles once every batch queued before it has. */
+  private afterQueued(): Promise<void> {
+    return this.storing.run(async () => undefined);
+  }
+
   private storePending(): Promise<void> {
-    if (this.pending.length === 0) return this.storing;
+    if (this.pending.length === 0) return this.afterQueued();
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
-    this.queuedBatches++;
-    this.storing = this.storing
-      .then(() => (this.failure ? undefined : this.storeBatch(batch)))
-      .catch((error: unknown) => void (this.failure ??= { error }))
-      .finally(() => void this.queuedBatches--);
-    return this.storing;
+    return this.storing.run(async () => (this.failure ? undefined : this.storeBatch(batch))).catch((error: unknown) => void (this.failure ??= { error }));
   }
 
   /** Resolves once no more than one batch waits to be stored: a reader awaits it, so memory holds about two batches. */
   settled(): Promise<void> {
-    return this.queuedBatches > 1 ? this.storing : Promise.resolve();
+    return this.storing.waiting > 1 ? this.afterQueued() : Promise.resolve();
   }
 
   /**
