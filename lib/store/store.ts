@@ -131,23 +131,27 @@ export class WriteStore implements WriteRepository {
    */
   async expectWatched(writes: readonly { key: ObjectKey; tsMs: number }[]): Promise<void> {
     if (writes.length === 0 || !this.database.inTransaction || !(await this.anyAudited())) return;
-    const near: WriteNear[] = [];
-    for (const { key, tsMs } of writes) near.push({ objectId: this.database.cachedIdOf(key) ?? (await this.idOf(key)), tsMs });
-    await this.joins.learnAuditedNear(near);
+    // Each is recorded next: its object is made now if it is new.
+    await this.joins.learnAuditedNear(await this.near(writes, async (key) => this.database.cachedIdOf(key) ?? (await this.idOf(key))));
   }
 
   /** The same for a batch of audited writes, where the recorder stores versions too: which the watch saw, asked once. */
   async expectAudited(writes: readonly { key: ObjectKey; tsMs: number }[]): Promise<void> {
     if (writes.length === 0 || !this.database.inTransaction) return;
-    // A batch's writes are of few objects: each looked up once.
+    // Some will turn out duplicates or no-ops: no object is made for them.
+    await this.joins.learnWatchedNear(await this.near(writes, (key) => this.database.knownIdOf(key)));
+  }
+
+  /** Writes with their objects' ids, each object looked up once (a batch's writes are of few objects). */
+  private async near(writes: readonly { key: ObjectKey; tsMs: number }[], idOf: (key: ObjectKey) => Promise<number | undefined>): Promise<WriteNear[]> {
     const ids = new Map<string, number | undefined>();
     const near: WriteNear[] = [];
     for (const { key, tsMs } of writes) {
       const text = objectKeyText(key);
-      if (!ids.has(text)) ids.set(text, this.database.cachedIdOf(key) ?? (await this.database.knownIdOf(key)));
+      if (!ids.has(text)) ids.set(text, await idOf(key));
       near.push({ objectId: ids.get(text), tsMs });
     }
-    await this.joins.learnWatchedNear(near);
+    return near;
   }
 
   /**
