@@ -259,14 +259,10 @@ export class WriteStore implements WriteRepository {
   }
 
   /**
-   * An audited write whose class a later request of the same object decided (a Metadata-level log's
-   * preconditions): no-op, or back to unknown. Only such a row changes; answers whether it did.
+   * Audited writes whose class a later request of the same object decided (a Metadata-level log's preconditions):
+   * no-op, or back to unknown. Only such rows change (on PostgreSQL in one statement, where each would be a round
+   * trip); answers the requests whose write did.
    */
-  async reclassifyRequest(requestKey: string, cls: "no-op" | "unknown"): Promise<boolean> {
-    return (await this.reclassifyRequests([{ requestKey, cls }])).size > 0;
-  }
-
-  /** Many `reclassifyRequest`s (on PostgreSQL in one statement, where each would be a round trip); answers the requests whose write changed. */
   async reclassifyRequests(requests: readonly { requestKey: string; cls: "no-op" | "unknown" }[]): Promise<Set<string>> {
     type Changed = { requestKey: string; tsMs: number };
     const changed: Changed[] = [];
