@@ -5,6 +5,7 @@
  * went (each project's wall time and the ten slowest test files), and ends with the line CI reads:
  * "N passed, N failed".
  */
+import { Buffer } from "node:buffer";
 import { spawn } from "node:child_process";
 import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -64,17 +65,21 @@ function firstLine(text) {
 
 /** Runs a command to its end with its output shown as it comes, and keeps the last 4 MB of it to quote from. */
 function runShown(command, args) {
-  const KEEP_CHARS = 4_000_000;
-  let output = "";
+  const KEEP_BYTES = 4_000_000;
+  // The chunks themselves, the oldest dropped past the bound: joining them into one text per chunk would copy megabytes each time.
+  const chunks = [];
+  let kept = 0;
   const keep = (chunk, to) => {
     to.write(chunk);
-    output = (output + chunk.toString("utf8")).slice(-KEEP_CHARS);
+    chunks.push(chunk);
+    kept += chunk.length;
+    while (kept > KEEP_BYTES && chunks.length > 1) kept -= chunks.shift().length;
   };
   return new Promise((resolve) => {
     const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.on("data", (chunk) => keep(chunk, process.stdout));
     child.stderr.on("data", (chunk) => keep(chunk, process.stderr));
-    child.on("close", (code) => resolve({ status: code, output }));
+    child.on("close", (code) => resolve({ status: code, output: Buffer.concat(chunks).toString("utf8") }));
   });
 }
 
