@@ -248,13 +248,8 @@ export class AuditIngester {
   private readonly storing = new Turns();
   private failure: { error: unknown } | undefined;
 
-  /** Settles once every batch queued before it has. */
-  private afterQueued(): Promise<void> {
-    return this.storing.run(async () => undefined);
-  }
-
   private storePending(): Promise<void> {
-    if (this.pending.length === 0) return this.afterQueued();
+    if (this.pending.length === 0) return this.storing.ended();
     const batch = this.pending;
     this.pending = [];
     this.pendingBytes = 0;
@@ -263,7 +258,7 @@ export class AuditIngester {
 
   /** Resolves once no more than one batch waits to be stored: a reader awaits it, so memory holds about two batches. */
   settled(): Promise<void> {
-    return this.storing.waiting > 1 ? this.afterQueued() : Promise.resolve();
+    return this.storing.waiting > 1 ? this.storing.ended() : Promise.resolve();
   }
 
   /**

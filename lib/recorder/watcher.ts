@@ -192,8 +192,7 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
           }
         };
         const flush = () => {
-          // Nothing to add: settles once what is queued has.
-          if (pending.length === 0 || failed) return storing.run(async () => undefined);
+          if (pending.length === 0 || failed) return storing.ended();
           const batch = pending;
           pending = [];
           queued += batch.length;

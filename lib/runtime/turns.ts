@@ -8,6 +8,11 @@ export class Turns {
     return this.asked;
   }
 
+  /** Settles once every run asked for before it has ended, however it ended; it counts as a run meanwhile. */
+  ended(): Promise<void> {
+    return this.run(async () => undefined);
+  }
+
   run<T>(work: () => Promise<T>): Promise<T> {
     this.asked++;
     const result = this.tail.then(work, work).finally(() => this.asked--);

@@ -4,7 +4,7 @@ import { Turns } from "@/lib/runtime/turns";
 const tick = () => new Promise((resolve) => setTimeout(resolve, 1));
 
 describe("Turns", () => {
-  it("runs each piece of work after the one asked for before it has ended, failed or not, and counts what is asked for", async () => {
+  it("runs each piece of work after the one asked for before it has ended, failed or not, counts what is asked for, and says when all of it has ended", async () => {
     const turns = new Turns();
     const log: string[] = [];
     const work =
@@ -20,10 +20,12 @@ describe("Turns", () => {
     const b = turns.run(work("b", true));
     const c = turns.run(work("c"));
     expect(turns.waiting).toBe(3);
+    const ended = turns.ended().then(() => log.push("all ended"));
     expect(await a).toBe("a");
     await expect(b).rejects.toThrow("b");
     expect(await c).toBe("c");
-    expect(log).toEqual(["start a", "end a", "start b", "end b", "start c", "end c"]);
+    await ended;
+    expect(log).toEqual(["start a", "end a", "start b", "end b", "start c", "end c", "all ended"]);
     expect(turns.waiting).toBe(0);
   });
 });
