@@ -87,7 +87,7 @@ function runShown(command, args) {
 function unhandledErrors(output) {
   const lines = output.replace(TERMINAL_COLOURS, "").split("\n");
   const start = lines.findIndex((line) => /Unhandled (Errors?|Rejection)/.test(line));
-  if (start < 0) return "no unhandled error printed: a file may have failed to load (see the output above)";
+  if (start < 0) return "no unhandled error printed (see the output above)";
   return lines
     .slice(start, start + 25)
     .filter((line) => line.trim() !== "")
@@ -145,19 +145,29 @@ for (const project of ["unit", "integration", "e2e"]) {
   }
   projectSeconds.push([project, since(projectStartMs)]);
   const report = JSON.parse(readFileSync(output, "utf8"));
+  // A file that failed to load, or whose hook outside its tests failed (a server's stop timing out), fails no test
+  // but fails the run: each counts as one failure, named with its reason.
+  let failedFiles = 0;
   for (const file of report.testResults ?? []) {
-    if (file.startTime && file.endTime) fileSeconds.push([relative(root, file.name), (file.endTime - file.startTime) / 1000]);
-    for (const test of file.assertionResults ?? [])
-      if (test.status === "failed")
-        failures.push({ file: relative(root, file.name), name: test.fullName ?? test.title, message: firstLine(test.failureMessages?.[0]) });
-    if (file.status === "failed" && (file.assertionResults ?? []).length === 0)
-      failures.push({ file: relative(root, file.name), name: "(the file failed to load)", message: firstLine(file.message) });
+    const name = relative(root, file.name);
+    const tests = file.assertionResults ?? [];
+    if (file.startTime && file.endTime) fileSeconds.push([name, (file.endTime - file.startTime) / 1000]);
+    for (const test of tests)
+      if (test.status === "failed") failures.push({ file: name, name: test.fullName ?? test.title, message: firstLine(test.failureMessages?.[0]) });
+    if (file.status === "failed" && !tests.some((test) => test.status === "failed")) {
+      failures.push({
+        file: name,
+        name: tests.length === 0 ? "(the file failed to load)" : "(a hook outside its tests failed)",
+        message: firstLine(file.message),
+      });
+      failedFiles += 1;
+    }
   }
   passed += report.numPassedTests;
-  failed += report.numFailedTests;
+  failed += report.numFailedTests + failedFiles;
   skipped += (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-  // A suite that failed to load, or an error outside any test, fails no test but must still fail the run.
-  if (run.status !== 0 && report.numFailedTests === 0) {
+  // An error outside any test and any file fails no test but must still fail the run.
+  if (run.status !== 0 && report.numFailedTests === 0 && failedFiles === 0) {
     console.error(`test: ${project} exited ${run.status} with no failed test; counting it as one failure`);
     failures.push({ file: project, name: `vitest exited ${run.status} with no failed test`, message: unhandledErrors(run.output) });
     failed += 1;

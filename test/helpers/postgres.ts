@@ -1,7 +1,8 @@
 /**
  * A real PostgreSQL server for the store's tests: Debian's server binaries, `initdb` into a temporary directory and
- * `postgres` on a free loopback port with password (SCRAM) authentication, stopped (fast shutdown) and removed by
- * the test. As root, the server runs as the `postgres` user Debian's package makes (PostgreSQL refuses root).
+ * `postgres` on a free loopback port with password (SCRAM) authentication, stopped and removed by the test. The stop
+ * is an immediate shutdown: the files are removed next, so a shutdown checkpoint would only write what is deleted.
+ * As root, the server runs as the `postgres` user Debian's package makes (PostgreSQL refuses root).
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -87,7 +88,7 @@ export async function startPostgres(options: { settings?: Record<string, string>
         "log_min_messages=warning",
         ...Object.entries(options.settings ?? {}).flatMap(([name, value]) => ["-c", `${name}=${value}`]),
       ],
-      { ...owner, stopSignal: "SIGINT" },
+      { ...owner, stopSignal: "SIGQUIT" },
     );
     await waitForServer();
   };
