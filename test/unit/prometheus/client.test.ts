@@ -29,7 +29,8 @@ beforeAll(async () => {
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/prefix`;
 });
-afterAll(() => new Promise<void>((r) => server.close(() => r())));
+// Every connection ended too: a test's handler may never answer, and close() would wait for that request.
+afterAll(() => new Promise<void>((r) => server.close(() => r()).closeAllConnections()));
 
 const client = (timeoutMs = 2000) =>
   createPromClient({ url: base, headers: { Authorization: "Bearer s3cret", "X-Scope-OrgID": "t1" }, timeoutMs, partialResponse: false });
