@@ -8,7 +8,7 @@ import { once } from "node:events";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { CounterSeries } from "../scenario/counters";
-import { openMetricsChunks } from "../scenario/openmetrics";
+import { openMetricsChunks, type SampleWindow } from "../scenario/openmetrics";
 import { freePort, requireBinary, start, waitForHttp, type Running } from "./processes";
 
 const HINT = "install Debian's package: apt-get install -y prometheus (it provides prometheus and promtool)";
@@ -18,46 +18,48 @@ export interface BackfilledPrometheus {
   stop: () => Promise<void>;
 }
 
-export async function writeOpenMetrics(series: CounterSeries[], path: string): Promise<void> {
+export async function writeOpenMetrics(series: CounterSeries[], path: string, window?: SampleWindow): Promise<void> {
   const out = createWriteStream(path);
-  for (const chunk of openMetricsChunks(series)) if (!out.write(chunk)) await once(out, "drain");
+  for (const chunk of openMetricsChunks(series, window)) if (!out.write(chunk)) await once(out, "drain");
   out.end();
   await once(out, "finish");
 }
 
-/** Series past which the backfill is split over the cores: promtool uses one, and the replay's 4 M samples take it minutes. */
-const SPLIT_FROM_SERIES = 200;
+/**
+ * promtool's block span. It reads its whole input once for each block it makes, so the replay's four days as one file
+ * were read 51 times (92 s here): each block's window goes in a file of its own instead, read once.
+ */
+const BLOCK_SECONDS = 2 * 3600;
 
-/** One promtool backfill of `series` into `out`, in a process of its own. */
-async function backfill(promtool: string, series: CounterSeries[], omPath: string, out: string): Promise<void> {
-  await writeOpenMetrics(series, omPath);
-  const run = start(promtool, ["tsdb", "create-blocks-from", "openmetrics", "-q", omPath, out]);
-  const [code] = (await once(run.child, "exit")) as [number | null];
-  if (code !== 0) throw new Error(`promtool backfill failed:\n${run.output()}`);
-  rmSync(omPath);
+/** The start of each block window that holds a sample of `series`, aligned as promtool aligns its blocks. */
+function blockWindows(series: CounterSeries[]): number[] {
+  const starts = new Set<number>();
+  for (const s of series)
+    for (let i = 0; i < s.values.length; i++) starts.add(Math.floor((s.startSeconds + i * s.intervalSeconds) / BLOCK_SECONDS) * BLOCK_SECONDS);
+  return [...starts].sort((a, b) => a - b);
 }
 
-/** `series` backfilled by promtool into `dir`/data, as the blocks a Prometheus serves. */
+/** `series` backfilled by promtool into `dir`/data, as the blocks a Prometheus serves: a block per window, the windows spread over the cores. */
 export async function backfillBlocks(series: CounterSeries[], dir: string): Promise<void> {
   const promtool = requireBinary("promtool", HINT);
-  // Disjoint sets of series, one promtool each, their blocks side by side in one data directory: Prometheus
-  // serves blocks that overlap in time (disjoint series) as one, so every query answers as from one backfill.
-  const parts = series.length < SPLIT_FROM_SERIES ? 1 : Math.max(1, Math.min(4, availableParallelism()));
   const data = join(dir, "data");
-  await Promise.all(
-    Array.from({ length: parts }, async (_, part) => {
-      const out = join(dir, `part-${part}`);
-      await backfill(
-        promtool,
-        series.filter((_, i) => i % parts === part),
-        join(dir, `scenario-${part}.om`),
-        out,
-      );
-      mkdirSync(data, { recursive: true });
+  mkdirSync(data, { recursive: true });
+  const windows = blockWindows(series);
+  let next = 0;
+  const worker = async () => {
+    for (let fromSeconds = windows[next++]; fromSeconds !== undefined; fromSeconds = windows[next++]) {
+      const input = join(dir, `window-${fromSeconds}.om`);
+      const out = join(dir, `window-${fromSeconds}`);
+      await writeOpenMetrics(series, input, { fromSeconds, toSeconds: fromSeconds + BLOCK_SECONDS });
+      const run = start(promtool, ["tsdb", "create-blocks-from", "openmetrics", "-q", input, out]);
+      const [code] = (await once(run.child, "exit")) as [number | null];
+      if (code !== 0) throw new Error(`promtool backfill failed:\n${run.output()}`);
+      rmSync(input);
       for (const block of readdirSync(out)) renameSync(join(out, block), join(data, block));
       rmSync(out, { recursive: true, force: true });
-    }),
-  );
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(availableParallelism(), windows.length)) }, worker));
 }
 
 /** A Prometheus's configuration with no scrapes; `externalLabels` name it among replicas (as Thanos' sidecar needs). */

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const replay = generateReplay(params);
   log(`simulated ${replay.sink.writes.length} object writes, ${replay.sink.requests.length} requests, ${replay.sink.rebuilds.length} rebuilds`);
   const series = replaySeries(replay);
-  log(`${series.length} series; backfilling with promtool (about a minute)`);
+  log(`${series.length} series; backfilling with promtool (about ten seconds)`);
   const prometheus = await startBackfilledPrometheus(series);
   try {
     log(`Prometheus ready at ${prometheus.url}; running the panels`);

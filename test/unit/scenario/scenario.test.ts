@@ -45,4 +45,31 @@ describe("scenario counters", () => {
     expect(text).toContain(`b_total{job="x\\"y"} 4 ${grid.endSeconds}\n`);
     expect(text.endsWith("# EOF\n")).toBe(true);
   });
+  it("writes a window's samples only, the windows together holding each sample of the whole once", () => {
+    // b's samples every 15 s, a's every 20 s from another start: windows of 25 s cut both between samples and on them.
+    const [b] = sampleCounters([{ name: "b_total", labels: { job: "z" }, increment: () => 1 }], grid, createRng(1));
+    const [a] = sampleCounters(
+      [{ name: "a_total", labels: {}, increment: () => 2 }],
+      { ...grid, startSeconds: grid.startSeconds + 5, intervalSeconds: 20 },
+      createRng(1),
+    );
+    const samples = (text: string) => text.split("\n").filter((line) => line !== "" && !line.startsWith("#"));
+    const whole = samples([...openMetricsChunks([a, b])].join(""));
+    const windows: string[] = [];
+    for (let from = grid.startSeconds; from <= grid.endSeconds + 5; from += 25) {
+      const text = [...openMetricsChunks([a, b], { fromSeconds: from, toSeconds: from + 25 })].join("");
+      expect(text.endsWith("# EOF\n")).toBe(true);
+      for (const line of samples(text)) {
+        const seconds = Number(line.split(" ").at(-1));
+        expect(seconds).toBeGreaterThanOrEqual(from);
+        expect(seconds).toBeLessThan(from + 25);
+      }
+      // A family is typed only where it has samples.
+      if (!samples(text).some((line) => line.startsWith("a_total"))) expect(text).not.toContain("# TYPE a counter");
+      windows.push(...samples(text));
+    }
+    const bySeries = (lines: string[]) => [...lines].sort((x, y) => x.localeCompare(y, "en", { numeric: true }));
+    expect(bySeries(windows)).toEqual(bySeries(whole));
+    expect(whole.length).toBe(a.values.length + b.values.length);
+  });
 });
