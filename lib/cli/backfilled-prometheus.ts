@@ -18,7 +18,7 @@ export interface BackfilledPrometheus {
   stop: () => Promise<void>;
 }
 
-export async function writeOpenMetrics(series: CounterSeries[], path: string, window?: SampleWindow): Promise<void> {
+async function writeOpenMetrics(series: CounterSeries[], path: string, window?: SampleWindow): Promise<void> {
   const out = createWriteStream(path);
   for (const chunk of openMetricsChunks(series, window)) if (!out.write(chunk)) await once(out, "drain");
   out.end();

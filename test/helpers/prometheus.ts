@@ -7,7 +7,6 @@ import { servePrometheus, startBackfilledPrometheus, type BackfilledPrometheus }
 import { toolBinary } from "./tools";
 
 export type TestPrometheus = BackfilledPrometheus;
-export { writeOpenMetrics } from "@/lib/cli/backfilled-prometheus";
 
 export function startPrometheus(series: CounterSeries[]): Promise<TestPrometheus> {
   return startBackfilledPrometheus(series);

@@ -17,7 +17,8 @@ describe("npm run replay:build -- --check", () => {
     const output = `${run.stdout}${run.stderr}`;
     expect(output).toMatch(/is up to date/);
     expect(run.status, output).toBe(0);
-    // The whole pipeline took 149 s here with the backfill split over both cores (241 s with one promtool), and over
-    // 300 s once on a machine where every test ran 1.4–1.7× slower: a bound, not a speed check.
+    // The whole pipeline took 41 s here with each 2-hour block backfilled by a promtool of its own (124 s with the
+    // series split over two promtools, each reading its file once per block), and slower machines take several times
+    // that: a bound, not a speed check.
   }, 600_000);
 });
