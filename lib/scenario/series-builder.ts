@@ -12,7 +12,11 @@ interface Pending {
   labels: Record<string, string>;
   kind: MetricKind;
   family?: string;
-  /** [tSeconds, amount] pairs in any order; amounts are integers (sums are kept in integer milli-units). */
+  /**
+   * A counter's amounts summed into the scrape each is first seen by (integers: sums are kept in integer milli-units);
+   * a gauge's [tSeconds, value] pairs, in any order.
+   */
+  perSlot?: Float64Array;
   events: number[];
   scale: number;
 }
@@ -22,17 +26,43 @@ export class SeriesBuilder {
 
   constructor(private readonly grid: Grid) {}
 
-  private entry(name: string, labels: Record<string, string>, kind: MetricKind, family: string | undefined, scale: number): Pending {
-    // Built by hand: this runs once per event (millions for the replay), and a JSON key took most of its time.
-    let key = name;
-    for (const label of Object.keys(labels).sort()) key += `\u0000${label}\u0001${labels[label]}`;
+  private entry(name: string, labels: Record<string, string>, kind: MetricKind, family: string | undefined, scale: number, labelsKey = keyOf(labels)): Pending {
+    const key = `${name}${labelsKey}`;
     let pending = this.series.get(key);
     if (!pending) {
-      pending = { name, labels, kind, family, events: [], scale };
+      pending = { name, labels, kind, family, events: [], scale, ...(kind === "gauge" ? {} : { perSlot: new Float64Array(this.slots) }) };
       this.series.set(key, pending);
     }
     return pending;
   }
+
+  /** Scrapes on the grid, the first at its start. */
+  private get slots(): number {
+    return Math.floor((this.grid.endSeconds - this.grid.startSeconds) / this.grid.intervalSeconds) + 1;
+  }
+
+  /**
+   * An amount at `tSeconds`, into the first scrape at or after it; none before the grid's first scrape or after its last.
+   * Kept as it comes rather than as events to sort later: the replay has millions, and their arrays took most of the build.
+   */
+  private add(pending: Pending, tSeconds: number, amount: number): void {
+    const { startSeconds, endSeconds, intervalSeconds } = this.grid;
+    if (tSeconds <= startSeconds || tSeconds > endSeconds) return;
+    pending.perSlot![Math.ceil((tSeconds - startSeconds) / intervalSeconds)] += amount;
+  }
+
+  /** A histogram's bucket series for `labels`, in the order of `bounds` and then +Inf: looked up once per label set, not per observation. */
+  private buckets(family: string, labels: Record<string, string>, bounds: readonly number[], labelsKey: string): Pending[] {
+    const key = `${family}\u0002${bounds.join(",")}\u0002${labelsKey}`;
+    let entries = this.bucketEntries.get(key);
+    if (!entries) {
+      entries = [...bounds.map(String), "+Inf"].map((le) => this.entry(`${family}_bucket`, { ...labels, le }, "histogram", family, 1));
+      this.bucketEntries.set(key, entries);
+    }
+    return entries;
+  }
+
+  private readonly bucketEntries = new Map<string, Pending[]>();
 
   /** Makes a series exist even if nothing ever happens to it (Prometheus would still scrape its zeros). */
   declare(name: string, labels: Record<string, string>): void {
@@ -40,7 +70,7 @@ export class SeriesBuilder {
   }
 
   count(name: string, labels: Record<string, string>, tSeconds: number, amount = 1): void {
-    this.entry(name, labels, "counter", undefined, 1).events.push(tSeconds, amount);
+    this.add(this.entry(name, labels, "counter", undefined, 1), tSeconds, amount);
   }
 
   /** Counts per scrape interval, for traffic that is not modelled event by event. */
@@ -48,7 +78,7 @@ export class SeriesBuilder {
     const entry = this.entry(name, labels, "counter", undefined, 1);
     for (let t = this.grid.startSeconds + this.grid.intervalSeconds; t <= this.grid.endSeconds; t += this.grid.intervalSeconds) {
       const n = perInterval(t);
-      if (n > 0) entry.events.push(t, n);
+      if (n > 0) this.add(entry, t, n);
     }
   }
 
@@ -68,24 +98,23 @@ export class SeriesBuilder {
 
   /** `amount` is the value in 1/`perUnit` of the histogram's unit (milliseconds of a histogram in seconds: 1000). */
   private observeIn(family: string, labels: Record<string, string>, bounds: readonly number[], tSeconds: number, amount: number, perUnit: number): void {
-    for (const le of bounds) {
-      const bucket = this.entry(`${family}_bucket`, { ...labels, le: String(le) }, "histogram", family, 1);
-      if (amount <= le * perUnit) bucket.events.push(tSeconds, 1);
-    }
-    this.entry(`${family}_bucket`, { ...labels, le: "+Inf" }, "histogram", family, 1).events.push(tSeconds, 1);
-    this.entry(`${family}_count`, labels, "histogram", family, 1).events.push(tSeconds, 1);
-    this.entry(`${family}_sum`, labels, "histogram", family, perUnit).events.push(tSeconds, amount);
+    const labelsKey = keyOf(labels);
+    const buckets = this.buckets(family, labels, bounds, labelsKey);
+    for (let i = 0; i < bounds.length; i++) if (amount <= bounds[i] * perUnit) this.add(buckets[i], tSeconds, 1);
+    this.add(buckets[bounds.length], tSeconds, 1);
+    this.add(this.entry(`${family}_count`, labels, "histogram", family, 1, labelsKey), tSeconds, 1);
+    this.add(this.entry(`${family}_sum`, labels, "histogram", family, perUnit, labelsKey), tSeconds, amount);
   }
 
   /** One observation, in milliseconds, of a summary in seconds: its _sum and _count (its quantiles are not modelled). */
   observeSummary(family: string, labels: Record<string, string>, tSeconds: number, valueMs: number): void {
-    this.entry(`${family}_count`, labels, "summary", family, 1).events.push(tSeconds, 1);
-    this.entry(`${family}_sum`, labels, "summary", family, 1000).events.push(tSeconds, valueMs);
+    this.add(this.entry(`${family}_count`, labels, "summary", family, 1), tSeconds, 1);
+    this.add(this.entry(`${family}_sum`, labels, "summary", family, 1000), tSeconds, valueMs);
   }
 
   /** Declares every series of a histogram so sites without observations still expose zeros (`perUnit` as for its observations). */
   declareHistogram(family: string, labels: Record<string, string>, bounds: readonly number[], perUnit = 1000): void {
-    for (const le of [...bounds.map(String), "+Inf"]) this.entry(`${family}_bucket`, { ...labels, le }, "histogram", family, 1);
+    this.buckets(family, labels, bounds, keyOf(labels));
     this.entry(`${family}_count`, labels, "histogram", family, 1);
     this.entry(`${family}_sum`, labels, "histogram", family, perUnit);
   }
@@ -106,15 +135,9 @@ export class SeriesBuilder {
           values[i] = current;
         }
       } else {
-        const perSlot = new Float64Array(n);
-        for (let k = 0; k < p.events.length; k += 2) {
-          const t = p.events[k];
-          if (t <= startSeconds || t > endSeconds) continue;
-          perSlot[Math.ceil((t - startSeconds) / intervalSeconds)] += p.events[k + 1];
-        }
         let sum = 0;
         for (let i = 0; i < n; i++) {
-          sum += perSlot[i];
+          sum += p.perSlot![i];
           values[i] = p.scale === 1 ? sum : sum / p.scale;
         }
       }
@@ -122,6 +145,13 @@ export class SeriesBuilder {
     }
     return out.sort((a, b) => (a.name === b.name ? JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)) : a.name.localeCompare(b.name)));
   }
+}
+
+/** A label set as part of a series' key. Built by hand: it runs once per event (millions for the replay), and a JSON key took most of its time. */
+function keyOf(labels: Record<string, string>): string {
+  let key = "";
+  for (const label of Object.keys(labels).sort()) key += `\u0000${label}\u0001${labels[label]}`;
+  return key;
 }
 
 function pairs(flat: number[]): [number, number][] {
