@@ -5,13 +5,15 @@
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const LONGEST_FIRST = [
-  "test/integration/replay-check.test.ts",
+  "test/integration/kube-changes.test.ts",
   "test/integration/deployment.test.ts",
   "test/integration/kube-recorder.test.ts",
   "test/integration/kube-audit.test.ts",
+  "test/integration/kube-replicas.test.ts",
+  "test/integration/replay-check.test.ts",
   "test/integration/objects-api.test.ts",
-  "test/integration/kube-one-row.test.ts",
-  "test/integration/kube-metadata.test.ts",
+  "test/integration/snapshot-limits.test.ts",
+  "test/integration/startup.test.ts",
   "test/e2e/snapshot-notes.test.ts",
   "test/e2e/replay.test.ts",
   "test/e2e/incident.test.ts",

@@ -104,8 +104,9 @@ describe("the changes around an onset, on a real control plane", () => {
     await sleep(2_000); // the first lists: what exists is a baseline, not a change
     const kc = (user: ControlPlaneUser) => cp.kubeConfig(user);
     const fromMs = Date.now();
-    const changeAtMs = fromMs + 45_000;
-    const endMs = changeAtMs + 45_000;
+    // Six of the changes view's 5 s steps on each side of the rollout: the detector's segments need three.
+    const changeAtMs = fromMs + 30_000;
+    const endMs = changeAtMs + 30_000;
     // writer-a: 2 writes/s, then 10/s from its rollout on; writer-b and writer-c: 2/s throughout.
     const writing = Promise.all([
       renew(kc(users["writer-a"]), "writer-a", 2, changeAtMs).then(() => renew(kc(users["writer-a"]), "writer-a", 10, endMs)),
@@ -115,7 +116,7 @@ describe("the changes around an onset, on a real control plane", () => {
     await sleep(changeAtMs - Date.now() - 500);
     await rollout(kc(users.deployer), "writer-a", "v2");
     await rollout(kc(users.deployer), "writer-b", "v1.1");
-    await sleep(20_000);
+    await sleep(15_000);
     await rollout(kc(users.deployer), "writer-c", "v4");
     await writing;
     await sleep(2_000); // the last versions reach the recorder
