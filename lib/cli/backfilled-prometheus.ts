@@ -53,7 +53,11 @@ export async function backfillBlocks(series: CounterSeries[], dir: string): Prom
       await writeOpenMetrics(series, input, { fromSeconds, toSeconds: fromSeconds + BLOCK_SECONDS });
       const run = start(promtool, ["tsdb", "create-blocks-from", "openmetrics", "-q", input, out]);
       const [code] = (await once(run.child, "exit")) as [number | null];
-      if (code !== 0) throw new Error(`promtool backfill failed:\n${run.output()}`);
+      if (code !== 0) {
+        // The other workers take no further window: the caller removes the directory they write in.
+        next = windows.length;
+        throw new Error(`promtool backfill failed:\n${run.output()}`);
+      }
       rmSync(input);
       for (const block of readdirSync(out)) renameSync(join(out, block), join(data, block));
       rmSync(out, { recursive: true, force: true });

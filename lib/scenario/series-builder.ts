@@ -12,11 +12,9 @@ interface Pending {
   labels: Record<string, string>;
   kind: MetricKind;
   family?: string;
-  /**
-   * A counter's amounts summed into the scrape each is first seen by (integers: sums are kept in integer milli-units);
-   * a gauge's [tSeconds, value] pairs, in any order.
-   */
+  /** A counter's amounts, each summed into the first scrape that sees it (integers: sums are kept in integer milli-units). */
   perSlot?: Float64Array;
+  /** A gauge's [tSeconds, value] pairs, in any order. */
   events: number[];
   scale: number;
 }
