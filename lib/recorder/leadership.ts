@@ -47,6 +47,8 @@ export function leadCluster(
   let heldUntilMs = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
+  /** when the lease held runs out unrenewed: recording stops then, not at the next turn, as another process may take over from then on */
+  let expiry: NodeJS.Timeout | undefined;
   const guard = () => leases.check(cluster, holder, Date.now());
   const lose = async (why: string) => {
     const stopping = stopRecording;
@@ -60,8 +62,12 @@ export function leadCluster(
     const nowMs = Date.now();
     try {
       const { held, taken } = await leases.claim(cluster, holder, nowMs, timing.ttlMs);
-      if (held) heldUntilMs = nowMs + timing.ttlMs;
       if (stopped) return;
+      if (held) {
+        heldUntilMs = nowMs + timing.ttlMs;
+        clearTimeout(expiry);
+        expiry = setTimeout(() => void lose("the lease ran out before it could be renewed"), heldUntilMs - Date.now());
+      }
       if (held && !stopRecording) {
         log(`${cluster}: started (${taken ? "took the lease" : "holds the lease"} as ${holder})`);
         stopRecording = record(guard, taken || stoppedOnce);
@@ -80,6 +86,7 @@ export function leadCluster(
     async stop() {
       stopped = true;
       clearTimeout(timer);
+      clearTimeout(expiry);
       await lose("the process stops");
       await leases.release(cluster, holder).catch(() => undefined);
     },

@@ -131,4 +131,38 @@ describe.each(storeEngines())("recorder leases on %s", (_name, engine) => {
     expect(starts).toEqual([true, true]);
     await leading.stop();
   });
+
+  it("stops recording when its lease runs out unrenewed, not at the renewal after", async () => {
+    const leases = (await engine.writeStore()).leases();
+    // Claimed at 0 (held to 400 ms), refused at 350, and next asked at 700: the lease's end falls between two turns.
+    const timing = { ttlMs: 400, renewMs: 350 };
+    let cut = false;
+    let claimedMs = 0;
+    const flaky = Object.assign(Object.create(leases) as typeof leases, {
+      claim: async (...args: Parameters<typeof leases.claim>) => {
+        if (cut) throw new Error("connection refused");
+        const claim = await leases.claim(...args);
+        claimedMs = args[2];
+        return claim;
+      },
+    });
+    let stoppedMs: number | undefined;
+    const leading = leadCluster(
+      flaky,
+      "hub",
+      () => async () => void (stoppedMs = Date.now()),
+      () => undefined,
+      timing,
+      "only",
+    );
+    await sleep(100);
+    expect(leading.leads()).toBe(true);
+    cut = true;
+    await sleep(timing.ttlMs + timing.renewMs + 100);
+    expect(stoppedMs).toBeDefined();
+    // At the lease's end (another process may record from then on), well before the turn after it.
+    expect(stoppedMs! - claimedMs).toBeGreaterThanOrEqual(timing.ttlMs - 5);
+    expect(stoppedMs! - claimedMs).toBeLessThan(timing.ttlMs + timing.renewMs / 2);
+    await leading.stop();
+  });
 });
