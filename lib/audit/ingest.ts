@@ -511,16 +511,21 @@ export class AuditIngester {
     return { cluster: this.cluster, group: request.group, kind: profiles[0].kind, namespace: request.namespace, name: request.name };
   }
 
-  /** The object a request wrote and when, if it is a write `store1` records (a successful one of a named, profiled object). */
+  /** The profiles of the object a request wrote, if it is a write `store1` compares (a successful one of a named, profiled object). */
+  private writtenProfiles(request: AuditRequest): Profile[] | undefined {
+    return isSuccess(request) && request.name !== "" ? this.profilesOf(request) : undefined;
+  }
+
+  /** The object a request wrote and when, if it is a write `store1` compares. */
   private writtenObject(request: AuditRequest): { key: ObjectKey; tsMs: number }[] {
-    const profiles = isSuccess(request) && request.name !== "" ? this.profilesOf(request) : undefined;
+    const profiles = this.writtenProfiles(request);
     return profiles ? [{ key: this.keyOf(request, profiles), tsMs: request.tsMs }] : [];
   }
 
   /** Stores one request; answers whether it is a new successful write of a named object (one the precondition rule reads). */
   private async store1(request: AuditRequest, bytes: number): Promise<boolean> {
     const succeeded = isSuccess(request);
-    const profiles = succeeded && request.name !== "" ? this.profilesOf(request) : undefined;
+    const profiles = this.writtenProfiles(request);
     const write = profiles ? await this.classify(request, profiles) : undefined;
     const cls = write?.analysis.cls;
     if (!(await this.audit.addRequest(this.cluster, request, noopFlag(cls), cls ? evidenceOf(cls, write.unchanged === true) : null))) {

@@ -12,6 +12,7 @@
  * version the watch saw follow that one is what it made: that write and that watched version are one row. Which
  * write is the last is known only once the next write of the object is, so a row joined this way can be parted again.
  */
+import { arrayText } from "./engine/insert-rows";
 import type { StoreConnection } from "./types";
 import type { StoredWrite } from "../wire/objects";
 
@@ -96,7 +97,7 @@ export class WriteJoins {
         : this.connection.dialect === "postgres"
           ? await this.sql().all<{ id: number }>(
               `SELECT DISTINCT object_id AS id FROM writes WHERE object_id = ANY(CAST(? AS bigint[])) AND ts_ms BETWEEN ? AND ? AND ${rows}`,
-              [`{${ids.join(",")}}`, fromMs, toMs],
+              [arrayText(ids), fromMs, toMs],
             )
           : await this.sql().all<{ id: number }>(
               `SELECT DISTINCT object_id AS id FROM writes WHERE object_id IN (SELECT value FROM json_each(?)) AND ts_ms BETWEEN ? AND ? AND ${rows}`,

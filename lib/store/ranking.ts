@@ -9,6 +9,7 @@ import type { FieldRow, ObjectKey, ObjectRow, ObjectSort } from "../wire/objects
 import type { StoreDatabase } from "./database";
 import { CLASS_SUMS, COUNT_COLUMNS } from "./counts";
 import { DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
+import { arrayText } from "./engine/insert-rows";
 
 export interface ObjectFilter {
   cluster?: string;
@@ -329,7 +330,7 @@ export class Ranking {
       const rows = await this.plannedWith("SET LOCAL enable_sort = off; SET LOCAL plan_cache_mode = force_custom_plan", () =>
         this.sql().all<{ id: number; writer: string; times: string }>(
           `SELECT o.id, w.writer, string_agg(CAST(w.ts_ms AS TEXT), ',') AS times FROM unnest(CAST(? AS BIGINT[])) AS o(id) CROSS JOIN LATERAL (${latest.replace("object_id = ?", "object_id = o.id")}) w GROUP BY o.id, w.writer`,
-          [`{${ids.join(",")}}`, filter.fromMs, filter.toMs],
+          [arrayText(ids), filter.fromMs, filter.toMs],
         ),
       );
       for (const r of rows) for (const tsMs of r.times.split(",")) add(r.id, Number(tsMs), r.writer);
