@@ -44,11 +44,12 @@ export function leadCluster(
   let stopRecording: (() => Promise<void>) | undefined;
   /** stopped once already: taking the cluster again is a takeover, even under this process's own lease */
   let stoppedOnce = false;
-  let heldUntilMs = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   /** when the lease held runs out unrenewed: recording stops then, not at the next turn, as another process may take over from then on */
   let expiry: NodeJS.Timeout | undefined;
+  /** why the last claim failed, said when the lease then runs out */
+  let claimError: string | undefined;
   const guard = () => leases.check(cluster, holder, Date.now());
   const lose = async (why: string) => {
     const stopping = stopRecording;
@@ -64,16 +65,17 @@ export function leadCluster(
       const { held, taken } = await leases.claim(cluster, holder, nowMs, timing.ttlMs);
       if (stopped) return;
       if (held) {
-        heldUntilMs = nowMs + timing.ttlMs;
+        claimError = undefined;
         clearTimeout(expiry);
-        expiry = setTimeout(() => void lose("the lease ran out before it could be renewed"), heldUntilMs - Date.now());
+        expiry = setTimeout(() => void lose(`the lease could not be renewed: ${claimError ?? "no answer"}`), nowMs + timing.ttlMs - Date.now());
       }
       if (held && !stopRecording) {
         log(`${cluster}: started (${taken ? "took the lease" : "holds the lease"} as ${holder})`);
         stopRecording = record(guard, taken || stoppedOnce);
       } else if (!held) await lose("another process holds its lease");
     } catch (error) {
-      if (Date.now() >= heldUntilMs) await lose(`the lease could not be renewed: ${(error as Error).message}`);
+      // Not a lost lease yet: the timer set at its last renewal stops recording when it runs out.
+      claimError = (error as Error).message;
     }
   };
   const loop = async () => {
