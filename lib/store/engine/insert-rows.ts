@@ -109,8 +109,15 @@ function unnested({ head, tail, rows }: InsertGroup, types: ColumnTypes): { tabl
 
 /** Values as PostgreSQL's array text (`{1,NULL,"text"}`): one parameter for many rows, cast to an array and unnested. */
 export function arrayText(values: readonly (string | number | null)[]): string {
+  // JSON writes a list as the array text wants it, bar its brackets, when every string needs no escape of JSON's own
+  // (PostgreSQL reads a bare `null` as NULL): one native call instead of one per item, most of the cost of a burst's rows.
+  const json = JSON.stringify(values);
+  if (!JSON_OWN_ESCAPE.test(json) && values.every((value) => typeof value !== "number" || Number.isFinite(value))) return `{${json.slice(1, -1)}}`;
   return `{${values.map(arrayItem).join(",")}}`;
 }
+
+/** An escape JSON writes that PostgreSQL's array text would read otherwise: any but `\"` and `\\`. */
+const JSON_OWN_ESCAPE = /\\[^"\\]/;
 
 /** Characters JSON writes as escapes of its own, which PostgreSQL's array text would read otherwise. */
 // eslint-disable-next-line no-control-regex -- the control characters are what it looks for
