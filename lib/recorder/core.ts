@@ -216,9 +216,11 @@ export class ProfileRecorder {
 
   /**
    * Events that arrived together, in order, in one transaction (one commit instead of one per event,
-   * which is most of the cost). Returns how many versions were stored.
+   * which is most of the cost). Returns how many versions were stored. Bursts may be handed before the
+   * one before them is stored: each is compared while that one is stored, and they are stored in order.
+   * `skip`: an event the profile cannot read is left out and told to it, instead of failing the burst.
    */
-  applyEvents(events: { type: string; obj: KubeObject; tsMs: number }[]): Promise<number> {
+  applyEvents(events: { type: string; obj: KubeObject; tsMs: number }[], skip?: (error: Error) => void): Promise<number> {
     // Compared first, outside the transaction: its lock is held only while storing.
     return this.chain.batch(
       this.store,
@@ -234,12 +236,19 @@ export class ProfileRecorder {
       async () => {
         const compared: Compared[] = [];
         let resume: string | undefined;
-        for (const { type, obj, tsMs } of events) {
+        for (const [at, { type, obj, tsMs }] of events.entries()) {
+          // The transaction before this burst's waits on the database meanwhile: let its answers in now and then.
+          if (at % YIELD_EVERY === YIELD_EVERY - 1) await new Promise(setImmediate);
           const rv = obj.metadata?.resourceVersion;
           if (!rv) continue;
           const version = type === "ADDED" || type === "MODIFIED" ? obj : type === "DELETED" ? null : undefined;
-          const write = version === undefined ? undefined : await this.compare(this.key(obj), version, version === null ? `deleted@${rv}` : rv, tsMs, true);
-          if (write) compared.push(write);
+          try {
+            const write = version === undefined ? undefined : await this.compare(this.key(obj), version, version === null ? `deleted@${rv}` : rv, tsMs, true);
+            if (write) compared.push(write);
+          } catch (error) {
+            if (!skip) throw error;
+            skip(error as Error);
+          }
           resume = rv;
         }
         return { compared, resume };
@@ -247,6 +256,9 @@ export class ProfileRecorder {
     );
   }
 }
+
+/** How many events a burst's comparing step takes between two looks at what the database answered. */
+const YIELD_EVERY = 10;
 
 /** A version to store: the write, of the object it was compared for. */
 interface Compared {

@@ -8,13 +8,12 @@ import { HttpMethod, RequestContext, Watch, type KubeConfig } from "@kubernetes/
 import { fetch } from "undici";
 import type { Profile } from "../churn/profiles";
 import type { WriteStore } from "../store/store";
-import { isStoreError } from "../runtime/store-error";
 import { Turns } from "../runtime/turns";
 import { LeaseLost } from "../store/leases";
 import { namedObject, ProfileRecorder, readableEvent, resourceKey, type KubeObject } from "./core";
 
 /** Watch events waiting to be stored, at most: past it the watch ends and resumes from the last version stored (100 k events of a few KiB). */
-const MAX_QUEUED_EVENTS = 100_000;
+export const MAX_QUEUED_EVENTS = 100_000;
 
 export interface WatcherStats {
   events: number;
@@ -167,26 +166,23 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
           controller?.abort();
           reject(new Error(`could not store watch events: ${(error as Error).message}`, { cause: error }));
         };
-        // Batches are stored one after another, in order; events that arrive meanwhile wait for the next.
+        // Batches are handed to the recorder as they come: each is compared while the one before it is stored, and
+        // they are stored one after another, in order. Their answers are taken in the same order.
         const storing = new Turns();
         let queued = 0;
-        const store1 = async (batch: typeof pending) => {
+        const skip = (error: Error) => {
+          // An event the profile cannot read: the others are stored, and this one skipped and counted rather than
+          // met again on every resume.
+          stats.rejected++;
+          stats.error = `skipped a watch event: ${error.message}`;
+        };
+        const store1 = async (batch: typeof pending, applied: Promise<number>) => {
           if (failed) return;
           try {
-            stats.stored += await recorder.applyEvents(batch);
+            stats.stored += await applied;
           } catch (error) {
-            if (isStoreError(error) || error instanceof LeaseLost) return fail(error);
-            // Not the store but an event it could not take: store the others, skip and count that one,
-            // rather than meet it again on every resume.
-            for (const event of batch) {
-              try {
-                stats.stored += await recorder.applyEvents([event]);
-              } catch (eventError) {
-                if (isStoreError(eventError) || eventError instanceof LeaseLost) return fail(eventError);
-                stats.rejected++;
-                stats.error = `skipped a watch event: ${(eventError as Error).message}`;
-              }
-            }
+            // The store refused, or the lease is gone: nothing of this batch or after it is stored.
+            fail(error);
           } finally {
             queued -= batch.length;
           }
@@ -198,7 +194,9 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
           queued += batch.length;
           // A store that falls this far behind the watch ends it: the next resumes from the last version stored.
           if (queued > MAX_QUEUED_EVENTS) fail(new Error(`the store fell ${queued} events behind the watch`));
-          return storing.run(() => store1(batch));
+          const applied = recorder.applyEvents(batch, skip);
+          applied.catch(() => undefined);
+          return storing.run(() => store1(batch, applied));
         };
         const onAbort = () => controller?.abort();
         signal.addEventListener("abort", onAbort, { once: true });

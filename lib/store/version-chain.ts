@@ -2,7 +2,8 @@
  * The one version chain every writer of object writes goes through (the watch recorder, audit
  * ingest, snapshot import): each object's last version, kept in memory for the objects written
  * recently and read from the store on a miss, saved once at the end of a batch's transaction and
- * forgotten if that transaction fails, so memory never says more than the store.
+ * forgotten if that transaction fails. Memory says more than the store only of batches not yet stored,
+ * and a batch compared against one that then fails is not stored either.
  */
 import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
@@ -25,10 +26,20 @@ export interface Transactional {
   batch<T>(work: () => Promise<T>, timesMs?: readonly number[]): Promise<T>;
 }
 
+/** A batch's own record of the last versions it set: saved when its transaction ends. */
+interface BatchVersions<V> {
+  unsaved: Map<string, { key: ObjectKey; value: V }>;
+  /** an earlier batch failed after this one was compared against what that one had set: it must not be stored */
+  stale: boolean;
+}
+
 export class VersionChain<V> {
   private readonly recent = new Map<string, { value: V; weight: number }>();
   private used = 0;
-  private readonly unsaved = new Map<string, { key: ObjectKey; value: V }>();
+  /** batches asked for and not ended, oldest first: what memory says of them is not in the store yet */
+  private readonly open: BatchVersions<V>[] = [];
+  /** the batch whose comparing (or whole work, for one without a comparing step) runs now: where `set` records */
+  private setting: BatchVersions<V> | undefined;
 
   constructor(private readonly tier: ChainTier<V>) {}
 
@@ -37,9 +48,11 @@ export class VersionChain<V> {
     const id = idOf(key);
     const hit = this.recent.get(id);
     if (hit) return hit.value;
-    // Set in this batch but no longer in memory: the store is told only when the batch ends.
-    const pending = this.unsaved.get(id);
-    if (pending) return pending.value;
+    // Set by a batch not yet stored but no longer in memory: the store is told only when that batch ends.
+    for (let at = this.open.length - 1; at >= 0; at--) {
+      const pending = this.open[at].unsaved.get(id);
+      if (pending) return pending.value;
+    }
     const value = await this.tier.read(key);
     if (value !== undefined) this.keep(key, value);
     return value;
@@ -65,39 +78,77 @@ export class VersionChain<V> {
     }
   }
 
-  /** The object's new last version: kept, and saved when the batch ends (once, however often it was written). */
+  /** The object's new last version: kept, and saved when its batch ends (once, however often it was written). */
   set(key: ObjectKey, value: V): void {
+    const batch = this.setting;
+    if (!batch) throw new Error("a last version set outside a batch would never be saved");
     this.keep(key, value);
     const id = idOf(key);
-    if (this.unsaved.get(id)?.value !== value) this.unsaved.set(id, { key, value });
+    if (batch.unsaved.get(id)?.value !== value) batch.unsaved.set(id, { key, value });
   }
 
-  /** One chain's batches never interleave: each waits for the one before. */
-  private readonly turns = new Turns();
+  /** Comparing steps, one at a time in order; a batch without one holds this turn for its whole work. */
+  private readonly comparing = new Turns();
+  /** Transactions, one at a time in order. */
+  private readonly storing = new Turns();
 
   /**
-   * `work` in one transaction, the last versions it set saved at its end; on failure memory forgets what it held.
-   * `before`: work in the batch's turn that comes first, outside the transaction, its answer handed to `work` (what it
-   * sets is saved with the rest).
+   * `work` in one transaction, the last versions its batch set saved at its end; batches end in the order asked for. On
+   * failure memory forgets what it held, and every batch compared against what this one set fails too.
+   * `before`: the batch's comparing step, outside the transaction, its answer handed to `work` (what it sets is saved
+   * with the rest). It runs once the batch before has been compared, not stored: a burst is compared while the one
+   * before it is stored (on PostgreSQL, while the server works). `work` must then set nothing.
+   * Without `before`, `work` may set: the batch waits for every batch before it to end, and the next for it.
    */
   batch<T, P = undefined>(store: Transactional, work: (prepared: P) => Promise<T>, timesMs?: readonly number[], before?: () => Promise<P>): Promise<T> {
-    const run = async () => {
-      try {
-        const prepared = (await before?.()) as P;
-        return await store.batch(async () => {
+    const batch: BatchVersions<V> = { unsaved: new Map(), stale: false };
+    const stored = (prepared: P) =>
+      this.failing(batch, () => {
+        if (batch.stale) throw new Error("an earlier batch failed after this one was compared against what it set");
+        return store.batch(async () => {
           const result = await work(prepared);
-          for (const { key, value } of this.unsaved.values()) await this.tier.write(key, value);
+          for (const { key, value } of batch.unsaved.values()) await this.tier.write(key, value);
           return result;
         }, timesMs);
-      } catch (error) {
-        this.recent.clear();
-        this.used = 0;
-        throw error;
-      } finally {
-        this.unsaved.clear();
-      }
-    };
-    return this.turns.run(run);
+      });
+    if (!before) return this.comparing.run(() => this.storing.run(() => this.recording(batch, () => stored(undefined as P))));
+    // Until its transaction ends, what it set is open: `get` answers it, and it goes stale if an earlier batch fails.
+    const compared = this.comparing.run(() => this.recording(batch, () => this.failing(batch, before, true)));
+    // A failed comparing step is this batch's answer, given in its storing turn.
+    compared.catch(() => undefined);
+    return this.storing.run(async () => stored(await compared));
+  }
+
+  /** `work` with `set` recording into `batch`, which is open from now on. */
+  private async recording<T>(batch: BatchVersions<V>, work: () => Promise<T>): Promise<T> {
+    this.open.push(batch);
+    this.setting = batch;
+    try {
+      return await work();
+    } finally {
+      this.setting = undefined;
+    }
+  }
+
+  /** `work`, after which `batch` is closed (unless `staysOpen` and it succeeded); on failure memory forgets. */
+  private async failing<T>(batch: BatchVersions<V>, work: () => Promise<T>, staysOpen = false): Promise<T> {
+    let ended = !staysOpen;
+    try {
+      return await work();
+    } catch (error) {
+      ended = true;
+      this.forget(batch);
+      throw error;
+    } finally {
+      if (ended) this.open.splice(this.open.indexOf(batch), 1);
+    }
+  }
+
+  /** `failed` failed: memory holds what the store may not, and the batches after it, compared against it, must not be stored. */
+  private forget(failed: BatchVersions<V>): void {
+    this.recent.clear();
+    this.used = 0;
+    for (const later of this.open.slice(this.open.indexOf(failed) + 1)) later.stale = true;
   }
 }
 

@@ -90,6 +90,147 @@ describe.each(storeEngines())("VersionChain on %s", (_name, engine) => {
     expect(seen).toEqual([undefined, "1", "2"]);
     expect((await store.latest(key("a")))?.resourceVersion).toBe("3");
   });
+
+  it("compares a batch while the one before it is stored, answering what that one set, and stores them in order", async () => {
+    const { store, chain } = await setup(100);
+    const steps: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = chain.batch(
+      store,
+      async () => {
+        steps.push("store 1");
+        await held;
+        expect(await store.latest(key("a"))).toBeUndefined();
+      },
+      [],
+      async () => void chain.set(key("a"), "1"),
+    );
+    const second = chain.batch(
+      store,
+      async (seen: string | undefined) => {
+        steps.push(`store 2 after ${seen}`);
+        expect((await store.latest(key("a")))?.resourceVersion).toBe("1");
+      },
+      [],
+      async () => {
+        const seen = await chain.get(key("a"));
+        steps.push("compare 2");
+        chain.set(key("a"), "2");
+        return seen;
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    // (On PostgreSQL the first batch's work starts once its transaction has begun: either may come first.)
+    expect([...steps].sort()).toEqual(["compare 2", "store 1"]);
+    release();
+    await Promise.all([first, second]);
+    expect(steps.at(-1)).toBe("store 2 after 1");
+    expect((await store.latest(key("a")))?.resourceVersion).toBe("2");
+  });
+
+  it("answers a version set by a batch not yet stored after memory let it go", async () => {
+    const { store, chain, reads } = await setup(2);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = chain.batch(
+      store,
+      () => held,
+      [],
+      async () => void chain.set(key("a"), "1"),
+    );
+    const second = chain.batch(
+      store,
+      async (seen: string | undefined) => seen,
+      [],
+      async () => {
+        chain.set(key("b"), "22"); // a no longer fits in memory
+        return chain.get(key("a"));
+      },
+    );
+    release();
+    await first;
+    expect(await second).toBe("1");
+    expect(reads).toEqual([]);
+  });
+
+  it("does not store a batch compared against one that then failed, and forgets both", async () => {
+    const { store, chain } = await setup(100);
+    await chain.batch(store, async () => chain.set(key("a"), "1"));
+    let fail!: (error: Error) => void;
+    const failing = new Promise<void>((_resolve, reject) => (fail = reject));
+    const first = chain.batch(
+      store,
+      () => failing,
+      [],
+      async () => void chain.set(key("a"), "2"),
+    );
+    let compared = false;
+    const second = chain.batch(
+      store,
+      async () => chain.set(key("b"), "never"),
+      [],
+      async () => {
+        chain.set(key("a"), (await chain.get(key("a"))) === "2" ? "3" : "wrong");
+        compared = true;
+      },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(compared).toBe(true);
+    fail(new Error("disk full"));
+    await expect(first).rejects.toThrow("disk full");
+    await expect(second).rejects.toThrow(/earlier batch failed/);
+    expect((await store.latest(key("a")))?.resourceVersion).toBe("1");
+    expect(await store.latest(key("b"))).toBeUndefined();
+    expect(await chain.get(key("a"))).toBe("1");
+    // A batch asked for after the failure compares against the store.
+    await chain.batch(
+      store,
+      async () => undefined,
+      [],
+      async () => void chain.set(key("a"), `${await chain.get(key("a"))}+`),
+    );
+    expect((await store.latest(key("a")))?.resourceVersion).toBe("1+");
+  });
+
+  it("fails only its own batch when its comparing step fails, and a batch without one waits for those before it", async () => {
+    const { store, chain } = await setup(100);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const first = chain.batch(
+      store,
+      () => held,
+      [],
+      async () => void chain.set(key("a"), "1"),
+    );
+    const broken = chain.batch(
+      store,
+      async () => undefined,
+      [],
+      async () => {
+        chain.set(key("a"), "bad");
+        throw new Error("unreadable");
+      },
+    );
+    const steps: (string | undefined)[] = [];
+    const after = chain.batch(store, async () => {
+      steps.push((await store.latest(key("a")))?.resourceVersion);
+      chain.set(key("c"), "9");
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(steps).toEqual([]);
+    release();
+    await expect(broken).rejects.toThrow("unreadable");
+    await Promise.all([first, after]);
+    expect(steps).toEqual(["1"]);
+    expect((await store.latest(key("a")))?.resourceVersion).toBe("1");
+    expect((await store.latest(key("c")))?.resourceVersion).toBe("9");
+  });
+
+  it("refuses a version set outside any batch, which would never be saved", async () => {
+    const { chain } = await setup(100);
+    expect(() => chain.set(key("a"), "1")).toThrow(/outside a batch/);
+  });
 });
 
 describe("keptBody", () => {
