@@ -111,7 +111,21 @@ export class VersionChain<V> {
           return result;
         }, timesMs);
       });
-    if (!before) return this.comparing.run(() => this.storing.run(() => this.recording(batch, () => stored(undefined as P))));
+    // Both turns are asked for now, so that each holds the batches in the order they were asked for.
+    if (!before) {
+      let entered!: () => void;
+      let ended!: () => void;
+      const comparingTurn = new Promise<void>((resolve) => (entered = resolve));
+      void this.comparing.run(() => (entered(), new Promise<void>((resolve) => (ended = resolve))));
+      return this.storing.run(async () => {
+        await comparingTurn;
+        try {
+          return await this.recording(batch, () => stored(undefined as P));
+        } finally {
+          ended();
+        }
+      });
+    }
     // Until its transaction ends, what it set is open: `get` answers it, and it goes stale if an earlier batch fails.
     const compared = this.comparing.run(() => this.recording(batch, () => this.failing(batch, before, true)));
     // A failed comparing step is this batch's answer, given in its storing turn.

@@ -227,6 +227,20 @@ describe.each(storeEngines())("VersionChain on %s", (_name, engine) => {
     expect((await store.latest(key("c")))?.resourceVersion).toBe("9");
   });
 
+  it("keeps the order batches were asked for, with and without a comparing step, asked for in one go", async () => {
+    const { store, chain } = await setup(100);
+    const appended = (suffix: string) => async () => void chain.set(key("a"), `${(await chain.get(key("a"))) ?? ""}${suffix}`);
+    await Promise.all([
+      chain.batch(store, appended("1")),
+      chain.batch(store, async () => undefined, [], appended("2")),
+      chain.batch(store, appended("3")),
+      chain.batch(store, async () => undefined, [], appended("4")),
+      chain.batch(store, async () => undefined, [], appended("5")),
+      chain.batch(store, appended("6")),
+    ]);
+    expect((await store.latest(key("a")))?.resourceVersion).toBe("123456");
+  });
+
   it("refuses a version set outside any batch, which would never be saved", async () => {
     const { chain } = await setup(100);
     expect(() => chain.set(key("a"), "1")).toThrow(/outside a batch/);
