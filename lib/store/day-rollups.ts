@@ -122,6 +122,19 @@ export class DayRollups {
     );
   }
 
+  /**
+   * On PostgreSQL, how far some days are rolled up, asked together with other questions in one statement (each `?` the
+   * days as one array text); `learnRolled` takes its rows. A transaction that stores writes asks it first, for its days.
+   */
+  static readonly ROLLED_DAYS_SQL = `SELECT day, ${SLICES_PER_DAY} AS slices FROM rank_days_done WHERE day = ANY(CAST(? AS bigint[])) UNION ALL SELECT day, slices FROM rank_days_progress WHERE day = ANY(CAST(? AS bigint[]))`;
+
+  /** What `ROLLED_DAYS_SQL` answered of `days`, known to the current transaction from now on (a day it has no row of: none). */
+  learnRolled(days: readonly number[], rows: readonly { day: number; slices: number }[]): void {
+    const known = this.assertShared();
+    if (!known) return;
+    for (const day of days) known.rolledSlices.set(day, Math.max(0, ...rows.filter((row) => row.day === day).map((row) => row.slices)));
+  }
+
   /** What the current transaction knows: whether it holds the roll-up lock shared, and the quarter hours rolled up of the days it saw. */
   private known() {
     return this.database.transactionValue(this, () => ({ locked: false, rolledSlices: new Map<number, number>() }));

@@ -14,7 +14,7 @@ import { BucketCheckpoints } from "./bucket-checkpoints";
 import { StoreDatabase, type StoreTarget } from "./database";
 import { dropBefore, PARTITIONED_TABLES } from "./engine/partitions";
 import { Changes } from "./changes";
-import { DayRollups } from "./day-rollups";
+import { dayOf, DayRollups } from "./day-rollups";
 import type { RecordedChange } from "../churn/changes";
 import { noopFlag, WriteJoins, type WriteNear } from "./joins";
 import { arrayText, insertRows } from "./engine/insert-rows";
@@ -518,6 +518,7 @@ export class WriteStore implements WriteRepository {
         if (postgres) {
           this.rollups.shared();
           await this.database.ensureDays(PARTITIONED_TABLES, ...timesMs);
+          await this.askFirst(timesMs);
         }
         return work();
       }, locks);
@@ -527,9 +528,33 @@ export class WriteStore implements WriteRepository {
     return postgres && !this.database.inTransaction ? this.storing.run(run) : run();
   }
 
+  /**
+   * A storing transaction's first questions on PostgreSQL, in one round trip instead of one each: whether any audit
+   * request is stored, and how far the days of the writes it stores are rolled up.
+   */
+  private async askFirst(timesMs: readonly number[]): Promise<void> {
+    if (timesMs.length === 0) return;
+    const days = [...new Set(timesMs.map(dayOf))];
+    const rows = await this.sql().all<{ day: number | null; slices: number | null; audited: number | null }>(
+      `SELECT NULL AS day, NULL AS slices, CAST(EXISTS (SELECT 1 FROM audit_requests) AS INTEGER) AS audited
+       UNION ALL SELECT day, slices, NULL FROM (${DayRollups.ROLLED_DAYS_SQL}) AS rolled`,
+      [arrayText(days), arrayText(days)],
+    );
+    this.auditedKnown()!.audited = rows.some((row) => row.audited === 1);
+    this.rollups.learnRolled(
+      days,
+      rows.filter((row) => row.day !== null).map((row) => ({ day: row.day!, slices: row.slices! })),
+    );
+  }
+
+  /** What the current transaction knows of whether any audit request is stored; undefined outside one. */
+  private auditedKnown() {
+    return this.database.transactionValue(this, () => ({ audited: undefined as boolean | undefined }));
+  }
+
   /** Whether any audit request is stored, asked once per transaction: only then can a watched write have been audited first. */
   private async anyAudited(): Promise<boolean> {
-    const known = this.database.transactionValue(this, () => ({ audited: undefined as boolean | undefined }));
+    const known = this.auditedKnown();
     if (!known) return this.audit().hasRequests();
     return (known.audited ??= await this.audit().hasRequests());
   }
