@@ -1,6 +1,6 @@
 /** The version chain on both store engines: read through, bounded, saved once per batch, forgotten when a batch fails, batches in turn. */
 import { describe, expect, it } from "vitest";
-import { keptBody, VersionChain } from "@/lib/store/version-chain";
+import { keptBody, VersionChain, type Transactional } from "@/lib/store/version-chain";
 import type { ObjectKey } from "@/lib/wire/objects";
 import { storeEngines } from "../../helpers/store-engines";
 
@@ -20,6 +20,21 @@ describe.each(storeEngines())("VersionChain on %s", (_name, engine) => {
       capacity,
     });
     return { store, chain, reads };
+  }
+
+  /** A batch that sets a to 1 as it is compared, its transaction held until `release`. */
+  function heldBatch(store: Transactional, chain: VersionChain<string>) {
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    return {
+      batch: chain.batch(
+        store,
+        () => held,
+        [],
+        async () => void chain.set(key("a"), "1"),
+      ),
+      release,
+    };
   }
 
   it("saves each object's last version once, when the batch's transaction ends", async () => {
@@ -131,14 +146,7 @@ describe.each(storeEngines())("VersionChain on %s", (_name, engine) => {
 
   it("answers a version set by a batch not yet stored after memory let it go", async () => {
     const { store, chain, reads } = await setup(2);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const first = chain.batch(
-      store,
-      () => held,
-      [],
-      async () => void chain.set(key("a"), "1"),
-    );
+    const { batch: first, release } = heldBatch(store, chain);
     const second = chain.batch(
       store,
       async (seen: string | undefined) => seen,
@@ -195,14 +203,7 @@ describe.each(storeEngines())("VersionChain on %s", (_name, engine) => {
 
   it("fails only its own batch when its comparing step fails, and a batch without one waits for those before it", async () => {
     const { store, chain } = await setup(100);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    const first = chain.batch(
-      store,
-      () => held,
-      [],
-      async () => void chain.set(key("a"), "1"),
-    );
+    const { batch: first, release } = heldBatch(store, chain);
     const broken = chain.batch(
       store,
       async () => undefined,
