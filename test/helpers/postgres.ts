@@ -5,7 +5,7 @@
  * As root, the server runs as the `postgres` user Debian's package makes (PostgreSQL refuses root).
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -148,12 +148,54 @@ export async function startPostgres(options: { settings?: Record<string, string>
       }
     },
     async crashAndRestart() {
-      process.kill(-running.child.pid!, "SIGKILL");
+      const postmaster = running.child.pid!;
+      // The whole server at once, as a machine that fails takes it: each backend runs in a process group of its own, and
+      // one left running holds the shared memory the new server then finds in use.
+      const processes = [postmaster, ...childrenOf(postmaster)];
+      for (const pid of processes) {
+        try {
+          process.kill(pid, "SIGKILL");
+        } catch {
+          // it ended meanwhile
+        }
+      }
       await new Promise<void>((resolve) =>
         running.child.exitCode !== null || running.child.signalCode !== null ? resolve() : running.child.once("exit", () => resolve()),
       );
+      const deadline = Date.now() + 10_000;
+      while (processes.some(notExited)) {
+        if (Date.now() > deadline) throw new Error("the killed PostgreSQL's processes were still running after 10 s");
+        await new Promise((r) => setTimeout(r, 20));
+      }
       await launch();
     },
     stop,
   };
+}
+
+/** A process's state and parent, from Linux's /proc (undefined once it is gone). */
+function processStat(pid: number): { state: string; parent: number } | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // pid (comm) state ppid …: comm may hold spaces and parentheses, so read after its last ")".
+  const [state, parent] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return { state, parent: Number(parent) };
+}
+
+/** The processes `parent` started. */
+function childrenOf(parent: number): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((pid) => processStat(pid)?.parent === parent);
+}
+
+/** Whether a process has not yet exited (a zombie has, and holds no shared memory). */
+function notExited(pid: number): boolean {
+  const stat = processStat(pid);
+  return stat !== undefined && stat.state !== "Z";
 }
