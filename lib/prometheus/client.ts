@@ -70,7 +70,10 @@ export function createPromClient(options: PromClientOptions): PromClient {
 
     let response: { status: number; text: string; bytes: number };
     try {
-      response = await exchange(url, method, headers, method === "POST" ? body : undefined, combined, maxAnswerBytes, held);
+      const send = () => exchange(url, method, headers, method === "POST" ? body : undefined, combined, maxAnswerBytes, held);
+      // A kept-alive connection Prometheus closed as it was reused: the request never reached it, so it goes once more
+      // on a fresh connection (queries are read-only).
+      response = await send().catch((error: unknown) => (error instanceof StaleConnection ? send() : Promise.reject(error)));
     } catch (error) {
       if (PromError.is(error)) throw error;
       // A deadline the caller set (from when its request arrived) is a timeout too, not an abandoned request.
@@ -157,6 +160,13 @@ interface AnswerBudget {
 const isTimeout = (reason: unknown) => reason instanceof Error && reason.name === "TimeoutError";
 
 const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+
+/** A reused kept-alive connection that the server had closed: nothing was answered, and a fresh one may be tried. */
+class StaleConnection extends Error {
+  constructor(readonly original: Error) {
+    super(original.message, { cause: original });
+  }
+}
 const decoders: Record<string, () => NodeJS.ReadWriteStream> = { gzip: createGunzip, deflate: createInflate, br: createBrotliDecompress };
 
 /**
@@ -185,7 +195,9 @@ function exchange(
       held.bytes -= bytes;
       reject(error);
     };
+    let answered = false;
     const request = (secure ? https : http).request(url, { method, headers: sent, agent: secure ? agents.https : agents.http, signal }, (response) => {
+      answered = true;
       const decode = decoders[String(response.headers["content-encoding"] ?? "").toLowerCase()];
       const stream = decode ? response.pipe(decode()) : response;
       const chunks: Buffer[] = [];
@@ -225,7 +237,9 @@ function exchange(
         if (!response.complete) fail(new Error("the connection closed before the answer was complete"));
       });
     });
-    request.on("error", fail);
+    request.on("error", (error: NodeJS.ErrnoException) =>
+      fail(request.reusedSocket && !answered && (error.code === "ECONNRESET" || error.code === "EPIPE") ? new StaleConnection(error) : error),
+    );
     request.end(body);
   });
 }

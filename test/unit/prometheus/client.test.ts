@@ -237,6 +237,35 @@ describe("Prometheus client", () => {
     expect(error.failure).toBe("timeout");
   });
 
+  it("sends a query again on a fresh connection when a kept-alive one was closed as it was reused, once", async () => {
+    const served = new WeakMap<object, number>();
+    let dropped = 0;
+    let answered = 0;
+    let dropAll = false;
+    // As Prometheus closing an idle connection just as the next request arrives on it.
+    handler = (req, _body, res) => {
+      const count = (served.get(req.socket) ?? 0) + 1;
+      served.set(req.socket, count);
+      if (count > 1 || dropAll) {
+        dropped++;
+        req.socket.destroy();
+        return;
+      }
+      answered++;
+      res.setHeader("Content-Type", "application/json");
+      res.end('{"status":"success","data":{"resultType":"vector","result":[]}}');
+    };
+    const c = client();
+    for (let i = 0; i < 3; i++) expect((await c.query("up", 1)).data).toEqual({ resultType: "vector", result: [] });
+    expect(answered).toBe(3);
+    expect(dropped).toBeGreaterThanOrEqual(2);
+    // A connection that fails fresh is not tried again: the failure is the answer.
+    dropAll = true;
+    dropped = 0;
+    expect((await failure(c.query("up", 1))).failure).toBe("unreachable");
+    expect(dropped).toBeLessThanOrEqual(2);
+  });
+
   it("reports an unreachable Prometheus", async () => {
     const port = await freePort(); // free a moment ago, so nothing listens there
     const closed = createPromClient({ url: `http://127.0.0.1:${port}`, headers: {}, timeoutMs: 2000 });
