@@ -19,96 +19,106 @@ const CONNECTORS = "connectors.networking.datumapis.com";
 const NOTE = "paged the network team (replay)";
 const NOTE_MS = Date.parse("2026-09-11T18:30:00Z");
 const ZOOM = { startMs: Date.parse("2026-09-11T12:00:00Z"), endMs: Date.parse("2026-09-12T00:00:00Z") };
+/** A bound for a test that downloads the replay and opens it again: the upload is checked and its 104 k writes stored, 40–90 s on a loaded 2-core machine. */
+const DOWNLOAD_AND_OPEN_MS = 180_000;
 
 async function drawn(page: Page, panel: string) {
   await page.waitForSelector(`[data-panel="${panel}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
 }
 
 describe("notes and views on a snapshot", () => {
-  it("takes a note on the replay, draws it everywhere on the replay, and a download keeps it and the view", async () => {
-    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    try {
-      const view = `/?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}&apiserver=${PROJECT_JOB}&resource=${CONNECTORS}`;
-      await page.goto(`${h.app.url}${view}`);
-      await drawn(page, "writes-by-resource");
-      await page.click('[data-testid="notes-button"]');
-      await page.fill('[data-testid="note-time"]', new Date(NOTE_MS).toISOString());
-      await page.fill('[data-testid="note-text"]', NOTE);
-      await page.click('[data-testid="note-save"]');
-      for (const panel of ["writes-by-resource", "writes-by-verb", "effective-writes"])
-        await page.waitForSelector(`[data-panel="${panel}"] [data-marker="${NOTE}"][data-marker-kind="note"]`, { state: "attached" });
-      await page.click('[data-testid="notes-button"]');
+  it(
+    "takes a note on the replay, draws it everywhere on the replay, and a download keeps it and the view",
+    async () => {
+      const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      try {
+        const view = `/?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}&apiserver=${PROJECT_JOB}&resource=${CONNECTORS}`;
+        await page.goto(`${h.app.url}${view}`);
+        await drawn(page, "writes-by-resource");
+        await page.click('[data-testid="notes-button"]');
+        await page.fill('[data-testid="note-time"]', new Date(NOTE_MS).toISOString());
+        await page.fill('[data-testid="note-text"]', NOTE);
+        await page.click('[data-testid="note-save"]');
+        for (const panel of ["writes-by-resource", "writes-by-verb", "effective-writes"])
+          await page.waitForSelector(`[data-panel="${panel}"] [data-marker="${NOTE}"][data-marker-kind="note"]`, { state: "attached" });
+        await page.click('[data-testid="notes-button"]');
 
-      // An object's timeline on the replay draws it too.
-      const timeline = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
-      await timeline.goto(
-        `${h.app.url}/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}`,
-      );
-      await timeline.waitForSelector(`[data-testid="timeline"] [data-marker="${NOTE}"]`, { state: "attached", timeout: 60_000 });
-      await timeline.close();
+        // An object's timeline on the replay draws it too.
+        const timeline = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
+        await timeline.goto(
+          `${h.app.url}/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}`,
+        );
+        await timeline.waitForSelector(`[data-testid="timeline"] [data-marker="${NOTE}"]`, { state: "attached", timeout: 60_000 });
+        await timeline.close();
 
-      // The download holds the note and the view it was taken from.
-      const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
-      const saved = join(ARTIFACTS, "replay-with-note.json.gz");
-      await download.saveAs(saved);
-      const bundle = JSON.parse(gunzipSync(readFileSync(saved)).toString("utf8"));
-      expect(
-        bundle.markers.filter((m: { kind: string; label: string }) => m.kind === "note").map((m: { label: string; timeMs: number }) => [m.label, m.timeMs]),
-      ).toEqual([[NOTE, NOTE_MS]]);
-      expect(bundle.initialView).toMatchObject({ range: ZOOM, apiserver: PROJECT_JOB, resource: CONNECTORS });
+        // The download holds the note and the view it was taken from.
+        const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
+        const saved = join(ARTIFACTS, "replay-with-note.json.gz");
+        await download.saveAs(saved);
+        const bundle = JSON.parse(gunzipSync(readFileSync(saved)).toString("utf8"));
+        expect(
+          bundle.markers.filter((m: { kind: string; label: string }) => m.kind === "note").map((m: { label: string; timeMs: number }) => [m.label, m.timeMs]),
+        ).toEqual([[NOTE, NOTE_MS]]);
+        expect(bundle.initialView).toMatchObject({ range: ZOOM, apiserver: PROJECT_JOB, resource: CONNECTORS });
 
-      // Opened again (a new snapshot, as a colleague would open it): the same view, with the note.
-      await page.goto(`${h.app.url}/`);
-      // A file chosen before the page has hydrated has no handler to read it, so wait until it has drawn.
-      await drawn(page, "writes-by-resource");
-      await page.setInputFiles('[data-testid="snapshot-file"]', saved);
-      await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
-      const opened = new URL(page.url());
-      expect([Number(opened.searchParams.get("from")), Number(opened.searchParams.get("to"))]).toEqual([ZOOM.startMs, ZOOM.endMs]);
-      expect(opened.searchParams.get("apiserver")).toBe(PROJECT_JOB);
-      expect(opened.searchParams.get("resource")).toBe(CONNECTORS);
-      await drawn(page, "writes-by-resource");
-      await page.waitForSelector(`[data-panel="writes-by-resource"] [data-marker="${NOTE}"]`, { state: "attached" });
-      await page.screenshot({ path: join(ARTIFACTS, "snapshot-with-note.png") });
+        // Opened again (a new snapshot, as a colleague would open it): the same view, with the note.
+        await page.goto(`${h.app.url}/`);
+        // A file chosen before the page has hydrated has no handler to read it, so wait until it has drawn.
+        await drawn(page, "writes-by-resource");
+        await page.setInputFiles('[data-testid="snapshot-file"]', saved);
+        await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
+        const opened = new URL(page.url());
+        expect([Number(opened.searchParams.get("from")), Number(opened.searchParams.get("to"))]).toEqual([ZOOM.startMs, ZOOM.endMs]);
+        expect(opened.searchParams.get("apiserver")).toBe(PROJECT_JOB);
+        expect(opened.searchParams.get("resource")).toBe(CONNECTORS);
+        await drawn(page, "writes-by-resource");
+        await page.waitForSelector(`[data-panel="writes-by-resource"] [data-marker="${NOTE}"]`, { state: "attached" });
+        await page.screenshot({ path: join(ARTIFACTS, "snapshot-with-note.png") });
 
-      // The note is the replay's: the live views (none here) and other snapshots do not show it.
-      const other = await page.request.get(`${h.app.url}/api/markers?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}`);
-      expect((await other.json()).data.map((m: { label: string }) => m.label)).toContain(NOTE);
-      const elsewhere = await page.request.get(
-        `${h.app.url}/api/markers?snapshot=${opened.searchParams.get("snapshot")}&from=${ZOOM.startMs}&to=${ZOOM.endMs}`,
-      );
-      // In the opened copy it is one of the bundle's own markers, not a second note added here.
-      expect((await elsewhere.json()).data.filter((m: { label: string }) => m.label === NOTE)).toHaveLength(1);
-    } finally {
-      await page.close();
-    }
-  });
+        // The note is the replay's: the live views (none here) and other snapshots do not show it.
+        const other = await page.request.get(`${h.app.url}/api/markers?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}`);
+        expect((await other.json()).data.map((m: { label: string }) => m.label)).toContain(NOTE);
+        const elsewhere = await page.request.get(
+          `${h.app.url}/api/markers?snapshot=${opened.searchParams.get("snapshot")}&from=${ZOOM.startMs}&to=${ZOOM.endMs}`,
+        );
+        // In the opened copy it is one of the bundle's own markers, not a second note added here.
+        expect((await elsewhere.json()).data.filter((m: { label: string }) => m.label === NOTE)).toHaveLength(1);
+      } finally {
+        await page.close();
+      }
+    },
+    DOWNLOAD_AND_OPEN_MS,
+  );
 
-  it("a download from Objects records the page and its scope, and opens there", async () => {
-    const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    try {
-      await page.goto(`${h.app.url}/objects?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}&cluster=milo&group=coordination.k8s.io&kind=Lease`);
-      await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object]', { timeout: 60_000 });
-      const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
-      const saved = join(ARTIFACTS, "replay-objects-leases.json.gz");
-      await download.saveAs(saved);
-      const bundle = JSON.parse(gunzipSync(readFileSync(saved)).toString("utf8"));
-      expect(bundle.initialView).toMatchObject({ page: "/objects", range: ZOOM, cluster: "milo", group: "coordination.k8s.io", kind: "Lease" });
-      await page.setInputFiles('[data-testid="snapshot-file"]', saved);
-      await page.waitForURL((url) => url.pathname === "/objects" && /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
-      const opened = new URL(page.url());
-      expect(Object.fromEntries(["from", "to", "cluster", "group", "kind"].map((k) => [k, opened.searchParams.get(k)]))).toEqual({
-        from: String(ZOOM.startMs),
-        to: String(ZOOM.endMs),
-        cluster: "milo",
-        group: "coordination.k8s.io",
-        kind: "Lease",
-      });
-      await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object*="/Lease/"]', { timeout: 60_000 });
-    } finally {
-      await page.close();
-    }
-  });
+  it(
+    "a download from Objects records the page and its scope, and opens there",
+    async () => {
+      const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
+      try {
+        await page.goto(`${h.app.url}/objects?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}&cluster=milo&group=coordination.k8s.io&kind=Lease`);
+        await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object]', { timeout: 60_000 });
+        const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
+        const saved = join(ARTIFACTS, "replay-objects-leases.json.gz");
+        await download.saveAs(saved);
+        const bundle = JSON.parse(gunzipSync(readFileSync(saved)).toString("utf8"));
+        expect(bundle.initialView).toMatchObject({ page: "/objects", range: ZOOM, cluster: "milo", group: "coordination.k8s.io", kind: "Lease" });
+        await page.setInputFiles('[data-testid="snapshot-file"]', saved);
+        await page.waitForURL((url) => url.pathname === "/objects" && /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
+        const opened = new URL(page.url());
+        expect(Object.fromEntries(["from", "to", "cluster", "group", "kind"].map((k) => [k, opened.searchParams.get(k)]))).toEqual({
+          from: String(ZOOM.startMs),
+          to: String(ZOOM.endMs),
+          cluster: "milo",
+          group: "coordination.k8s.io",
+          kind: "Lease",
+        });
+        await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object*="/Lease/"]', { timeout: 60_000 });
+      } finally {
+        await page.close();
+      }
+    },
+    DOWNLOAD_AND_OPEN_MS,
+  );
 
   it("refuses a note on a snapshot this dashboard does not hold", async () => {
     const page = await h.browser.newPage();
