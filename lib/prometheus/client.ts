@@ -163,7 +163,7 @@ const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Age
 
 /** A reused kept-alive connection that the server had closed: nothing was answered, and a fresh one may be tried. */
 class StaleConnection extends Error {
-  constructor(readonly original: Error) {
+  constructor(original: Error) {
     super(original.message, { cause: original });
   }
 }
