@@ -72,7 +72,9 @@ describe("notes and views on a snapshot", () => {
         expect(opened.searchParams.get("apiserver")).toBe(PROJECT_JOB);
         expect(opened.searchParams.get("resource")).toBe(CONNECTORS);
         await drawn(page, "writes-by-resource");
-        await page.waitForSelector(`[data-panel="writes-by-resource"] [data-marker="${NOTE}"]`, { state: "attached" });
+        // A bound, not a speed check: in a clean run on a machine twice as slow as usual, the note was not drawn 30 s
+        // after the chart.
+        await page.waitForSelector(`[data-panel="writes-by-resource"] [data-marker="${NOTE}"]`, { state: "attached", timeout: 90_000 });
         await page.screenshot({ path: join(ARTIFACTS, "snapshot-with-note.png") });
 
         // The note is the replay's: the live views (none here) and other snapshots do not show it.
