@@ -190,8 +190,11 @@ export class AuditStore {
     return rows.map((r) => ({ ...r, noop: r.noop === null ? null : r.noop === 1 }));
   }
 
+  /** Whether any audit request is stored, as an integer column (1 or 0): asked alone, or with other questions in one statement. */
+  static readonly ANY_REQUEST_SQL = "CAST(EXISTS (SELECT 1 FROM audit_requests) AS INTEGER)";
+
   /** Whether any audit request is stored (the Clients view says how to get some when none is). */
   async hasRequests(): Promise<boolean> {
-    return (await this.sql().get("SELECT 1 AS one FROM audit_requests LIMIT 1")) !== undefined;
+    return (await this.sql().get<{ audited: number }>(`SELECT ${AuditStore.ANY_REQUEST_SQL} AS audited`))!.audited === 1;
   }
 }

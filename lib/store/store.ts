@@ -83,6 +83,10 @@ export class WriteStore implements WriteRepository {
     }
   }
 
+  get waitsOnServer(): boolean {
+    return this.database.dialect === "postgres";
+  }
+
   /** The SQLite connection, for what reads the file directly (tests, the copy to PostgreSQL). */
   get db() {
     return this.database.db;
@@ -536,7 +540,7 @@ export class WriteStore implements WriteRepository {
     if (timesMs.length === 0) return;
     const days = [...new Set(timesMs.map(dayOf))];
     const rows = await this.sql().all<{ day: number | null; slices: number | null; audited: number | null }>(
-      `SELECT NULL AS day, NULL AS slices, CAST(EXISTS (SELECT 1 FROM audit_requests) AS INTEGER) AS audited
+      `SELECT NULL AS day, NULL AS slices, ${AuditStore.ANY_REQUEST_SQL} AS audited
        UNION ALL SELECT day, slices, NULL FROM (${DayRollups.ROLLED_DAYS_SQL}) AS rolled`,
       [arrayText(days), arrayText(days)],
     );
