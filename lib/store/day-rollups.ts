@@ -59,6 +59,10 @@ const ROLL_LOCK = 7_420_135_201;
 const VACUUM_DAYS = "VACUUM (ANALYZE) rank_spans, rank_days_fields, rank_days_writers, rank_hours";
 const ROLLUP_TABLES = ["rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
 
+/** How many quarter hours of some days are rolled up (a day done: all of them), the days named by `daysIn` twice (`= ?` for one). */
+const rolledDays = (daysIn: string) =>
+  `SELECT day, ${SLICES_PER_DAY} AS slices FROM rank_days_done WHERE day ${daysIn} UNION ALL SELECT day, slices FROM rank_days_progress WHERE day ${daysIn}`;
+
 /** Day k holds (k·DAY, (k+1)·DAY]. */
 export const dayOf = (tsMs: number) => Math.ceil(tsMs / DAY_MS) - 1;
 
@@ -116,17 +120,14 @@ export class DayRollups {
   }
 
   private slicesIn(day: number): Promise<{ slices: number } | undefined> {
-    return this.sql().get<{ slices: number }>(
-      `SELECT ${SLICES_PER_DAY} AS slices FROM rank_days_done WHERE day = ? UNION ALL SELECT slices FROM rank_days_progress WHERE day = ?`,
-      [day, day],
-    );
+    return this.sql().get<{ slices: number }>(rolledDays("= ?"), [day, day]);
   }
 
   /**
    * On PostgreSQL, how far some days are rolled up, asked together with other questions in one statement (each `?` the
    * days as one array text); `learnRolled` takes its rows. A transaction that stores writes asks it first, for its days.
    */
-  static readonly ROLLED_DAYS_SQL = `SELECT day, ${SLICES_PER_DAY} AS slices FROM rank_days_done WHERE day = ANY(CAST(? AS bigint[])) UNION ALL SELECT day, slices FROM rank_days_progress WHERE day = ANY(CAST(? AS bigint[]))`;
+  static readonly ROLLED_DAYS_SQL = rolledDays("= ANY(CAST(? AS bigint[]))");
 
   /** What `ROLLED_DAYS_SQL` answered of `days`, known to the current transaction from now on (a day it has no row of: none). */
   learnRolled(days: readonly number[], rows: readonly { day: number; slices: number }[]): void {
