@@ -10,6 +10,8 @@ import type { ObjectKey, StoredWrite } from "../wire/objects";
  * writes, each object's first-seen and last version, meta values, and one transaction around a batch.
  */
 export interface WriteRepository {
+  /** whether its transactions wait on a server (PostgreSQL), whose answers a long step on this thread would hold back */
+  readonly waitsOnServer: boolean;
   /** `timesMs`: when the rows the work stores were written (PostgreSQL makes their day partitions first) */
   batch<T>(work: () => Promise<T>, timesMs?: readonly number[]): Promise<T>;
   /** a burst of watched writes `record` is about to be given in the current transaction: what decides their joins, asked once */
