@@ -13,6 +13,16 @@ export class Turns {
     return this.run(async () => undefined);
   }
 
+  /** Asks for a turn now: `entered` settles once it comes, and it is held until `release` (which may come first). */
+  hold(): { entered: Promise<void>; release: () => void } {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let enter!: () => void;
+    const entered = new Promise<void>((resolve) => (enter = resolve));
+    void this.run(() => (enter(), released));
+    return { entered, release };
+  }
+
   run<T>(work: () => Promise<T>): Promise<T> {
     this.asked++;
     const result = this.tail.then(work, work).finally(() => this.asked--);

@@ -113,16 +113,13 @@ export class VersionChain<V> {
       });
     // Both turns are asked for now, so that each holds the batches in the order they were asked for.
     if (!before) {
-      let entered!: () => void;
-      let ended!: () => void;
-      const comparingTurn = new Promise<void>((resolve) => (entered = resolve));
-      void this.comparing.run(() => (entered(), new Promise<void>((resolve) => (ended = resolve))));
+      const comparingTurn = this.comparing.hold();
       return this.storing.run(async () => {
-        await comparingTurn;
+        await comparingTurn.entered;
         try {
           return await this.recording(batch, () => stored(undefined as P));
         } finally {
-          ended();
+          comparingTurn.release();
         }
       });
     }

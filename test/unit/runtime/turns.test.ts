@@ -28,4 +28,29 @@ describe("Turns", () => {
     expect(log).toEqual(["start a", "end a", "start b", "end b", "start c", "end c", "all ended"]);
     expect(turns.waiting).toBe(0);
   });
+
+  it("holds a turn asked for now from when it comes until it is released, released early or not", async () => {
+    const turns = new Turns();
+    const log: string[] = [];
+    const first = turns.run(async () => {
+      await tick();
+      log.push("first ends");
+    });
+    const held = turns.hold();
+    const after = turns.run(async () => void log.push("after runs"));
+    void held.entered.then(() => log.push("held entered"));
+    await first;
+    await tick();
+    expect(log).toEqual(["first ends", "held entered"]);
+    held.release();
+    await after;
+    expect(log).toEqual(["first ends", "held entered", "after runs"]);
+    // Released before its turn came: it passes straight on.
+    const early = turns.hold();
+    early.release();
+    await early.entered;
+    await turns.run(async () => void log.push("next runs"));
+    expect(log.at(-1)).toBe("next runs");
+    expect(turns.waiting).toBe(0);
+  });
 });
