@@ -177,9 +177,8 @@ export async function runWatcher(options: WatcherOptions, signal: AbortSignal, s
           stats.error = `skipped a watch event: ${error.message}`;
         };
         const store1 = async (batch: typeof pending, applied: Promise<number>) => {
-          if (failed) return;
           try {
-            stats.stored += await applied;
+            if (!failed) stats.stored += await applied;
           } catch (error) {
             // The store refused, or the lease is gone: nothing of this batch or after it is stored.
             fail(error);
