@@ -53,14 +53,14 @@ function finish() {
 
 const TERMINAL_COLOURS = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g");
 
-/** The first line of a failure message, cut to 300 characters, without terminal colours. */
+/** The first line of a failure message, cut to 2,000 characters (enough for an assertion that says what it found), without terminal colours. */
 function firstLine(text) {
   const line =
     String(text ?? "")
       .replace(TERMINAL_COLOURS, "")
       .trim()
       .split("\n")[0] ?? "";
-  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+  return line.length > 2000 ? `${line.slice(0, 2000)}…` : line;
 }
 
 /** Runs a command to its end with its output shown as it comes, and keeps the last 4 MB of it to quote from. */

@@ -333,16 +333,19 @@ describe("a Metadata-level audit log of a real API server", () => {
     for (const name of ROUTES) {
       const noop = logged.filter((w) => w.resource === "httproutes" && w.name === name && expected.get(w.key) === true).length;
       const row = objects.data.rows.find((r) => r.name === name);
-      // On a mismatch, the route's stored rows say which write went where.
+      // On a mismatch, the route's rows whose class and request disagree (or a no-op request with no row) say which write went where.
       const stored = () =>
         JSON.stringify(
           storeRows(
             webhookStoreDir,
-            `SELECT w.class, w.source, w.verb, w.subresource, a.precondition, a.noop, a.evidence FROM writes w JOIN objects o ON o.id = w.object_id
-             LEFT JOIN audit_requests a ON a.request_key = w.request_key WHERE o.kind = 'HTTPRoute' AND o.name = '${name}' ORDER BY w.ts_ms, w.id`,
+            `SELECT w.id, w.ts_ms, w.class, w.source, w.verb, w.subresource, w.rv, w.prev_rv, a.precondition, a.order_us, a.noop, a.evidence FROM writes w
+             JOIN objects o ON o.id = w.object_id LEFT JOIN audit_requests a ON a.request_key = w.request_key
+             WHERE o.kind = 'HTTPRoute' AND o.name = '${name}' AND (w.class = 'no-op') <> COALESCE(a.noop = 1, FALSE)
+             UNION ALL SELECT NULL, a.ts_ms, NULL, 'no row', a.verb, a.subresource, NULL, NULL, a.precondition, a.order_us, a.noop, a.evidence FROM audit_requests a
+             WHERE a.resource = 'httproutes' AND a.name = '${name}' AND a.noop = 1 AND NOT EXISTS (SELECT 1 FROM writes w WHERE w.request_key = a.request_key)`,
           ),
         );
-      expect(row?.noop, `${name}: ${stored()}`).toBe(noop);
+      expect(row?.noop, `${name} (Objects ${row?.noop}, the log ${noop}): ${stored()}`).toBe(noop);
     }
     // A no-op's write, picked on its timeline, says what its class rests on.
     const noopWrite = storeRows(
