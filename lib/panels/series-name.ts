@@ -28,16 +28,38 @@ export interface ChartColumns {
 }
 
 export function toColumns(series: Series[]): ChartColumns {
-  const times = new Set<number>();
-  for (const s of series) for (const [tsMs] of s.points) times.add(tsMs);
-  const xs = [...times].sort((a, b) => a - b);
-  const indexOf = new Map(xs.map((tsMs, j) => [tsMs, j]));
+  // Every timestamp in a typed array, sorted natively and deduplicated: a page draws tens of thousands of points.
+  let count = 0;
+  for (const s of series) count += s.points.length;
+  const times = new Float64Array(count);
+  let at = 0;
+  for (const s of series) for (const [tsMs] of s.points) times[at++] = tsMs;
+  times.sort();
+  const xs: number[] = [];
+  for (let i = 0; i < count; i++) if (i === 0 || times[i] !== times[i - 1]) xs.push(times[i]);
   const ys = series.map((s) => {
     const column = new Array<number | null>(xs.length).fill(null);
-    for (const [tsMs, value] of s.points) column[indexOf.get(tsMs)!] = value;
+    // A series' points come in time order: each is found by walking on from the last; one out of order, by search.
+    let j = 0;
+    for (const [tsMs, value] of s.points) {
+      if (j >= xs.length || xs[j] > tsMs) j = lowerBound(xs, tsMs);
+      while (xs[j] < tsMs) j++;
+      column[j] = value;
+    }
     return column;
   });
   return { xs, ys };
+}
+
+/** The first index whose value is not below `value`, in ascending `sorted`. */
+function lowerBound(sorted: number[], value: number): number {
+  let [low, high] = [0, sorted.length];
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle] < value) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**

@@ -317,6 +317,22 @@ describe("totals and chart rows", () => {
       ],
     });
   });
+  it("puts every series' points in the column of their timestamp, series with gaps, offsets and points out of order", () => {
+    let seed = 7;
+    const random = () => (seed = (seed * 48_271) % 2_147_483_647) / 2_147_483_647;
+    const series = Array.from({ length: 12 }, (_, i) => {
+      const points: [number, number][] = [];
+      for (let t = 0; t < 400; t++) if (random() < 0.8) points.push([1_000_000 + t * 15_000 + (i % 3 === 0 ? 7_000 : 0), i * 1_000 + t]);
+      // One series answered out of order.
+      if (i === 5) points.reverse();
+      return { labels: { i: String(i) }, points };
+    });
+    const { xs, ys } = toColumns(series);
+    // Read back: each series' value at each column, by looking its timestamp up in its own points.
+    const expected = series.map((s) => xs.map((x) => s.points.find(([t]) => t === x)?.[1] ?? null));
+    expect(ys).toEqual(expected);
+    expect(xs).toEqual([...new Set(series.flatMap((s) => s.points.map(([t]) => t)))].sort((a, b) => a - b));
+  });
   it("stacks series as running totals, leaving gaps out of the sum", () => {
     expect(
       stackColumns([
