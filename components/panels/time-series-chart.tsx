@@ -128,6 +128,7 @@ export function TimeSeriesChart({
   const zoomable = onZoom !== undefined;
   const allNames = useMemo(() => series.map((s) => nameOf(s.labels)), [series, nameOf]);
   const allColors = useMemo(() => colorsOf(series, allNames), [series, allNames]);
+  const means = useMemo(() => series.map(mean), [series]);
   const [hidden, setHidden] = useState<ReadonlySet<string>>(() => new Set());
   const shown = useMemo(() => {
     const all = series.map((s, i) => ({ s, name: allNames[i], color: allColors[i] }));
@@ -278,7 +279,7 @@ export function TimeSeriesChart({
         <ul className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-xs" data-testid="legend">
           {series.map((s, i) => {
             const name = allNames[i];
-            const avg = mean(s);
+            const avg = means[i];
             const off = !names.includes(name);
             const selectable = onSelectSeries && s.labels[OTHER_LABEL] === undefined && s.labels.resource !== undefined;
             return (
