@@ -19,7 +19,7 @@ function read(): ThemeColors {
   const style = getComputedStyle(document.documentElement);
   const v = (name: keyof ThemeColors) => style.getPropertyValue(`--${name}`).trim() || LIGHT[name];
   const colors: ThemeColors = { grid: v("grid"), muted: v("muted"), fg: v("fg"), panel: v("panel"), accent: v("accent") };
-  // The same object while they are the light ones: a chart drawn with them is not drawn again.
+  // The same object while they are the light ones: a chart rendered with them does not render again.
   current = (Object.keys(LIGHT) as (keyof ThemeColors)[]).every((name) => colors[name] === LIGHT[name]) ? LIGHT : colors;
   return current;
 }
@@ -36,7 +36,7 @@ function subscribe(changed: () => void): () => void {
 
 /**
  * Chart colours read from the CSS variables, so strokes follow light and dark mode: one read for every chart, and
- * a chart mounted after the page hydrated is drawn with them at once, not first with the light ones and then again.
+ * a chart mounted after the page hydrated renders with them at once, not first with the light ones and then again.
  */
 export function useThemeColors(): ThemeColors {
   return useSyncExternalStore(subscribe, read, () => LIGHT);
