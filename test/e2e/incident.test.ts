@@ -237,7 +237,7 @@ describe("compare view", () => {
       return [truth(PROJECT_JOB, "status"), truth(HUB_JOB)];
     };
     const table = async (p: Page) => {
-      await p.waitForSelector('[data-panel="compare"][data-state="ready"] [data-testid="compare-table"] tr[data-window-end]');
+      await p.waitForSelector('[data-panel="compare"][data-state="ready"]:not([data-updating]) [data-testid="compare-table"] tr[data-window-end]');
       return p.$$eval('[data-testid="compare-table"] tr[data-window-end]', (trs) =>
         trs.map(
           (tr) =>
@@ -257,7 +257,8 @@ describe("compare view", () => {
       const [ta, tb] = expected(endMs - 10_800_000);
       expect([a, b, ratio]).toEqual([formatCount(ta), formatCount(tb), (ta / tb).toFixed(3)]);
     }
-    await expect(page.locator('[data-panel="compare"] [data-marker="NSO v0.26.5"]').count()).resolves.toBe(1);
+    // The markers come in their own answer.
+    await expect.poll(() => page.locator('[data-panel="compare"] [data-marker="NSO v0.26.5"]').count(), { timeout: 10_000 }).toBe(1);
     await page.screenshot({ path: join(ARTIFACTS, "compare.png"), fullPage: true });
 
     await page.click('[data-testid="copy-link"]');

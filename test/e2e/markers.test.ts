@@ -65,13 +65,13 @@ describe("marker labels", () => {
       const { objects, writes } = h.replay.sink;
       const changes = writes.filter((w) => w.timeMs >= fromMs && w.timeMs <= toMs && ["Deployment", "Kustomization"].includes(objects[w.objectIndex].kind));
       expect(changes.length).toBeGreaterThan(0);
-      // The detected onset is listed from its own answer, which can come before the markers' answer: wait for both.
+      // The detected onset comes with the rate chart's answer, the recorded changes with the markers': wait for both.
       await page
         .waitForFunction(
-          (count) =>
-            Array.from(document.querySelectorAll('[data-testid="marker-list"] [data-marker-item]')).filter((li) =>
-              li.textContent?.includes("(recorded change)"),
-            ).length >= count,
+          (count) => {
+            const texts = Array.from(document.querySelectorAll('[data-testid="marker-list"] [data-marker-item]')).map((li) => li.textContent ?? "");
+            return texts.filter((t) => t.includes("(recorded change)")).length >= count && texts.some((t) => t.includes("(detected)"));
+          },
           changes.length,
           { timeout: 30_000 },
         )

@@ -109,7 +109,8 @@ describe("the replay in Chromium", () => {
     await page.goto(`${h.app.url}/compare`);
     await page.waitForURL((url) => url.searchParams.get("snapshot") === "replay" && url.searchParams.get("window") === "3h");
     const table = async () => {
-      await page.waitForSelector('[data-panel="compare"][data-state="ready"] [data-testid="compare-table"] tr[data-window-end]');
+      // Not updating: while a new window's answer comes, the panel keeps the last one on screen, marked as updating.
+      await page.waitForSelector('[data-panel="compare"][data-state="ready"]:not([data-updating]) [data-testid="compare-table"] tr[data-window-end]');
       return page.$$eval('[data-testid="compare-table"] tr[data-window-end]', (trs) =>
         trs.map(
           (tr) =>

@@ -80,9 +80,12 @@ describe("Write load page in Chromium", () => {
     await expect(page.textContent('[data-testid="totals-sum"]')).resolves.toBe(formatCount([...truth.values()].reduce((a, b) => a + b, 0)));
     expect(await page.inputValue('[data-testid="resource-select"]')).toBe("connectors.networking.datumapis.com");
     // The configured release marker is on every chart, with its detail as the tooltip.
+    // Each chart and the markers come in answers of their own: counted once all are in.
+    await expect.poll(() => page.locator('[data-panel][data-state="loading"], [data-panel][data-updating]').count(), { timeout: 15_000 }).toBe(0);
+    await expect.poll(async () => (await page.locator("[data-chart]").count()) - (await page.locator("[data-chart][data-drawn]").count())).toBe(0);
     const drawn = await page.locator("[data-chart][data-drawn]").count();
     expect(drawn).toBeGreaterThanOrEqual(8);
-    expect(await page.locator('[data-marker="infra v0.83.42"][data-marker-kind="release"]').count()).toBe(drawn);
+    await expect.poll(() => page.locator('[data-marker="infra v0.83.42"][data-marker-kind="release"]').count(), { timeout: 10_000 }).toBe(drawn);
     await expect(page.locator('[data-panel="writes-by-resource"] [data-marker="infra v0.83.42"] title').textContent()).resolves.toBe(
       "2026-09-11 14:45:00Z · infra v0.83.42\nreached stable sites",
     );
