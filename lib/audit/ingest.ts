@@ -77,7 +77,9 @@ interface Chain {
 
 /** A write this ingester stored, and in which of its runs (a run's counts say what that run stored). */
 interface StoredAuditWrite {
+  /** its row, while it is this request's: a row joined into the version the watch saw goes, and SQLite may give its id to a later row */
   id: number;
+  requestKey: string;
   cls: WriteClass;
   writer: string;
   run: number;
@@ -433,7 +435,7 @@ export class AuditIngester {
     const profile = this.profileOfObject(key, later.version?.obj);
     const analysis = this.compared(profile, before, later.version, later.resourceVersion, write.writer);
     // A row the recorder joined keeps the recorder's class: it saw every version in order.
-    if (!(await this.store.reclassify(write.id, analysis))) return;
+    if (!(await this.store.reclassify(write, analysis))) return;
     if (write.run === this.run) {
       this.count(write.cls, -1);
       this.count(analysis.cls, +1);
@@ -577,7 +579,7 @@ export class AuditIngester {
     }
     this.stored.objectWrites++;
     this.count(cls, +1);
-    await this.learn(write, request, bytes, { id, cls, writer: request.user, run: this.run });
+    await this.learn(write, request, bytes, { id, requestKey: request.key, cls, writer: request.user, run: this.run });
     return true;
   }
 

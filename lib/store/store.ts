@@ -247,13 +247,17 @@ export class WriteStore implements WriteRepository {
 
   /**
    * A stored write compared again with the version before it, which audit ingest learnt of only later
-   * (webhook batches can arrive out of order): its class, changes and projection. Gone (pruned), or
-   * joined by the recorder, which saw every version in order: nothing. Answers whether it changed.
+   * (webhook batches can arrive out of order): its class, changes and projection. Gone (pruned), joined by the
+   * recorder, which saw every version in order, or no longer its request's row (joined into the version the watch
+   * saw, its id given to a later row): nothing. Answers whether it changed.
    */
-  async reclassify(id: number, write: Pick<StoredWrite, "cls" | "heartbeat" | "changes" | "projection" | "change">): Promise<boolean> {
+  async reclassify(
+    { id, requestKey }: { id: number; requestKey: string },
+    write: Pick<StoredWrite, "cls" | "heartbeat" | "changes" | "projection" | "change">,
+  ): Promise<boolean> {
     const row = await this.sql().get<{ objectId: number; tsMs: number; writer: string }>(
-      `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ? WHERE id = ? AND source = 'audit' RETURNING object_id AS "objectId", ts_ms AS "tsMs", writer`,
-      [write.cls, write.heartbeat ? 1 : 0, JSON.stringify(write.changes), JSON.stringify(write.projection), id],
+      `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ? WHERE id = ? AND request_key = ? AND source = 'audit' RETURNING object_id AS "objectId", ts_ms AS "tsMs", writer`,
+      [write.cls, write.heartbeat ? 1 : 0, JSON.stringify(write.changes), JSON.stringify(write.projection), id, requestKey],
     );
     if (!row) return false;
     await this.rewriteFields(id, row.objectId, row.tsMs, write.changes, row.writer);

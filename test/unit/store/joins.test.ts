@@ -83,3 +83,83 @@ describe.each(storeEngines())("one row per write on %s", (_name, engine) => {
     },
   );
 });
+
+describe.each(storeEngines())("a request's row joined into the version it made, on %s", (name, engine) => {
+  it("is no longer that request's: comparing the request again changes no row, not the one SQLite gave its id to", async () => {
+    const store = await engine.writeStore();
+    const blind = (tsMs: number, cls: StoredWrite["cls"]): StoredWrite => ({
+      tsMs,
+      cls,
+      writer: "deployer",
+      source: "audit",
+      heartbeat: false,
+      changes: [],
+      projection: {},
+      request: { verb: "update", subresource: "", userAgent: "kubectl/v1.34.0", code: 200, latencyMs: 3 },
+    });
+    const ids = await store.batch(async () => {
+      // The watch saw version 101 follow 100; then the Metadata-level update sent against 100 is stored, and found to be
+      // the last sent against it: its row goes, and the watched version takes its request.
+      await store.record(key, { ...watched("kubectl-set"), tsMs: 10_000, resourceVersion: "101", previousVersion: "100", change: undefined });
+      await store.audit().addRequest(
+        key.cluster,
+        {
+          key: "r-a",
+          tsMs: 10_010,
+          user: "deployer",
+          userAgent: "kubectl/v1.34.0",
+          verb: "update",
+          group: "apps",
+          resource: "deployments",
+          subresource: "",
+          namespace: "shop",
+          name: "web",
+          code: 200,
+          latencyMs: 3,
+          precondition: "100",
+        },
+        null,
+      );
+      const a = await store.record(key, blind(10_010, "unknown"), { requestKey: "r-a" });
+      expect(await store.placeByPrecondition("r-a", "100", true, "unknown")).toBe("routed");
+      // Another object's no-op is stored next.
+      await store.audit().addRequest(
+        key.cluster,
+        {
+          key: "r-b",
+          tsMs: 10_020,
+          user: "deployer",
+          userAgent: "kubectl/v1.34.0",
+          verb: "update",
+          group: "apps",
+          resource: "deployments",
+          subresource: "",
+          namespace: "shop",
+          name: "api",
+          code: 200,
+          latencyMs: 3,
+          precondition: "7",
+        },
+        true,
+        "same-precondition",
+      );
+      const b = await store.record({ ...key, name: "api" }, blind(10_020, "no-op"), { requestKey: "r-b" });
+      return { a: a.id, b: b.id };
+    });
+    // SQLite hands the next row the highest id again once that row is deleted: the hazard this guards against.
+    if (name === "SQLite") expect(ids.b).toBe(ids.a);
+    const changed = await store.batch(() =>
+      store.reclassify({ id: ids.a, requestKey: "r-a" }, { cls: "unknown", heartbeat: false, changes: [], projection: {}, change: undefined }),
+    );
+    expect(changed).toBe(false);
+    const rows = await store.database
+      .sql()
+      .all<{ requestKey: string; cls: string; source: string }>(
+        `SELECT request_key AS "requestKey", class AS cls, source FROM writes WHERE request_key IN ('r-a', 'r-b') ORDER BY request_key`,
+      );
+    expect(rows).toEqual([
+      { requestKey: "r-a", cls: "routed", source: "watch" },
+      { requestKey: "r-b", cls: "no-op", source: "audit" },
+    ]);
+  });
+});
