@@ -3,14 +3,16 @@
  * audit requests (audit-bundle.ts), and marked with a digest of what built it (the bundle, the store's format,
  * the profiles), so a store built from another bundle, by an older Churnscope or with other profiles is built again. The replay's is built
  * once at build time (lib/cli/replay-store.ts) beside the app, and a server whose data directory has none
- * takes a copy of it instead of building its own.
+ * takes a copy of it instead of building its own; so does a snapshot whose writes and requests are the replay's
+ * (a download of the replay with a note or a view of its own, opened again).
  */
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, readFileSync, renameSync } from "node:fs";
-import { join } from "node:path";
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import type { Profile } from "../churn/profiles";
 import { bufferOf } from "../runtime/threads";
 import { decodeSnapshot } from "../snapshot/format/codec";
+import type { Snapshot } from "../snapshot/format/schema";
 import { importAuditRequests } from "./audit-bundle";
 import { importObjectWrites } from "./import-writes";
 import { WriteStore } from "./store";
@@ -30,31 +32,82 @@ export function snapshotStoreDigest(bundle: Uint8Array, profiles: Profile[]): st
   return createHash("sha256").update(bundle).update(STORE_FORMAT).update(JSON.stringify(profiles)).digest("hex").slice(0, 16);
 }
 
-/** Builds the store at `path`; it is marked with its digest only once complete, so a build cut short is built again. */
-export async function buildSnapshotStore(job: ImportJob): Promise<number> {
-  const store = await WriteStore.open(job.path);
+/** The same for what the store is built from alone: bundles that differ only in their notes, markers or view give the same. */
+export function storeContentDigest(snapshot: Pick<Snapshot, "objectWrites" | "auditRequests">, profiles: Profile[]): string {
+  const hash = createHash("sha256")
+    .update(JSON.stringify(snapshot.objectWrites))
+    .update("\u0000")
+    .update(JSON.stringify(snapshot.auditRequests ?? null));
+  return hash.update(STORE_FORMAT).update(JSON.stringify(profiles)).digest("hex").slice(0, 16);
+}
+
+/**
+ * Builds the store at `path`, or takes a copy of the prebuilt replay store when that was built from the same writes and
+ * requests (`adopt`); it is marked with its digest only once complete, so a build cut short is built again.
+ */
+export async function buildSnapshotStore(job: ImportJob, adopt = true): Promise<number> {
+  const snapshot = decodeSnapshot(bufferOf(job.bundle), job.maxBytes);
+  const content = storeContentDigest(snapshot, job.profiles);
+  const store = adopt && adoptPrebuilt(job.path, content, "content") ? await WriteStore.open(job.path) : await built(job, snapshot, content);
   try {
-    const { objectWrites, auditRequests } = decodeSnapshot(bufferOf(job.bundle), job.maxBytes);
-    const count = objectWrites ? await importObjectWrites(store, objectWrites, job.profiles) : 0;
-    await store.setMeta("writes", String(count));
-    await store.setMeta("auditRequests", String(auditRequests ? await importAuditRequests(store, auditRequests) : 0));
     await store.setMeta("digest", job.digest);
-    return count;
+    return Number(await store.getMeta("writes"));
   } finally {
     await store.close();
   }
 }
 
-/** Where the build leaves the replay's store: beside the app's build output (`.next`, or CHURNSCOPE_DIST_DIR), with its digest. */
-export function prebuiltReplayStore(distDir = process.env.CHURNSCOPE_DIST_DIR || ".next"): { path: string; digestPath: string } {
-  const path = join(distDir, "replay-objects.sqlite");
-  return { path, digestPath: `${path}.digest` };
+async function built(job: ImportJob, { objectWrites, auditRequests }: Snapshot, content: string): Promise<WriteStore> {
+  const store = await WriteStore.open(job.path);
+  try {
+    await store.setMeta("writes", String(objectWrites ? await importObjectWrites(store, objectWrites, job.profiles) : 0));
+    await store.setMeta("auditRequests", String(auditRequests ? await importAuditRequests(store, auditRequests) : 0));
+    await store.setMeta("content", content);
+    return store;
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
 }
 
-/** Copies the prebuilt replay store to `path` when it was built from what this server would build it from; answers whether it did. */
-export function adoptPrebuilt(path: string, digest: string): boolean {
+/**
+ * Builds the replay's store into `distDir` (`npm run build`'s last step), marked with both digests; answers how many
+ * writes it holds, or null when the one there was built from the same bundle and profiles already.
+ */
+export async function buildPrebuiltStore(bundle: Uint8Array, profiles: Profile[], distDir: string): Promise<number | null> {
+  const target = prebuiltReplayStore(distDir);
+  const digest = snapshotStoreDigest(bundle, profiles);
+  if ([target.path, target.contentPath].every(existsSync) && existsSync(target.digestPath) && readFileSync(target.digestPath, "utf8").trim() === digest)
+    return null;
+  const building = `${target.path}.building`;
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${building}${suffix}`, { force: true });
+  mkdirSync(dirname(target.path), { recursive: true });
+  const writes = await buildSnapshotStore({ path: building, bundle, maxBytes: 64 << 20, profiles, digest }, false);
+  // Says where a data directory's copy came from.
+  const store = await WriteStore.open(building);
+  await store.setMeta("built", "at build time");
+  const content = await store.getMeta("content");
+  await store.close();
+  renameSync(building, target.path);
+  writeFileSync(target.digestPath, `${digest}\n`);
+  writeFileSync(target.contentPath, `${content}\n`);
+  return writes;
+}
+
+/** Where the build leaves the replay's store: beside the app's build output (`.next`, or CHURNSCOPE_DIST_DIR), with its digests. */
+export function prebuiltReplayStore(distDir = process.env.CHURNSCOPE_DIST_DIR || ".next"): { path: string; digestPath: string; contentPath: string } {
+  const path = join(distDir, "replay-objects.sqlite");
+  return { path, digestPath: `${path}.digest`, contentPath: `${path}.content` };
+}
+
+/**
+ * Copies the prebuilt replay store to `path` when it was built from what this server would build it from: the same
+ * bundle (`digest`), or the same writes and requests (`content`); answers whether it did.
+ */
+export function adoptPrebuilt(path: string, digest: string, by: "bundle" | "content" = "bundle"): boolean {
   const prebuilt = prebuiltReplayStore();
-  if (!existsSync(prebuilt.path) || !existsSync(prebuilt.digestPath) || readFileSync(prebuilt.digestPath, "utf8").trim() !== digest) return false;
+  const digestPath = by === "bundle" ? prebuilt.digestPath : prebuilt.contentPath;
+  if (!existsSync(prebuilt.path) || !existsSync(digestPath) || readFileSync(digestPath, "utf8").trim() !== digest) return false;
   // Copied whole, then renamed: a copy cut short is never taken for a store.
   copyFileSync(prebuilt.path, `${path}.copying`);
   renameSync(`${path}.copying`, path);

@@ -19,8 +19,13 @@ const CONNECTORS = "connectors.networking.datumapis.com";
 const NOTE = "paged the network team (replay)";
 const NOTE_MS = Date.parse("2026-09-11T18:30:00Z");
 const ZOOM = { startMs: Date.parse("2026-09-11T12:00:00Z"), endMs: Date.parse("2026-09-12T00:00:00Z") };
-/** A bound for a test that downloads the replay and opens it again: the upload is checked and its 104 k writes stored, 40–90 s on a loaded 2-core machine. */
+/**
+ * A bound for a test that downloads the replay and opens it again: the download is packed, the upload checked and packed
+ * again (7 and 11 s on a loaded 2-core machine), and its object store copied from the replay's (it holds the same writes).
+ */
 const DOWNLOAD_AND_OPEN_MS = 180_000;
+/** A bound for the replay's upload to be opened: 30 s was not enough once, with the machine busy beside the browser. */
+const UPLOAD_MS = 90_000;
 
 async function drawn(page: Page, panel: string) {
   await page.waitForSelector(`[data-panel="${panel}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
@@ -66,7 +71,8 @@ describe("notes and views on a snapshot", () => {
         // A file chosen before the page has hydrated has no handler to read it, so wait until it has drawn.
         await drawn(page, "writes-by-resource");
         await page.setInputFiles('[data-testid="snapshot-file"]', saved);
-        await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
+        // The upload is checked and packed again in a thread (6 s on a loaded 2-core machine), then opened.
+        await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""), { timeout: UPLOAD_MS });
         const opened = new URL(page.url());
         expect([Number(opened.searchParams.get("from")), Number(opened.searchParams.get("to"))]).toEqual([ZOOM.startMs, ZOOM.endMs]);
         expect(opened.searchParams.get("apiserver")).toBe(PROJECT_JOB);
@@ -105,7 +111,7 @@ describe("notes and views on a snapshot", () => {
         const bundle = JSON.parse(gunzipSync(readFileSync(saved)).toString("utf8"));
         expect(bundle.initialView).toMatchObject({ page: "/objects", range: ZOOM, cluster: "milo", group: "coordination.k8s.io", kind: "Lease" });
         await page.setInputFiles('[data-testid="snapshot-file"]', saved);
-        await page.waitForURL((url) => url.pathname === "/objects" && /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
+        await page.waitForURL((url) => url.pathname === "/objects" && /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""), { timeout: UPLOAD_MS });
         const opened = new URL(page.url());
         expect(Object.fromEntries(["from", "to", "cluster", "group", "kind"].map((k) => [k, opened.searchParams.get(k)]))).toEqual({
           from: String(ZOOM.startMs),
