@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { RecordedChange } from "@/lib/churn/changes";
+import type { NoopEvidence } from "@/lib/churn/preconditions";
 import type { ObjectKey, StoredWrite } from "@/lib/wire/objects";
 import { storeEngines } from "../../helpers/store-engines";
 
@@ -97,52 +98,37 @@ describe.each(storeEngines())("a request's row joined into the version it made, 
       projection: {},
       request: { verb: "update", subresource: "", userAgent: "kubectl/v1.34.0", code: 200, latencyMs: 3 },
     });
+    /** A completed update of one of the shop's Deployments, sent against `precondition`. */
+    const updateRequest = (requestKey: string, tsMs: number, name: string, precondition: string, noop: boolean | null, evidence?: NoopEvidence) =>
+      store.audit().addRequest(
+        key.cluster,
+        {
+          key: requestKey,
+          tsMs,
+          user: "deployer",
+          userAgent: "kubectl/v1.34.0",
+          verb: "update",
+          group: "apps",
+          resource: "deployments",
+          subresource: "",
+          namespace: "shop",
+          name,
+          code: 200,
+          latencyMs: 3,
+          precondition,
+        },
+        noop,
+        evidence,
+      );
     const ids = await store.batch(async () => {
       // The watch saw version 101 follow 100; then the Metadata-level update sent against 100 is stored, and found to be
       // the last sent against it: its row goes, and the watched version takes its request.
       await store.record(key, { ...watched("kubectl-set"), tsMs: 10_000, resourceVersion: "101", previousVersion: "100", change: undefined });
-      await store.audit().addRequest(
-        key.cluster,
-        {
-          key: "r-a",
-          tsMs: 10_010,
-          user: "deployer",
-          userAgent: "kubectl/v1.34.0",
-          verb: "update",
-          group: "apps",
-          resource: "deployments",
-          subresource: "",
-          namespace: "shop",
-          name: "web",
-          code: 200,
-          latencyMs: 3,
-          precondition: "100",
-        },
-        null,
-      );
+      await updateRequest("r-a", 10_010, "web", "100", null);
       const a = await store.record(key, blind(10_010, "unknown"), { requestKey: "r-a" });
       expect(await store.placeByPrecondition("r-a", "100", true, "unknown")).toBe("routed");
       // Another object's no-op is stored next.
-      await store.audit().addRequest(
-        key.cluster,
-        {
-          key: "r-b",
-          tsMs: 10_020,
-          user: "deployer",
-          userAgent: "kubectl/v1.34.0",
-          verb: "update",
-          group: "apps",
-          resource: "deployments",
-          subresource: "",
-          namespace: "shop",
-          name: "api",
-          code: 200,
-          latencyMs: 3,
-          precondition: "7",
-        },
-        true,
-        "same-precondition",
-      );
+      await updateRequest("r-b", 10_020, "api", "7", true, "same-precondition");
       const b = await store.record({ ...key, name: "api" }, blind(10_020, "no-op"), { requestKey: "r-b" });
       return { a: a.id, b: b.id };
     });
