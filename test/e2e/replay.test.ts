@@ -11,7 +11,7 @@ import { formatCount, formatNumber } from "@/lib/format/number";
 import { formatUtc } from "@/lib/format/time";
 import { PROJECT_JOB } from "@/lib/demo/types";
 import { windowTruth } from "@/lib/demo/truth";
-import { ARTIFACTS } from "../helpers/browser";
+import { ARTIFACTS, BUNDLE_TRANSFER_MS } from "../helpers/browser";
 import { useReplayApp } from "../helpers/replay-app";
 
 const PANELS = ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"];
@@ -86,12 +86,12 @@ describe("the replay in Chromium", () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.goto(`${h.app.url}/`);
     await waitForCharts(page);
-    const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
+    const [download] = await Promise.all([page.waitForEvent("download", { timeout: BUNDLE_TRANSFER_MS }), page.click('[data-testid="download-snapshot"]')]);
     const saved = join(ARTIFACTS, "replay-download.json.gz");
     await download.saveAs(saved);
 
     await page.setInputFiles('[data-testid="snapshot-file"]', saved);
-    await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""));
+    await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""), { timeout: BUNDLE_TRANSFER_MS });
     await waitForCharts(page);
     await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toMatch(/Snapshot of 2026-09-09 00:00Z → 2026-09-13 06:00Z/);
 

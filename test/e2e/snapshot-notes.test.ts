@@ -11,7 +11,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { NAMED } from "@/lib/demo/params";
 import { PROJECT_JOB } from "@/lib/demo/types";
-import { ARTIFACTS } from "../helpers/browser";
+import { ARTIFACTS, BUNDLE_TRANSFER_MS } from "../helpers/browser";
 import { useReplayApp } from "../helpers/replay-app";
 
 const h = useReplayApp();
@@ -24,8 +24,6 @@ const ZOOM = { startMs: Date.parse("2026-09-11T12:00:00Z"), endMs: Date.parse("2
  * again (7 and 11 s on a loaded 2-core machine), and its object store copied from the replay's (it holds the same writes).
  */
 const DOWNLOAD_AND_OPEN_MS = 180_000;
-/** A bound for the replay's upload to be opened: 30 s was not enough once, with the machine busy beside the browser. */
-const UPLOAD_MS = 90_000;
 
 async function drawn(page: Page, panel: string) {
   await page.waitForSelector(`[data-panel="${panel}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
@@ -57,7 +55,7 @@ describe("notes and views on a snapshot", () => {
         await timeline.close();
 
         // The download holds the note and the view it was taken from.
-        const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
+        const [download] = await Promise.all([page.waitForEvent("download", { timeout: BUNDLE_TRANSFER_MS }), page.click('[data-testid="download-snapshot"]')]);
         const saved = join(ARTIFACTS, "replay-with-note.json.gz");
         await download.saveAs(saved);
         const bundle = JSON.parse(gunzipSync(readFileSync(saved)).toString("utf8"));
@@ -71,8 +69,7 @@ describe("notes and views on a snapshot", () => {
         // A file chosen before the page has hydrated has no handler to read it, so wait until it has drawn.
         await drawn(page, "writes-by-resource");
         await page.setInputFiles('[data-testid="snapshot-file"]', saved);
-        // The upload is checked and packed again in a thread (6 s on a loaded 2-core machine), then opened.
-        await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""), { timeout: UPLOAD_MS });
+        await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""), { timeout: BUNDLE_TRANSFER_MS });
         const opened = new URL(page.url());
         expect([Number(opened.searchParams.get("from")), Number(opened.searchParams.get("to"))]).toEqual([ZOOM.startMs, ZOOM.endMs]);
         expect(opened.searchParams.get("apiserver")).toBe(PROJECT_JOB);
@@ -105,13 +102,15 @@ describe("notes and views on a snapshot", () => {
       try {
         await page.goto(`${h.app.url}/objects?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}&cluster=milo&group=coordination.k8s.io&kind=Lease`);
         await page.waitForSelector('[data-testid="objects-table"][data-state="ready"] tr[data-object]', { timeout: 60_000 });
-        const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="download-snapshot"]')]);
+        const [download] = await Promise.all([page.waitForEvent("download", { timeout: BUNDLE_TRANSFER_MS }), page.click('[data-testid="download-snapshot"]')]);
         const saved = join(ARTIFACTS, "replay-objects-leases.json.gz");
         await download.saveAs(saved);
         const bundle = JSON.parse(gunzipSync(readFileSync(saved)).toString("utf8"));
         expect(bundle.initialView).toMatchObject({ page: "/objects", range: ZOOM, cluster: "milo", group: "coordination.k8s.io", kind: "Lease" });
         await page.setInputFiles('[data-testid="snapshot-file"]', saved);
-        await page.waitForURL((url) => url.pathname === "/objects" && /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""), { timeout: UPLOAD_MS });
+        await page.waitForURL((url) => url.pathname === "/objects" && /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""), {
+          timeout: BUNDLE_TRANSFER_MS,
+        });
         const opened = new URL(page.url());
         expect(Object.fromEntries(["from", "to", "cluster", "group", "kind"].map((k) => [k, opened.searchParams.get(k)]))).toEqual({
           from: String(ZOOM.startMs),

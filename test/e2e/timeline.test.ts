@@ -61,15 +61,22 @@ describe("an object's timeline", () => {
       }
       const markers = h.replay.params.markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs).map((m) => m.label);
       expect(markers.length).toBeGreaterThan(0);
-      const drawn = await page.$$eval('[data-testid="timeline"] [data-marker]', (gs) =>
-        gs.map((g) => ({ label: g.getAttribute("data-marker"), kind: g.getAttribute("data-marker-kind") })),
-      );
-      expect(
-        drawn
-          .filter((m) => m.kind !== "change")
-          .map((m) => m.label)
-          .sort(),
-      ).toEqual([...markers].sort());
+      const drawnMarkers = () =>
+        page.$$eval('[data-testid="timeline"] [data-marker]', (gs) =>
+          gs.map((g) => ({ label: g.getAttribute("data-marker"), kind: g.getAttribute("data-marker-kind") })),
+        );
+      // The markers come in an answer of their own, after the timeline's.
+      await expect
+        .poll(
+          async () =>
+            (await drawnMarkers())
+              .filter((m) => m.kind !== "change")
+              .map((m) => m.label)
+              .sort(),
+          { timeout: 15_000 },
+        )
+        .toEqual([...markers].sort());
+      const drawn = await drawnMarkers();
       // And the generator's rollouts and rollback in the range, as recorded changes.
       const { objects, writes: generated } = h.replay.sink;
       const rollouts = generated.filter(

@@ -82,7 +82,9 @@ describe("Write load page in Chromium", () => {
     // The configured release marker is on every chart, with its detail as the tooltip.
     // Each chart and the markers come in answers of their own: counted once all are in.
     await expect.poll(() => page.locator('[data-panel][data-state="loading"], [data-panel][data-updating]').count(), { timeout: 15_000 }).toBe(0);
-    await expect.poll(async () => (await page.locator("[data-chart]").count()) - (await page.locator("[data-chart][data-drawn]").count())).toBe(0);
+    await expect
+      .poll(async () => (await page.locator("[data-chart]").count()) - (await page.locator("[data-chart][data-drawn]").count()), { timeout: 15_000 })
+      .toBe(0);
     const drawn = await page.locator("[data-chart][data-drawn]").count();
     expect(drawn).toBeGreaterThanOrEqual(8);
     await expect.poll(() => page.locator('[data-marker="infra v0.83.42"][data-marker-kind="release"]').count(), { timeout: 10_000 }).toBe(drawn);

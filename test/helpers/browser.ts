@@ -7,6 +7,12 @@ import { ROOT } from "./root";
 
 export const ARTIFACTS = join(ROOT, "test-results");
 
+/**
+ * A bound for the replay's bundle to be downloaded, or uploaded and opened: each is packed with gzip at its best
+ * (7 and 11 s on a loaded 2-core machine), and 30 s was not enough with the machine busier still.
+ */
+export const BUNDLE_TRANSFER_MS = 90_000;
+
 const LAUNCH_ARGS = [
   "--headless",
   "--no-sandbox",
