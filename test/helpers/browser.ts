@@ -30,8 +30,26 @@ function chromiumPath(): string {
   return executablePath;
 }
 
+/**
+ * E2E_API_DELAY_MS (on demand, never in CI): each API answer reaches the page after a random delay up to this many ms,
+ * so the page's answers arrive in every order; a test that reads the page before the answer it checks has come fails.
+ */
+const API_DELAY_MS = Number(process.env.E2E_API_DELAY_MS ?? 0);
+
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), headless: true, args: LAUNCH_ARGS });
+  const browser = await chromium.launch({ executablePath: chromiumPath(), headless: true, args: LAUNCH_ARGS });
+  if (API_DELAY_MS > 0) {
+    const newPage = browser.newPage.bind(browser);
+    browser.newPage = async (options) => {
+      const page = await newPage(options);
+      await page.route("**/api/**", async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * API_DELAY_MS));
+        await route.continue().catch(() => undefined); // the page went meanwhile
+      });
+      return page;
+    };
+  }
+  return browser;
 }
 
 /**
