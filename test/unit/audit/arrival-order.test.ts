@@ -14,7 +14,7 @@ import { httpRoute, preconditionStorm, requestLines } from "../../helpers/audit-
 
 const START = Date.UTC(2026, 10, 29, 9, 0, 0);
 const ROUTES = ["s", "t", "u"];
-// Eight arrival orders per engine: twelve found nothing more.
+// Arrival orders per engine (each about a second).
 const SEEDS = 8;
 
 type Delivery = { atMs: number; lines: string[] } | { atMs: number; type: string; obj: unknown };
