@@ -345,7 +345,7 @@ describe("a Metadata-level audit log of a real API server", () => {
              WHERE a.resource = 'httproutes' AND a.name = '${name}' AND a.noop = 1 AND NOT EXISTS (SELECT 1 FROM writes w WHERE w.request_key = a.request_key)`,
           ),
         );
-      expect(row?.noop, `${name} (Objects ${row?.noop}, the log ${noop}): ${stored()}`).toBe(noop);
+      expect(row?.noop, `${name} (Objects ${row?.noop}, the log ${noop}): ${row?.noop === noop ? "" : stored()}`).toBe(noop);
     }
     // A no-op's write, picked on its timeline, says what its class rests on.
     const noopWrite = storeRows(
