@@ -9,7 +9,7 @@ import { AuditIngester } from "@/lib/audit/ingest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
 import { ProfileRecorder } from "@/lib/recorder/core";
 import { createRng } from "@/lib/scenario/rng";
-import { storeEngines } from "../../helpers/store-engines";
+import { storeEngines, type StoreEngine } from "../../helpers/store-engines";
 import { httpRoute, preconditionStorm, requestLines } from "../../helpers/audit-log";
 
 const START = Date.UTC(2026, 10, 29, 9, 0, 0);
@@ -78,18 +78,24 @@ function arrivals(seed: number, lines: string[], versions: { ms: number; type: s
   return deliveries.sort((a, b) => a.atMs - b.atMs);
 }
 
+/** A fresh store that audit ingest and a recorder watching HTTPRoutes (its list done) both write to. */
+async function ingestBesideWatch(engine: StoreEngine) {
+  const store = await engine.writeStore();
+  const ingester = new AuditIngester(store, "prod", DEFAULT_PROFILES);
+  const recorder = new ProfileRecorder(
+    store,
+    "prod",
+    DEFAULT_PROFILES.filter((p) => p.name === "httproute"),
+  );
+  await recorder.applyList([], "1", START - 10_000);
+  return { store, ingester, recorder };
+}
+
 describe.each(storeEngines())("audit batches and watched versions in any order on %s", (_name, engine) => {
   it.each(Array.from({ length: SEEDS }, (_, i) => i + 1))(
     "seed %i: every object write's class agrees with its request's flag and with the server",
     async (seed) => {
-      const store = await engine.writeStore();
-      const ingester = new AuditIngester(store, "prod", DEFAULT_PROFILES);
-      const recorder = new ProfileRecorder(
-        store,
-        "prod",
-        DEFAULT_PROFILES.filter((p) => p.name === "httproute"),
-      );
-      await recorder.applyList([], "1", START - 10_000);
+      const { store, ingester, recorder } = await ingestBesideWatch(engine);
       const { lines, versions, truth } = scenario(seed);
       const random = createRng(seed);
       // Batches one after another, as the webhook's spool is drained; versions as the watch hands them, beside them.
@@ -130,14 +136,7 @@ describe.each(storeEngines())("audit batches and watched versions in any order o
 
 describe.each(storeEngines())("an older batch after a newer write joined the version the watch saw it make, on %s", (_name, engine) => {
   it("compares that write again without touching the row its id went to", async () => {
-    const store = await engine.writeStore();
-    const ingester = new AuditIngester(store, "prod", DEFAULT_PROFILES);
-    const recorder = new ProfileRecorder(
-      store,
-      "prod",
-      DEFAULT_PROFILES.filter((p) => p.name === "httproute"),
-    );
-    await recorder.applyList([], "1", START - 10_000);
+    const { store, ingester, recorder } = await ingestBesideWatch(engine);
     // The watch saw route r go from version 10 to 11 to 12.
     await recorder.applyEvents(
       [10, 11, 12].map((rv, i) => ({ type: i === 0 ? "ADDED" : "MODIFIED", obj: httpRoute("r", rv, [`h${rv}`], 1) as never, tsMs: START + i * 1_000 })),
