@@ -4,8 +4,9 @@
  * writer, by whether the writes changed what consumers route on, and over the range.
  */
 import Link from "next/link";
+import { useMemo } from "react";
 import { useQueryStates } from "nuqs";
-import { seriesColors } from "@/lib/panels/series-colors";
+import { useSeriesColors } from "@/components/panels/use-series-colors";
 import { ApiNotices, StoreLoading } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
@@ -25,9 +26,10 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
   const filter = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined };
   const answer = useApi<FieldsAnswer>(apiUrl("/api/fields", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }));
   const rows = answer.data?.data.rows ?? [];
-  const writers = [...new Set(rows.flatMap((r) => r.writers.map((w) => w.writer)))];
+  const held = answer.data?.data.rows;
+  const writers = useMemo(() => [...new Set((held ?? []).flatMap((r) => r.writers.map((w) => w.writer)))], [held]);
   // A writer is the same colour here as on the Clients chart.
-  const writerColors = seriesColors.colorsOf(writers);
+  const writerColors = useSeriesColors(writers);
   const colorOf = (writer: string) => writerColors[writers.indexOf(writer)];
   const max = Math.max(1, ...rows.map((r) => r.changes));
   const scope = [filter.kind ?? "every kind", filter.cluster ? `on ${filter.cluster}` : "", filter.namespace ? `in ${filter.namespace}` : ""]

@@ -15,10 +15,11 @@ import type { Marker } from "@/lib/markers/marker";
 import type { Series } from "@/lib/promql/types";
 import { seriesName, stackColumns, toColumns } from "@/lib/panels/series-name";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
-import { OTHER_COLOR, seriesColors } from "@/lib/panels/series-colors";
+import { OTHER_COLOR } from "@/lib/panels/series-colors";
 import { useChartZoom } from "./chart-zoom";
 import { CHART_FONT_FAMILY, labelWidth, MarkerLayer } from "./marker-layer";
 import { useElementWidth } from "./use-element-width";
+import { useSeriesColors } from "./use-series-colors";
 import { useThemeColors } from "./use-theme-colors";
 
 /** Releases, notes and PromQL-found changes; "onset" (found by change-point detection) is drawn in the accent colour. */
@@ -65,9 +66,8 @@ const NARROW_CHART_PX = 560;
 /** A drag narrower than this is a click, not a zoom. */
 const MIN_DRAG_PX = 4;
 
-/** Each series' colour: its name's, the same on every chart, and grey for "other". */
-function colorsOf(series: Series[], names: string[]): string[] {
-  const named = seriesColors.colorsOf(names.filter((_, i) => series[i].labels[OTHER_LABEL] === undefined));
+/** Each series' colour: its name's (`named`, the colours of the series not folded into "other"), and grey for "other". */
+function colorsOf(series: Series[], named: string[]): string[] {
   let next = 0;
   return series.map((s) => (s.labels[OTHER_LABEL] !== undefined ? OTHER_COLOR : named[next++]));
 }
@@ -127,7 +127,9 @@ export function TimeSeriesChart({
   zoomRef.current = onZoom;
   const zoomable = onZoom !== undefined;
   const allNames = useMemo(() => series.map((s) => nameOf(s.labels)), [series, nameOf]);
-  const allColors = useMemo(() => colorsOf(series, allNames), [series, allNames]);
+  const namedNames = useMemo(() => allNames.filter((_, i) => series[i].labels[OTHER_LABEL] === undefined), [series, allNames]);
+  const namedColors = useSeriesColors(namedNames);
+  const allColors = useMemo(() => colorsOf(series, namedColors), [series, namedColors]);
   const means = useMemo(() => series.map(mean), [series]);
   const [hidden, setHidden] = useState<ReadonlySet<string>>(() => new Set());
   const shown = useMemo(() => {

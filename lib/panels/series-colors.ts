@@ -1,8 +1,10 @@
 /**
  * A colour per series name, the same on every chart and page: "connectors.networking.datumapis.com" is one
- * colour in Writes by resource, Compare and the Clients chart alike. A name keeps the colour it was first
- * given; that is the one its hash points at unless another name holds it, so most names get the same colour
- * in every session too. Two names share a colour only once more names are seen than there are colours.
+ * colour in Writes by resource, Compare and the Clients chart alike. A name is first given the colour its hash
+ * points at unless another name holds it, so most names get the same colour in every session too. Once a tab has
+ * seen more names than there are colours, two names can share one; when two such names are drawn on one chart, the
+ * one seen later moves to a colour none of the names it is drawn with holds, on every chart at once (those already
+ * drawn are told), so a name never shows two colours, whichever chart's answer came first.
  */
 
 /** Distinct in light and dark mode. */
@@ -39,43 +41,40 @@ function hash(name: string): number {
   return h;
 }
 
+/** The colours at one moment, as a chart reads them. */
+export interface ColorsNow {
+  colorsOf(names: readonly string[]): string[];
+}
+
 export class SeriesColors {
-  private readonly byName = new Map<string, number>();
+  private readonly slotOf = new Map<string, number>();
+  /** when each name was first given its colour: the order of first sighting */
   private readonly order = new Map<string, number>();
-  private readonly holder: (string | undefined)[];
+  /** how many names hold each colour */
+  private readonly holders: number[];
+  /** the names each name has been drawn with on one chart */
+  private readonly drawnWith = new Map<string, Set<string>>();
+  private readonly listeners = new Set<() => void>();
+  private now: ColorsNow = this.view();
+  private telling = false;
 
   constructor(private readonly palette: readonly string[] = SERIES_COLORS) {
-    this.holder = new Array<string | undefined>(palette.length);
+    this.holders = new Array<number>(palette.length).fill(0);
   }
 
-  /** The name's colour: given once, then the same every time it is asked. */
+  /** The name's colour: given once, the same every time it is asked until it has to move (see colorsOf). */
   colorOf(name: string): string {
-    let slot = this.byName.get(name);
-    if (slot === undefined) {
-      const preferred = hash(name) % this.palette.length;
-      slot = preferred;
-      // The first free colour from the preferred one on; when every colour is held, the preferred one.
-      for (let step = 0; step < this.palette.length; step++) {
-        const candidate = (preferred + step) % this.palette.length;
-        if (this.holder[candidate] === undefined) {
-          slot = candidate;
-          this.holder[candidate] = name;
-          break;
-        }
-      }
-      this.byName.set(name, slot);
-      this.order.set(name, this.order.size);
-    }
-    return this.palette[slot];
+    return this.palette[this.slot(name)];
   }
 
   /**
-   * The colours of one chart's series, in order: each name's own colour, except where two series of this chart
-   * share one (possible once more names are seen than there are colours). Then the name given that colour first
-   * keeps it, whatever the chart's order, so it looks the same on every chart; the others take the first colours
-   * the chart does not use yet, so one chart never draws two series alike while it can.
+   * The colours of one chart's series, in order. Where two of them share a colour, the name seen later moves to one
+   * that none of the names it has been drawn with holds, for every chart. Only when there is none (a name drawn
+   * beside as many others as there are colours) does this chart alone give it the first colour it does not use yet,
+   * so one chart never draws two series alike while it can.
    */
   colorsOf(names: readonly string[]): string[] {
+    this.meet(names);
     const own = names.map((name) => this.colorOf(name));
     const keeper = new Map<string, number>();
     own.forEach((color, i) => {
@@ -91,7 +90,77 @@ export class SeriesColors {
     });
   }
 
-  /** When a name was first given its colour: the order of first sighting. */
+  /** The colours as they are now: a new value after each move, so a chart drawn before it knows to draw again. */
+  snapshot = (): ColorsNow => this.now;
+
+  /** `changed` runs after a name moves (after the current render, not inside it); answers the unsubscribe. */
+  subscribe = (changed: () => void): (() => void) => {
+    this.listeners.add(changed);
+    return () => this.listeners.delete(changed);
+  };
+
+  private slot(name: string): number {
+    let slot = this.slotOf.get(name);
+    if (slot === undefined) {
+      // The first free colour from the preferred one on; when every colour is held, the preferred one.
+      slot = this.firstFrom(hash(name) % this.palette.length, (candidate) => this.holders[candidate] === 0) ?? hash(name) % this.palette.length;
+      this.slotOf.set(name, slot);
+      this.holders[slot]++;
+      this.order.set(name, this.order.size);
+    }
+    return slot;
+  }
+
+  private firstFrom(preferred: number, fits: (slot: number) => boolean): number | undefined {
+    for (let step = 0; step < this.palette.length; step++) {
+      const candidate = (preferred + step) % this.palette.length;
+      if (fits(candidate)) return candidate;
+    }
+    return undefined;
+  }
+
+  /** Names drawn together: each that shares a colour with one seen before it moves, where it can. */
+  private meet(names: readonly string[]): void {
+    const together = [...new Set(names)];
+    for (const name of together) {
+      this.slot(name);
+      const drawnWith = this.drawnWith.get(name) ?? this.drawnWith.set(name, new Set()).get(name)!;
+      for (const other of together) if (other !== name) drawnWith.add(other);
+    }
+    let moved = false;
+    for (const name of together.sort((a, b) => this.seen(a) - this.seen(b))) {
+      const mine = this.slotOf.get(name)!;
+      const beside = [...this.drawnWith.get(name)!];
+      if (!beside.some((other) => this.slotOf.get(other) === mine && this.seen(other) < this.seen(name))) continue;
+      const taken = new Set(beside.map((other) => this.slotOf.get(other)!));
+      const preferred = hash(name) % this.palette.length;
+      // A colour no name holds, else the least held of those none of its chart-mates holds.
+      const least = Math.min(...this.holders.filter((_, slot) => !taken.has(slot)));
+      const next = this.firstFrom(preferred, (slot) => !taken.has(slot) && this.holders[slot] === least);
+      if (next === undefined) continue;
+      this.holders[mine]--;
+      this.holders[next]++;
+      this.slotOf.set(name, next);
+      moved = true;
+    }
+    if (moved) this.tell();
+  }
+
+  /** Charts drawn before a move learn of it once the current render is over. */
+  private tell(): void {
+    this.now = this.view();
+    if (this.telling) return;
+    this.telling = true;
+    queueMicrotask(() => {
+      this.telling = false;
+      for (const changed of this.listeners) changed();
+    });
+  }
+
+  private view(): ColorsNow {
+    return { colorsOf: (names) => this.colorsOf(names) };
+  }
+
   private seen(name: string): number {
     return this.order.get(name) ?? Infinity;
   }

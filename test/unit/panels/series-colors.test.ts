@@ -49,4 +49,93 @@ describe("a colour per series name", () => {
       expect(new Set(colors.colorsOf([b, a])).size).toBe(2);
     }
   });
+
+  it("whatever order a page's charts are drawn in, a name drawn beside fewer names than colours shows one colour on all of them, and no chart draws two series alike", () => {
+    const random = seeded(41);
+    const names = Array.from({ length: 48 }, (_, i) => `apiserver-${i % 4} · resource-${i}.example.com`);
+    // Six charts of ten series, each sharing two names with the next: more names than colours between them, and each
+    // name drawn beside at most 18 others.
+    const charts = Array.from({ length: 6 }, (_, c) => Array.from({ length: 10 }, (_, i) => names[(c * 8 + i) % names.length]));
+    let moved = 0;
+    for (let order = 0; order < 40; order++) {
+      const colors = new SeriesColors();
+      const before = colors.snapshot();
+      // Names first seen in another order each time, as the page's other answers arrive first or last.
+      for (const name of shuffled(names, random)) colors.colorOf(name);
+      for (const chart of shuffled(charts, random)) colors.colorsOf(chart);
+      if (colors.snapshot() !== before) moved++;
+      // Every chart as drawn once the moves are told (each drawn chart draws again).
+      const drawn = charts.map((chart) => colors.snapshot().colorsOf(chart));
+      const colorOf = new Map<string, string>();
+      drawn.forEach((colorsOfChart, c) => {
+        expect(new Set(colorsOfChart).size, `chart ${c} in order ${order}`).toBe(charts[c].length);
+        colorsOfChart.forEach((color, i) => {
+          const name = charts[c][i];
+          expect(colorOf.get(name) ?? color, `${name} in order ${order}`).toBe(color);
+          colorOf.set(name, color);
+        });
+      });
+    }
+    // The charts were big enough for names to meet one that shares their colour.
+    expect(moved).toBeGreaterThan(0);
+  });
+  it("tells the charts already drawn once a name moves, after the render that moved it", async () => {
+    const colors = new SeriesColors();
+    const names = Array.from({ length: 60 }, (_, i) => `client-${i}`);
+    for (const name of names) colors.colorOf(name);
+    const [a, b] = names.flatMap((x, i) =>
+      names
+        .slice(i + 1)
+        .filter((y) => colors.colorOf(y) === colors.colorOf(x))
+        .map((y) => [x, y]),
+    )[0];
+    let told = 0;
+    const unsubscribe = colors.subscribe(() => told++);
+    const before = colors.snapshot();
+    expect(before.colorsOf([a])).toEqual([colors.colorOf(b)]);
+    const [colorA, colorB] = colors.colorsOf([b, a]).reverse();
+    expect(colorA).not.toBe(colorB);
+    // b, seen later, moved for every chart; a kept its colour.
+    expect(colors.colorOf(a)).toBe(colorA);
+    expect(colors.colorOf(b)).toBe(colorB);
+    expect(told).toBe(0);
+    await Promise.resolve();
+    expect(told).toBe(1);
+    expect(colors.snapshot()).not.toBe(before);
+    unsubscribe();
+  });
+  it("moves nothing while no chart draws two names of one colour", async () => {
+    const colors = new SeriesColors();
+    let told = 0;
+    colors.subscribe(() => told++);
+    const before = colors.snapshot();
+    const names = Array.from({ length: SERIES_COLORS.length }, (_, i) => `gateway-${i}`);
+    const first = names.map((name) => colors.colorOf(name));
+    colors.colorsOf(names.slice(0, 10));
+    colors.colorsOf(names.slice(5));
+    await Promise.resolve();
+    expect(names.map((name) => colors.colorOf(name))).toEqual(first);
+    expect([told, colors.snapshot()]).toEqual([0, before]);
+  });
 });
+
+/** A small seeded generator (mulberry32), so a failing order can be run again. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function shuffled<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
