@@ -133,14 +133,18 @@ export function TimeSeriesChart({
   const means = useMemo(() => series.map(mean), [series]);
   const [hidden, setHidden] = useState<ReadonlySet<string>>(() => new Set());
   const shown = useMemo(() => {
-    const all = series.map((s, i) => ({ s, name: allNames[i], color: allColors[i] }));
+    const all = series.map((s, i) => ({ s, name: allNames[i], index: i }));
     const entries = all.filter((e) => !hidden.has(e.name));
     // A new answer without any of the names still shown shows everything again.
     return entries.length > 0 ? entries : all;
-  }, [series, allNames, allColors, hidden]);
+  }, [series, allNames, hidden]);
   const visible = useMemo(() => shown.map((e) => e.s), [shown]);
   const names = useMemo(() => shown.map((e) => e.name), [shown]);
-  const shownColors = useMemo(() => shown.map((e) => e.color), [shown]);
+  const shownColors = useMemo(() => shown.map((e) => allColors[e.index]), [shown, allColors]);
+  // The plot reads its series' colours at each draw: a name that moves to another colour is drawn again, not rebuilt.
+  const colorsRef = useRef(shownColors);
+  colorsRef.current = shownColors;
+  const plotRef = useRef<{ plot: uPlot; colors: string[] } | null>(null);
   const columns = useMemo(() => toColumns(visible), [visible]);
   const drawn = useMemo(() => (stacked ? stackColumns(columns.ys) : columns.ys), [columns, stacked]);
   const thresholdKey = thresholds.map((t) => t.value).join(",");
@@ -187,10 +191,10 @@ export function TimeSeriesChart({
         {},
         ...visible.map((_, i) => ({
           label: names[i],
-          stroke: shownColors[i],
+          stroke: (_u: uPlot, seriesIdx: number) => colorsRef.current[seriesIdx - 1],
           width: stacked ? 1 : 1.5,
           // Stacked: each area is filled down to the one below it (the bands), the lowest down to zero.
-          ...(stacked ? { fill: `${shownColors[i]}8c` } : {}),
+          ...(stacked ? { fill: (_u: uPlot, seriesIdx: number) => `${colorsRef.current[seriesIdx - 1]}8c` } : {}),
           points: { show: false },
         })),
       ],
@@ -201,6 +205,8 @@ export function TimeSeriesChart({
             const px = uPlot.pxRatio;
             setBox({ left: u.bbox.left / px, top: u.bbox.top / px, width: u.bbox.width / px, height: u.bbox.height / px, yMin, yMax });
             target.dataset.drawn = "true";
+            // The colours this draw gave its series (the stroke functions read them from the same place), in order.
+            target.dataset.colors = colorsRef.current.join(" ");
           },
         ],
         setCursor: [
@@ -220,11 +226,20 @@ export function TimeSeriesChart({
       },
     };
     const plot = new uPlot(options, [columns.xs, ...drawn] as uPlot.AlignedData, target);
+    plotRef.current = { plot, colors: colorsRef.current };
     return () => {
+      plotRef.current = null;
       plot.destroy();
       delete target.dataset.drawn;
+      delete target.dataset.colors;
     };
-  }, [columns, drawn, names, visible, shownColors, stacked, startMs, endMs, width, height, colors, thresholdKey, zoomable]);
+  }, [columns, drawn, names, visible, stacked, startMs, endMs, width, height, colors, thresholdKey, zoomable]);
+  useEffect(() => {
+    const drawnWith = plotRef.current;
+    if (!drawnWith || drawnWith.colors === shownColors) return;
+    drawnWith.colors = shownColors;
+    drawnWith.plot.redraw(true);
+  }, [shownColors]);
 
   const xOf = (tsMs: number) => (box ? box.left + ((tsMs - startMs) / (endMs - startMs)) * box.width : 0);
   const yOf = (value: number) => (box ? box.top + (1 - (value - box.yMin) / (box.yMax - box.yMin)) * box.height : 0);
