@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SERIES_COLORS, SeriesColors } from "@/lib/panels/series-colors";
+import { createRng } from "@/lib/scenario/rng";
 
 describe("a colour per series name", () => {
   it("gives a name the same colour every time, whatever was asked in between", () => {
@@ -51,7 +52,7 @@ describe("a colour per series name", () => {
   });
 
   it("whatever order a page's charts are drawn in, a name drawn beside fewer names than colours shows one colour on all of them, and no chart draws two series alike", () => {
-    const random = seeded(41);
+    const random = createRng(41);
     const names = Array.from({ length: 48 }, (_, i) => `apiserver-${i % 4} · resource-${i}.example.com`);
     // Six charts of ten series, each sharing two names with the next: more names than colours between them, and each
     // name drawn beside at most 18 others.
@@ -118,18 +119,6 @@ describe("a colour per series name", () => {
     expect([told, colors.snapshot()]).toEqual([0, before]);
   });
 });
-
-/** A small seeded generator (mulberry32), so a failing order can be run again. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
   const out = [...items];
