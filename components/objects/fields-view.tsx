@@ -25,8 +25,8 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
   const filter = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined };
   const answer = useApi<FieldsAnswer>(apiUrl("/api/fields", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }));
-  const rows = answer.data?.data.rows ?? [];
   const held = answer.data?.data.rows;
+  const rows = held ?? [];
   const writers = useMemo(() => [...new Set((held ?? []).flatMap((r) => r.writers.map((w) => w.writer)))], [held]);
   // A writer is the same colour here as on the Clients chart.
   const writerColors = useSeriesColors(writers);

@@ -103,7 +103,8 @@ export class SeriesColors {
     let slot = this.slotOf.get(name);
     if (slot === undefined) {
       // The first free colour from the preferred one on; when every colour is held, the preferred one.
-      slot = this.firstFrom(hash(name) % this.palette.length, (candidate) => this.holders[candidate] === 0) ?? hash(name) % this.palette.length;
+      const preferred = hash(name) % this.palette.length;
+      slot = this.firstFrom(preferred, (candidate) => this.holders[candidate] === 0) ?? preferred;
       this.slotOf.set(name, slot);
       this.holders[slot]++;
       this.order.set(name, this.order.size);
