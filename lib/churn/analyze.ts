@@ -72,23 +72,30 @@ function jsonPath(path: string, json: Json): Json[] {
 
 /** Plain ignore paths as a tree of keys: `true` where a value is removed. */
 type KeyTree = Map<string, KeyTree | true>;
-const keyTrees = new WeakMap<Profile, KeyTree>();
+/** Each profile's tree, or null when it has an ignore path that is not plain, or unordered lists. */
+const keyTrees = new WeakMap<Profile, KeyTree | null>();
 
-function keyTree(profile: Profile): KeyTree {
+function plainTree(profile: Profile): KeyTree | null {
   let tree = keyTrees.get(profile);
-  if (!tree) {
-    tree = new Map();
-    for (const path of profile.ignore) {
-      const keys = path.slice(2).split(".");
-      let node = tree;
-      keys.forEach((key, i) => {
-        const next = node.get(key);
-        if (i === keys.length - 1) node.set(key, true);
-        else if (next === true) return;
-        else node = next ?? (node.set(key, new Map()).get(key) as KeyTree);
-      });
-    }
+  if (tree === undefined) {
+    const paths = profile.ignore.map(keysOf);
+    const plain = paths.every((keys) => keys !== null && keys.length > 0) && profile.unordered.length === 0;
+    tree = plain ? treeOf(paths as string[][]) : null;
     keyTrees.set(profile, tree);
+  }
+  return tree;
+}
+
+function treeOf(paths: string[][]): KeyTree {
+  const tree: KeyTree = new Map();
+  for (const keys of paths) {
+    let node = tree;
+    keys.forEach((key, i) => {
+      const next = node.get(key);
+      if (i === keys.length - 1) node.set(key, true);
+      else if (next === true) return;
+      else node = next ?? (node.set(key, new Map()).get(key) as KeyTree);
+    });
   }
   return tree;
 }
@@ -139,8 +146,8 @@ export function normalise(profile: Profile, obj: Json | undefined): Json | undef
   if (obj === undefined || obj === null) return obj;
   // The common case, plain paths such as $.metadata.managedFields and no unordered lists, copies only
   // the objects along each path: the result is read, never changed, so the rest can be shared.
-  const plain = profile.ignore.every((p) => PLAIN_PATH.test(p)) && profile.unordered.length === 0;
-  if (plain) return without(obj, keyTree(profile));
+  const tree = plainTree(profile);
+  if (tree) return without(obj, tree);
   const copy = structuredClone(obj);
   for (const path of profile.ignore) {
     const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all", ignoreEvalErrors: true }) as {
