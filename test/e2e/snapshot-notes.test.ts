@@ -7,11 +7,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
-import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { NAMED } from "@/lib/demo/params";
 import { PROJECT_JOB } from "@/lib/demo/types";
-import { ARTIFACTS, BUNDLE_TRANSFER_MS } from "../helpers/browser";
+import { ARTIFACTS, BUNDLE_TRANSFER_MS, waitForDrawn } from "../helpers/browser";
 import { useReplayApp } from "../helpers/replay-app";
 
 const h = useReplayApp();
@@ -25,10 +24,6 @@ const ZOOM = { startMs: Date.parse("2026-09-11T12:00:00Z"), endMs: Date.parse("2
  */
 const DOWNLOAD_AND_OPEN_MS = 180_000;
 
-async function drawn(page: Page, panel: string) {
-  await page.waitForSelector(`[data-panel="${panel}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
-}
-
 describe("notes and views on a snapshot", () => {
   it(
     "takes a note on the replay, draws it everywhere on the replay, and a download keeps it and the view",
@@ -37,7 +32,7 @@ describe("notes and views on a snapshot", () => {
       try {
         const view = `/?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}&apiserver=${PROJECT_JOB}&resource=${CONNECTORS}`;
         await page.goto(`${h.app.url}${view}`);
-        await drawn(page, "writes-by-resource");
+        await waitForDrawn(page, "writes-by-resource");
         await page.click('[data-testid="notes-button"]');
         await page.fill('[data-testid="note-time"]', new Date(NOTE_MS).toISOString());
         await page.fill('[data-testid="note-text"]', NOTE);
@@ -67,14 +62,14 @@ describe("notes and views on a snapshot", () => {
         // Opened again (a new snapshot, as a colleague would open it): the same view, with the note.
         await page.goto(`${h.app.url}/`);
         // A file chosen before the page has hydrated has no handler to read it, so wait until it has drawn.
-        await drawn(page, "writes-by-resource");
+        await waitForDrawn(page, "writes-by-resource");
         await page.setInputFiles('[data-testid="snapshot-file"]', saved);
         await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""), { timeout: BUNDLE_TRANSFER_MS });
         const opened = new URL(page.url());
         expect([Number(opened.searchParams.get("from")), Number(opened.searchParams.get("to"))]).toEqual([ZOOM.startMs, ZOOM.endMs]);
         expect(opened.searchParams.get("apiserver")).toBe(PROJECT_JOB);
         expect(opened.searchParams.get("resource")).toBe(CONNECTORS);
-        await drawn(page, "writes-by-resource");
+        await waitForDrawn(page, "writes-by-resource");
         // A bound, not a speed check: in a clean run on a machine twice as slow as usual, the note was not drawn 30 s
         // after the chart.
         await page.waitForSelector(`[data-panel="writes-by-resource"] [data-marker="${NOTE}"]`, { state: "attached", timeout: 90_000 });

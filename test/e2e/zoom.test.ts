@@ -9,7 +9,7 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { formatRange } from "@/lib/format/time";
 import { replayRanges } from "@/lib/demo/replay-views";
-import { ARTIFACTS } from "../helpers/browser";
+import { ARTIFACTS, waitForDrawn } from "../helpers/browser";
 import { useReplayApp } from "../helpers/replay-app";
 
 const h = useReplayApp();
@@ -21,10 +21,6 @@ const BY_RESOURCE = '[data-panel="writes-by-resource"]';
 function rgb(hex: string): string {
   const [r, g, b] = [1, 3, 5].map((at) => parseInt(hex.slice(at, at + 2), 16));
   return `rgb(${r}, ${g}, ${b})`;
-}
-
-async function drawn(page: Page, panel: string) {
-  await page.waitForSelector(`[data-panel="${panel}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
 }
 
 /** The chart's plotting area (uPlot's event layer) in page pixels. */
@@ -73,7 +69,7 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {
       await page.goto(`${h.app.url}${WHOLE}`);
-      await drawn(page, "writes-by-resource");
+      await waitForDrawn(page, "writes-by-resource");
       const area = await plotArea(page, "writes-by-resource");
       const y = area.y + area.height / 2;
       await page.mouse.move(area.x + area.width * 0.4, y);
@@ -93,13 +89,13 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
       expect(url.searchParams.get("snapshot")).toBe("replay");
       expect(url.searchParams.get("resource")).toBe(CONNECTORS);
 
-      await drawn(page, "writes-by-resource");
+      await waitForDrawn(page, "writes-by-resource");
       await expect(page.textContent('[data-testid="snapshot-zoom"]')).resolves.toContain(formatRange(fromMs, toMs));
       // The banner still names what the snapshot holds; the zoom is said beside the range buttons.
       await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toContain(`Snapshot of ${formatRange(whole.startMs, whole.endMs)} (UTC)`);
       await page.waitForSelector('[data-panel="write-totals"][data-state="not-held"]');
       await expect(page.textContent('[data-panel="write-totals"]')).resolves.toMatch(/Not in this snapshot: this snapshot holds these totals for .* only/);
-      for (const id of ["writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]) await drawn(page, id);
+      for (const id of ["writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]) await waitForDrawn(page, id);
       expect(await page.locator('main [role="alert"]').allTextContents()).toEqual([]);
       await page.screenshot({ path: join(ARTIFACTS, "zoom-replay-laptop.png") });
 
@@ -122,7 +118,7 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
       await page.waitForURL((u) => Number(u.searchParams.get("from")) === fromMs);
       await page.goBack();
       await page.waitForURL((u) => u.searchParams.get("from") === null);
-      await drawn(page, "writes-by-resource");
+      await waitForDrawn(page, "writes-by-resource");
       expect(await page.locator('[data-testid="snapshot-zoom"]').count()).toBe(0);
     } finally {
       await page.close();
@@ -133,8 +129,8 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {
       await page.goto(`${h.app.url}${WHOLE}`);
-      await drawn(page, "writes-by-resource");
-      await drawn(page, "writes-by-verb");
+      await waitForDrawn(page, "writes-by-resource");
+      await waitForDrawn(page, "writes-by-verb");
       const area = await plotArea(page, "writes-by-resource");
       await page.mouse.move(area.x + area.width * 0.3, area.y + area.height / 2);
       await page.waitForSelector(`${BY_RESOURCE} [role="tooltip"]`);
@@ -153,7 +149,7 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {
       await page.goto(`${h.app.url}${WHOLE}`);
-      await drawn(page, "writes-by-resource");
+      await waitForDrawn(page, "writes-by-resource");
       const entries = page.locator(`${BY_RESOURCE} [data-legend-entry]`);
       const names = await entries.evaluateAll((es) => es.map((e) => e.getAttribute("data-legend-entry")!));
       const target = names.find((n) => n.endsWith(CONNECTORS))!;
@@ -181,8 +177,8 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {
       await page.goto(`${h.app.url}${WHOLE}`);
-      await drawn(page, "writes-by-resource");
-      await drawn(page, "watch-fanout");
+      await waitForDrawn(page, "writes-by-resource");
+      await waitForDrawn(page, "watch-fanout");
       // The page's other charts may still be answering: a name they draw beside one of its colour moves, on every chart.
       await expect.poll(() => disagreements(page), { timeout: 15_000, interval: 250 }).toEqual([]);
       const byResource = new Map(await swatches(page, "writes-by-resource"));
@@ -192,8 +188,8 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
 
       // Another page in the same tab: the gateways keep their colours from one chart to the next.
       await page.click('a[href^="/rebuilds"]');
-      await drawn(page, "rebuild-rate");
-      await drawn(page, "rebuild-busy");
+      await waitForDrawn(page, "rebuild-rate");
+      await waitForDrawn(page, "rebuild-busy");
       const rate = await swatches(page, "rebuild-rate");
       const busy = new Map(await swatches(page, "rebuild-busy"));
       expect(rate.length).toBeGreaterThan(1);
@@ -207,7 +203,7 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
     const page = await h.browser.newPage({ viewport: { width: 390, height: 844 } });
     try {
       await page.goto(`${h.app.url}${WHOLE}`);
-      await drawn(page, "writes-by-resource");
+      await waitForDrawn(page, "writes-by-resource");
       await page.locator(`${BY_RESOURCE} .u-over`).scrollIntoViewIfNeeded();
       const area = await plotArea(page, "writes-by-resource");
       for (const fraction of [0.15, 0.85]) {

@@ -1,7 +1,7 @@
 /** Debian's Chromium driven by playwright-core (no browser download), with the flags this sandbox needs. */
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type BrowserContextOptions } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from "playwright-core";
 import { requireBinary } from "./processes";
 import { ROOT } from "./root";
 
@@ -12,6 +12,11 @@ export const ARTIFACTS = join(ROOT, "test-results");
  * (7 and 11 s on a loaded 2-core machine), and 30 s was not enough with the machine busier still.
  */
 export const BUNDLE_TRANSFER_MS = 90_000;
+
+/** Waits until the panel has its answer, is not updating, and its chart has drawn it. */
+export async function waitForDrawn(page: Page, panel: string): Promise<void> {
+  await page.waitForSelector(`[data-panel="${panel}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
+}
 
 const LAUNCH_ARGS = [
   "--headless",
