@@ -95,10 +95,10 @@ function unhandledErrors(output) {
 }
 
 /** Runs a command to its end with its output appended to the file `logPath`. */
-function runLogged(command, args, logPath) {
+function runLogged(command, args, logPath, extraEnv = {}) {
   const fd = openSync(logPath, "a");
   return new Promise((resolve) => {
-    const child = spawn(command, args, { env, stdio: ["ignore", fd, fd] });
+    const child = spawn(command, args, { env: { ...env, ...extraEnv }, stdio: ["ignore", fd, fd] });
     child.on("close", (code) => {
       closeSync(fd);
       resolve(code);
@@ -114,9 +114,11 @@ if (!skipBuild) {
   console.log("test: next build, then the replay's object store, beside the unit tests (its output: test-results/build.log)");
   rmSync(buildLog, { force: true });
   const buildStartMs = Date.now();
-  // As `npm run build`: the app, then the replay's object store beside it.
-  build = runLogged(bin("next"), ["build"], buildLog)
-    .then((code) => (code === 0 ? runLogged(bin("tsx"), ["lib/cli/replay-store.ts"], buildLog) : code))
+  // As the Dockerfile builds it: `npm run build` (the app, then the replay's object store beside it) with Next's
+  // standalone output as well, which the image's test runs; `npm start` runs the same build as any other.
+  const standalone = { CHURNSCOPE_STANDALONE: "1" };
+  build = runLogged(bin("next"), ["build"], buildLog, standalone)
+    .then((code) => (code === 0 ? runLogged(bin("tsx"), ["lib/cli/replay-store.ts"], buildLog, standalone) : code))
     .then((code) => ({ ok: code === 0, seconds: since(buildStartMs) }));
 }
 
