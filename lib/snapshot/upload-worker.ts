@@ -1,7 +1,7 @@
 /**
  * Checks and re-encodes an uploaded bundle in a thread of its own: unpacking, validating and packing
- * again at gzip level 9 takes about 3 s for a bundle the size of the replay (2.7 MB), and an upload
- * may be ten times that; no other request should wait behind it.
+ * again takes seconds for a bundle the size of the replay (4.5 MB), and an upload may be ten times
+ * that; no other request should wait behind it.
  */
 import { workerData } from "node:worker_threads";
 import { bufferOf, postOutcome } from "../runtime/threads";

@@ -105,7 +105,7 @@ describe("object churn API on the replay", () => {
     }));
     await allSent;
     await new Promise((resolve) => setTimeout(resolve, 200));
-    // Unpacking, checking and packing it again at gzip level 9 takes seconds; before, the checks waited for all of it.
+    // Unpacking, checking and packing it again takes seconds; before, the checks waited for all of it.
     expect(await healthChecksWhile(upload)).toBeGreaterThanOrEqual(5);
     const { status, body } = await upload;
     expect(status).toBe(200);

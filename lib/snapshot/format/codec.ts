@@ -10,8 +10,12 @@ import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, snapshotSchema, type Snapshot } from
 
 export const tooLarge = (message: string) => new ApiFailure(413, "too_large", message);
 
+/**
+ * Level 6, zlib's default: the replay's 62 MB pack in 0.8 s to 4.5 MB, where level 9 took 3.7 s for 4.4 MB, and every
+ * download and upload waits for it.
+ */
 export function encodeSnapshot(snapshot: Snapshot): Buffer {
-  return gzipSync(Buffer.from(JSON.stringify(snapshot)), { level: 9 });
+  return gzipSync(Buffer.from(JSON.stringify(snapshot)), { level: 6 });
 }
 
 /** An upload as it is stored: checked, packed again (what the schema does not know left out), and named by a hash of that. */
