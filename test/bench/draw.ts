@@ -14,7 +14,7 @@ import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { writeLoadRequests } from "@/lib/panels/write-load-requests";
 import { startApp, writeConfig } from "../helpers/app";
-import { launchBrowser, launchProfile } from "../helpers/browser";
+import { drawnSelector, launchBrowser, launchProfile } from "../helpers/browser";
 import { startPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, PROJECT_JOB } from "../helpers/write-load-scenario";
 import { percentile, report, round } from "./report";
@@ -76,10 +76,8 @@ async function main() {
       // Debian's Prometheus 2.42 serves the classic UI, which draws with Rickshaw into an SVG, a graph_wrapper<i> per panel.
       const promChart = (i: number) => `#graph_wrapper${i} .graph_area .rickshaw_graph svg path`;
       const samples = { ours: [] as number[], rates: [] as number[], one: [] as number[], all: [] as number[] };
-      const drawn = (id: string) =>
-        `[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn], [data-testid="panel-not-shown"][data-panel="${id}"]`;
       for (let i = 0; i < ROUNDS + 1; i++) {
-        const ours = await open(oursContext, churnscope, Object.fromEntries(charts.map((id) => [id, drawn(id)])));
+        const ours = await open(oursContext, churnscope, Object.fromEntries(charts.map((id) => [id, drawnSelector(id, true)])));
         const one = await open(theirsContext, promOne, { chart: promChart(0) });
         const all = await open(theirsContext, promAll, Object.fromEntries(queries.map((_, n) => [n, promChart(n)])));
         // The first round warms both servers' code paths (and, returning, each profile's cache and cookies).

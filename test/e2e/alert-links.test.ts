@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatRange } from "@/lib/format/time";
 import { startAlertmanager, type TestAlertmanager } from "../helpers/alertmanager";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
-import { launchBrowser } from "../helpers/browser";
+import { launchBrowser, waitForDrawn } from "../helpers/browser";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, HUB_JOB, PROJECT_JOB } from "../helpers/write-load-scenario";
 
@@ -71,7 +71,7 @@ describe("alert links built by the Alertmanager template", () => {
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(link.toString());
-    await page.waitForSelector('[data-panel="writes-by-verb"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]', { timeout: 30_000 });
+    await waitForDrawn(page, "writes-by-verb");
     expect(await page.textContent('[data-testid="resolved-range"]')).toMatch(
       new RegExp(`^${formatRange(Date.parse(STARTS_AT) - HOUR, Date.now()).slice(0, 16)}`),
     );
@@ -85,7 +85,7 @@ describe("alert links built by the Alertmanager template", () => {
     const frozen = new URL(linkIn(resolved.text));
     expect(frozen.searchParams.get("to")).toBe(String(Date.parse(endsAt) + HOUR));
     await page.goto(frozen.toString());
-    await page.waitForSelector('[data-panel="writes-by-verb"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]', { timeout: 30_000 });
+    await waitForDrawn(page, "writes-by-verb");
     expect(await page.textContent('[data-testid="resolved-range"]')).toBe(`${formatRange(Date.parse(STARTS_AT) - HOUR, Date.parse(endsAt) + HOUR)} (UTC)`);
     expect(errors).toEqual([]);
     await page.close();

@@ -11,7 +11,7 @@ import { escapeLabelValue } from "@/lib/promql/promql";
 import { createRng } from "@/lib/scenario/rng";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { join } from "node:path";
-import { ARTIFACTS, launchBrowser } from "../helpers/browser";
+import { ARTIFACTS, launchBrowser, waitForDrawn } from "../helpers/browser";
 import { startCountingProxy, type CountingProxy } from "../helpers/counting-proxy";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, PROJECT_JOB } from "../helpers/write-load-scenario";
@@ -96,9 +96,7 @@ describe("Prometheus misbehaving", () => {
       await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}`);
       await page.waitForSelector('[data-panel="watch-fanout"][data-state="error"]', { timeout: 30_000 });
       await expect(page.textContent('[data-panel="watch-fanout"] [role="alert"]')).resolves.toMatch(/Query failed.*HTTP 503 with a body that is not JSON/);
-      for (const id of ["writes-by-resource", "lease-renewals", "write-errors"]) {
-        await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
-      }
+      await waitForDrawn(page, ["writes-by-resource", "lease-renewals", "write-errors"]);
       expect(errors).toEqual([]);
     } finally {
       proxy.fault = undefined;
@@ -127,12 +125,10 @@ describe("past the concurrency limit, in the browser", () => {
       await page.screenshot({ path: join(ARTIFACTS, "write-load-busy.png") });
       proxy.fault = undefined;
       // The no-op evidence panel sends seven queries, more than the pool holds: two at a time, it draws too.
-      for (const id of ["writes-by-resource", "effective-writes", "write-errors", "lease-renewals", "watch-fanout", "noop-evidence"]) {
-        await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, {
-          state: "attached",
-          timeout: 90_000,
-        });
-      }
+      await waitForDrawn(page, ["writes-by-resource", "effective-writes", "write-errors", "lease-renewals", "watch-fanout", "noop-evidence"], {
+        state: "attached",
+        timeoutMs: 90_000,
+      });
       expect(errors).toEqual([]);
     } finally {
       proxy.fault = undefined;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatCount } from "@/lib/format/number";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp, uploadSnapshot } from "../helpers/app";
-import { ARTIFACTS, launchBrowser } from "../helpers/browser";
+import { ARTIFACTS, launchBrowser, waitForDrawn } from "../helpers/browser";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, GRID, HUB_JOB, PROJECT_JOB, truthTotal } from "../helpers/write-load-scenario";
 
@@ -69,11 +69,6 @@ async function markers(from = FROM_MS, to = TO_MS) {
   return body as { data: { timeMs: number; label: string; detail: string; kind: string; id?: number }[]; warnings: string[] };
 }
 
-async function waitForCharts(page: Page, ids: string[]) {
-  for (const id of ids)
-    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
-}
-
 describe("markers and notes", () => {
   it("find the release in build info within one step, keep the configured ones, and report a broken query", async () => {
     const { data, warnings } = await markers();
@@ -124,7 +119,7 @@ describe("markers and notes", () => {
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}`);
-    await waitForCharts(page, CHARTS);
+    await waitForDrawn(page, CHARTS);
     expect(await page.locator('[data-marker="NSO v0.26.5"][data-marker-kind="query"]').count()).toBe(CHARTS.length);
     await page.click('[data-testid="notes-button"]');
     // The broken marker query is reported where notes are, not hidden.
@@ -145,7 +140,7 @@ describe("markers and notes", () => {
     // Another browser sees the note too: it is stored on the server, not in the page.
     const other = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await other.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}`);
-    await waitForCharts(other, ["writes-by-resource"]);
+    await waitForDrawn(other, ["writes-by-resource"]);
     await other.waitForSelector('[data-panel="writes-by-resource"] [data-marker-label="paged the network team"]');
     await other.close();
     expect(errors).toEqual([]);
@@ -167,7 +162,7 @@ describe("exports", () => {
   it("PNG: a panel downloads as an image of its chart with title and legend, at twice the screen's pixels", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}`);
-    await waitForCharts(page, ["writes-by-resource"]);
+    await waitForDrawn(page, ["writes-by-resource"]);
     const chartWidth = await page.locator('[data-panel="writes-by-resource"] [data-chart]').evaluate((chart) => chart.getBoundingClientRect().width);
     const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-panel="writes-by-resource"] [data-testid="panel-png"]')]);
     expect(download.suggestedFilename()).toBe("writes-by-resource.png");

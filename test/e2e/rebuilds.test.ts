@@ -9,20 +9,13 @@ import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { formatNumber } from "@/lib/format/number";
 import { REBUILD_CHARTS } from "@/lib/rebuilds/requests";
-import { ARTIFACTS } from "../helpers/browser";
+import { ARTIFACTS, waitForDrawn } from "../helpers/browser";
 import { useReplayApp } from "../helpers/replay-app";
 
 const h = useReplayApp();
 
 /** Every chart drawn, or said in one line to be one the gateway cannot answer. */
-async function waitForCharts(page: Page) {
-  for (const id of REBUILD_CHARTS) {
-    await page.waitForSelector(
-      `[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn], [data-testid="panel-not-shown"][data-panel="${id}"]`,
-      { state: "attached", timeout: 30_000 },
-    );
-  }
-}
+const waitForCharts = (page: Page) => waitForDrawn(page, REBUILD_CHARTS, { state: "attached", orNotShown: true });
 
 describe("Edge rebuilds on the replay in Chromium", () => {
   it("draws every chart per site, warns on capped quantiles, and compares before and after the onset", async () => {

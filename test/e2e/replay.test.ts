@@ -11,20 +11,14 @@ import { formatCount, formatNumber } from "@/lib/format/number";
 import { formatUtc } from "@/lib/format/time";
 import { PROJECT_JOB } from "@/lib/demo/types";
 import { windowTruth } from "@/lib/demo/truth";
-import { ARTIFACTS, BUNDLE_TRANSFER_MS } from "../helpers/browser";
+import { ARTIFACTS, BUNDLE_TRANSFER_MS, waitForDrawn } from "../helpers/browser";
 import { useReplayApp } from "../helpers/replay-app";
 
 const PANELS = ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"];
 const h = useReplayApp();
 
-async function waitForCharts(page: Page) {
-  // "attached", not visible: an all-zero series draws a flat line with an empty bounding box.
-  for (const id of PANELS)
-    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, {
-      state: "attached",
-      timeout: 30_000,
-    });
-}
+// "attached", not visible: an all-zero series draws a flat line with an empty bounding box.
+const waitForCharts = (page: Page) => waitForDrawn(page, PANELS, { state: "attached" });
 
 describe("the replay in Chromium", () => {
   it("opens with drawn charts, markers, a banner and the generator's exact totals", async () => {

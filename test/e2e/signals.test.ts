@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PROJECT_JOB, HUB_JOB } from "@/lib/demo/types";
 import { WATCHERS } from "@/lib/demo/metrics";
-import { ARTIFACTS } from "../helpers/browser";
+import { ARTIFACTS, waitForDrawn } from "../helpers/browser";
 import { useReplayApp } from "../helpers/replay-app";
 
 const h = useReplayApp();
@@ -19,7 +19,7 @@ describe("signals on the replay in Chromium", () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {
       await page.goto(`${h.app.url}/?snapshot=replay&apiserver=${encodeURIComponent(PROJECT_JOB)}`);
-      for (const id of SIGNALS) await page.waitForSelector(`${ready(id)} [data-chart][data-drawn]`, { state: "attached", timeout: 60_000 });
+      await waitForDrawn(page, SIGNALS, { state: "attached", timeoutMs: 60_000 });
       await expect(page.textContent("#write-signals")).resolves.toBe("What the writes changed and cost");
       await expect(page.textContent("main")).resolves.toContain("Dry runs left out");
       expect(await page.locator('[data-testid="dry-run-toggle"]').count()).toBe(0);
@@ -53,7 +53,7 @@ describe("signals on the replay in Chromium", () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 1000 } });
     try {
       await page.goto(`${h.app.url}/?snapshot=replay&apiserver=${encodeURIComponent(HUB_JOB)}`);
-      await page.waitForSelector(`${ready("noop-evidence")} [data-chart][data-drawn]`, { state: "attached", timeout: 60_000 });
+      await waitForDrawn(page, "noop-evidence", { state: "attached", timeoutMs: 60_000 });
       await expect(page.textContent(`${ready("noop-evidence")} [data-testid="panel-notices"]`)).resolves.toContain(
         "apiserver_storage_events_received_total (Kubernetes 1.30+) is not scraped here",
       );

@@ -11,7 +11,7 @@ import { joinResource } from "@/lib/panels/resource-name";
 import { formatCount, formatValue } from "@/lib/format/number";
 import type { CounterSeries } from "@/lib/scenario/counters";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
-import { ARTIFACTS, launchBrowser } from "../helpers/browser";
+import { ARTIFACTS, launchBrowser, waitForDrawn } from "../helpers/browser";
 import { startPrometheus, type TestPrometheus } from "../helpers/prometheus";
 import { buildWriteLoadScenario, HUB_JOB, LEGACY_JOB, PROJECT_JOB, truthByKey, writesOf } from "../helpers/write-load-scenario";
 
@@ -40,12 +40,6 @@ afterAll(async () => {
   await prom?.stop();
 });
 
-async function waitForCharts(page: Page, panels: string[]) {
-  for (const id of panels) {
-    await page.waitForSelector(`[data-panel="${id}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
-  }
-}
-
 async function totalsRows(page: Page): Promise<Map<string, string>> {
   await page.waitForSelector(
     '[data-panel="write-totals"][data-state="ready"]:not([data-updating]) [data-testid="totals-table"] tr[data-row] [data-cell="previous"]:not(:text("…"))',
@@ -64,7 +58,7 @@ describe("Write load page in Chromium", () => {
     page.on("pageerror", (e) => errors.push(e.message));
     const link = `${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`;
     await page.goto(link);
-    await waitForCharts(page, ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]);
+    await waitForDrawn(page, ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]);
 
     // Totals table = the generator's exact counts (aligned range; see the integration test for why exact).
     const truth = truthByKey(
@@ -98,12 +92,12 @@ describe("Write load page in Chromium", () => {
     await page.waitForURL((url) => url.searchParams.get("from") === String(FROM_MS - 2 * 3_600_000));
     const shifted = new URL(page.url());
     expect(shifted.searchParams.get("to")).toBe(String(TO_MS - 2 * 3_600_000));
-    await waitForCharts(page, ["writes-by-resource"]);
+    await waitForDrawn(page, ["writes-by-resource"]);
     const before = await totalsRows(page);
 
     // Reload the shifted URL: the same view comes back.
     await page.reload();
-    await waitForCharts(page, ["writes-by-resource", "writes-by-verb"]);
+    await waitForDrawn(page, ["writes-by-resource", "writes-by-verb"]);
     expect(await totalsRows(page)).toEqual(before);
     expect(await page.inputValue('[data-testid="apiserver-select"]')).toBe(PROJECT_JOB);
     expect(errors).toEqual([]);
@@ -118,7 +112,7 @@ describe("Write load page in Chromium", () => {
       if (r.url().includes("/api/panels/writes-by-verb?")) requests.push(r);
     });
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`);
-    await waitForCharts(page, ["writes-by-verb"]);
+    await waitForDrawn(page, ["writes-by-verb"]);
     await page.waitForLoadState("networkidle");
     const api = (await (await requests.at(-1)!.response())!.json()) as {
       data: { series: { labels: Record<string, string>; points: [number, number | null][] }[] };
@@ -176,7 +170,7 @@ describe("Write load page in Chromium", () => {
         if (/\/api\/(panels|markers|apiservers)/.test(r.url())) asked.push(r.url().slice(app.url.length));
       });
       await page.goto(link);
-      await waitForCharts(page, charts);
+      await waitForDrawn(page, charts);
       await page.waitForLoadState("networkidle");
       const preloads = await page.$$eval('link[rel="preload"][as="fetch"]', (links) =>
         links.map((l) => (l as HTMLLinkElement).href.slice(location.origin.length)),
@@ -251,11 +245,11 @@ describe("Write load page in Chromium", () => {
   it("drills into a resource from the legend and keeps it in the URL", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}`);
-    await waitForCharts(page, ["writes-by-resource"]);
+    await waitForDrawn(page, ["writes-by-resource"]);
     await expect(page.textContent('[data-panel="writes-by-verb"]')).resolves.toMatch(/Pick a resource/);
     await page.click('[data-panel="writes-by-resource"] [data-drill="leases.coordination.k8s.io"]');
     await page.waitForURL((url) => url.searchParams.get("resource") === "leases.coordination.k8s.io");
-    await waitForCharts(page, ["writes-by-verb"]);
+    await waitForDrawn(page, ["writes-by-verb"]);
     const legend = await page.textContent('[data-panel="writes-by-verb"] [data-testid="legend"]');
     expect(legend).toContain("PATCH");
     expect(legend).toContain("PUT");
@@ -265,7 +259,7 @@ describe("Write load page in Chromium", () => {
   it("zooms live on a drag: absolute from/to in the URL, every chart asks Prometheus for it, Zoom out and Back undo it", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=leases.coordination.k8s.io`);
-    await waitForCharts(page, ["writes-by-resource", "writes-by-verb"]);
+    await waitForDrawn(page, ["writes-by-resource", "writes-by-verb"]);
     const asked: URL[] = [];
     page.on("request", (r) => {
       if (r.url().includes("/api/panels/")) asked.push(new URL(r.url()));
@@ -283,7 +277,7 @@ describe("Write load page in Chromium", () => {
     const pixelMs = (TO_MS - FROM_MS) / area.width;
     expect(Math.abs(fromMs - (FROM_MS + 0.25 * (TO_MS - FROM_MS)))).toBeLessThanOrEqual(pixelMs + 1_000);
     expect(Math.abs(toMs - (FROM_MS + 0.5 * (TO_MS - FROM_MS)))).toBeLessThanOrEqual(pixelMs + 1_000);
-    await waitForCharts(page, ["writes-by-resource", "writes-by-verb", "effective-writes"]);
+    await waitForDrawn(page, ["writes-by-resource", "writes-by-verb", "effective-writes"]);
     const charts = asked.filter((u) => u.pathname !== "/api/panels/write-totals");
     expect(charts.length).toBeGreaterThanOrEqual(6);
     for (const u of charts) expect([Number(u.searchParams.get("from")), Number(u.searchParams.get("to"))], u.pathname).toEqual([fromMs, toMs]);
@@ -299,7 +293,7 @@ describe("Write load page in Chromium", () => {
   it("shows the notices a panel comes with", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${LEGACY_JOB}&resource=connectors.networking.datumapis.com`);
-    await waitForCharts(page, ["watch-fanout"]);
+    await waitForDrawn(page, ["watch-fanout"]);
     await expect(page.textContent('[data-panel="watch-fanout"] [data-testid="panel-notices"]')).resolves.toMatch(/Info:.*labels watch events by kind/);
     await page.close();
   });
@@ -333,7 +327,7 @@ describe("Write load page in Chromium", () => {
   it("draws in dark mode too", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 }, colorScheme: "dark" });
     await page.goto(`${app.url}/?from=${FROM_MS}&to=${TO_MS}&apiserver=${PROJECT_JOB}&resource=connectors.networking.datumapis.com`);
-    await waitForCharts(page, ["writes-by-resource", "writes-by-verb"]);
+    await waitForDrawn(page, ["writes-by-resource", "writes-by-verb"]);
     const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     expect(background).toBe("rgb(15, 18, 22)");
     await page.screenshot({ path: join(ARTIFACTS, "write-load-dark.png"), fullPage: true });

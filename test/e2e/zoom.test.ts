@@ -95,7 +95,7 @@ describe("zoom, crosshair, legend and colours on the replay", () => {
       await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toContain(`Snapshot of ${formatRange(whole.startMs, whole.endMs)} (UTC)`);
       await page.waitForSelector('[data-panel="write-totals"][data-state="not-held"]');
       await expect(page.textContent('[data-panel="write-totals"]')).resolves.toMatch(/Not in this snapshot: this snapshot holds these totals for .* only/);
-      for (const id of ["writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]) await waitForDrawn(page, id);
+      await waitForDrawn(page, ["writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"]);
       expect(await page.locator('main [role="alert"]').allTextContents()).toEqual([]);
       await page.screenshot({ path: join(ARTIFACTS, "zoom-replay-laptop.png") });
 

@@ -8,14 +8,32 @@ import { ROOT } from "./root";
 export const ARTIFACTS = join(ROOT, "test-results");
 
 /**
- * A bound for the replay's bundle to be downloaded, or uploaded and opened: each is packed with gzip at its best
- * (7 and 11 s on a loaded 2-core machine), and 30 s was not enough with the machine busier still.
+ * A bound for the replay's bundle to be downloaded, or uploaded and opened: each is packed with gzip (at its best level
+ * that took 7 and 11 s on a loaded 2-core machine), and 30 s was not enough with the machine busier still.
  */
 export const BUNDLE_TRANSFER_MS = 90_000;
 
-/** Waits until the panel has its answer, is not updating, and its chart has drawn it. */
-export async function waitForDrawn(page: Page, panel: string): Promise<void> {
-  await page.waitForSelector(`[data-panel="${panel}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`, { timeout: 30_000 });
+/**
+ * A panel that has its answer, is not updating, and whose chart has drawn it; with `orNotShown`, also a panel said in
+ * one line to be one this datasource cannot answer.
+ */
+export function drawnSelector(panel: string, orNotShown = false): string {
+  const drawn = `[data-panel="${panel}"][data-state="ready"]:not([data-updating]) [data-chart][data-drawn]`;
+  return orNotShown ? `${drawn}, [data-testid="panel-not-shown"][data-panel="${panel}"]` : drawn;
+}
+
+interface DrawnOptions {
+  timeoutMs?: number;
+  /** "attached" where a chart may draw only flat all-zero lines, whose element then has an empty bounding box */
+  state?: "attached" | "visible";
+  orNotShown?: boolean;
+}
+
+/** Waits until each panel has its answer, is not updating, and its chart has drawn it (drawnSelector), one after another. */
+export async function waitForDrawn(page: Page, panels: string | readonly string[], options: DrawnOptions = {}): Promise<void> {
+  for (const panel of typeof panels === "string" ? [panels] : panels) {
+    await page.waitForSelector(drawnSelector(panel, options.orNotShown), { state: options.state ?? "visible", timeout: options.timeoutMs ?? 30_000 });
+  }
 }
 
 const LAUNCH_ARGS = [
