@@ -5,18 +5,22 @@
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const LONGEST_FIRST = [
-  "test/integration/kube-changes.test.ts",
-  "test/integration/deployment.test.ts",
-  "test/integration/kube-recorder.test.ts",
-  "test/integration/kube-audit.test.ts",
-  "test/integration/kube-replicas.test.ts",
   "test/integration/replay-check.test.ts",
   "test/integration/objects-api.test.ts",
-  "test/integration/snapshot-limits.test.ts",
+  "test/integration/kube-changes.test.ts",
+  "test/integration/kube-recorder.test.ts",
+  "test/integration/kube-replicas.test.ts",
+  "test/integration/kube-audit.test.ts",
   "test/integration/startup.test.ts",
+  "test/integration/rollup-processes.test.ts",
+  "test/integration/rebuilds-api.test.ts",
+  "test/integration/signals-api.test.ts",
+  "test/integration/snapshot-limits.test.ts",
   "test/e2e/snapshot-notes.test.ts",
   "test/e2e/replay.test.ts",
-  "test/e2e/incident.test.ts",
+  "test/e2e/write-load.test.ts",
+  "test/e2e/faults.test.ts",
+  "test/e2e/lanes.test.ts",
 ];
 
 const rank = (spec: TestSpecification): number => {
