@@ -4,7 +4,7 @@
  */
 import { workerData } from "node:worker_threads";
 import { bufferOf, postOutcome } from "../runtime/threads";
-import { decodeSnapshot, encodeSnapshot } from "./format/codec";
+import { encodeSnapshot, readStoredBundle } from "./format/codec";
 import type { Snapshot, SnapshotMarker } from "./format/schema";
 
 const { bytes, maxBytes, markers, initialView } = workerData as {
@@ -14,7 +14,7 @@ const { bytes, maxBytes, markers, initialView } = workerData as {
   initialView?: Snapshot["initialView"];
 };
 void postOutcome(() => {
-  const snapshot = decodeSnapshot(bufferOf(bytes), maxBytes);
+  const snapshot = readStoredBundle(bufferOf(bytes), maxBytes);
   const encoded = encodeSnapshot({
     ...snapshot,
     markers: [...snapshot.markers, ...markers].sort((a, b) => a.timeMs - b.timeMs),

@@ -7,6 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
+import { get } from "node:http";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { requireBinary } from "@/lib/cli/processes";
@@ -37,11 +38,16 @@ async function main() {
       snapshot: "replay",
       page: "/",
     });
-    const download = async () => {
-      const res = await fetch(`${app.url}/api/snapshots/export?${search}`);
-      if (res.status !== 200) throw new Error(`the download answered ${res.status}: ${await res.text()}`);
-      return Buffer.from(await res.arrayBuffer());
-    };
+    // A connection of its own each time: the gzip runs between downloads outlast the server's keep-alive.
+    const download = () =>
+      new Promise<Buffer>((resolve, reject) => {
+        get(`${app.url}/api/snapshots/export?${search}`, { agent: false }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("end", () => (res.statusCode === 200 ? resolve(Buffer.concat(chunks)) : reject(new Error(`the download answered ${res.statusCode}`))));
+          res.on("error", reject);
+        }).on("error", reject);
+      });
     const first = await download();
     const json = join(dir, "bundle.json");
     writeFileSync(json, gunzipSync(first));

@@ -56,20 +56,29 @@ export function checkShape(text: string): void {
 }
 
 /** Accepts gzip or plain JSON. `maxBytes` bounds both the upload and what it unpacks to (×8). */
-export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
+/** A bundle's JSON text: at most `maxBytes` packed and 8 times that unpacked. */
+function unpack(bytes: Buffer, maxBytes: number): string {
   if (bytes.length > maxBytes) throw tooLarge(`the snapshot is ${formatBytes(bytes.length)}; at most ${formatBytes(maxBytes)} is accepted`);
-  let text: string;
-  if (bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    try {
-      text = gunzipSync(bytes, { maxOutputLength: maxBytes * 8 }).toString("utf8");
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(`the snapshot unpacks to more than ${formatBytes(maxBytes * 8)}`);
-      throw badRequest("the snapshot is not a valid gzip file (truncated or corrupt)");
-    }
-  } else {
-    text = bytes.toString("utf8");
+  if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.toString("utf8");
+  try {
+    return gunzipSync(bytes, { maxOutputLength: maxBytes * 8 }).toString("utf8");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(`the snapshot unpacks to more than ${formatBytes(maxBytes * 8)}`);
+    throw badRequest("the snapshot is not a valid gzip file (truncated or corrupt)");
   }
+}
+
+/**
+ * A bundle this server keeps (an upload, checked by decodeSnapshot on its way in, or the shipped replay), read back
+ * without checking it again: its checks took 1.4 s of the 2.5 s it took to read the replay's bundle.
+ */
+export function readStoredBundle(bytes: Buffer, maxBytes: number): Snapshot {
+  return JSON.parse(unpack(bytes, maxBytes)) as Snapshot;
+}
+
+export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
+  const text = unpack(bytes, maxBytes);
   checkShape(text);
   let raw: unknown;
   try {

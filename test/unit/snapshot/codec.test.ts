@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
-import { decodeSnapshot, encodeSnapshot } from "@/lib/snapshot/format/codec";
+import { decodeSnapshot, encodeSnapshot, readStoredBundle } from "@/lib/snapshot/format/codec";
 import { heldPart, snapshotPanel, info } from "@/lib/snapshot/lookup";
 import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/format/schema";
 import type { PanelData } from "@/lib/panels/run-panel";
@@ -133,6 +133,14 @@ describe("snapshot bundles", () => {
     const exploded = rejection(bomb, 1024);
     expect(exploded.httpStatus).toBe(413);
     expect(exploded.message).toMatch(/unpacks to more than/);
+  });
+
+  it("reads a bundle it stored back as it was packed, within the same bounds", () => {
+    const snapshot = sample();
+    expect(readStoredBundle(encodeSnapshot(snapshot), 1 << 20)).toEqual(snapshot);
+    const bomb = gzipSync(Buffer.alloc(64 * 1024, 32));
+    expect(() => readStoredBundle(bomb, 1024)).toThrow(/unpacks to more than/);
+    expect(() => readStoredBundle(Buffer.alloc(2048, 1), 1024)).toThrow(/at most 1 KiB/);
   });
 });
 
