@@ -8,8 +8,8 @@ import { ROOT } from "./root";
 export const ARTIFACTS = join(ROOT, "test-results");
 
 /**
- * A bound for the replay's bundle to be downloaded, or uploaded and opened: each is packed with gzip (at its best level
- * that took 7 and 11 s on a loaded 2-core machine), and 30 s was not enough with the machine busier still.
+ * A bound for the replay's bundle to be downloaded, or uploaded and opened: each is packed with gzip, which took 7 and
+ * 11 s on a loaded 2-core machine at gzip's best level, and 30 s was not enough with the machine busier still.
  */
 export const BUNDLE_TRANSFER_MS = 90_000;
 

@@ -55,8 +55,7 @@ export function checkShape(text: string): void {
   }
 }
 
-/** Accepts gzip or plain JSON. `maxBytes` bounds both the upload and what it unpacks to (×8). */
-/** A bundle's JSON text: at most `maxBytes` packed and 8 times that unpacked. */
+/** A bundle's JSON text, from gzip or plain JSON: at most `maxBytes` packed and 8 times that unpacked. */
 function unpack(bytes: Buffer, maxBytes: number): string {
   if (bytes.length > maxBytes) throw tooLarge(`the snapshot is ${formatBytes(bytes.length)}; at most ${formatBytes(maxBytes)} is accepted`);
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes.toString("utf8");
@@ -77,6 +76,10 @@ export function readStoredBundle(bytes: Buffer, maxBytes: number): Snapshot {
   return JSON.parse(unpack(bytes, maxBytes)) as Snapshot;
 }
 
+/**
+ * A bundle checked in full: an upload, and a stored bundle as it is opened (a newer replica's may be of a newer format).
+ * Accepts gzip or plain JSON. `maxBytes` bounds both the upload and what it unpacks to (×8).
+ */
 export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
   const text = unpack(bytes, maxBytes);
   checkShape(text);
