@@ -10,7 +10,7 @@ import { ApiFailure, badRequest } from "../api/envelope";
 import { BusyFailure, Gate } from "../api/gate";
 import { joinInFlight } from "../runtime/in-flight";
 import { DEADLINE_CODE, runTask } from "../runtime/threads";
-import { decodeSnapshot, tooLarge } from "./format/codec";
+import { openingReader, tooLarge } from "./format/codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
 import type { Snapshot, SnapshotInfo, SnapshotMarker } from "./format/schema";
 import type { CheckedUpload } from "./upload-worker";
@@ -39,10 +39,14 @@ export interface SnapshotStoreOptions {
   open?: SnapshotOpener;
 }
 
-export type SnapshotOpener = (bytes: Buffer, maxBytes: number, heapMiB: number) => Promise<OpenedSnapshot>;
+/**
+ * Opens a bundle. `shipped`: the replay, which this code built (a test checks it against a fresh build), is read without
+ * the checks an upload's bundle passes again as it opens (one a newer replica stored may be of a newer format).
+ */
+export type SnapshotOpener = (bytes: Buffer, maxBytes: number, heapMiB: number, shipped: boolean) => Promise<OpenedSnapshot>;
 
 /** On the calling thread: for tests and tools that run outside Next, which alone bundles a thread's TypeScript entry. */
-export const openHere: SnapshotOpener = async (bytes, maxBytes) => opened(decodeSnapshot(bytes, maxBytes));
+export const openHere: SnapshotOpener = async (bytes, maxBytes, _heapMiB, shipped) => opened(openingReader(shipped)(bytes, maxBytes));
 
 export class SnapshotStore {
   /** Oldest first. */
@@ -119,7 +123,7 @@ export class SnapshotStore {
   }
 
   private async openAndKeep(id: string): Promise<HeldSnapshot> {
-    const bundle = await this.openBundle(await this.read(id), this.maxBytesOf(id), this.checkHeapMiB);
+    const bundle = await this.openBundle(await this.read(id), this.maxBytesOf(id), this.checkHeapMiB, id === REPLAY_ID);
     this.cache.set(id, bundle);
     let held = [...this.cache.values()].reduce((sum, entry) => sum + entry.heldBytes, 0);
     for (const [oldId, entry] of this.cache) {
@@ -166,10 +170,10 @@ async function checkInThread(bytes: Buffer, maxBytes: number, heapMiB: number): 
 }
 
 /** In a thread bounded in memory as an upload's check is (it passed one, unless it is the replay, which is ours). */
-async function openInThread(bytes: Buffer, maxBytes: number, heapMiB: number): Promise<OpenedSnapshot> {
+async function openInThread(bytes: Buffer, maxBytes: number, heapMiB: number, shipped: boolean): Promise<OpenedSnapshot> {
   // Turbopack bundles the thread's entry (`new URL(…)`).
   const opener = new Worker(new URL("./open-worker.ts", import.meta.url), {
-    workerData: { bytes, maxBytes },
+    workerData: { bytes, maxBytes, shipped },
     resourceLimits: { maxOldGenerationSizeMb: heapMiB },
   });
   return runTask<OpenedSnapshot>(opener, "opening the snapshot").catch((error: unknown) => {

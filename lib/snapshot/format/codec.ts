@@ -117,3 +117,6 @@ export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
   if (badRange >= 0) throw badRequest(`the snapshot is inconsistent: ranges.${badRange} ends before it starts`);
   return snapshot;
 }
+
+/** How a bundle is read as it opens: the shipped replay as it is stored, any other checked in full (see SnapshotOpener). */
+export const openingReader = (shipped: boolean) => (shipped ? readStoredBundle : decodeSnapshot);

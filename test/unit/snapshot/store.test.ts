@@ -78,11 +78,11 @@ describe("the opened snapshots kept in memory", () => {
   it("are opened once for all who ask while it is being opened, and a failure is not kept", async () => {
     let opens = 0;
     let fail = true;
-    const counting: SnapshotOpener = async (bytes, maxBytes, heapMiB): Promise<OpenedSnapshot> => {
+    const counting: SnapshotOpener = async (bytes, maxBytes, heapMiB, shipped): Promise<OpenedSnapshot> => {
       opens++;
       await new Promise((resolve) => setTimeout(resolve, 20));
       if (fail) throw new Error("the thread ran out of memory");
-      return openHere(bytes, maxBytes, heapMiB);
+      return openHere(bytes, maxBytes, heapMiB, shipped);
     };
     const store = new SnapshotStore(new FileBundles(storedDir({ aaaaaaaaaaaaaaaa: sample("shared") })), 1 << 20, { open: counting });
     const failed = await Promise.allSettled([store.open("aaaaaaaaaaaaaaaa"), store.open("aaaaaaaaaaaaaaaa")]);
@@ -93,6 +93,16 @@ describe("the opened snapshots kept in memory", () => {
     expect(opens).toBe(2);
     expect(y).toBe(x);
     expect(z).toBe(x);
+  });
+
+  it("check a stored upload's bundle again as it opens, and read the shipped replay as this code built it", async () => {
+    // A range that ends before it starts: a check decodeSnapshot makes and reading a bundle as stored does not.
+    const broken = { ...sample("broken"), ranges: [{ startMs: START + 1, endMs: START }] };
+    const dir = storedDir({ aaaaaaaaaaaaaaaa: broken });
+    const replayPath = join(dir, "aaaaaaaaaaaaaaaa.json.gz");
+    const store = new SnapshotStore(new FileBundles(dir), 1 << 20, { open: openHere, replayPath });
+    await expect(store.open("aaaaaaaaaaaaaaaa")).rejects.toMatchObject({ httpStatus: 400, message: expect.stringMatching(/ranges\.0 ends before it starts/) });
+    expect((await store.open("replay")).title).toBe("broken");
   });
 
   it("answer an unknown or malformed id as the API should", async () => {
