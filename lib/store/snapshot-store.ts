@@ -77,7 +77,9 @@ async function built(job: ImportJob, { objectWrites, auditRequests }: Snapshot, 
 export async function buildPrebuiltStore(bundle: Uint8Array, profiles: Profile[], distDir: string): Promise<number | null> {
   const target = prebuiltReplayStore(distDir);
   const digest = snapshotStoreDigest(bundle, profiles);
-  if ([target.path, target.contentPath].every(existsSync) && existsSync(target.digestPath) && readFileSync(target.digestPath, "utf8").trim() === digest)
+  // At build time, in the build output: nothing for the server's file tracer to follow (as in adoptPrebuilt).
+  const there = (path: string) => existsSync(/*turbopackIgnore: true*/ path);
+  if ([target.path, target.contentPath, target.digestPath].every(there) && readFileSync(/*turbopackIgnore: true*/ target.digestPath, "utf8").trim() === digest)
     return null;
   const building = `${target.path}.building`;
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${building}${suffix}`, { force: true });
@@ -107,7 +109,14 @@ export function prebuiltReplayStore(distDir = process.env.CHURNSCOPE_DIST_DIR ||
 export function adoptPrebuilt(path: string, digest: string, by: "bundle" | "content" = "bundle"): boolean {
   const prebuilt = prebuiltReplayStore();
   const digestPath = by === "bundle" ? prebuilt.digestPath : prebuilt.contentPath;
-  if (!existsSync(prebuilt.path) || !existsSync(digestPath) || readFileSync(digestPath, "utf8").trim() !== digest) return false;
+  // Paths in the build output, which the standalone build copies itself (replay-store.ts): the file tracer would take
+  // them for any path in the project and copy the whole checkout (tests, docs) beside the server.
+  if (
+    !existsSync(/*turbopackIgnore: true*/ prebuilt.path) ||
+    !existsSync(/*turbopackIgnore: true*/ digestPath) ||
+    readFileSync(/*turbopackIgnore: true*/ digestPath, "utf8").trim() !== digest
+  )
+    return false;
   // Copied whole, then renamed: a copy cut short is never taken for a store.
   copyFileSync(prebuilt.path, `${path}.copying`);
   renameSync(`${path}.copying`, path);
