@@ -327,6 +327,8 @@ describe("the standalone build in the image", () => {
     expect(dockerfile).toMatch(/^CMD \["node", "start\.cjs"\]$/m);
     // The build put it there (outputFileTracingIncludes); the Dockerfile copies nothing else.
     expect(existsSync(join(app, "serve.cjs"))).toBe(true);
+    // Only what the server runs: the file tracer once took the whole checkout (tests, docs, sources) for the image.
+    for (const left of ["test", "docs", "components", "app", "deploy", "README.md"]) expect(existsSync(join(app, left)), left).toBe(false);
 
     const [port, tlsPort] = [await freePort(), await freePort()];
     const dataDir = mkdtempSync(join(tmpdir(), "churnscope-standalone-"));
