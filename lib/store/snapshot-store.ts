@@ -77,10 +77,7 @@ async function built(job: ImportJob, { objectWrites, auditRequests }: Snapshot, 
 export async function buildPrebuiltStore(bundle: Uint8Array, profiles: Profile[], distDir: string): Promise<number | null> {
   const target = prebuiltReplayStore(distDir);
   const digest = snapshotStoreDigest(bundle, profiles);
-  // At build time, in the build output: nothing for the server's file tracer to follow (as in adoptPrebuilt).
-  const there = (path: string) => existsSync(/*turbopackIgnore: true*/ path);
-  if ([target.path, target.contentPath, target.digestPath].every(there) && readFileSync(/*turbopackIgnore: true*/ target.digestPath, "utf8").trim() === digest)
-    return null;
+  if (builtFrom([target.path, target.contentPath], target.digestPath, digest)) return null;
   const building = `${target.path}.building`;
   for (const suffix of ["", "-wal", "-shm"]) rmSync(`${building}${suffix}`, { force: true });
   mkdirSync(dirname(target.path), { recursive: true });
@@ -96,6 +93,18 @@ export async function buildPrebuiltStore(bundle: Uint8Array, profiles: Profile[]
   return writes;
 }
 
+/**
+ * Whether `paths` and `digestPath` exist and the digest file says `digest`. Paths in the build output, which the
+ * standalone build copies itself (replay-store.ts): the file tracer would take them for any path in the project and
+ * copy the whole checkout (tests, docs) beside the server.
+ */
+function builtFrom(paths: string[], digestPath: string, digest: string): boolean {
+  return (
+    [...paths, digestPath].every((path) => existsSync(/*turbopackIgnore: true*/ path)) &&
+    readFileSync(/*turbopackIgnore: true*/ digestPath, "utf8").trim() === digest
+  );
+}
+
 /** Where the build leaves the replay's store: beside the app's build output (`.next`, or CHURNSCOPE_DIST_DIR), with its digests. */
 export function prebuiltReplayStore(distDir = process.env.CHURNSCOPE_DIST_DIR || ".next"): { path: string; digestPath: string; contentPath: string } {
   const path = join(distDir, "replay-objects.sqlite");
@@ -109,14 +118,7 @@ export function prebuiltReplayStore(distDir = process.env.CHURNSCOPE_DIST_DIR ||
 export function adoptPrebuilt(path: string, digest: string, by: "bundle" | "content" = "bundle"): boolean {
   const prebuilt = prebuiltReplayStore();
   const digestPath = by === "bundle" ? prebuilt.digestPath : prebuilt.contentPath;
-  // Paths in the build output, which the standalone build copies itself (replay-store.ts): the file tracer would take
-  // them for any path in the project and copy the whole checkout (tests, docs) beside the server.
-  if (
-    !existsSync(/*turbopackIgnore: true*/ prebuilt.path) ||
-    !existsSync(/*turbopackIgnore: true*/ digestPath) ||
-    readFileSync(/*turbopackIgnore: true*/ digestPath, "utf8").trim() !== digest
-  )
-    return false;
+  if (!builtFrom([prebuilt.path], digestPath, digest)) return false;
   // Copied whole, then renamed: a copy cut short is never taken for a store.
   copyFileSync(prebuilt.path, `${path}.copying`);
   renameSync(`${path}.copying`, path);
