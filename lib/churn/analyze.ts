@@ -6,7 +6,7 @@
 import { changeOf, type RecordedChange } from "./changes";
 import { JSONPath } from "jsonpath-plus";
 import { diffObjects, type FieldChange } from "./diff";
-import { sortedJson, type Json } from "./json";
+import { cloneJson, sortedJson, type Json } from "./json";
 import { ownsPath } from "./paths";
 import type { Profile } from "./profiles";
 
@@ -148,7 +148,7 @@ export function normalise(profile: Profile, obj: Json | undefined): Json | undef
   // the objects along each path: the result is read, never changed, so the rest can be shared.
   const tree = plainTree(profile);
   if (tree) return without(obj, tree);
-  const copy = structuredClone(obj);
+  const copy = cloneJson(obj);
   for (const path of profile.ignore) {
     const pointers = JSONPath({ path, json: copy as object, eval: "safe", resultType: "all", ignoreEvalErrors: true }) as {
       parent: Obj | Json[];

@@ -3,7 +3,7 @@
  * `metadata.annotations["a/b"]`), parsed into segments, applied to objects, and mapped onto
  * managedFields' fieldsV1 keys (`f:status`, `k:{"type":"Ready"}`).
  */
-import type { Json } from "./json";
+import { cloneJson, type Json } from "./json";
 
 export type Segment = { key: string } | { listKey: string; value: string };
 
@@ -43,7 +43,7 @@ const isObj = (v: Json | undefined): v is Obj => v !== null && v !== undefined &
 /** An object with recorded field changes applied in order (a version rebuilt from the one before it). */
 export function applyChanges(root: Json | undefined, changes: { path: string; after?: unknown }[]): Json | undefined {
   let node = root;
-  for (const change of changes) node = setPath(node, change.path, change.after === undefined ? undefined : structuredClone(change.after as Json));
+  for (const change of changes) node = setPath(node, change.path, change.after === undefined ? undefined : cloneJson(change.after as Json));
   return node;
 }
 

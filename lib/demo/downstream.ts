@@ -4,7 +4,7 @@
  * every edge site, and each site's xDS runner rebuilding the whole configuration, one
  * rebuild at a time, coalescing whatever arrives while it is busy.
  */
-import { sortedJson, type Json } from "../churn/json";
+import { cloneJson, sortedJson, type Json } from "../churn/json";
 import type { Rng } from "../scenario/rng";
 import { CONNECTOR_API, FIELDS, UPSTREAM_STATUS, hubConnector, touchManagedFields, type Obj } from "./objects";
 import { edgeView } from "./project-side";
@@ -60,7 +60,7 @@ export function replicate(target: HubTarget, upstreamWrites: ReplayWrite[], sink
     }
     sink.reconciles.push({ timeMs: runMs, controller: "gateway_resource_replicator", result: "success" });
     const written = hub
-      ? { ...structuredClone(hub), metadata: { ...(hub.metadata as Obj), annotations: (desired.metadata as Obj).annotations }, spec: desired.spec }
+      ? { ...cloneJson(hub), metadata: { ...(hub.metadata as Obj), annotations: (desired.metadata as Obj).annotations }, spec: desired.spec }
       : desired;
     touchManagedFields(written, { manager: NSO, operation: "Update", fields: FIELDS.hubCopy }, t);
     const cls: WriteClass = hub === null ? "create" : edgeView(annotationStatus(hub)) === edgeView(annotationStatus(written)) ? "unrouted" : "routed";
@@ -81,7 +81,7 @@ function sameCopy(a: Obj, b: Obj): boolean {
 }
 
 function record(sink: ReplaySink, target: HubTarget, t: number, verb: "POST" | "PUT" | "DELETE", cls: WriteClass, cause: string, object: Obj | null): void {
-  sink.writes.push({ timeMs: t, objectIndex: target.hubIndex, verb, manager: NSO, cls, cause, object: object && structuredClone(object) });
+  sink.writes.push({ timeMs: t, objectIndex: target.hubIndex, verb, manager: NSO, cls, cause, object: object && cloneJson(object) });
   sink.requests.push(hubRequest(target, t, verb, verb === "POST" ? 201 : 200));
 }
 

@@ -5,7 +5,7 @@
  * from the Lease, SetStatusCondition keeps lastTransitionTime unless the status flips, and status
  * is written only when it changed.
  */
-import { jsonEqual, type Json } from "../churn/json";
+import { cloneJson, jsonEqual, type Json } from "../churn/json";
 import type { Rng } from "../scenario/rng";
 import {
   CONNECTOR_API,
@@ -185,7 +185,7 @@ export class ConnectorSim {
 
   private delete(t: number): void {
     if (!this.conn) return;
-    const marked = structuredClone(this.conn);
+    const marked = cloneJson(this.conn);
     (marked.metadata as Obj).deletionTimestamp = iso(t);
     this.conn = marked;
     this.record(t, this.idx.connector, "DELETE", undefined, "datum-cloud-portal", "unrouted", "deletion-requested", marked, "connectors", CONNECTOR_API);
@@ -251,7 +251,7 @@ export class ConnectorSim {
   /** A controller's reconcile and its status PUT, made only when the status changed. */
   private writeStatus(t: number, controller: "connector" | "iroh-dns", mutate: (status: Obj) => void, result: "success" | "requeue_after" = "success"): void {
     if (!this.conn) return;
-    const next = structuredClone(this.conn);
+    const next = cloneJson(this.conn);
     mutate(next.status as Obj);
     if (jsonEqual(next.status as Json, this.conn.status as Json)) {
       this.sink.reconciles.push({ timeMs: t, controller, result });
@@ -281,7 +281,7 @@ export class ConnectorSim {
 
   private writeAgentStatus(t: number, cause: string, addresses: Obj[] | { address: string; port: number }[]): void {
     if (!this.conn) return;
-    const next = structuredClone(this.conn);
+    const next = cloneJson(this.conn);
     (next.status as Obj).connectionDetails = {
       type: "PublicKey",
       publicKey: { id: this.plan.publicKeyId, discoveryMode: "DNS", homeRelay: "https://euc1-1.relay.iroh.network./", addresses: addresses as Json },
@@ -294,7 +294,7 @@ export class ConnectorSim {
   }
 
   private writeLease(t: number, cause: string, mutate: (spec: Obj) => void, fields: Json): void {
-    const next = structuredClone(this.leaseObj as Obj);
+    const next = cloneJson(this.leaseObj as Obj);
     mutate(next.spec as Obj);
     touchManagedFields(next, { manager: AGENT, operation: "Update", fields }, t);
     this.leaseObj = next;
@@ -302,7 +302,7 @@ export class ConnectorSim {
   }
 
   private addFinalizer(t: number, finalizer: string): void {
-    const next = structuredClone(this.conn as Obj);
+    const next = cloneJson(this.conn as Obj);
     const meta = next.metadata as Obj;
     meta.finalizers = [...((meta.finalizers as string[]) ?? []), finalizer];
     touchManagedFields(next, { manager: NSO, operation: "Update", fields: FIELDS.finalizers }, t);
@@ -311,7 +311,7 @@ export class ConnectorSim {
   }
 
   private removeFinalizer(t: number, finalizer: string): void {
-    const next = structuredClone(this.conn as Obj);
+    const next = cloneJson(this.conn as Obj);
     const meta = next.metadata as Obj;
     meta.finalizers = ((meta.finalizers as string[]) ?? []).filter((f) => f !== finalizer);
     const gone = (meta.finalizers as string[]).length === 0;
@@ -342,7 +342,7 @@ export class ConnectorSim {
     resource: "connectors" | "leases",
     apiVersion: string,
   ): void {
-    this.sink.writes.push({ timeMs: t, objectIndex, verb, subresource, manager, cls, cause, object: object && structuredClone(object) });
+    this.sink.writes.push({ timeMs: t, objectIndex, verb, subresource, manager, cls, cause, object: object && cloneJson(object) });
     this.sink.requests.push(this.request(t, verb, subresource, verb === "POST" ? 201 : 200, manager, resource, apiVersion));
   }
 

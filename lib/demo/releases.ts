@@ -5,6 +5,7 @@
  * which Flux applied at about 14:50Z; and the v0.83.43 rollback. The write-up gives no time for the rollback: 17:00Z
  * is the replay's assumption. Added after everything else is generated, so no other write of the replay moves.
  */
+import { cloneJson } from "../churn/json";
 import type { Obj } from "./objects";
 import { touchManagedFields } from "./objects";
 import type { ReplayParams } from "./params";
@@ -77,7 +78,7 @@ export function addReleases(sink: ReplaySink, params: ReplayParams): void {
     infraInitial,
   );
   const image = (tag: string, t: number) => {
-    const next = structuredClone(gatewayInitial);
+    const next = cloneJson(gatewayInitial);
     (((next.spec as Obj).template as Obj).spec as Obj).containers = [{ name: "manager", image: `${GATEWAY_IMAGE}:${tag}` }];
     touchManagedFields(next, { manager: "kustomize-controller", operation: "Apply", fields: TEMPLATE_FIELDS }, t);
     return next;

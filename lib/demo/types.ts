@@ -1,4 +1,5 @@
 /** What the replay generator produces, in domain terms. */
+import { cloneJson } from "../churn/json";
 import type { Obj } from "./objects";
 
 export const PROJECT_JOB = "milo-apiserver";
@@ -85,7 +86,7 @@ export class ReplaySink {
 
   addObject(ref: ObjectRef, initial: Obj | null): number {
     this.objects.push(ref);
-    this.initial.push(initial === null ? null : structuredClone(initial));
+    this.initial.push(initial === null ? null : cloneJson(initial));
     return this.objects.length - 1;
   }
 }

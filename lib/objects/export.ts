@@ -4,7 +4,7 @@
  * then) and each write in the range with its changes. A create carries the whole object and a
  * delete the whole last version, as the replay's do, so every version can be rebuilt on import.
  */
-import type { Json } from "../churn/json";
+import { cloneJson, type Json } from "../churn/json";
 import { applyChanges } from "../churn/paths";
 import type { ObjectWrites } from "../snapshot/format/schema";
 import type { ObjectHistory } from "../wire/objects";
@@ -51,20 +51,20 @@ export async function exportObjectWrites(
 
 /** Walks an object's history to the range start; null when its first version was never kept (stores older than bodies). */
 function rebuild(history: ObjectHistory, startMs: number) {
-  let state: Json | undefined = history.firstSeen ? structuredClone(history.firstSeen.body) : undefined;
+  let state: Json | undefined = history.firstSeen ? cloneJson(history.firstSeen.body) : undefined;
   let known = state !== undefined;
   const inRange: (ObjectHistory["writes"][number] & { body?: Json })[] = [];
   let initial: Json | undefined;
   let started = false;
   for (const w of history.writes) {
     if (!started && w.tsMs > startMs) {
-      initial = state === undefined ? undefined : structuredClone(state);
+      initial = state === undefined ? undefined : cloneJson(state);
       started = true;
     }
     const before = state;
     if (w.cls === "create") {
       if (w.body === undefined) return null;
-      state = structuredClone(w.body);
+      state = cloneJson(w.body);
       known = true;
     } else if (w.cls === "delete") {
       state = undefined;

@@ -7,7 +7,7 @@
 import { baselineOf } from "../churn/changes";
 import { analyze, project, type Analysis } from "../churn/analyze";
 import { diffObjects } from "../churn/diff";
-import type { Json } from "../churn/json";
+import { cloneJson, type Json } from "../churn/json";
 import { applyChanges } from "../churn/paths";
 import { profileFor, type Profile } from "../churn/profiles";
 import type { ObjectWrites } from "../snapshot/format/schema";
@@ -60,7 +60,7 @@ export function importObjectWrites(store: WriteRepository, writes: ObjectWrites,
   return chain.batch(store, async () => {
     for (const ref of writes.objects) {
       if (ref.initial === null || ref.initial === undefined) continue;
-      const initial = structuredClone(ref.initial as Json);
+      const initial = cloneJson(ref.initial as Json);
       chain.set(keyOf(ref), initial);
       const profile = profileOf(ref, initial);
       // Known before the snapshot's range: the state band starts from it.
@@ -73,7 +73,7 @@ export function importObjectWrites(store: WriteRepository, writes: ObjectWrites,
       const ref = writes.objects[w.o];
       const key = keyOf(ref);
       const before = (await chain.get(key)) ?? undefined;
-      const after = applyChanges(before === undefined ? undefined : structuredClone(before), w.changes);
+      const after = applyChanges(before === undefined ? undefined : cloneJson(before), w.changes);
       chain.set(key, after ?? null);
       const profile = profileOf(ref, after ?? before);
       const analysed = profile ? analyze(profile, before, after) : unprofiled(before, after);

@@ -1,6 +1,9 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { childPath, diffObjects } from "@/lib/churn/diff";
-import { jsonEqual, sortedJson, type Json } from "@/lib/churn/json";
+import { cloneJson, jsonEqual, sortedJson, type Json } from "@/lib/churn/json";
+import { ROOT } from "../../helpers/root";
 
 const ready = (status: string, message: string, ltt = "2026-09-11T18:11:57Z") => ({
   type: "Ready",
@@ -92,5 +95,49 @@ describe("sortedJson", () => {
       for (const y of values) expect(jsonEqual(x, y), `${JSON.stringify(x)} vs ${JSON.stringify(y)}`).toBe(sortedJson(x) === sortedJson(y));
     expect(jsonEqual(undefined, undefined)).toBe(true);
     expect(jsonEqual(undefined, null)).toBe(false);
+  });
+});
+
+describe("cloneJson", () => {
+  // Every object and list of a value, in walk order.
+  const nodes = (value: unknown, out: object[] = []): object[] => {
+    if (typeof value === "object" && value !== null) {
+      out.push(value);
+      for (const item of Object.values(value)) nodes(item, out);
+    }
+    return out;
+  };
+
+  it("copies what structuredClone copies, in the same key order, sharing no object or list", () => {
+    // Real API server events (kube-apiserver's own audit log) and values of every shape.
+    const log = readFileSync(join(ROOT, "test", "fixtures", "audit-logs", "audit2rbac-demo-excerpt.log"), "utf8");
+    const events = log
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .slice(0, 50)
+      .map((line) => JSON.parse(line) as Json);
+    const values: Json[] = [...events, null, 0, -0, "", [], {}, [[[]]], { a: [1, { b: [null, { c: "d" }] }], e: {} }];
+    expect(events.length).toBeGreaterThan(10);
+    for (const value of values) {
+      const copy = cloneJson(value);
+      expect(copy).toStrictEqual(structuredClone(value));
+      expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
+      const before = nodes(value);
+      const after = nodes(copy);
+      expect(after.length).toBe(before.length);
+      for (const node of after) expect(before.includes(node)).toBe(false);
+    }
+    expect(Object.is(cloneJson(-0), -0)).toBe(true);
+  });
+
+  it("keeps a parsed __proto__ key as the copy's own key, and undefined values as structuredClone does", () => {
+    const parsed = JSON.parse('{"metadata":{"__proto__":{"polluted":true},"name":"x"}}') as { [key: string]: Json };
+    const copy = cloneJson(parsed) as { metadata: { [key: string]: Json } };
+    expect(Object.getPrototypeOf(copy.metadata)).toBe(Object.prototype);
+    expect(Object.keys(copy.metadata)).toEqual(["__proto__", "name"]);
+    expect(JSON.stringify(copy)).toBe(JSON.stringify(parsed));
+    expect((copy.metadata as { polluted?: boolean }).polluted).toBeUndefined();
+    const withUndefined = { a: undefined, b: [undefined] } as unknown as Json;
+    expect(cloneJson(withUndefined)).toStrictEqual(structuredClone(withUndefined));
   });
 });
