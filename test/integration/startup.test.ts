@@ -6,7 +6,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { once } from "node:events";
 import { createServer, type AddressInfo } from "node:net";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { WriteStore } from "@/lib/store/store";
 import { startApp, startCommand, writeConfig } from "../helpers/app";
 import { freePort } from "../helpers/processes";
@@ -126,6 +126,20 @@ describe("startup", () => {
     stalled.destroy();
     await app.stop();
   }, 30_000);
+
+  it("with nothing configured opens the replay as it starts, before any visit; with anything to read, not", async () => {
+    const [bare, configured] = await Promise.all([startApp({}), startApp({ CHURNSCOPE_CONFIG: writeConfig("prometheus:\n  url: http://127.0.0.1:9\n") })]);
+    try {
+      // Begun as the server starts, before it listens; no page was asked for (only /healthz, by startApp).
+      expect(bare.running.output()).toContain("opening the replay, which the pages show, ahead of the first visit");
+      await vi.waitFor(() => expect(bare.running.output()).toMatch(/the replay opened ahead in \d+ ms/), { timeout: 60_000, interval: 100 });
+      // With Prometheus configured its pages show Prometheus's data: nothing is opened ahead.
+      expect(configured.running.output()).toContain("ready on");
+      expect(configured.running.output()).not.toContain("opening the replay");
+    } finally {
+      await Promise.all([bare.stop(), configured.stop()]);
+    }
+  }, 120_000);
 
   it("with nothing configured opens the replay at an explicit link, and the live API says Prometheus is not configured", async () => {
     const app = await startApp({});
