@@ -4,7 +4,8 @@
  * then the ranking it asks for), in ms, the worst of ROUNDS. As shipped, the replay's object
  * store comes from the build (`npm run build` makes it) and is copied into the data directory on that
  * visit. The peer, in the same run: the same visit where that store must be built on first use (a config
- * with one more profile, so the build's store does not fit), as every first visit did before.
+ * with one more profile, so the build's store does not fit), as every first visit did before. PAUSE_MS (default 0):
+ * how long the visitor takes to open the page once the server is ready (reading its address from the log, say).
  * Run: npm run build && npx tsx test/bench/first-objects.ts
  */
 import { startApp, writeConfig } from "../helpers/app";
@@ -12,6 +13,7 @@ import { report, round, timed } from "./report";
 
 const RANGE = "snapshot=replay&from=1788912000000&to=1789279200000";
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
+const PAUSE_MS = Number(process.env.PAUSE_MS ?? 0);
 const EXTRA_PROFILE = `profiles:
   - name: bench-extra
     group: example.com
@@ -24,6 +26,7 @@ const EXTRA_PROFILE = `profiles:
 async function firstVisit(config: string): Promise<{ tourStartMs: number; pageMs: number; rankingMs: number }> {
   const app = await startApp({ CHURNSCOPE_CONFIG: writeConfig(config) });
   try {
+    await new Promise((resolve) => setTimeout(resolve, PAUSE_MS));
     // The tour's steps 1 and 2: the Write load page on the replay (the first page a fresh server renders).
     const tourStart = await timed(async () => (await fetch(`${app.url}/?${RANGE}&resource=connectors.networking.datumapis.com`)).text());
     const page = await timed(async () => (await fetch(`${app.url}/objects?${RANGE}&resource=connectors.networking.datumapis.com`)).text());
@@ -54,6 +57,7 @@ async function main() {
   report({
     bench: "first-objects-visit",
     rounds: ROUNDS,
+    pauseMs: PAUSE_MS,
     shipped: worst(shipped),
     peer: { what: "the replay's object store built on first use", ...worst(peer) },
     target: "first visit (page + ranking) ≤ 1000 ms on a fresh start",
