@@ -26,6 +26,8 @@ const ID = /^(replay|[0-9a-f]{16})$/;
 const CACHE_BYTES = 64 << 20;
 /** The heap an upload's check or a snapshot's opening may use (limits.maxSnapshotCheckMiB): the replay's check needs between 256 and 384 MiB. */
 const CHECK_HEAP_MIB = 1024;
+/** The heap the replay's opening and packing may use however small the uploads' bound: it needs 256–384 MiB. */
+const REPLAY_HEAP_MIB = 512;
 
 export interface SnapshotStoreOptions {
   /** past this heap, an upload's check or a snapshot's opening stops with 413, rather than the process running out of memory */
@@ -102,10 +104,10 @@ export class SnapshotStore {
     if (added.markers.length === 0 && !added.initialView) return bytes;
     const packer = new Worker(new URL("./reshare-worker.ts", import.meta.url), {
       workerData: { bytes, maxBytes: this.maxBytesOf(id), ...added },
-      resourceLimits: { maxOldGenerationSizeMb: this.checkHeapMiB },
+      resourceLimits: { maxOldGenerationSizeMb: this.heapMiBOf(id) },
     });
     const packed = await runTask<Uint8Array>(packer, "packing the snapshot again").catch((error: unknown) => {
-      throw outOfMemory(error, `packing this snapshot again needs more than ${this.checkHeapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
+      throw outOfMemory(error, `packing this snapshot again needs more than ${this.heapMiBOf(id)} MiB of memory (limits.maxSnapshotCheckMiB)`);
     });
     return Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
   }
@@ -113,6 +115,14 @@ export class SnapshotStore {
   /** The most a bundle may hold: the replay is ours and larger than an upload may be; uploads were checked on the way in. */
   maxBytesOf(id: string): number {
     return id === REPLAY_ID ? Math.max(this.maxBytes, 64 << 20) : this.maxBytes;
+  }
+
+  /**
+   * The most memory a thread opening or packing a bundle may take: the replay is ours and needs more than the smallest
+   * bound uploads may be given (64 MiB), past which V8 can end the whole process instead of the thread.
+   */
+  heapMiBOf(id: string): number {
+    return id === REPLAY_ID ? Math.max(this.checkHeapMiB, REPLAY_HEAP_MIB) : this.checkHeapMiB;
   }
 
   /** What the server keeps of a snapshot (all but its object writes), opened on first use. */
@@ -123,7 +133,7 @@ export class SnapshotStore {
   }
 
   private async openAndKeep(id: string): Promise<HeldSnapshot> {
-    const bundle = await this.openBundle(await this.read(id), this.maxBytesOf(id), this.checkHeapMiB, id === REPLAY_ID);
+    const bundle = await this.openBundle(await this.read(id), this.maxBytesOf(id), this.heapMiBOf(id), id === REPLAY_ID);
     this.cache.set(id, bundle);
     let held = [...this.cache.values()].reduce((sum, entry) => sum + entry.heldBytes, 0);
     for (const [oldId, entry] of this.cache) {
