@@ -4,7 +4,7 @@ import { LongestFirst } from "./test/sequencer.mts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
-// Three projects so the test runner can run them one after another: unit tests are fast;
+// Three projects so the test runner can run them one after another: unit tests are fast and parallel;
 // integration and e2e start real servers (each file its own, on free ports and in its own temp dirs), two files
 // at a time: much of a file's time is waiting on a server, and two keep both cores busy.
 export default defineConfig({
@@ -13,8 +13,7 @@ export default defineConfig({
     sequence: { sequencer: LongestFirst },
     setupFiles: ["./test/no-promise-expected.ts"],
     projects: [
-      // Two files at a time as well, beside the build: the slowest wait on PostgreSQL as much as they compute.
-      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node", maxWorkers: 2 } },
+      { extends: true, test: { name: "unit", include: ["test/unit/**/*.test.ts"], environment: "node" } },
       {
         extends: true,
         test: {

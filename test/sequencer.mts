@@ -5,8 +5,6 @@
 import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 const LONGEST_FIRST = [
-  "test/unit/store/store.test.ts",
-  "test/unit/audit/ingest.test.ts",
   "test/integration/replay-check.test.ts",
   "test/integration/objects-api.test.ts",
   "test/integration/kube-changes.test.ts",
