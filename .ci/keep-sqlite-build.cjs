@@ -2,27 +2,25 @@
 /**
  * better-sqlite3's prebuilt binary is downloaded from GitHub, which CI's machine cannot reach, so `npm ci` compiles it
  * (about 2 minutes of CPU). This keeps the compiled binary where prebuild-install looks before downloading (npm's cache,
- * `_prebuilds`, named by a digest of the download's URL), so the next `npm ci` on this machine unpacks it instead. The
+ * `_prebuilds`, named by prebuild-install itself), so the next `npm ci` on this machine unpacks it instead. The
  * name carries the package's version, Node's ABI, platform and architecture, so another build is never taken for it.
  */
-const { createHash } = require("node:crypto");
 const { execFileSync } = require("node:child_process");
 const { existsSync, mkdirSync, renameSync } = require("node:fs");
-const { homedir } = require("node:os");
-const { basename, join } = require("node:path");
+const { dirname, join } = require("node:path");
 
 const packageDir = join(__dirname, "..", "node_modules", "better-sqlite3");
 const { version } = require(join(packageDir, "package.json"));
 const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
 const url = `https://github.com/WiseLibs/better-sqlite3/releases/download/v${version}/${name}`;
-const cacheDir = join(process.env.npm_config_cache || join(homedir(), ".npm"), "_prebuilds");
-const cached = join(cacheDir, `${createHash("sha512").update(url).digest("hex").slice(0, 6)}-${basename(url).replace(/[^a-zA-Z0-9.]+/g, "-")}`);
+// prebuild-install's own naming of its cache entry for that URL, so the two never disagree.
+const cached = require(join(__dirname, "..", "node_modules", "prebuild-install", "util")).cachedPrebuild(url);
 const binary = join("build", "Release", "better_sqlite3.node");
 
 if (existsSync(cached)) {
   console.log(`ci: better-sqlite3 ${version}: its build is in npm's cache already`);
 } else if (existsSync(join(packageDir, binary))) {
-  mkdirSync(cacheDir, { recursive: true });
+  mkdirSync(dirname(cached), { recursive: true });
   // Written aside and renamed, so that a run stopped halfway leaves no broken archive to be unpacked.
   const partial = `${cached}.${process.pid}.tmp`;
   execFileSync("tar", ["-czf", partial, "-C", packageDir, binary]);
