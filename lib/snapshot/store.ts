@@ -102,27 +102,32 @@ export class SnapshotStore {
   async reshared(id: string, added: { markers: SnapshotMarker[]; initialView?: Snapshot["initialView"] }): Promise<Buffer> {
     const bytes = await this.read(id);
     if (added.markers.length === 0 && !added.initialView) return bytes;
+    const { maxBytes, heapMiB } = this.boundsOf(id);
     const packer = new Worker(new URL("./reshare-worker.ts", import.meta.url), {
-      workerData: { bytes, maxBytes: this.maxBytesOf(id), ...added },
-      resourceLimits: { maxOldGenerationSizeMb: this.heapMiBOf(id) },
+      workerData: { bytes, maxBytes, ...added },
+      resourceLimits: { maxOldGenerationSizeMb: heapMiB },
     });
     const packed = await runTask<Uint8Array>(packer, "packing the snapshot again").catch((error: unknown) => {
-      throw outOfMemory(error, `packing this snapshot again needs more than ${this.heapMiBOf(id)} MiB of memory (limits.maxSnapshotCheckMiB)`);
+      throw outOfMemory(error, `packing this snapshot again needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
     });
     return Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
   }
 
-  /** The most a bundle may hold: the replay is ours and larger than an upload may be; uploads were checked on the way in. */
-  maxBytesOf(id: string): number {
-    return id === REPLAY_ID ? Math.max(this.maxBytes, 64 << 20) : this.maxBytes;
+  /**
+   * How a stored bundle is read: the most it may hold, the most memory a thread opening or packing it may take, and
+   * whether it ships with Churnscope. The replay is ours: larger than an upload may be, needing more memory than the
+   * smallest bound uploads may be given (64 MiB, past which V8 can end the whole process instead of the thread), and
+   * read as built; uploads were checked on the way in.
+   */
+  private boundsOf(id: string): { maxBytes: number; heapMiB: number; shipped: boolean } {
+    return id === REPLAY_ID
+      ? { maxBytes: Math.max(this.maxBytes, 64 << 20), heapMiB: Math.max(this.checkHeapMiB, REPLAY_HEAP_MIB), shipped: true }
+      : { maxBytes: this.maxBytes, heapMiB: this.checkHeapMiB, shipped: false };
   }
 
-  /**
-   * The most memory a thread opening or packing a bundle may take: the replay is ours and needs more than the smallest
-   * bound uploads may be given (64 MiB), past which V8 can end the whole process instead of the thread.
-   */
-  heapMiBOf(id: string): number {
-    return id === REPLAY_ID ? Math.max(this.checkHeapMiB, REPLAY_HEAP_MIB) : this.checkHeapMiB;
+  /** The most a bundle may hold (boundsOf). */
+  maxBytesOf(id: string): number {
+    return this.boundsOf(id).maxBytes;
   }
 
   /** What the server keeps of a snapshot (all but its object writes), opened on first use. */
@@ -133,7 +138,8 @@ export class SnapshotStore {
   }
 
   private async openAndKeep(id: string): Promise<HeldSnapshot> {
-    const bundle = await this.openBundle(await this.read(id), this.maxBytesOf(id), this.heapMiBOf(id), id === REPLAY_ID);
+    const { maxBytes, heapMiB, shipped } = this.boundsOf(id);
+    const bundle = await this.openBundle(await this.read(id), maxBytes, heapMiB, shipped);
     this.cache.set(id, bundle);
     let held = [...this.cache.values()].reduce((sum, entry) => sum + entry.heldBytes, 0);
     for (const [oldId, entry] of this.cache) {
