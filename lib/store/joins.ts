@@ -229,9 +229,9 @@ export class WriteJoins {
       const request = (await sql.get<{ tsMs: number; usr: string }>(`SELECT ts_ms AS "tsMs", usr FROM audit_requests WHERE request_key = ?`, [requestKey]))!;
       await this.connection.ensureDays(["writes"], request.tsMs);
       await sql.run(
-        `INSERT INTO writes (object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms, request_key)
-         SELECT object_id, CAST(? AS BIGINT), NULL, CAST(? AS TEXT), CAST(? AS TEXT), 'audit', 0, '[]', '{}', verb, subresource, user_agent, code, latency_ms, request_key FROM writes WHERE id = ?`,
-        [request.tsMs, cls, request.usr, own.id],
+        `INSERT INTO writes (id, object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms, request_key)
+         SELECT CAST(? AS BIGINT), object_id, CAST(? AS BIGINT), NULL, CAST(? AS TEXT), CAST(? AS TEXT), 'audit', 0, '[]', '{}', verb, subresource, user_agent, code, latency_ms, request_key FROM writes WHERE id = ?`,
+        [await this.connection.nextWriteId(), request.tsMs, cls, request.usr, own.id],
       );
       await sql.run("UPDATE writes SET verb = NULL, subresource = NULL, user_agent = NULL, code = NULL, latency_ms = NULL, request_key = NULL WHERE id = ?", [
         own.id,

@@ -208,7 +208,8 @@ export class WriteStore implements WriteRepository {
       requestKey ?? null,
       write.previousVersion ?? null,
     ];
-    // On PostgreSQL a burst's writes and their fields go in a statement each, at the transaction's next statement.
+    // In a transaction, a burst's writes and their fields go in at its next statement: on PostgreSQL a statement per
+    // table, on SQLite back to back.
     if (this.database.insertsLater) {
       // The roll-ups' question first: a statement between two writes would store the first alone.
       await this.rollups.written(write.tsMs);

@@ -38,11 +38,13 @@ export interface StoreConnection {
   least(a: string, b: string): string;
   indexedBy(index: string): string;
   transaction<T>(work: () => Promise<T>): Promise<T>;
-  /** whether rows may wait to be inserted with the transaction's next statement (PostgreSQL), and that insert */
+  /** whether rows may wait to be inserted with the transaction's next statement (inside one), and that insert */
   readonly insertsLater: boolean;
   insertLater(head: string, row: SqlValue[], tail?: string, replaces?: string): void;
   /** one row, waiting for the transaction's next statement where rows may (`insertLater`), else at once */
   insertRow(head: string, row: SqlValue[], tail?: string, replaces?: string): Promise<void>;
+  /** the id of a write row inserted in the current transaction: each is given its own, on either engine */
+  nextWriteId(): Promise<number>;
   /** a value kept for the current transaction's length (made by `init` on first use); undefined outside one */
   transactionValue<T>(owner: object, init: () => T): T | undefined;
 }

@@ -53,6 +53,15 @@ export interface InsertGroup {
   rows: readonly (readonly SqlValue[])[];
 }
 
+/** Each group's rows one statement each, one after another (SQLite: in process, so a statement per row costs no round trip). */
+export async function insertEach(sql: SqlQueries, groups: readonly InsertGroup[]): Promise<void> {
+  for (const { head, tail, rows } of groups) {
+    if (rows.length === 0) continue;
+    const text = textOf(head, tail, 1, rows[0].length);
+    for (const row of rows) await sql.run(text, row);
+  }
+}
+
 const HEAD = /^INSERT INTO (\w+) \(([^)]*)\)$/;
 
 /**

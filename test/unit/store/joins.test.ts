@@ -120,19 +120,22 @@ describe.each(storeEngines())("a request's row joined into the version it made, 
         noop,
         evidence,
       );
-    const ids = await store.batch(async () => {
+    const a = await store.batch(async () => {
       // The watch saw version 101 follow 100; then the Metadata-level update sent against 100 is stored, and found to be
       // the last sent against it: its row goes, and the watched version takes its request.
       await store.record(key, { ...watched("kubectl-set"), tsMs: 10_000, resourceVersion: "101", previousVersion: "100", change: undefined });
       await updateRequest("r-a", 10_010, "web", "100", null);
-      const a = await store.record(key, blind(10_010, "unknown"), { requestKey: "r-a" });
+      const { id } = await store.record(key, blind(10_010, "unknown"), { requestKey: "r-a" });
       expect(await store.placeByPrecondition("r-a", "100", true, "unknown")).toBe("routed");
-      // Another object's no-op is stored next.
-      await updateRequest("r-b", 10_020, "api", "7", true, "same-precondition");
-      const b = await store.record({ ...key, name: "api" }, blind(10_020, "no-op"), { requestKey: "r-b" });
-      return { a: a.id, b: b.id };
+      return id;
     });
-    // SQLite hands the next row the highest id again once that row is deleted: the hazard this guards against.
+    // Another object's no-op is stored next.
+    const b = await store.batch(async () => {
+      await updateRequest("r-b", 10_020, "api", "7", true, "same-precondition");
+      return (await store.record({ ...key, name: "api" }, blind(10_020, "no-op"), { requestKey: "r-b" })).id;
+    });
+    const ids = { a, b };
+    // SQLite hands the next transaction's row the highest id again once that row is deleted: the hazard this guards against.
     if (name === "SQLite") expect(ids.b).toBe(ids.a);
     const changed = await store.batch(() =>
       store.reclassify({ id: ids.a, requestKey: "r-a" }, { cls: "unknown", heartbeat: false, changes: [], projection: {}, change: undefined }),

@@ -2,12 +2,13 @@
  * The object-write store on both engines, one suite (a real SQLite file, a real PostgreSQL server): ranking, filters,
  * pagination, field churn, one object's writes, the lanes and the roll-ups.
  */
-import { describe, expect, it, vi } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import { buildTimeline, columnOf } from "@/lib/objects/timeline";
 import { DayRollups } from "@/lib/store/day-rollups";
 import type { WriteStore } from "@/lib/store/store";
 import type { ObjectKey, StoredWrite } from "@/lib/wire/objects";
 import { storeEngines } from "../../helpers/store-engines";
+import { openStoreAt } from "../../helpers/store-at";
 
 const key = (name: string, kind = "Connector"): ObjectKey => ({
   cluster: "milo",
@@ -96,6 +97,29 @@ describe.each(storeEngines())("the store on %s", (_name, engine) => {
       else await elsewhere;
       await store.batch(() => store.record(key("a"), write(2000, "unrouted", "operator", ["status.message"])));
       expect(await countOf(store, "SELECT COUNT(*) AS n FROM writes")).toBe(store.database.dialect === "postgres" ? 1 : 2);
+    });
+
+    it("gives each write its own id while two stores on one database take turns, and a transaction's next statement sees its rows", async () => {
+      // Two processes storing into one file or database (the dashboard and `npm run recorder`), a burst each in turn.
+      const place = await engine.place();
+      const [first, second] = [await openStoreAt(place), await openStoreAt(place)];
+      onTestFinished(() => Promise.all([first.close(), second.close()]).then(() => undefined));
+      const given: { id: number; tsMs: number }[] = [];
+      for (let turn = 0; turn < 4; turn++) {
+        const store = turn % 2 === 0 ? first : second;
+        const seen = await store.batch(async () => {
+          for (let i = 0; i < 3; i++) {
+            const tsMs = 1000 + turn * 10 + i;
+            const { id } = (await store.record(key(`o${turn}`), write(tsMs, "unrouted", "operator", ["status.message"]))) as { id: number };
+            given.push({ id, tsMs });
+          }
+          return countOf(store, "SELECT COUNT(*) AS n FROM writes");
+        });
+        expect(seen).toBe(given.length);
+      }
+      const rows = await first.database.sql().all<{ id: number; tsMs: number }>(`SELECT id, ts_ms AS "tsMs" FROM writes ORDER BY ts_ms`);
+      expect(rows.map((row) => ({ id: Number(row.id), tsMs: Number(row.tsMs) }))).toEqual(given);
+      expect(new Set(given.map((row) => row.id)).size).toBe(12);
     });
 
     it("stores a burst's rows as given, whatever their text holds", async () => {
