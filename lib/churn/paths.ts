@@ -39,7 +39,6 @@ export function parsePath(path: string): Segment[] {
 type Obj = { [key: string]: Json };
 const isObj = (v: Json | undefined): v is Obj => v !== null && v !== undefined && typeof v === "object" && !Array.isArray(v);
 
-/** Sets (or, with `value` undefined, removes) the field at `path` in place; `path` "" replaces the whole object. */
 /** An object with recorded field changes applied in order (a version rebuilt from the one before it). */
 export function applyChanges(root: Json | undefined, changes: { path: string; after?: unknown }[]): Json | undefined {
   let node = root;
@@ -47,6 +46,7 @@ export function applyChanges(root: Json | undefined, changes: { path: string; af
   return node;
 }
 
+/** Sets (or, with `value` undefined, removes) the field at `path` in place; `path` "" replaces the whole object. */
 export function setPath(root: Json | undefined, path: string, value: Json | undefined): Json | undefined {
   if (path === "") return value;
   const segments = parsePath(path);
