@@ -151,16 +151,15 @@ interface TransactionScope {
   queries: SqlQueries;
   /** rows to insert, by statement (table, columns and conflict clause): stored before the next statement, or the commit */
   pending: Map<string, { head: string; tail: string; rows: SqlValue[][]; byKey: Map<string, number> }>;
-  /** PostgreSQL's column types of the store's tables, and the engine: how the waiting rows go in */
+  /** PostgreSQL's column types of the store's tables: how the waiting rows go in */
   types: ColumnTypes;
-  dialect: SqlEngine["dialect"];
   /** values repositories keep for the transaction's length (what the roll-ups know of its days, say) */
   values: Map<object, unknown>;
   /** run when it rolls back: forget what memory learnt inside it */
   onRollback: (() => void)[];
 }
 
-type WaitingRows = Pick<TransactionScope, "pending" | "tx" | "types" | "dialect">;
+type WaitingRows = Pick<TransactionScope, "database" | "pending" | "tx" | "types">;
 
 /**
  * The rows waiting to be inserted: on PostgreSQL every table's in one statement (one round trip); on SQLite one
@@ -171,7 +170,7 @@ async function flushPending(held: WaitingRows): Promise<void> {
   if (held.pending.size === 0) return;
   const groups = [...held.pending.values()];
   held.pending.clear();
-  if (held.dialect === "postgres") await insertTogether(held.tx, groups, held.types);
+  if (held.database.dialect === "postgres") await insertTogether(held.tx, groups, held.types);
   else await insertEach(held.tx, groups);
 }
 
@@ -248,14 +247,6 @@ export class StoreDatabase implements StoreConnection {
   }
 
   /**
-   * Whether rows may wait to be inserted together (`insertLater`): inside a transaction. On PostgreSQL each statement
-   * is a round trip; on SQLite a row costs about half as much inserted with the rows beside it.
-   */
-  get insertsLater(): boolean {
-    return this.current() !== undefined;
-  }
-
-  /**
    * Inserts a row with the current transaction's next statement, or at its commit, together with the others of the same
    * statement (one round trip for a burst's writes instead of one per write). `head`: `INSERT INTO t (a, b)`; `tail`:
    * what follows the values (`ON CONFLICT …`), which must not meet two rows of one burst: a row with the `replaces` of
@@ -274,9 +265,9 @@ export class StoreDatabase implements StoreConnection {
     }
   }
 
-  /** One row, waiting for the transaction's next statement where rows may (`insertLater`), else at once. */
+  /** One row, waiting for the current transaction's next statement (`insertLater`), or at once outside one. */
   async insertRow(head: string, row: SqlValue[], tail = "", replaces?: string): Promise<void> {
-    if (this.insertsLater) this.insertLater(head, row, tail, replaces);
+    if (this.inTransaction) this.insertLater(head, row, tail, replaces);
     else await insertRows(this.sql(), head, [row], tail);
   }
 
@@ -322,9 +313,8 @@ export class StoreDatabase implements StoreConnection {
     const onRollback: (() => void)[] = [];
     return this.engine
       .transaction((tx) => {
-        const waiting: WaitingRows = { pending: new Map(), tx, types: this.columnTypes, dialect: this.dialect };
-        const queries = queriesOf(waiting);
-        const held: TransactionScope = { ...waiting, database: this, queries, values: new Map(), onRollback };
+        const waiting: WaitingRows = { database: this, pending: new Map(), tx, types: this.columnTypes };
+        const held: TransactionScope = { ...waiting, queries: queriesOf(waiting), values: new Map(), onRollback };
         return scope.run(held, async () => {
           const result = await work();
           await flushPending(held);

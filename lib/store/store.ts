@@ -17,7 +17,7 @@ import { Changes } from "./changes";
 import { dayOf, DayRollups } from "./day-rollups";
 import type { RecordedChange } from "../churn/changes";
 import { noopFlag, WriteJoins, type WriteNear } from "./joins";
-import { arrayText, insertRows } from "./engine/insert-rows";
+import { arrayText } from "./engine/insert-rows";
 import { RecorderLeases } from "./leases";
 import { WebhookSpoolTable } from "./webhook-spool";
 import { Ranking, type ObjectFilter, type RankOptions } from "./ranking";
@@ -45,9 +45,6 @@ const ROLL_IDLE_MS = 20_000;
 
 const WRITE_COLUMNS =
   "object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms, request_key, prev_rv";
-const INSERT_WRITE = `INSERT INTO writes (${WRITE_COLUMNS}) VALUES (${WRITE_COLUMNS.split(", ")
-  .map(() => "?")
-  .join(", ")}) RETURNING id`;
 const FIELD_COLUMNS = "INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer)";
 
 export class WriteStore implements WriteRepository {
@@ -168,6 +165,8 @@ export class WriteStore implements WriteRepository {
     write: StoredWrite,
     { requestKey, joinable = true }: { requestKey?: string; joinable?: boolean } = {},
   ): Promise<{ id: number; joined: boolean }> {
+    // Its rows wait for the transaction's next statement: one asked for outside any runs in its own.
+    if (!this.database.inTransaction) return this.batch(() => this.record(key, write, { requestKey, joinable }), [write.tsMs]);
     const objectId = this.database.cachedIdOf(key) ?? (await this.idOf(key));
     const joined = !joinable
       ? undefined
@@ -208,30 +207,18 @@ export class WriteStore implements WriteRepository {
       requestKey ?? null,
       write.previousVersion ?? null,
     ];
-    // In a transaction, a burst's writes and their fields go in at its next statement: on PostgreSQL a statement per
-    // table, on SQLite back to back.
-    if (this.database.insertsLater) {
-      // The roll-ups' question first: a statement between two writes would store the first alone.
-      await this.rollups.written(write.tsMs);
-      const id = await this.database.nextWriteId();
-      this.database.insertLater(`INSERT INTO writes (id, ${WRITE_COLUMNS})`, [id, ...row]);
-      for (const change of write.changes) this.database.insertLater(FIELD_COLUMNS, [id, objectId, write.tsMs, change.path, write.writer]);
-      if (write.change) await this.changes.add(objectId, write.tsMs, write.writer, write.change);
-      return { id, joined: false };
-    }
-    const { id } = (await this.sql().get<{ id: number }>(INSERT_WRITE, row))!;
+    // A burst's writes and their fields go in at the transaction's next statement: on PostgreSQL a statement per table,
+    // on SQLite back to back. The roll-ups' question first: a statement between two writes would store the first alone.
+    await this.rollups.written(write.tsMs);
+    const id = await this.database.nextWriteId();
+    this.database.insertLater(`INSERT INTO writes (id, ${WRITE_COLUMNS})`, [id, ...row]);
     await this.insertFields(id, objectId, write.tsMs, write.changes, write.writer);
     if (write.change) await this.changes.add(objectId, write.tsMs, write.writer, write.change);
-    await this.rollups.written(write.tsMs);
     return { id, joined: false };
   }
 
-  private insertFields(id: number, objectId: number, tsMs: number, changes: FieldChange[], writer: string): Promise<number> {
-    return insertRows(
-      this.sql(),
-      FIELD_COLUMNS,
-      changes.map((change) => [id, objectId, tsMs, change.path, writer]),
-    );
+  private async insertFields(id: number, objectId: number, tsMs: number, changes: FieldChange[], writer: string): Promise<void> {
+    for (const change of changes) await this.database.insertRow(FIELD_COLUMNS, [id, objectId, tsMs, change.path, writer]);
   }
 
   /** A row's field rows written again: with `changes`, those; without, its own with the row's writer now. */

@@ -38,10 +38,9 @@ export interface StoreConnection {
   least(a: string, b: string): string;
   indexedBy(index: string): string;
   transaction<T>(work: () => Promise<T>): Promise<T>;
-  /** whether rows may wait to be inserted with the transaction's next statement (inside one), and that insert */
-  readonly insertsLater: boolean;
+  /** a row inserted with the current transaction's next statement (or its commit), with the others waiting */
   insertLater(head: string, row: SqlValue[], tail?: string, replaces?: string): void;
-  /** one row, waiting for the transaction's next statement where rows may (`insertLater`), else at once */
+  /** one row, waiting for the current transaction's next statement (`insertLater`), or at once outside one */
   insertRow(head: string, row: SqlValue[], tail?: string, replaces?: string): Promise<void>;
   /** the id of a write row inserted in the current transaction: each is given its own, on either engine */
   nextWriteId(): Promise<number>;
