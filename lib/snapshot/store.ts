@@ -29,6 +29,9 @@ const CHECK_HEAP_MIB = 1024;
 /** The heap the replay's opening and packing may use however small the uploads' bound: it needs 256–384 MiB. */
 const REPLAY_HEAP_MIB = 512;
 
+/** Which bound a thread reading a bundle ran under, for the message when it is reached. */
+const heapBoundOf = (shipped: boolean) => (shipped ? "the replay's own bound" : "limits.maxSnapshotCheckMiB");
+
 export interface SnapshotStoreOptions {
   /** past this heap, an upload's check or a snapshot's opening stops with 413, rather than the process running out of memory */
   checkHeapMiB?: number;
@@ -102,13 +105,13 @@ export class SnapshotStore {
   async reshared(id: string, added: { markers: SnapshotMarker[]; initialView?: Snapshot["initialView"] }): Promise<Buffer> {
     const bytes = await this.read(id);
     if (added.markers.length === 0 && !added.initialView) return bytes;
-    const { maxBytes, heapMiB } = this.boundsOf(id);
+    const { maxBytes, heapMiB, shipped } = this.boundsOf(id);
     const packer = new Worker(new URL("./reshare-worker.ts", import.meta.url), {
       workerData: { bytes, maxBytes, ...added },
       resourceLimits: { maxOldGenerationSizeMb: heapMiB },
     });
     const packed = await runTask<Uint8Array>(packer, "packing the snapshot again").catch((error: unknown) => {
-      throw outOfMemory(error, `packing this snapshot again needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
+      throw outOfMemory(error, `packing this snapshot again needs more than ${heapMiB} MiB of memory (${heapBoundOf(shipped)})`);
     });
     return Buffer.from(packed.buffer, packed.byteOffset, packed.byteLength);
   }
@@ -193,7 +196,7 @@ async function openInThread(bytes: Buffer, maxBytes: number, heapMiB: number, sh
     resourceLimits: { maxOldGenerationSizeMb: heapMiB },
   });
   return runTask<OpenedSnapshot>(opener, "opening the snapshot").catch((error: unknown) => {
-    throw outOfMemory(error, `opening this snapshot needs more than ${heapMiB} MiB of memory (limits.maxSnapshotCheckMiB)`);
+    throw outOfMemory(error, `opening this snapshot needs more than ${heapMiB} MiB of memory (${heapBoundOf(shipped)})`);
   });
 }
 
