@@ -4,7 +4,7 @@ import { LongestFirst } from "./test/sequencer.mts";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
-// Three projects so the test runner can run them one after another: unit tests are fast and parallel;
+// Three projects so the test runner can run them one after another: unit tests are fast, a file at a time beside the build;
 // integration and e2e start real servers (each file its own, on free ports and in its own temp dirs), two files
 // at a time: much of a file's time is waiting on a server, and two keep both cores busy.
 export default defineConfig({
