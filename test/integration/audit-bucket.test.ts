@@ -3,7 +3,7 @@
  * real kube-apiserver's audit log cut into objects of the shapes that reach S3 (a gzipped log; CloudWatch Logs
  * subscription messages as Firehose delivers them, one gzip member each; the same run together in one member), one
  * more appearing while the dashboard runs, a corrupt one, and a second source whose credentials the server refuses.
- * Every request is stored once (count.py's reading of the same objects is the truth), each object is read once
+ * Every request is stored once (count_audit.py's reading of the same objects is the truth), each object is read once
  * through a restart, the corrupt one is reported and the rest read, and the refused source says why and keeps trying.
  */
 import { PutObjectCommand, CreateBucketCommand } from "@aws-sdk/client-s3";
@@ -20,7 +20,8 @@ import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { ROOT } from "../helpers/root";
 import { startS3, type TestS3 } from "../helpers/s3-server";
 
-const FIXTURES = join(ROOT, "test", "fixtures", "audit-logs");
+const OWN_LOG = join(ROOT, "test", "fixtures", "audit-logs", "kube-apiserver", "audit.log.gz");
+const COUNT_AUDIT = join(ROOT, "test", "helpers", "count_audit.py");
 const BUCKET = "eks-audit";
 const PREFIX = "AWSLogs/123456789012/eks/prod/";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -30,10 +31,7 @@ let app: TestApp;
 let env: Record<string, string>;
 let dataDir = "";
 const objectDir = mkdtempSync(join(tmpdir(), "churnscope-bucket-objects-"));
-const lines = gunzipSync(readFileSync(join(FIXTURES, "kube-apiserver", "audit.log.gz")))
-  .toString("utf8")
-  .split("\n")
-  .filter(Boolean);
+const lines = gunzipSync(readFileSync(OWN_LOG)).toString("utf8").split("\n").filter(Boolean);
 
 /** A CloudWatch Logs subscription message, as EKS's audit log group sends it to Firehose. */
 function subscriptionMessage(part: string[], first: number): string {
@@ -53,7 +51,7 @@ function subscriptionMessage(part: string[], first: number): string {
 
 const chunks = (part: string[], size: number) => Array.from({ length: Math.ceil(part.length / size) }, (_, i) => part.slice(i * size, (i + 1) * size));
 
-/** The objects, written beside the test too, where count.py reads them. */
+/** The objects, written beside the test too, where count_audit.py reads them. */
 const objects: Record<string, Buffer> = {
   // A rotated log, gzipped.
   [`${PREFIX}2026/12/02/19/audit-0001.log.gz`]: gzipSync(lines.slice(0, 300).join("\n") + "\n"),
@@ -78,9 +76,9 @@ const corrupt = (() => {
 })();
 
 function countPy(files: string[]): Record<string, number> {
-  const run = spawnSync("python3", [join(FIXTURES, "count.py"), ...files], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync("python3", [COUNT_AUDIT, ...files], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (run.error) throw new Error(`this test needs python3 to count the objects independently: ${run.error.message}`);
-  if (run.status !== 0) throw new Error(`count.py failed: ${run.stderr}`);
+  if (run.status !== 0) throw new Error(`count_audit.py failed: ${run.stderr}`);
   return JSON.parse(run.stdout).counts;
 }
 
@@ -186,7 +184,7 @@ afterAll(async () => {
 });
 
 describe("audit bucket source (real S3 server)", () => {
-  it("reads the objects there at start, each once, with every request count.py finds in them", async () => {
+  it("reads the objects there at start, each once, with every request count_audit.py finds in them", async () => {
     const status = await until("both objects read", async () => {
       const s = (await sources())["eks-prod"];
       return s.objects.read === 2 ? s : undefined;
@@ -238,7 +236,7 @@ describe("audit bucket source (real S3 server)", () => {
     for (const [key, body] of Object.entries(later)) writeFileSync(join(objectDir, key.replaceAll("/", "_")), body);
     const truth = countPy(Object.keys(all).map((key) => join(objectDir, key.replaceAll("/", "_"))));
     // The whole log, once: the corrupt object's readable start repeats requests already stored.
-    expect(truth.requests).toBe(countPy([join(FIXTURES, "kube-apiserver", "audit.log.gz")]).requests);
+    expect(truth.requests).toBe(countPy([OWN_LOG]).requests);
     expect(stored().requests).toBe(truth.requests);
     const clients = await (await fetch(`${app.url}/api/clients?from=2026-12-02T00:00:00Z&to=2026-12-03T00:00:00Z&cluster=prod`)).json();
     expect(clients.data.total).toBe(truth.requests);

@@ -17,7 +17,7 @@ import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { serverWrites } from "../helpers/audit-truth";
 import { startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
 import { createNamespaces } from "../helpers/controllers";
-import { ROOT } from "../helpers/root";
+import { sharedData } from "../helpers/shared-data";
 
 const CLUSTER = "kind-dev";
 const NAMESPACE = "apps";
@@ -162,7 +162,7 @@ describe("the changes around an onset, on a real control plane", () => {
   it("records Flux's and Argo CD's applied revisions as changes once their CRDs are installed, after it started", async () => {
     await recording();
     const crds = ["kustomize.toolkit.fluxcd.io_kustomizations.yaml", "helm.toolkit.fluxcd.io_helmreleases.yaml", "application-crd.yaml"];
-    await cp.installCrds(crds.map((file) => join(ROOT, "test", "fixtures", "gitops-crds", file)));
+    await cp.installCrds(crds.map((file) => sharedData(`fixtures/gitops-crds/${file}`)));
     const fromMs = Date.now();
     // The recorder finds each kind served within its retry (2 s) and lists it.
     const resources = ["kustomizations.kustomize.toolkit.fluxcd.io", "helmreleases.helm.toolkit.fluxcd.io", "applications.argoproj.io"];

@@ -1,13 +1,13 @@
 /**
  * Per-resource storage panels on real kube-apiserver scrapes of every version from 1.16 to 1.36
- * (test/fixtures/apiserver-metrics): each scrape's storage series, with every label as the API server wrote it,
+ * (New Relic's in ../shared/fixtures, and this project's own rig's in test/fixtures/apiserver-metrics): each scrape's storage series, with every label as the API server wrote it,
  * are backfilled into a real Prometheus as counters that rise by a known step each 15 s, one job per version.
  * Effective writes, the API's own writes beside them, writes by verb and the stored-changes line of no-op
  * evidence for a resource must equal the steps of the series this test picks out of the raw scrape by the label
  * values each version is known to use (a resource and group apart, one dotted name, or a Go type), whichever
  * form the scrape holds; and every Write load panel answers on every version without a warning.
  */
-import { readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -19,8 +19,8 @@ import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { METRIC_STORES } from "../helpers/metric-stores";
 import type { TestPrometheus } from "../helpers/prometheus";
 import { ROOT } from "../helpers/root";
+import { sharedData } from "../helpers/shared-data";
 
-const FIXTURES = join(ROOT, "test", "fixtures", "apiserver-metrics");
 const FAMILIES = [
   "etcd_requests_total",
   "etcd_request_duration_seconds_count",
@@ -72,9 +72,9 @@ function readScrape(file: string, version: string): Scrape {
 
 function scrapes(): Scrape[] {
   const out: Scrape[] = [];
-  for (const file of readdirSync(join(FIXTURES, "nri-kubernetes")).filter((f) => f.endsWith(".txt.gz")))
-    out.push(readScrape(join(FIXTURES, "nri-kubernetes", file), /metrics-(1\.\d+)/.exec(file)![1]));
-  out.push(readScrape(join(FIXTURES, "kube-apiserver", "metrics-1.36.txt.gz"), "1.36"));
+  for (let minor = 16; minor <= 35; minor++)
+    out.push(readScrape(sharedData(`fixtures/apiserver-metrics-nri-kubernetes/metrics-1.${minor}.txt.gz`), `1.${minor}`));
+  out.push(readScrape(join(ROOT, "test", "fixtures", "apiserver-metrics", "kube-apiserver", "metrics-1.36.txt.gz"), "1.36"));
   return out.sort((a, b) => Number(a.version.split(".")[1]) - Number(b.version.split(".")[1]));
 }
 

@@ -1,6 +1,6 @@
 /**
- * Real third-party audit logs (test/fixtures/audit-logs, with their provenance) give exactly the
- * counts that an independent reading of the raw bytes gives (count.py, standard library only).
+ * Real third-party audit logs (../shared/fixtures/audit-logs, with their provenance) give exactly the
+ * counts that an independent reading of the raw bytes gives (test/helpers/count_audit.py, standard library only).
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync } from "node:fs";
@@ -12,11 +12,14 @@ import { AuditIngester } from "@/lib/audit/ingest";
 import { DEFAULT_PROFILES, type Profile } from "@/lib/churn/profiles";
 import { WriteStore } from "@/lib/store/store";
 import { ROOT } from "../../helpers/root";
+import { sharedData } from "../../helpers/shared-data";
 
-const FIXTURES = join(ROOT, "test", "fixtures", "audit-logs");
+/** A log by its path under ../shared/fixtures/audit-logs, or one this project's own rig recorded by its path in the repository. */
+const fixture = (name: string) => (name.startsWith("test/") ? join(ROOT, name) : sharedData(join("fixtures", "audit-logs", name)));
+const COUNT_AUDIT = join(ROOT, "test", "helpers", "count_audit.py");
 
 /**
- * The profiled kinds: each with what it routes on twice, as a JSONPath for the ingester and in count.py's own
+ * The profiled kinds: each with what it routes on twice, as a JSONPath for the ingester and in count_audit.py's own
  * path syntax, so that each reads it with its own code.
  */
 const KINDS: { group: string; resource: string; kind: string; routed: string; countPath: string }[] = [
@@ -56,12 +59,12 @@ const PROFILES: Profile[] = KINDS.map(({ group, resource, kind, routed }) => ({
   routed: { routed: { path: routed } },
 }));
 
-/** The independent reading: count.py over the raw files, for the same profiled kinds. */
+/** The independent reading: count_audit.py over the raw files, for the same profiled kinds. */
 function independentCount(files: string[]): { counts: Record<string, number>; writes: Record<string, Record<string, Record<string, number>>> } {
   const args = KINDS.flatMap((k) => ["--profile", `${k.group ? `${k.resource}.${k.group}` : k.resource}=${k.kind}`, "--routed", `${k.kind}=${k.countPath}`]);
-  const run = spawnSync("python3", [join(FIXTURES, "count.py"), ...args, ...files], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync("python3", [COUNT_AUDIT, ...args, ...files], { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
   if (run.error) throw new Error(`these tests need python3 on the PATH to count the fixtures independently: ${run.error.message}`);
-  if (run.status !== 0) throw new Error(`count.py failed: ${run.stderr}`);
+  if (run.status !== 0) throw new Error(`count_audit.py failed: ${run.stderr}`);
   return JSON.parse(run.stdout);
 }
 
@@ -112,7 +115,7 @@ const CASES: [string, string[], boolean][] = [
   ],
   [
     "a real kube-apiserver's RequestResponse log, gzipped: controllers' status updates and conflicts, lease heartbeats, scale, binding and eviction writes answered with another kind, a server-side apply that creates and one that changes nothing, a CRD's lines over 200 KB",
-    ["kube-apiserver/audit.log.gz"],
+    ["test/fixtures/audit-logs/kube-apiserver/audit.log.gz"],
     true,
   ],
   ["the same lines in Docker's json-file log, cut into parts by Docker's own log copier, a klog line on stderr", ["docker/audit-lines-json-file.log"], true],
@@ -127,8 +130,8 @@ const CASES: [string, string[], boolean][] = [
 
 describe("real audit logs", () => {
   for (const [label, names, storesWrites] of CASES) {
-    it(`${label}: every count and every object's writes by verb and class as count.py reads them`, async () => {
-      const files = names.map((n) => join(FIXTURES, n));
+    it(`${label}: every count and every object's writes by verb and class as count_audit.py reads them`, async () => {
+      const files = names.map(fixture);
       const expected = independentCount(files);
       const got = await ingest(files);
       for (const [key, value] of Object.entries(expected.counts)) expect([key, got.counts[key as keyof typeof got.counts]]).toEqual([key, value]);
@@ -139,15 +142,15 @@ describe("real audit logs", () => {
   }
 
   it("a container log of real lines gives every object the writes its lines give read plainly; kubectl's reading of it loses the line the other stream cut", async () => {
-    const plain = await ingest(["audit2rbac-demo-excerpt.log", "falco/modify_cluster_role_node_problem_detector.json"].map((n) => join(FIXTURES, n)));
+    const plain = await ingest(["audit2rbac-demo-excerpt.log", "falco/modify_cluster_role_node_problem_detector.json"].map(fixture));
     for (const file of ["containerd/audit-lines-in-parts.log", "docker/audit-lines-json-file.log"]) {
-      const fromContainer = await ingest([join(FIXTURES, file)]);
+      const fromContainer = await ingest([fixture(file)]);
       expect(fromContainer.writes, file).toEqual(plain.writes);
       expect(fromContainer.counts, file).toMatchObject({ malformed: 0, foreign: 1, events: plain.counts.events + 1 });
     }
     // The kubelet writes each part as it reads it, both streams to one output: the klog line lands inside the Falco
     // line it was written between the parts of, whose two halves are a malformed line and a foreign one.
-    const fromKubectl = await ingest([join(FIXTURES, "containerd/audit-lines-kubectl-logs-timestamps.log")]);
+    const fromKubectl = await ingest([fixture("containerd/audit-lines-kubectl-logs-timestamps.log")]);
     const { "ClusterRole//system:node-problem-detector": lost, ...kept } = plain.writes;
     expect(lost).toBeDefined();
     expect(fromKubectl.writes).toEqual(kept);
@@ -155,9 +158,9 @@ describe("real audit logs", () => {
   });
 
   it("the same real events spread over lines, in one array, or run together give every object the writes one event per line gives", async () => {
-    const plain = await ingest(["audit2rbac-demo-excerpt.log", "falco/modify_cluster_role_node_problem_detector.json"].map((n) => join(FIXTURES, n)));
+    const plain = await ingest(["audit2rbac-demo-excerpt.log", "falco/modify_cluster_role_node_problem_detector.json"].map(fixture));
     for (const file of ["jq/audit-lines-pretty.json", "jq/audit-lines-slurped.json", "jq/audit-lines-run-together.json"]) {
-      const printed = await ingest([join(FIXTURES, file)]);
+      const printed = await ingest([fixture(file)]);
       expect(printed.writes, file).toEqual(plain.writes);
       expect(printed.counts, file).toMatchObject({ malformed: 0, foreign: 0, events: plain.counts.events, requests: plain.counts.requests });
     }

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { childPath, diffObjects } from "@/lib/churn/diff";
 import { cloneJson, jsonEqual, sortedJson, type Json } from "@/lib/churn/json";
@@ -110,7 +111,7 @@ describe("cloneJson", () => {
 
   it("copies what structuredClone copies, in the same key order, sharing no object or list", () => {
     // Real API server events (kube-apiserver's own audit log) and values of every shape.
-    const log = readFileSync(join(ROOT, "test", "fixtures", "audit-logs", "audit2rbac-demo-excerpt.log"), "utf8");
+    const log = gunzipSync(readFileSync(join(ROOT, "test", "fixtures", "audit-logs", "kube-apiserver", "audit.log.gz"))).toString("utf8");
     const events = log
       .split("\n")
       .filter((line) => line.trim() !== "")
