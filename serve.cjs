@@ -17,8 +17,12 @@ process.env.NODE_ENV = "production";
 const dir = process.cwd();
 const port = Number.parseInt(process.env.PORT ?? "", 10) || 3000;
 const hostname = process.env.HOSTNAME || "0.0.0.0";
-// Milliseconds an idle kept-alive connection stays open; behind a proxy that keeps its connections longer, set it above the proxy's.
-const keepAliveTimeout = Number.parseInt(process.env.KEEP_ALIVE_TIMEOUT ?? "", 10);
+// Milliseconds an idle kept-alive connection stays open. It must outlast every client's and proxy's own idle timeout
+// (Node's fetch 4 s, nginx and cloud load balancers 60 s): a server that closes first races the next request sent on
+// the connection, which then fails ("other side closed", a proxy's 502). Node's own default is 5 s; ours is 65 s.
+const DEFAULT_KEEP_ALIVE_MS = 65_000;
+const keepAliveFromEnv = Number.parseInt(process.env.KEEP_ALIVE_TIMEOUT ?? "", 10);
+const keepAliveTimeout = Number.isFinite(keepAliveFromEnv) && keepAliveFromEnv >= 0 ? keepAliveFromEnv : DEFAULT_KEEP_ALIVE_MS;
 
 // The standalone output has no next.config.ts: like Next's server.js, use the copy the build wrote.
 if (!process.env.__NEXT_PRIVATE_STANDALONE_CONFIG && !existsSync(join(dir, "next.config.ts"))) {
@@ -54,7 +58,7 @@ if (tlsPort) {
   }
   listeners.push({ server: https.createServer(credentials), port: tlsPort, scheme: "https" });
 }
-for (const l of listeners) if (Number.isFinite(keepAliveTimeout) && keepAliveTimeout >= 0) l.server.keepAliveTimeout = keepAliveTimeout;
+for (const l of listeners) l.server.keepAliveTimeout = keepAliveTimeout;
 const app = next({ dev: false, dir, hostname, port, httpServer: server });
 
 /**

@@ -1,6 +1,6 @@
 /** `npm start` as an operator meets it: a bad configuration stops it with a message; no configuration opens the replay. */
 import { mkdtempSync } from "node:fs";
-import { request } from "node:http";
+import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -17,6 +17,26 @@ async function exitOf(env: Record<string, string>): Promise<{ code: number | nul
   const [code] = (await once(running.child, "exit")) as [number | null];
   clearTimeout(timer);
   return { code, output: running.output() };
+}
+
+/** Two GETs through one kept-alive socket, `pauseMs` apart: each answer's status, Keep-Alive header, and whether it came on the first's socket. */
+async function twoRequestsOneConnection(url: string, pauseMs: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const get = () =>
+    new Promise<{ status: number | undefined; keepAlive: string | undefined; reused: boolean }>((resolve, reject) => {
+      const req = request(url, { agent }, (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode, keepAlive: res.headers["keep-alive"], reused: req.reusedSocket }));
+      });
+      req.on("error", reject).end();
+    });
+  try {
+    const first = await get();
+    await new Promise((r) => setTimeout(r, pauseMs));
+    return [first, await get()];
+  } finally {
+    agent.destroy();
+  }
 }
 
 describe("startup", () => {
@@ -93,15 +113,29 @@ describe("startup", () => {
     after.close();
   });
 
-  it("keeps idle connections open for KEEP_ALIVE_TIMEOUT, as Next's standalone server did", async () => {
-    const app = await startApp({ KEEP_ALIVE_TIMEOUT: "65000" });
+  it("keeps an idle connection open past every client's own idle timeout by default, so a request sent on it after a pause is answered on it", async () => {
+    // Node's default (5 s) closed connections that a busy client, or a proxy keeping its own for 60 s, sent its next request on.
+    const app = await startApp({});
     try {
-      const res = await fetch(`${app.url}/healthz`);
-      expect(res.headers.get("keep-alive")).toBe("timeout=65");
+      const [first, second] = await twoRequestsOneConnection(`${app.url}/healthz`, 6_000);
+      expect(first).toEqual({ status: 200, keepAlive: "timeout=65", reused: false });
+      expect(second).toEqual({ status: 200, keepAlive: "timeout=65", reused: true });
     } finally {
       await app.stop();
     }
-  });
+  }, 30_000);
+
+  it("closes idle connections after KEEP_ALIVE_TIMEOUT where it is set, as Next's standalone server did", async () => {
+    const app = await startApp({ KEEP_ALIVE_TIMEOUT: "1000" });
+    try {
+      const [first, second] = await twoRequestsOneConnection(`${app.url}/healthz`, 2_500);
+      expect(first.keepAlive).toBe("timeout=1");
+      // The server closed the idle connection: the second request needed a new one.
+      expect(second).toEqual({ status: 200, keepAlive: "timeout=1", reused: false });
+    } finally {
+      await app.stop();
+    }
+  }, 30_000);
 
   it("stops on SIGTERM within SHUTDOWN_GRACE_MS although a request never finishes", async () => {
     const app = await startApp({ SHUTDOWN_GRACE_MS: "2000" });
