@@ -26,7 +26,7 @@ async function twoRequestsOneConnection(url: string, pauseMs: number) {
     new Promise<{ status: number | undefined; keepAlive: string | undefined; reused: boolean }>((resolve, reject) => {
       const req = request(url, { agent }, (res) => {
         res.resume();
-        res.on("end", () => resolve({ status: res.statusCode, keepAlive: res.headers["keep-alive"], reused: req.reusedSocket }));
+        res.on("end", () => resolve({ status: res.statusCode, keepAlive: String(res.headers["keep-alive"]), reused: req.reusedSocket }));
       });
       req.on("error", reject).end();
     });
