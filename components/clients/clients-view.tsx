@@ -17,12 +17,14 @@ import { formatNumber } from "@/lib/format/number";
 import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
+import { ApiCostView, type CostSort } from "./api-cost-view";
 import { AuditSources } from "./audit-sources";
 import { AuditUpload } from "./audit-upload";
 import { ClientVersions } from "./client-versions";
 import { NoopEvidence } from "./noop-evidence";
 import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 import type { ClientsAnswer, TopEntry } from "@/lib/wire/clients";
+import type { ApiCostAnswer } from "@/lib/wire/api-cost";
 
 const state = {
   from: parseAsString.withDefault(DEFAULT_FROM),
@@ -30,6 +32,9 @@ const state = {
   cluster: parseAsString,
   resource: parseAsString,
   at: parseAsInteger,
+  /** the API calls table's ranking, and the component whose calls by verb are drawn */
+  sort: parseAsString,
+  client: parseAsString,
 };
 
 const cell = "px-2 py-1";
@@ -64,6 +69,17 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
       cluster: url.cluster ?? undefined,
       resource: url.resource ?? undefined,
       at: url.at ?? undefined,
+      snapshot: snapshot?.id,
+    }),
+  );
+  const calls = useApi<ApiCostAnswer>(
+    apiUrl("/api/clients/calls", {
+      from: startMs,
+      to: endMs,
+      cluster: url.cluster ?? undefined,
+      resource: url.resource ?? undefined,
+      at: url.at ?? undefined,
+      client: url.client ?? undefined,
       snapshot: snapshot?.id,
     }),
   );
@@ -124,6 +140,17 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
             <AuditSources />
             <AuditUpload />
           </>
+        )}
+        <ApiNotices error={calls.error} answer={calls.data} />
+        {calls.data?.data && (
+          <ApiCostView
+            answer={calls.data.data}
+            markers={markers}
+            sort={(url.sort as CostSort | null) ?? "calls"}
+            onSort={(sort) => void setUrl({ sort: sort === "calls" ? null : sort })}
+            client={url.client}
+            onClient={(client) => void setUrl({ client })}
+          />
         )}
         <ApiNotices error={answer.error} answer={answer.data} />
         <section

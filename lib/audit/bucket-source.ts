@@ -117,6 +117,8 @@ export class BucketSource {
     const response = await this.client.send(new GetObjectCommand({ Bucket: this.config.bucket, Key: object.key, IfMatch: object.etag || undefined }));
     const ingester = await this.ingesterFor();
     ingester.pruned = await this.store.pruneIfDue(this.retentionMs);
+    // An object read again (its body failed halfway) counts only the calls on lines not counted before.
+    await ingester.beginSource(`bucket:${this.config.name}/${object.key}@${object.etag}`);
     // A body that fails, or ends short of its length, is the connection's fault, not the object's: thrown, so the
     // object is read again. A reader that stops early (a damaged gzip) is the object's: read with problems.
     const stream = response.Body as AsyncIterable<Uint8Array> & { destroy?: () => void };

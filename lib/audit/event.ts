@@ -15,7 +15,7 @@ export interface AuditEvent {
   stage?: string;
   verb?: string;
   requestURI?: string;
-  user?: { username?: string };
+  user?: { username?: string; groups?: string[] };
   userAgent?: string;
   objectRef?: {
     resource?: string;
@@ -40,6 +40,8 @@ export interface AuditEvent {
 export interface AuditRequest extends RequestRecord {
   /** the object after the write, when the log level kept bodies (RequestResponse) */
   response?: AuditResponse;
+  /** the FlowSchema that took it, where FlowSchemas are recorded (counted per client with it) */
+  flow?: { flowSchema: string; priorityLevel: string };
 }
 
 /**
@@ -144,18 +146,18 @@ const STAGE = /"stage":\s*"([A-Za-z]+)"/;
 const VERB = /"verb":\s*"([a-z]+)"/;
 
 /**
- * Why a line in the kube-apiserver's own layout (`head`: its first 1 KiB or more) is visibly not a
- * completed write (most of a log: reads, watches, RequestReceived), or null when it has to be
- * parsed. Only for lines that end the way a JSON object does; a line cut off mid-write is parsed,
- * so it is reported as malformed.
+ * Whether a line in the kube-apiserver's own layout (`head`: its first 1 KiB or more) is visibly at a stage nothing
+ * counts ("stage": RequestReceived, and ResponseStarted but for a watch's), or null when it has to be parsed: every
+ * completed request is counted, reads and watches too. Only for lines that end the way a JSON object does; a line
+ * cut off mid-write is parsed, so it is reported as malformed.
  */
-export function skipByHead(head: string): "stage" | "verb" | null {
+export function skipByHead(head: string): "stage" | null {
   if (!HEAD.test(head)) return null;
   const stage = STAGE.exec(head)?.[1];
-  if (stage && !COMPLETED_STAGES.has(stage)) return "stage";
+  if (!stage || COMPLETED_STAGES.has(stage)) return null;
+  // A watch's start is counted; a verb past the head is not known, so that line is parsed.
   const verb = VERB.exec(head)?.[1];
-  if (verb && !WRITE_VERBS.has(verb)) return "verb";
-  return null;
+  return stage === "ResponseStarted" && (verb === undefined || verb === "watch") ? null : "stage";
 }
 
 /** One line: skipped from its head when possible (unless the caller already checked), else parsed. */

@@ -27,11 +27,15 @@ import type { PruneCounts, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest, type AuditResponse } from "./event";
 import { clusterScope } from "../churn/scope";
 import { AuditReader } from "./reader";
+import { CallTally, writeCall, type CountedEvent, type TallyData } from "./calls";
+import { FLOW_SCHEMA, flowSchemaOf, inMatchingOrder, type FlowSchema } from "../churn/flow-schemas";
 import type { IngestCounts, IngestProblem, StoreCounts } from "../wire/audit";
 import type { ObjectKey, WriteRequest } from "../wire/objects";
 
 /** Requests read before one transaction stores them (reading thousands, then storing them, beats interleaving), and the body bytes that store them sooner. */
 const BATCH_REQUESTS = 4_000;
+/** Counted calls (distinct minutes and shapes, and watch stages) that store them sooner: a log of reads has few writes. */
+const BATCH_CALLS = 20_000;
 const BATCH_BYTES = 16 * 1024 * 1024;
 /** Bodies of recently written objects kept parsed in memory (the store has the rest). */
 const RECENT_BYTES = 64 * 1024 * 1024;
@@ -85,7 +89,18 @@ interface StoredAuditWrite {
   run: number;
 }
 
-const emptyStoreCounts = (): StoreCounts => ({ duplicates: 0, requests: 0, failed: 0, unprofiled: 0, objectWrites: 0, noop: 0, unknown: 0, matchedWatch: 0 });
+const emptyStoreCounts = (): StoreCounts => ({
+  duplicates: 0,
+  requests: 0,
+  failed: 0,
+  unprofiled: 0,
+  objectWrites: 0,
+  noop: 0,
+  unknown: 0,
+  matchedWatch: 0,
+  callsCounted: 0,
+  watchEnds: 0,
+});
 
 /** Whether the API server answered a write with the version the object already had: then the write changed nothing. */
 const answeredUnchanged = (before: KnownVersion | undefined, resourceVersion: string | undefined): boolean =>
@@ -149,6 +164,10 @@ export class AuditIngester {
   private readonly isClusterScoped: (group: string, resource: string) => boolean;
   private pending: { request: AuditRequest; bytes: number }[] = [];
   private pendingBytes = 0;
+  /** every other request counted per client since the last batch, of the log being read (`source`) */
+  private readonly calls = new CallTally();
+  /** the log being read, as the store knows it (lib/store/api-calls.ts): calls on its lines counted before are not counted again */
+  private source: string | undefined;
   private readonly byKind = new Map<string, Profile[]>();
   private readonly chain: VersionChain<Chain>;
   private watched = false;
@@ -205,7 +224,39 @@ export class AuditIngester {
     return new AuditReader(
       (request, bytes) => this.push(request, bytes),
       () => this.settled(),
+      (counted, lineNo) => this.countCall(counted, lineNo),
     );
+  }
+
+  /**
+   * The log whose lines come next (`identity`: its first line's digest, a bucket object, a webhook batch's digest), and
+   * the first of its lines whose calls were not counted yet: the reader counts from there, the store keeps how far.
+   * Answers that line (Infinity: a webhook batch counted before).
+   */
+  async beginSource(identity: string): Promise<{ callsFromLine: number; flowSchemas: FlowSchema[] }> {
+    await this.storePending();
+    this.source = identity;
+    const through = await this.store.apiCalls().coverage(this.cluster, identity);
+    // A webhook batch's events have no line (0): all of it or none.
+    this.reader.callsFromLine = identity.startsWith("webhook:") ? (through > 0 ? Infinity : 0) : through + 1;
+    // The cluster's FlowSchemas as the recorder last saw them: each call is counted with the one that took it.
+    const bodies = await this.store.liveBodies(this.cluster, FLOW_SCHEMA.group, FLOW_SCHEMA.kind);
+    this.reader.flowSchemas = inMatchingOrder(bodies.map(flowSchemaOf).filter((s) => s !== null));
+    return { callsFromLine: this.reader.callsFromLine, flowSchemas: [...this.reader.flowSchemas] };
+  }
+
+  /** A request counted per client, read in this thread. */
+  private countCall(counted: CountedEvent, lineNo: number): void {
+    if (counted.kind === "call") this.calls.add(counted.call);
+    else this.calls.watches.push(counted.stage);
+    this.calls.throughLine = Math.max(this.calls.throughLine, lineNo);
+    if (this.calls.size >= BATCH_CALLS) void this.storePending();
+  }
+
+  /** Calls counted by a reader in another thread, stored with the next batch. */
+  absorbCalls(data: TallyData): void {
+    this.calls.absorb(data);
+    if (this.calls.size >= BATCH_CALLS) void this.storePending();
   }
 
   /**
@@ -251,11 +302,15 @@ export class AuditIngester {
   private failure: { error: unknown } | undefined;
 
   private storePending(): Promise<void> {
-    if (this.pending.length === 0) return this.storing.ended();
+    if (this.pending.length === 0 && this.calls.size === 0) return this.storing.ended();
     const batch = this.pending;
+    const calls = this.calls.take();
+    const source = this.source;
     this.pending = [];
     this.pendingBytes = 0;
-    return this.storing.run(async () => (this.failure ? undefined : this.storeBatch(batch))).catch((error: unknown) => void (this.failure ??= { error }));
+    return this.storing
+      .run(async () => (this.failure ? undefined : this.storeBatch(batch, calls, source)))
+      .catch((error: unknown) => void (this.failure ??= { error }));
   }
 
   /** Resolves once no more than one batch waits to be stored: a reader awaits it, so memory holds about two batches. */
@@ -275,7 +330,7 @@ export class AuditIngester {
     if (failed) throw failed.error;
   }
 
-  private storeBatch(batch: { request: AuditRequest; bytes: number }[]): Promise<void> {
+  private storeBatch(batch: { request: AuditRequest; bytes: number }[], calls: TallyData, source: string | undefined): Promise<void> {
     return this.chain.batch(
       this.store,
       async () => {
@@ -285,7 +340,15 @@ export class AuditIngester {
         await this.audit.learnStored(batch.map((b) => b.request));
         if (this.watched) await this.store.expectAudited(batch.flatMap(({ request }) => this.writtenObject(request)));
         const touched = new Map<string, TouchedTarget>();
-        for (const { request, bytes } of batch) if (await this.store1(request, bytes)) this.touch(touched, request);
+        // Each write request stored is counted per client too, once, as it is stored once.
+        const writes = new CallTally();
+        for (const { request, bytes } of batch) if (await this.store1(request, bytes, writes)) this.touch(touched, request);
+        const [, read] = await this.store.apiCalls().store(this.cluster, [{ data: writes.take() }, { data: calls, identity: source }]);
+        this.stored.callsCounted += read.calls;
+        this.stored.watchEnds += read.watchEnds;
+        // Another process counted the same lines meanwhile (the same log read twice at once): left out whole.
+        if (!read.stored && calls.counts.length + calls.watches.length > 0)
+          this.reader.counts.callsCountedBefore += calls.counts.reduce((sum, c) => sum + c.n, 0) + calls.watches.length;
         // Each object's verdicts read its own requests alone: all are stored together, at the end.
         const verdicts: SettledVerdict[] = [];
         for (const t of touched.values()) verdicts.push(...(await this.settlePreconditions(t)));
@@ -297,7 +360,7 @@ export class AuditIngester {
             this.count(cls, +1);
           }
       },
-      batch.map((b) => b.request.tsMs),
+      [...batch.map((b) => b.request.tsMs), ...calls.counts.map((c) => c.call.minuteMs), ...calls.watches.map((w) => w.endMs ?? w.startMs)],
     );
   }
 
@@ -524,8 +587,8 @@ export class AuditIngester {
     return profiles ? [{ key: this.keyOf(request, profiles), tsMs: request.tsMs }] : [];
   }
 
-  /** Stores one request; answers whether it is a new successful write of a named object (one the precondition rule reads). */
-  private async store1(request: AuditRequest, bytes: number): Promise<boolean> {
+  /** Stores one request (counted in `calls` when new); answers whether it is a new successful write of a named object (one the precondition rule reads). */
+  private async store1(request: AuditRequest, bytes: number, calls: CallTally): Promise<boolean> {
     const succeeded = isSuccess(request);
     const profiles = this.writtenProfiles(request);
     const write = profiles ? await this.classify(request, profiles) : undefined;
@@ -535,6 +598,7 @@ export class AuditIngester {
       return false;
     }
     this.stored.requests++;
+    calls.add(writeCall(request));
     this.oldestMs = Math.min(this.oldestMs, request.tsMs);
     if (!succeeded) this.stored.failed++;
     if (!write || !cls) {
@@ -612,7 +676,10 @@ export class AuditIngester {
     const n = (v: number) => v.toLocaleString("en-US");
     const lines = [
       `${n(c.requests)} write requests stored (${n(c.objectWrites)} object writes: ${n(c.noop)} no-op, ${n(c.unknown)} not classifiable; ${n(c.matchedWatch)} matched watched writes; ${n(c.failed)} failed; ${n(c.unprofiled)} to unprofiled kinds)`,
-      `from ${n(c.lines)} lines and ${n(c.events)} events: ${n(c.notWrites)} reads or watches, ${n(c.notCompleted)} not completed and ${n(c.dryRuns)} dry runs skipped; ${n(c.duplicates)} already stored; ${n(c.foreign)} foreign, ${n(c.blank)} blank, ${n(c.malformed)} malformed, ${n(c.invalid)} invalid`,
+      `from ${n(c.lines)} lines and ${n(c.events)} events: ${n(c.notWrites)} reads or watches, ${n(c.notCompleted)} not completed and ${n(c.dryRuns)} dry runs not stored one by one; ${n(c.duplicates)} already stored; ${n(c.foreign)} foreign, ${n(c.blank)} blank, ${n(c.malformed)} malformed, ${n(c.invalid)} invalid`,
+      `${n(c.callsCounted)} reads, watch starts, dry runs and non-resource requests counted per client (${n(c.watchEnds)} watch ends with their lifetimes)${
+        c.callsCountedBefore > 0 ? `; ${n(c.callsCountedBefore)} on lines counted before, left out` : ""
+      }`,
     ];
     if (this.pruned && this.pruned.requests + this.pruned.writes > 0) {
       lines.push(

@@ -7,6 +7,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { postOutcome } from "../runtime/threads";
 import type { IngestProblem, ReadCounts } from "../wire/audit";
+import type { FlowSchema } from "../churn/flow-schemas";
+import { CallTally, type TallyData } from "./calls";
 import type { AuditRequest } from "./event";
 import { AuditReader, readFileLines } from "./reader";
 
@@ -16,6 +18,8 @@ const READ_AHEAD = 32;
 export interface ReadBatch {
   requests: AuditRequest[];
   sizes: number[];
+  /** every other request counted per client on the lines read since the last batch */
+  calls: TallyData;
   bytesRead: number;
 }
 
@@ -25,20 +29,31 @@ export interface ReadTotals {
   problems: IngestProblem[];
 }
 
-const { path, label } = workerData as { path: string; label: string };
+const { path, label, callsFromLine, flowSchemas } = workerData as { path: string; label: string; callsFromLine: number; flowSchemas: FlowSchema[] };
 
 void postOutcome<ReadTotals, ReadBatch>(async (report) => {
   let requests: AuditRequest[] = [];
   let sizes: number[] = [];
-  const reader = new AuditReader((request, bytes) => {
-    const response = request.response;
-    if (response?.object !== undefined) {
-      response.json = JSON.stringify(response.object);
-      response.object = undefined;
-    }
-    requests.push(request);
-    sizes.push(bytes);
-  });
+  const calls = new CallTally();
+  const reader = new AuditReader(
+    (request, bytes) => {
+      const response = request.response;
+      if (response?.object !== undefined) {
+        response.json = JSON.stringify(response.object);
+        response.object = undefined;
+      }
+      requests.push(request);
+      sizes.push(bytes);
+    },
+    undefined,
+    (counted, lineNo) => {
+      if (counted.kind === "call") calls.add(counted.call);
+      else calls.watches.push(counted.stage);
+      calls.throughLine = lineNo;
+    },
+  );
+  reader.callsFromLine = callsFromLine;
+  reader.flowSchemas = flowSchemas;
   let credits = READ_AHEAD;
   let wake: (() => void) | undefined;
   parentPort?.on("message", () => {
@@ -48,7 +63,7 @@ void postOutcome<ReadTotals, ReadBatch>(async (report) => {
   await readFileLines(reader, path, label, async (bytesRead) => {
     while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
     credits--;
-    report({ requests, sizes, bytesRead });
+    report({ requests, sizes, calls: calls.take(), bytesRead });
     requests = [];
     sizes = [];
   });

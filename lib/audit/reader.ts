@@ -6,6 +6,8 @@
 import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
+import type { FlowSchema } from "../churn/flow-schemas";
+import { countedEvent, flowOf, type CountedEvent } from "./calls";
 import { readLine, skipByHead, toRequest, valueOutcome, type AuditEvent, type AuditRequest, type LineOutcome, type SkipReason } from "./event";
 import { opensValue, ValueSequence } from "./values";
 import type { IngestProblem, ReadCounts } from "../wire/audit";
@@ -20,6 +22,8 @@ export const emptyReadCounts = (): ReadCounts => ({
   notWrites: 0,
   dryRuns: 0,
   invalid: 0,
+  calls: 0,
+  callsCountedBefore: 0,
 });
 
 const SKIPPED = { stage: "notCompleted", verb: "notWrites", dryRun: "dryRuns" } as const;
@@ -29,14 +33,23 @@ const MAX_PROBLEMS = 20;
 export class AuditReader {
   readonly counts = emptyReadCounts();
   readonly problems: IngestProblem[] = [];
+  /**
+   * Calls are counted from this line on: the lines before it were counted when the same log was read before. A webhook
+   * batch's events have no line (0): Infinity when the same batch was stored before.
+   */
+  callsFromLine = 0;
+  /** the cluster's FlowSchemas in matching order (where the recorder watched them): each call is counted with the one that took it */
+  flowSchemas: readonly FlowSchema[] = [];
 
   /**
-   * `onRequest` gets each completed write request, in log order, with the bytes of its line; `ready`, awaited after
-   * each chunk a stream is read in, holds the reading back while what it read waits to be stored.
+   * `onRequest` gets each completed write request, in log order, with the bytes of its line; `onCall` every other
+   * request counted per client (reads, watches, dry runs, non-resource requests), with its line; `ready`, awaited
+   * after each chunk a stream is read in, holds the reading back while what it read waits to be stored.
    */
   constructor(
     private readonly onRequest: (request: AuditRequest, bytes: number) => void,
     readonly ready: () => Promise<void> = () => Promise.resolve(),
+    private readonly onCall: (counted: CountedEvent, lineNo: number) => void = () => undefined,
   ) {}
 
   private problem(source: string, line: number, message: string) {
@@ -105,11 +118,21 @@ export class AuditReader {
     for (const event of events) {
       this.counts.events++;
       const outcome = toRequest(event);
-      if (outcome.kind === "skipped") this.skip(outcome.reason);
-      else if (outcome.kind === "invalid") {
+      if (outcome.kind === "skipped") {
+        this.skip(outcome.reason);
+        const counted = countedEvent(event, this.flowSchemas);
+        if (counted && lineNo < this.callsFromLine) this.counts.callsCountedBefore++;
+        else if (counted) {
+          this.counts.calls++;
+          this.onCall(counted, lineNo);
+        }
+      } else if (outcome.kind === "invalid") {
         this.counts.invalid++;
         this.problem(source, lineNo, outcome.message);
-      } else this.onRequest(outcome.request, bytes);
+      } else {
+        const flow = flowOf(event, this.flowSchemas);
+        this.onRequest(flow ? { ...outcome.request, flow } : outcome.request, bytes);
+      }
     }
   }
 

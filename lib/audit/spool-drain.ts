@@ -5,6 +5,7 @@
  * once by its auditID and stage). The ingesters are kept between batches, one per cluster posting lately, for the versions memory holds of
  * objects (the API server posts batches concurrently: one can arrive after a later one); the store has the rest.
  */
+import { createHash } from "node:crypto";
 import { readFileSync, renameSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Profile } from "../churn/profiles";
@@ -120,6 +121,8 @@ export class SpoolDrain {
     }
     const ingester = await this.ingesterFor(cluster);
     ingester.pruned = await this.store.pruneIfDue(this.retentionMs);
+    // A batch the API server sent twice (its answer was lost), or read again after a crash, adds no count twice.
+    await ingester.beginSource(`webhook:${createHash("sha256").update(body).digest("hex")}`);
     ingester.events(events, "webhook");
     await ingester.flush();
     await batch.done();

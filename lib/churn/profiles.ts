@@ -7,6 +7,7 @@
  */
 // The schema lives apart so that pages linking to a profile's kind do not ship zod to the browser.
 import { ALWAYS_IGNORED_PATHS as ALWAYS_IGNORED } from "./diff";
+import { FLOW_SCHEMA } from "./flow-schemas";
 import type { Profile } from "./profile-schema";
 
 export type { Profile };
@@ -133,6 +134,18 @@ export const DEFAULT_PROFILES: Profile[] = [
     ignore: ALWAYS_IGNORED,
     unordered: [],
     heartbeat: ["status.lastUpdated"],
+  },
+  {
+    name: "flowschema",
+    ...FLOW_SCHEMA,
+    clusters: [],
+    description:
+      "API Priority and Fairness: which requests a FlowSchema takes, and the priority level it sends them to. The API cost view counts each call with the FlowSchema that took it.",
+    source: { path: "$.spec" },
+    routed: { priorityLevel: { path: "$.priorityLevelConfiguration.name" }, precedence: { path: "$.matchingPrecedence" }, rules: { path: "$.rules" } },
+    ignore: ALWAYS_IGNORED,
+    unordered: [],
+    heartbeat: [],
   },
   ...CHANGE_PROFILES,
 ];

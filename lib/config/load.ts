@@ -42,6 +42,8 @@ export interface AppConfig {
   prometheus: PrometheusConfig | null;
   apiservers: { project: string[]; hub: string[] };
   siteLabel: string;
+  /** the labels that tell components apart in client-go's own metrics */
+  componentLabels: string[];
   rebuilds: { profile: "auto" | RebuildProfileId; upstreamResource: string };
   clusters: { name: string; context?: string; kubeconfig?: string; inCluster: boolean }[];
   markers: { timeMs: number; label: string; detail: string; kind: "release" }[];
@@ -283,6 +285,7 @@ function resolveConfig(file: ConfigFile, source: string, env: Env, cwd: string):
     prometheus,
     apiservers: file.apiservers,
     siteLabel: file.siteLabel,
+    componentLabels: file.componentLabels,
     rebuilds: file.rebuilds,
     clusters: file.clusters,
     markers: file.markers.map((m) => ({ timeMs: Date.parse(m.time), label: m.label, detail: m.detail, kind: "release" as const })),

@@ -94,6 +94,8 @@ export const configSchema = z
       .strict()
       .default({ project: [], hub: [] }),
     siteLabel: z.string().regex(LABEL_NAME, "expected a Prometheus label name").default("cluster"),
+    /** the labels that tell a component's scrape targets apart in client-go's own metrics (rest_client_requests_total) */
+    componentLabels: z.array(z.string().regex(LABEL_NAME, "expected a Prometheus label name")).min(1).max(8).default(["job", "namespace", "container"]),
     /** clusters the recorder lists and watches; none = the kubeconfig's current context (or in-cluster), if any */
     clusters: z
       .array(

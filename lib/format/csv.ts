@@ -18,3 +18,9 @@ export function panelCsv(data: PanelData): string {
   }
   return `${lines.join("\n")}\n`;
 }
+
+/** A table as CSV: a header row, then one row per entry; numbers as JSON writes them (nothing rounded), null empty. */
+export function tableCsv(header: readonly string[], rows: readonly (readonly (string | number | null)[])[]): string {
+  const line = (values: readonly (string | number | null)[]) => values.map((v) => cell(v === null ? "" : String(v))).join(",");
+  return `${[line(header), ...rows.map(line)].join("\n")}\n`;
+}

@@ -6,24 +6,9 @@
 import { selector, type Matcher } from "../promql/promql";
 import { promDuration } from "../time/duration";
 import { dottedResource, goTypeResource, storageResource } from "./resource-labels";
+import { CLIENT_PANELS } from "./client-panels";
 import { SIGNAL_PANELS } from "./signals";
-import { by, counterRate, m, notDryRun, perReplica, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
-
-/**
- * A counter's exact rise over a range: its last value in the range minus its last value before it.
- * With no value before it, the rise is the last value when the series was born in the range (Kubernetes
- * counters appear at their first count): its target was already scraped before the range, or its process
- * started within it. increase() extrapolates to the range's edges, so on real scrapes it is never a
- * whole count; it is left for series that reset in the range or whose start Prometheus never saw.
- */
-function exactIncrease(series: string, rangeSeconds: number): string {
-  const range = promDuration(rangeSeconds);
-  const last = `last_over_time(${series}[${range}])`;
-  const before = `last_over_time(${series}[${range}] offset ${range})`;
-  // A fall between the two (a restart just before the range) leaves only what was counted since: the last value.
-  const born = `${last} * 1 and on (job, instance) (last_over_time(up[${range}] offset ${range}) or last_over_time(process_start_time_seconds[${range}]) >= time() - ${Math.round(rangeSeconds)})`;
-  return `((${last} - ${before}) >= 0 or ${born}) unless resets(${series}[${range}]) > 0 or increase(${series}[${range}])`;
-}
+import { by, counterRate, exactIncrease, m, notDryRun, perReplica, storableWrites, writes, type NamedQuery, type PanelDef, type PanelVars } from "./queries";
 
 export const PANELS: readonly PanelDef[] = [
   {
@@ -138,8 +123,9 @@ export const PANELS: readonly PanelDef[] = [
   ...SIGNAL_PANELS,
 ];
 
+/** Any panel a page asks for by id: Write load's, or the Clients page's (client-panels.ts). */
 export function findPanel(id: string): PanelDef | undefined {
-  return PANELS.find((p) => p.id === id);
+  return PANELS.find((p) => p.id === id) ?? CLIENT_PANELS.find((p) => p.id === id);
 }
 
 function effectiveWriteQueries(vars: PanelVars): { queries: NamedQuery[]; infos: string[] } {

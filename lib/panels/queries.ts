@@ -51,6 +51,8 @@ export interface PanelVars {
   windows?: WindowSemantics;
   /** Count requests sent with ?dryRun (validated, never stored); left out unless the view asks. */
   includeDryRun?: boolean;
+  /** the labels that tell a component's scrape targets apart (configuration `componentLabels`), for client-go's own metrics */
+  componentLabels?: string[];
 }
 
 export interface NamedQuery {
@@ -156,4 +158,20 @@ export function meanOf(vars: PanelVars, metric: string, matchers: (Matcher | und
     (suffix) => selector(`${metric}${suffix}`, matchers),
     vars.nativeHistograms,
   );
+}
+
+/**
+ * A counter's exact rise over a range: its last value in the range minus its last value before it.
+ * With no value before it, the rise is the last value when the series was born in the range (Kubernetes
+ * counters appear at their first count): its target was already scraped before the range, or its process
+ * started within it. increase() extrapolates to the range's edges, so on real scrapes it is never a
+ * whole count; it is left for series that reset in the range or whose start Prometheus never saw.
+ */
+export function exactIncrease(series: string, rangeSeconds: number): string {
+  const range = promDuration(rangeSeconds);
+  const last = `last_over_time(${series}[${range}])`;
+  const before = `last_over_time(${series}[${range}] offset ${range})`;
+  // A fall between the two (a restart just before the range) leaves only what was counted since: the last value.
+  const born = `${last} * 1 and on (job, instance) (last_over_time(up[${range}] offset ${range}) or last_over_time(process_start_time_seconds[${range}]) >= time() - ${Math.round(rangeSeconds)})`;
+  return `((${last} - ${before}) >= 0 or ${born}) unless resets(${series}[${range}]) > 0 or increase(${series}[${range}])`;
 }

@@ -43,6 +43,8 @@ export interface PanelDeps {
   probe?: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
   /** which engine answers and how it reads windows (flavor.ts), asked once; Prometheus 2's when not given */
   engine?: (signal?: AbortSignal) => Promise<EngineTraits>;
+  /** the labels that tell components apart in client-go's own metrics (configuration `componentLabels`) */
+  componentLabels?: string[];
 }
 
 /** Step, aligned bounds and windows for a panel request (a total is one step over the whole range). */
@@ -147,6 +149,7 @@ export async function runPanel(deps: PanelDeps, panel: PanelDef, req: PanelReque
     nativeHistograms: hasNativeHistograms(engine.flavor),
     windows: engine.windows,
     includeDryRun: req.includeDryRun,
+    componentLabels: deps.componentLabels,
   });
   const answer = await executeQueries(deps.client, panel.mode, plan, req, queries, signal);
   // The resource the page is about stays its own series, never folded into "other".

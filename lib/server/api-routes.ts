@@ -12,6 +12,7 @@ import type { ServerContext } from "./context";
 import { receiveUpload, receiveWebhook } from "./handlers/audit";
 import { auditSourcesAnswer } from "./handlers/audit-sources";
 import { answerChanges } from "./handlers/changes";
+import { apiCostAnswer } from "./handlers/api-cost";
 import { clientsAnswer } from "./handlers/clients";
 import { exportView, type Download } from "./handlers/export-view";
 import { grafanaExport } from "./handlers/grafana";
@@ -74,6 +75,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: /^\/api\/markers$/, access: "user", methods: { GET: ({ ctx, query, signal }) => answerMarkers(ctx, query, signal) } },
   { path: /^\/api\/apiservers$/, access: "user", methods: { GET: apiservers } },
   { path: /^\/api\/clients$/, access: "user", methods: { GET: async ({ ctx, query }) => clientsAnswer(ctx, query) } },
+  { path: /^\/api\/clients\/calls$/, access: "user", methods: { GET: async ({ ctx, query }) => apiCostAnswer(ctx, query) } },
   { path: /^\/api\/fields$/, access: "user", methods: { GET: ({ ctx, query }) => listFields(ctx, query) } },
   {
     path: /^\/api\/snapshots$/,

@@ -33,6 +33,8 @@ export interface ServerContext {
     /** shares identical calls and bounds them; its counters are on /metrics */
     client: SharedClient;
     scrapeIntervalSeconds: number;
+    /** the labels that tell components apart in client-go's own metrics */
+    componentLabels: string[];
     probe: (job: string | undefined, bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<LabelSets>;
     detectRebuilds: (bounds: { startSeconds: number; endSeconds: number }, signal?: AbortSignal) => Promise<DetectedProfile | null>;
     /** the engine behind prometheus.url (configured, or detected once and kept) */
@@ -147,6 +149,7 @@ export function buildContext(config: AppConfig): ServerContext {
       detectRebuilds,
       client,
       scrapeIntervalSeconds: config.prometheus.scrapeIntervalSeconds,
+      componentLabels: config.componentLabels,
       probe,
       engine,
       flavorShown,

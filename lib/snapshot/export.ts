@@ -6,7 +6,16 @@
 import { ApiFailure } from "../api/envelope";
 import type { PanelResult } from "../panels/run-panel";
 import { panelCallKey, type PanelCall } from "../panels/write-load-requests";
-import { SNAPSHOT_FORMAT, SNAPSHOT_VERSION, type AuditRequests, type ObjectWrites, type PanelEntry, type Snapshot, type SnapshotMarker } from "./format/schema";
+import {
+  SNAPSHOT_FORMAT,
+  SNAPSHOT_VERSION,
+  type ApiCallsBundle,
+  AuditRequests,
+  type ObjectWrites,
+  type PanelEntry,
+  type Snapshot,
+  type SnapshotMarker,
+} from "./format/schema";
 
 export interface ExportInput {
   title: string;
@@ -24,6 +33,7 @@ export interface ExportInput {
   markers: SnapshotMarker[];
   objectWrites: ObjectWrites | null;
   auditRequests?: AuditRequests;
+  apiCalls?: ApiCallsBundle;
 }
 
 export type RunCall = (call: PanelCall) => Promise<PanelResult>;
@@ -66,5 +76,6 @@ export async function buildSnapshot(input: ExportInput, run: RunCall, concurrenc
     markers: input.markers,
     objectWrites: input.objectWrites,
     ...(input.auditRequests ? { auditRequests: input.auditRequests } : {}),
+    ...(input.apiCalls ? { apiCalls: input.apiCalls } : {}),
   };
 }

@@ -15,17 +15,19 @@ import { derivedComparison } from "./held-compare";
  * (store/sources.ts), as are its audit requests, read by the Clients page. `objectWriteCount` is null when the
  * snapshot holds none (taken where no recorder ran).
  */
-export type HeldSnapshot = Omit<Snapshot, "objectWrites" | "auditRequests"> & {
+export type HeldSnapshot = Omit<Snapshot, "objectWrites" | "auditRequests" | "apiCalls"> & {
   objectWriteCount: number | null;
   auditRequestCount: number;
+  apiCallRows: number;
   auditNote?: string;
 };
 
-export function heldPart({ objectWrites, auditRequests, ...rest }: Snapshot): HeldSnapshot {
+export function heldPart({ objectWrites, auditRequests, apiCalls, ...rest }: Snapshot): HeldSnapshot {
   return {
     ...rest,
     objectWriteCount: objectWrites ? objectWrites.writes.length : null,
     auditRequestCount: auditRequests?.requests.length ?? 0,
+    apiCallRows: apiCalls?.rows.length ?? 0,
     ...(auditRequests?.note ? { auditNote: auditRequests.note } : {}),
   };
 }
@@ -133,6 +135,7 @@ export function info(snapshot: HeldSnapshot, id: string): SnapshotInfo {
     comparisons: heldComparisons(snapshot),
     objectWriteCount: snapshot.objectWriteCount ?? 0,
     auditRequestCount: snapshot.auditRequestCount,
+    apiCallRows: snapshot.apiCallRows,
   };
 }
 

@@ -33,12 +33,17 @@ const TABLES: readonly { file: "churnscope.sqlite" | "notes.sqlite"; table: stri
     "audit_bucket_objects",
     "audit_bucket_sources",
     "changes",
+    "api_names",
+    "api_calls",
+    "api_watch_ends",
+    "api_open_watches",
+    "api_sources",
   ].map((table) => ({ file: "churnscope.sqlite" as const, table })),
   { file: "notes.sqlite", table: "notes" },
 ];
 const SCHEMA_VERSIONS = { "churnscope.sqlite": STORE_SCHEMA_VERSION, "notes.sqlite": NOTES_SCHEMA_VERSION };
 /** Tables whose ids the target's sequences hand out after the copy. */
-const SEQUENCED = ["objects", "writes", "audit_requests", "notes"];
+const SEQUENCED = ["objects", "writes", "audit_requests", "api_names", "notes"];
 /** Meta values that describe a cache (the roll-ups), which is not copied. */
 const NOT_COPIED_META = ["rollup-format"];
 const PROGRESS = "store-copy:";
@@ -163,14 +168,20 @@ async function copyTable(
   const total = (db.prepare(`SELECT COUNT(*) AS n FROM ${table}${sourceWhere(table)}`).get(...sourceParams(table)) as { n: number }).n;
   const progressKey = `${PROGRESS}${table}`;
   const saved = await target.get<{ value: string }>("SELECT value FROM meta WHERE key = ?", [progressKey]);
-  let { rowid, rows } = saved ? (JSON.parse(saved.value) as { rowid: number; rows: number }) : { rowid: 0, rows: 0 };
-  const read = db.prepare(
-    `SELECT rowid AS copy_rowid, ${columns.join(", ")} FROM ${table} WHERE rowid > ?${sourceWhere(table).replace(" WHERE", " AND")} ORDER BY rowid LIMIT ?`,
-  );
+  let { rowid, rows } = saved ? (JSON.parse(saved.value) as { rowid: number; rows: number }) : { rowid: -1, rows: 0 };
+  // A table keyed by its rows' time has no rowid (api_calls): read in whole times, the chunk's last time where another begins.
+  const keyedByTime = (db.prepare("SELECT 1 FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'").get(table) ?? null) !== null;
+  const read = keyedByTime
+    ? db.prepare(
+        `SELECT ts_ms AS copy_rowid, ${columns.join(", ")} FROM ${table} WHERE ts_ms > ? AND ts_ms <= COALESCE((SELECT ts_ms FROM ${table} WHERE ts_ms > ?1 ORDER BY ts_ms LIMIT 1 OFFSET ?2), 9e18) ORDER BY ts_ms`,
+      )
+    : db.prepare(
+        `SELECT rowid AS copy_rowid, ${columns.join(", ")} FROM ${table} WHERE rowid > ?${sourceWhere(table).replace(" WHERE", " AND")} ORDER BY rowid LIMIT ?`,
+      );
   const partitioned = (PARTITIONED_TABLES as readonly string[]).includes(table);
   let copied = 0;
   for (;;) {
-    const chunk = read.all(rowid, ...sourceParams(table), chunkRows) as Record<string, SqlValue>[];
+    const chunk = (keyedByTime ? read.all(rowid, chunkRows - 1) : read.all(rowid, ...sourceParams(table), chunkRows)) as Record<string, SqlValue>[];
     if (chunk.length === 0) break;
     await target.transaction(async (tx) => {
       if (partitioned) await ensurePartitions(tx, table as PartitionedTable, daysOf(chunk.map((r) => Number(r.ts_ms))), partitions);

@@ -15,6 +15,7 @@ import type { PostgresSettings } from "./engine/postgres";
 import { SqliteEngine } from "./engine/sqlite";
 import type { SqlEngine, SqlQueries, SqlValue } from "./engine/types";
 import { addMissingColumns, migrate, type Migration } from "./migrator";
+import { API_CALLS_SQLITE } from "./api-calls";
 import { CHANGES_TABLE } from "./changes";
 import { RECORDER_LEASES } from "./leases";
 import { MOVES } from "./moves";
@@ -134,6 +135,11 @@ const STORE_MIGRATIONS: readonly Migration[] = [
     version: 6,
     description: "recorded changes of workloads and GitOps revisions, and what each workload ran when first seen",
     apply: (db) => db.exec(CHANGES_TABLE),
+  },
+  {
+    version: 7,
+    description: "every API request counted per client and minute, reads and watches included, with each watch's lifetime",
+    apply: (db) => db.exec(API_CALLS_SQLITE),
   },
 ];
 
@@ -328,7 +334,7 @@ export class StoreDatabase implements StoreConnection {
   }
 
   /** What memory learns inside a transaction and must forget if it rolls back. */
-  private learnt(forget: () => void): void {
+  onRollback(forget: () => void): void {
     this.current()?.onRollback.push(forget);
   }
 
@@ -375,7 +381,7 @@ export class StoreDatabase implements StoreConnection {
     if (this.ids.size > 200_000) this.ids.clear();
     this.ids.set(text, id);
     // An object made in a transaction that rolls back was never made.
-    this.learnt(() => this.ids.delete(text));
+    this.onRollback(() => this.ids.delete(text));
     return id;
   }
 
@@ -391,7 +397,7 @@ export class StoreDatabase implements StoreConnection {
     if (days.every((day) => tables.every((table) => known.has(partitionName(table, day))))) return;
     const before = new Set(known);
     for (const table of tables) await ensurePartitions(this.sql(), table, days, known);
-    if (known.size !== before.size) this.learnt(() => known.forEach((name) => before.has(name) || known.delete(name)));
+    if (known.size !== before.size) this.onRollback(() => known.forEach((name) => before.has(name) || known.delete(name)));
   }
 
   /** Forgets the partitions known (retention dropped some). */

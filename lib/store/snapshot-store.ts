@@ -13,6 +13,7 @@ import type { Profile } from "../churn/profiles";
 import { bufferOf } from "../runtime/threads";
 import { decodeSnapshot } from "../snapshot/format/codec";
 import type { Snapshot } from "../snapshot/format/schema";
+import { importApiCalls } from "./api-calls-bundle";
 import { importAuditRequests } from "./audit-bundle";
 import { importObjectWrites } from "./import-writes";
 import { WriteStore } from "./store";
@@ -33,11 +34,13 @@ export function snapshotStoreDigest(bundle: Uint8Array, profiles: Profile[]): st
 }
 
 /** The same for what the store is built from alone: bundles that differ only in their notes, markers or view give the same. */
-export function storeContentDigest(snapshot: Pick<Snapshot, "objectWrites" | "auditRequests">, profiles: Profile[]): string {
+export function storeContentDigest(snapshot: Pick<Snapshot, "objectWrites" | "auditRequests" | "apiCalls">, profiles: Profile[]): string {
   const hash = createHash("sha256")
     .update(JSON.stringify(snapshot.objectWrites))
     .update("\u0000")
-    .update(JSON.stringify(snapshot.auditRequests ?? null));
+    .update(JSON.stringify(snapshot.auditRequests ?? null))
+    .update("\u0000")
+    .update(JSON.stringify(snapshot.apiCalls ?? null));
   return hash.update(STORE_FORMAT).update(JSON.stringify(profiles)).digest("hex").slice(0, 16);
 }
 
@@ -57,11 +60,12 @@ export async function buildSnapshotStore(job: ImportJob, adopt = true): Promise<
   }
 }
 
-async function built(job: ImportJob, { objectWrites, auditRequests }: Snapshot, content: string): Promise<WriteStore> {
+async function built(job: ImportJob, { objectWrites, auditRequests, apiCalls }: Snapshot, content: string): Promise<WriteStore> {
   const store = await WriteStore.open(job.path);
   try {
     await store.setMeta("writes", String(objectWrites ? await importObjectWrites(store, objectWrites, job.profiles) : 0));
-    await store.setMeta("auditRequests", String(auditRequests ? await importAuditRequests(store, auditRequests) : 0));
+    await store.setMeta("auditRequests", String(auditRequests ? await importAuditRequests(store, auditRequests, apiCalls === undefined) : 0));
+    await store.setMeta("apiCallRows", String(apiCalls ? await importApiCalls(store, apiCalls) : 0));
     await store.setMeta("content", content);
     return store;
   } catch (error) {

@@ -40,7 +40,7 @@ export interface StoreContext {
   config: Pick<AppConfig, "dataDir" | "profiles" | "store">;
   snapshots: {
     /** a checked snapshot: how many object writes it holds, null for none */
-    open(id: string): Promise<{ objectWriteCount: number | null; auditRequestCount: number }>;
+    open(id: string): Promise<{ objectWriteCount: number | null; auditRequestCount: number; apiCallRows: number }>;
     read(id: string): Promise<Buffer>;
     maxBytesOf(id: string): number;
   };
@@ -71,10 +71,16 @@ export class ObjectStores {
   }
 
   /** The snapshot's store, for its object writes or (the Clients view) its audit requests: a 404 when it holds none. */
-  async snapshotStore(id: string, reading: "object writes" | "audit requests" = "object writes"): Promise<WriteStore> {
+  async snapshotStore(id: string, reading: "object writes" | "audit requests" | "api calls" = "object writes"): Promise<WriteStore> {
     const held = await this.ctx.snapshots.open(id);
     if (reading === "object writes" && held.objectWriteCount === null)
       throw new ApiFailure(404, "not_in_snapshot", "this snapshot holds no object writes (it was taken where no recorder ran)");
+    if (reading === "api calls" && held.apiCallRows === 0 && held.auditRequestCount === 0)
+      throw new ApiFailure(
+        404,
+        "not_in_snapshot",
+        "this snapshot holds no API calls (it was taken before snapshots carried them, or where no audit log was ingested)",
+      );
     if (reading === "audit requests" && held.auditRequestCount === 0)
       throw new ApiFailure(
         404,

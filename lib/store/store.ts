@@ -9,6 +9,8 @@ import type { WriteClass } from "../churn/analyze";
 import type { Json } from "../churn/json";
 import type { FieldRow, ObjectHistory, ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import { objectKeyText } from "../objects/key";
+import { ApiCalls } from "./api-calls";
+import { ApiCostQueries } from "./api-cost-query";
 import { AuditStore } from "./audit-store";
 import { BucketCheckpoints } from "./bucket-checkpoints";
 import { StoreDatabase, type StoreTarget } from "./database";
@@ -55,6 +57,7 @@ export class WriteStore implements WriteRepository {
   private readonly joins: WriteJoins;
   private readonly changes: Changes;
   private auditStore?: AuditStore;
+  private callStore?: ApiCalls;
   private bucketStore?: BucketCheckpoints;
   private leaseStore?: RecorderLeases;
   private spoolTable?: WebhookSpoolTable;
@@ -380,6 +383,15 @@ export class WriteStore implements WriteRepository {
     );
   }
 
+  /** The last version the recorder saw of each object of a kind on a cluster still alive (a cluster's FlowSchemas, say). */
+  async liveBodies(cluster: string, group: string, kind: string): Promise<Json[]> {
+    const rows = await this.sql().all<{ body: string }>(
+      "SELECT l.body FROM latest l JOIN objects o ON o.id = l.object_id WHERE o.cluster = ? AND o.grp = ? AND o.kind = ? AND l.body IS NOT NULL ORDER BY o.id",
+      [cluster, group, kind],
+    );
+    return rows.map((r) => JSON.parse(r.body) as Json);
+  }
+
   /** Objects of a kind on a cluster that the recorder last saw alive. */
   liveKeys(cluster: string, group: string, kind: string): Promise<ObjectKey[]> {
     return this.sql().all<ObjectKey>(
@@ -429,6 +441,7 @@ export class WriteStore implements WriteRepository {
       await this.buckets().prune(beforeMs);
       await this.rollups.pruned(beforeMs);
       await this.changes.pruned(beforeMs);
+      await this.apiCalls().prune(beforeMs, Date.now());
       return { beforeMs, requests: removed.get("audit_requests")!, writes: removed.get("writes")! };
     });
   }
@@ -436,6 +449,16 @@ export class WriteStore implements WriteRepository {
   /** The audit side of this store (requests, last audited versions). */
   audit(): AuditStore {
     return (this.auditStore ??= new AuditStore(this.database));
+  }
+
+  /** Every API request counted per client (reads and watches too), from the audit logs. */
+  apiCalls(): ApiCalls {
+    return (this.callStore ??= new ApiCalls(this.database));
+  }
+
+  /** The API cost view's questions of those counts. */
+  apiCost(): ApiCostQueries {
+    return new ApiCostQueries(this.database);
   }
 
   /** The audit webhook's spool in the database (PostgreSQL). */

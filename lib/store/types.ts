@@ -1,5 +1,6 @@
 /** The store's record types and the interfaces its engine implements for the recorder, audit ingest and snapshot import. */
 import type { AuditRow } from "../snapshot/format/audit-rows";
+import type { PartitionedTable } from "./engine/partitions";
 import type { SqlQueries, SqlValue } from "./engine/types";
 import type { Json } from "../churn/json";
 import type { RecordedChange } from "../churn/changes";
@@ -34,7 +35,9 @@ export interface StoreConnection {
   sql(): SqlQueries;
   idOf(key: ObjectKey): Promise<number>;
   knownIdOf(key: ObjectKey): Promise<number | undefined>;
-  ensureDays(tables: readonly ("writes" | "field_changes" | "audit_requests")[], ...timesMs: number[]): Promise<void>;
+  ensureDays(tables: readonly PartitionedTable[], ...timesMs: number[]): Promise<void>;
+  /** run if the current transaction rolls back: what memory learnt inside it is forgotten */
+  onRollback(forget: () => void): void;
   least(a: string, b: string): string;
   indexedBy(index: string): string;
   transaction<T>(work: () => Promise<T>): Promise<T>;

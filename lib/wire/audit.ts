@@ -9,12 +9,16 @@ export interface ReadCounts {
   events: number;
   /** RequestReceived / ResponseStarted: only completed requests count */
   notCompleted: number;
-  /** reads and watches */
+  /** reads and watches (counted in `calls`) */
   notWrites: number;
   /** writes sent with ?dryRun: validated and answered, never stored */
   dryRuns: number;
   /** audit events that cannot be used (no auditID, no time, no resource) */
   invalid: number;
+  /** requests counted per client but not stored one by one: reads, watches' starts and ends, dry runs, non-resource requests */
+  calls: number;
+  /** such requests on lines of a log (or in a webhook batch) counted before: left out */
+  callsCountedBefore: number;
 }
 
 export interface IngestProblem {
@@ -36,6 +40,10 @@ export interface StoreCounts {
   unknown: number;
   /** writes the watch recorder had already stored, now with their audit details */
   matchedWatch: number;
+  /** reads, watch starts and the other requests not stored one by one, counted per client into the store (writes are `requests`) */
+  callsCounted: number;
+  /** watches whose end was stored, with how long each lived */
+  watchEnds: number;
 }
 
 export type IngestCounts = ReadCounts & StoreCounts;

@@ -19,6 +19,7 @@ import { collectMarkers } from "./collect-markers";
 import { compareArgs, parseCompareArgs } from "../../compare/compare";
 import { buildSnapshot } from "../../snapshot/export";
 import { SNAPSHOT_PAGES, type Snapshot } from "../../snapshot/format/schema";
+import { exportApiCalls, MAX_EXPORTED_CALL_ROWS } from "../../store/api-calls-bundle";
 import { exportAuditRequests, MAX_EXPORTED_REQUESTS } from "../../store/audit-bundle";
 import { noteMarker } from "../../store/notes";
 import { DEFAULT_FROM, DEFAULT_TO } from "../../time/range";
@@ -117,9 +118,11 @@ async function exportObjects(ctx: ServerContext, params: Record<string, string>,
   if (!writes)
     throw new ApiFailure(413, "too_large", `the range holds more than ${MAX_EXPORTED_WRITES.toLocaleString("en-US")} object writes: export a shorter range`);
   const audit = await exportAuditRequests(store.audit(), { startMs, endMs });
+  const calls = await exportApiCalls(store, { startMs, endMs });
   const leftOutNotes = [
     leftOut ? `${leftOut} objects written in this range were left out: their first version was recorded before Churnscope kept whole versions.` : "",
     audit ? "" : `The range holds more than ${MAX_EXPORTED_REQUESTS.toLocaleString("en-US")} audit requests: they were left out, and Clients shows none.`,
+    calls ? "" : `The range holds more than ${MAX_EXPORTED_CALL_ROWS.toLocaleString("en-US")} counted API call rows: they were left out.`,
   ].filter(Boolean);
   const snapshot = await buildSnapshot(
     {
@@ -135,6 +138,7 @@ async function exportObjects(ctx: ServerContext, params: Record<string, string>,
       markers: await exportedMarkers(ctx, { startMs, endMs }, signal),
       objectWrites: writes,
       ...(audit && audit.requests.length > 0 ? { auditRequests: audit } : {}),
+      ...(calls && calls.rows.length > 0 ? { apiCalls: calls } : {}),
     },
     () => Promise.reject(new Error("an objects snapshot runs no panels")),
   );

@@ -113,6 +113,15 @@ export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
   const badAuditRequest = audit?.requests.findIndex((r) => r.c >= audit.clients.length || r.x >= audit.targets.length) ?? -1;
   if (audit && badAuditRequest >= 0)
     throw badRequest(`the snapshot is inconsistent: auditRequests.requests.${badAuditRequest} names a client or target it does not list`);
+  const calls = snapshot.apiCalls;
+  if (calls) {
+    // Name columns: cluster, client, version, verb, target, code, listFrom, flow; of a watch's end: cluster, client, version, target.
+    const names = calls.names.length;
+    const badRow = calls.rows.findIndex((r) => [1, 2, 3, 4, 5, 7, 8, 11].some((i) => r[i] >= names));
+    if (badRow >= 0) throw badRequest(`the snapshot is inconsistent: apiCalls.rows.${badRow} names a name it does not list`);
+    const badEnd = calls.watchEnds.findIndex((r) => [1, 2, 3, 4].some((i) => r[i] >= names));
+    if (badEnd >= 0) throw badRequest(`the snapshot is inconsistent: apiCalls.watchEnds.${badEnd} names a name it does not list`);
+  }
   const badRange = snapshot.ranges.findIndex((r) => r.endMs <= r.startMs);
   if (badRange >= 0) throw badRequest(`the snapshot is inconsistent: ranges.${badRange} ends before it starts`);
   return snapshot;

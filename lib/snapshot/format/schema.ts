@@ -117,6 +117,18 @@ export const auditRequestsSchema = z.object({
   ),
 });
 
+/**
+ * Every API call the audit logs held in the range, counted per minute and shape (the API cost view), each name listed
+ * once. A row: [minute, cluster, client, version, verb, target, namespaced, code, listFrom, paginated, selectors, flow,
+ * calls], names as indexes into `names` (a client is the JSON of its user and agent, a flow of its FlowSchema and
+ * priority level); a watch's end: [minute, cluster, client, version, target, namespaced, lifetimeMs].
+ */
+export const apiCallsSchema = z.object({
+  names: z.array(z.string().max(1_100)),
+  rows: z.array(z.array(z.number().int().min(0).max(8.64e15)).length(13)),
+  watchEnds: z.array(z.array(z.number().int().min(0).max(8.64e15)).length(7)),
+});
+
 /** The pages a snapshot can open on. */
 export const SNAPSHOT_PAGES = ["/", "/rebuilds", "/compare", "/objects", "/objects/lanes", "/fields", "/clients"] as const;
 
@@ -154,6 +166,8 @@ export const snapshotSchema = z.object({
   objectWrites: objectWritesSchema.nullable(),
   /** absent in snapshots taken before they carried audit requests, and where none were ingested */
   auditRequests: auditRequestsSchema.optional(),
+  /** absent in snapshots taken before they carried every API call, and where none were counted */
+  apiCalls: apiCallsSchema.optional(),
 });
 
 export type Snapshot = z.infer<typeof snapshotSchema>;
@@ -161,6 +175,7 @@ export type PanelEntry = z.infer<typeof panelEntrySchema>;
 export type SnapshotMarker = z.infer<typeof markerSchema>;
 export type ObjectWrites = z.infer<typeof objectWritesSchema>;
 export type AuditRequests = z.infer<typeof auditRequestsSchema>;
+export type ApiCallsBundle = z.infer<typeof apiCallsSchema>;
 
 /** What the browser needs to show a snapshot: everything but the bulky data. */
 export interface SnapshotInfo {
@@ -182,4 +197,6 @@ export interface SnapshotInfo {
   objectWriteCount: number;
   /** audit requests it carries, for the Clients page */
   auditRequestCount: number;
+  /** API calls it carries (counted rows), for the Clients page's API cost */
+  apiCallRows: number;
 }

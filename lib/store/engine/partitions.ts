@@ -6,7 +6,7 @@
  */
 import type { SqlQueries } from "./types";
 
-export const PARTITIONED_TABLES = ["writes", "field_changes", "audit_requests"] as const;
+export const PARTITIONED_TABLES = ["writes", "field_changes", "audit_requests", "api_calls", "api_watch_ends"] as const;
 export type PartitionedTable = (typeof PARTITIONED_TABLES)[number];
 
 const DAY_MS = 86_400_000;
@@ -31,7 +31,13 @@ export function partitionsBefore(names: readonly string[], table: PartitionedTab
 }
 
 /** Lock ids per table, so that replicas making the same day's partition take turns instead of failing. */
-const LOCKS: Record<PartitionedTable, number> = { writes: 7_420_135_101, field_changes: 7_420_135_102, audit_requests: 7_420_135_103 };
+const LOCKS: Record<PartitionedTable, number> = {
+  writes: 7_420_135_101,
+  field_changes: 7_420_135_102,
+  audit_requests: 7_420_135_103,
+  api_calls: 7_420_135_104,
+  api_watch_ends: 7_420_135_105,
+};
 
 /** Makes each day's partition of `table` that does not exist yet, in the caller's transaction. */
 export async function ensurePartitions(tx: SqlQueries, table: PartitionedTable, days: readonly number[], known: Set<string>): Promise<void> {

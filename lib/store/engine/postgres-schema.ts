@@ -9,6 +9,7 @@
 import { RECORDER_LEASES } from "../leases";
 import { AUDIT_SPOOL_TABLE } from "../webhook-spool";
 import { MOVES } from "../moves";
+import { API_CALLS_POSTGRES } from "../api-calls";
 import { CHANGES_TABLE } from "../changes";
 import type { PostgresMigration } from "../migrator";
 
@@ -100,5 +101,10 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     // Objects are never deleted, so the check guarded nothing, and it cost every write a lookup and a lock of its object (a quarter of an insert).
     description: "writes no longer checked one by one against the objects they name",
     apply: (tx) => tx.exec("ALTER TABLE writes DROP CONSTRAINT IF EXISTS writes_object_id_fkey"),
+  },
+  {
+    version: 10,
+    description: "every API request counted per client and minute, reads and watches included, with each watch's lifetime",
+    apply: (tx) => tx.exec(API_CALLS_POSTGRES),
   },
 ];

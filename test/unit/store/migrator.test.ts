@@ -60,7 +60,7 @@ describe("store migrations", () => {
     expect(columns(path, "audit_requests")).toEqual(expect.arrayContaining(["noop", "precondition", "order_us", "evidence"]));
     expect(columns(path, "audit_bucket_objects")).toEqual(expect.arrayContaining(["source", "object_key", "etag", "outcome"]));
     await (await WriteStore.open(path)).close();
-    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }]);
+    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
   });
 
   it("refuses a store a newer Churnscope migrated further, naming the store and both versions, and leaves it as it was", async () => {
@@ -71,9 +71,18 @@ describe("store migrations", () => {
     db.close();
     await expect(WriteStore.open(path)).rejects.toThrow(SchemaTooNewError);
     await expect(WriteStore.open(path)).rejects.toThrow(
-      /the object store has schema version 99, written by a newer Churnscope; this one knows versions up to 6/,
+      /the object store has schema version 99, written by a newer Churnscope; this one knows versions up to 7/,
     );
-    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 99 }]);
+    expect(versions(path)).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+      { version: 4 },
+      { version: 5 },
+      { version: 6 },
+      { version: 7 },
+      { version: 99 },
+    ]);
   });
 
   it("brings older notes forward as live ones, and refuses notes from a newer Churnscope", async () => {
