@@ -4,7 +4,6 @@
  * the JSON API and snapshots.
  */
 import { selector, type Matcher } from "../promql/promql";
-import { promDuration } from "../time/duration";
 import { dottedResource, goTypeResource, storageResource } from "./resource-labels";
 import { CLIENT_PANELS } from "./client-panels";
 import { SIGNAL_PANELS } from "./signals";

@@ -6,7 +6,6 @@
 import type { ApiCall } from "../audit/calls";
 import type { ApiCallsBundle } from "../snapshot/format/schema";
 import type { CodeClass, ListSource } from "../wire/api-cost";
-import type { CountedRow } from "./api-calls";
 import type { WriteStore } from "./store";
 
 /** The most counted rows (and watch ends) a snapshot carries: past it, an export leaves them out and says so. */
