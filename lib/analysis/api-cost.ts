@@ -61,10 +61,13 @@ function add(figures: CostFigures, c: CallCount): void {
     figures.lists[c.listFrom] += c.calls;
     if (c.paginated) figures.paginatedLists += c.calls;
   }
-  if (c.verb === "watch" && !nonResource) figures.watchStarts += c.calls;
+  if (startedWatch(c)) figures.watchStarts += c.calls;
   if (c.code === "429") figures.rejected += c.calls;
   if (c.code === "4xx" || c.code === "429" || c.code === "5xx") figures.failed += c.calls;
 }
+
+/** A watch that started: one the API server answered (a rejected one never ran). */
+const startedWatch = (c: CallCount) => c.verb === "watch" && !c.target.startsWith("/") && (c.code === "2xx" || c.code === "none");
 
 /** Watches of one process (a client at one version) on one kind and scope: each after the first is a re-establishment. */
 const watcherKey = (c: CallCount) => JSON.stringify([c.user, c.agent, c.version, c.target, c.namespaced]);
@@ -75,7 +78,7 @@ export function figuresOf(counts: readonly CallCount[], noopWrites: number | nul
   const watchers = new Map<string, number>();
   for (const c of counts) {
     add(figures, c);
-    if (c.verb === "watch" && !c.target.startsWith("/")) watchers.set(watcherKey(c), (watchers.get(watcherKey(c)) ?? 0) + c.calls);
+    if (startedWatch(c)) watchers.set(watcherKey(c), (watchers.get(watcherKey(c)) ?? 0) + c.calls);
   }
   for (const starts of watchers.values()) figures.reestablishments += Math.max(0, starts - 1);
   figures.noopWrites = noopWrites;

@@ -3,16 +3,21 @@
  * verb and by client, each watch's median lifetime per client and kind, and two windows side by side. Counts are per
  * minute: a minute's calls count where the minute starts inside the range.
  */
-import { clientLabel, compareCosts, costRows, figuresOf, type LifetimeCount } from "../analysis/api-cost";
+import { clientLabel, compareCosts, componentOf, costRows, figuresOf, type LifetimeCount } from "../analysis/api-cost";
 import { agentParts } from "../audit/calls";
 import { OTHER_LABEL } from "../panels/top-n";
 import type { Series } from "../promql/types";
-import type { ApiCostAnswer, CallCount, CostWindow } from "../wire/api-cost";
+import type { ApiCostAnswer, CallCount, CostWindow, FlowSchemaLoad, ListStorm } from "../wire/api-cost";
 import { NAME_CAPS, OTHER_CLIENT, OTHER_NAME } from "./api-calls";
 import { stepFor } from "./clients-query";
 import type { StoreConnection } from "./types";
 
 const TOP_CLIENTS = 8;
+/** A LIST storm: at least this many clients listing one kind in one minute. */
+export const MIN_STORM_CLIENTS = 10;
+const MAX_STORMS = 20;
+const MAX_FLOW_CLIENTS = 12;
+const NAMES = "JOIN api_names n ON n.id = c.client_id JOIN api_names t ON t.id = c.target_id";
 
 export interface ApiCostQuery {
   startMs: number;
@@ -180,6 +185,91 @@ export class ApiCostQueries {
     return { byVerb, byClient };
   }
 
+  /** Minutes in which many clients listed one kind, with who they were. */
+  private async listStorms(q: ApiCostQuery): Promise<ListStorm[]> {
+    const f = this.filter(q, q);
+    const minutes = await this.sql().all<{ minute: number; targetId: number; target: string; clients: number; lists: number }>(
+      `SELECT c.ts_ms AS minute, c.target_id AS "targetId", t.name AS target, COUNT(DISTINCT c.client_id) AS clients, SUM(c.calls) AS lists
+       FROM api_calls c ${NAMES} WHERE ${f.where} AND c.verb = 'list'
+       GROUP BY c.ts_ms, c.target_id, t.name HAVING COUNT(DISTINCT c.client_id) >= ? ORDER BY clients DESC, lists DESC, minute LIMIT ${MAX_STORMS}`,
+      [...f.params, MIN_STORM_CLIENTS],
+    );
+    const storms: ListStorm[] = [];
+    for (const m of minutes) {
+      const rows = await this.sql().all<{ client: string; listFrom: string; code: string; lists: number }>(
+        `SELECT n.name AS client, c.list_from AS "listFrom", c.code, SUM(c.calls) AS lists FROM api_calls c ${NAMES}
+         WHERE c.ts_ms = ? AND c.target_id = ? AND c.verb = 'list'${q.cluster ? " AND n.cluster = ?" : ""} GROUP BY n.name, c.list_from, c.code`,
+        [Number(m.minute), Number(m.targetId), ...(q.cluster ? [q.cluster] : [])],
+      );
+      const byComponent = new Map<string, { clients: Set<string>; lists: number }>();
+      let fromCache = 0;
+      let rejected = 0;
+      for (const r of rows) {
+        const [user, agent] = JSON.parse(r.client) as [string, string];
+        const component = componentOf(user, agent);
+        const entry = byComponent.get(component) ?? byComponent.set(component, { clients: new Set(), lists: 0 }).get(component)!;
+        entry.clients.add(r.client);
+        entry.lists += Number(r.lists);
+        if (r.listFrom === "cache") fromCache += Number(r.lists);
+        if (r.code === "429") rejected += Number(r.lists);
+      }
+      const lists = Number(m.lists);
+      storms.push({
+        minuteMs: Number(m.minute),
+        target: m.target,
+        clients: Number(m.clients),
+        lists,
+        fromCache,
+        consistent: lists - fromCache,
+        rejected,
+        components: [...byComponent]
+          .map(([component, e]) => ({ component, clients: e.clients.size, lists: e.lists }))
+          .sort((a, b) => b.clients - a.clients || a.component.localeCompare(b.component)),
+      });
+    }
+    return storms.sort((a, b) => a.minuteMs - b.minuteMs || a.target.localeCompare(b.target));
+  }
+
+  /** Each FlowSchema's calls and rejections, and the clients that were sending into it in the minutes it rejected. */
+  private async flowSchemas(q: ApiCostQuery): Promise<FlowSchemaLoad[]> {
+    const f = this.filter(q, q);
+    const flows = await this.sql().all<{ flowId: number; flow: string; calls: number; rejected: number; minutes: number }>(
+      `SELECT c.flow_id AS "flowId", fl.name AS flow, SUM(c.calls) AS calls, SUM(CASE WHEN c.code = '429' THEN c.calls ELSE 0 END) AS rejected,
+         COUNT(DISTINCT CASE WHEN c.code = '429' THEN c.ts_ms END) AS minutes
+       FROM api_calls c ${NAMES} JOIN api_names fl ON fl.id = c.flow_id WHERE ${f.where} AND fl.name != '' GROUP BY c.flow_id, fl.name`,
+      f.params,
+    );
+    const out: FlowSchemaLoad[] = [];
+    for (const flow of flows) {
+      const rejecting = Number(flow.rejected) > 0;
+      // Where it rejected, the clients sending into it in those minutes; else all its clients.
+      const when = rejecting
+        ? " AND EXISTS (SELECT 1 FROM api_calls r WHERE r.flow_id = c.flow_id AND r.ts_ms = c.ts_ms AND r.code = '429' AND r.calls > 0)"
+        : "";
+      const clients = await this.sql().all<{ client: string; calls: number; rejected: number }>(
+        `SELECT n.name AS client, SUM(c.calls) AS calls, SUM(CASE WHEN c.code = '429' THEN c.calls ELSE 0 END) AS rejected
+         FROM api_calls c ${NAMES} WHERE ${f.where} AND c.flow_id = ?${when} GROUP BY n.name`,
+        [...f.params, Number(flow.flowId)],
+      );
+      const [flowSchema, priorityLevel] = JSON.parse(flow.flow) as [string, string];
+      out.push({
+        flowSchema,
+        priorityLevel,
+        calls: Number(flow.calls),
+        rejected: Number(flow.rejected),
+        rejectingMinutes: Number(flow.minutes),
+        clients: clients
+          .map((c) => {
+            const [user, agent] = JSON.parse(c.client) as [string, string];
+            return { client: clientLabel(user, agent), component: componentOf(user, agent), calls: Number(c.calls), rejected: Number(c.rejected) };
+          })
+          .sort((a, b) => b.rejected - a.rejected || b.calls - a.calls || a.client.localeCompare(b.client))
+          .slice(0, MAX_FLOW_CLIENTS),
+      });
+    }
+    return out.sort((a, b) => b.rejected - a.rejected || b.calls - a.calls || a.flowSchema.localeCompare(b.flowSchema));
+  }
+
   private async clusters(): Promise<string[]> {
     return (await this.sql().all<{ cluster: string }>("SELECT DISTINCT cluster FROM api_names ORDER BY cluster")).map((r) => r.cluster);
   }
@@ -203,6 +293,9 @@ export class ApiCostQueries {
       byVerb,
       byClient,
       comparison,
+      listStorms: await this.listStorms(q),
+      minStormClients: MIN_STORM_CLIENTS,
+      flowSchemas: await this.flowSchemas(q),
       notes: notesOn(counts),
     };
   }
@@ -223,6 +316,10 @@ function notesOn(counts: readonly CallCount[]): string[] {
       `${capped.toLocaleString("en-US")} calls are counted as "${OTHER_NAME} · ${OTHER_NAME}": they came from clients first seen after ${NAME_CAPS.client.toLocaleString("en-US")} others of their cluster (the store's cap on client names).`,
     );
   const otherTargets = counts.filter((c) => c.target === OTHER_NAME).reduce((sum, c) => sum + c.calls, 0);
+  if (counts.length > 0 && counts.every((c) => c.flowSchema === ""))
+    notes.push(
+      "No FlowSchema was recorded for these clusters, so calls are not shown by flow schema: Churnscope reads FlowSchemas with list and watch where it records a cluster (the flowschema profile).",
+    );
   if (otherTargets > 0)
     notes.push(
       `${otherTargets.toLocaleString("en-US")} calls are on "${OTHER_NAME}": made on resources or paths first seen after ${NAME_CAPS.target.toLocaleString("en-US")} others of their cluster.`,

@@ -48,6 +48,7 @@ export interface CostFigures {
   byTarget: Record<string, number>;
   lists: Record<ListSource, number>;
   paginatedLists: number;
+  /** watches the API server started (answered 2xx: a rejected one never ran) */
   watchStarts: number;
   /** watch starts after each client's first on a kind (and scope) in the window */
   reestablishments: number;
@@ -115,6 +116,32 @@ export interface CostComparison {
   rows: ComparedRow[];
 }
 
+/** One minute in which many clients listed one kind: a LIST storm (each list read the whole collection). */
+export interface ListStorm {
+  minuteMs: number;
+  target: string;
+  clients: number;
+  lists: number;
+  /** lists that asked for a resourceVersion (served from the watch cache) and the rest (from etcd, or the cache where ConsistentListFromCache) */
+  fromCache: number;
+  consistent: number;
+  /** rejected (429) */
+  rejected: number;
+  components: { component: string; clients: number; lists: number }[];
+}
+
+/** An API Priority and Fairness FlowSchema: what its clients sent, what it rejected, and who was sending into it when it did. */
+export interface FlowSchemaLoad {
+  flowSchema: string;
+  priorityLevel: string;
+  calls: number;
+  rejected: number;
+  /** minutes with rejections */
+  rejectingMinutes: number;
+  /** the clients that sent into it in the minutes it rejected (all its clients where it never did), most rejected first */
+  clients: { client: string; component: string; calls: number; rejected: number }[];
+}
+
 export interface ApiCostAnswer {
   startMs: number;
   endMs: number;
@@ -127,6 +154,11 @@ export interface ApiCostAnswer {
   /** calls per step of the top clients, the rest as one series */
   byClient: Series[];
   comparison: CostComparison | null;
+  /** minutes in which at least MIN_STORM_CLIENTS clients listed one kind */
+  listStorms: ListStorm[];
+  minStormClients: number;
+  /** per FlowSchema, where the FlowSchemas were recorded (empty otherwise: `notes` says so) */
+  flowSchemas: FlowSchemaLoad[];
   /** what the counts cannot show, said on the page (no reads in the logs, names past the cap) */
   notes: string[];
 }
