@@ -26,7 +26,7 @@ export default async function ClientsPage({ searchParams }: { searchParams: Prom
   if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
   return (
     <Suspense fallback={<div className="p-4 text-sm text-[var(--muted)]">Loading…</div>}>
-      <ClientsView initialNowMs={Date.now()} snapshot={shown.kind === "snapshot" ? shown.snapshot : undefined} />
+      <ClientsView initialNowMs={Date.now()} snapshot={shown.kind === "snapshot" ? shown.snapshot : undefined} prometheus={ctx.config.prometheus !== null} />
     </Suspense>
   );
 }

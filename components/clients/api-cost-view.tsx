@@ -15,7 +15,7 @@ import type { Marker } from "@/lib/markers/marker";
 import type { ApiCostAnswer, Change, ComparedRow, CostRow } from "@/lib/wire/api-cost";
 
 const cell = "px-2 py-1";
-const num = `${cell} text-right font-mono`;
+const num = `${cell} whitespace-nowrap text-right font-mono`;
 
 /** The table's columns: each ranks the components when its heading is clicked. */
 const COLUMNS = [
@@ -69,6 +69,7 @@ export function ApiCostView({
   onSort,
   client,
   onClient,
+  onCompareAt,
 }: {
   answer: ApiCostAnswer;
   markers: Marker[];
@@ -76,6 +77,8 @@ export function ApiCostView({
   onSort: (sort: CostSort) => void;
   client: string | null;
   onClient: (client: string | null) => void;
+  /** compare either side of a time (a recorded change's) */
+  onCompareAt: (atMs: number) => void;
 }) {
   const [open, setOpen] = useState<Set<string>>(new Set());
   const comparison = answer.comparison;
@@ -124,6 +127,8 @@ export function ApiCostView({
       ]),
     );
   const selected = client ?? "every component";
+  // Releases and recorded rollouts inside the range, each a split to compare either side of.
+  const changes = markers.filter((m) => (m.kind === "change" || m.kind === "release") && m.timeMs > answer.startMs && m.timeMs < answer.endMs).slice(0, 6);
   const t = answer.total;
 
   return (
@@ -141,6 +146,21 @@ export function ApiCostView({
           </p>
         ))}
       </div>
+      {!comparison && changes.length > 0 && (
+        <div data-testid="compare-at-change" className="flex flex-wrap items-center gap-2 text-xs">
+          <span className="text-[var(--muted)]">Compare before and after a recorded change:</span>
+          {changes.map((m) => (
+            <button
+              key={`${m.timeMs}-${m.label}`}
+              type="button"
+              onClick={() => onCompareAt(m.timeMs)}
+              className="rounded border border-[var(--border)] px-2 py-0.5"
+            >
+              {m.label} ({formatUtc(m.timeMs, false)}Z)
+            </button>
+          ))}
+        </div>
+      )}
       {comparison && (
         <div data-testid="api-cost-changes" className="text-xs">
           <p className="text-[var(--muted)]">
@@ -176,6 +196,65 @@ export function ApiCostView({
             )}
           </div>
           <TimeSeriesChart series={answer.byVerb} unit="calls" stacked startMs={answer.startMs} endMs={answer.endMs} markers={markers} nameOf={(l) => l.verb} />
+        </div>
+      )}
+      {answer.listStorms.length > 0 && (
+        <div data-testid="list-storms" className="text-xs">
+          <h3 className="font-semibold">LIST storms</h3>
+          <p className="text-[var(--muted)]">
+            Minutes in which at least {answer.minStormClients} clients listed one kind: each list reads the whole collection, from the watch cache where it
+            asked for a resourceVersion, else from etcd (or the cache where the API server has ConsistentListFromCache).
+          </p>
+          <ul className="list-disc pl-5">
+            {answer.listStorms.map((s) => (
+              <li key={`${s.minuteMs}-${s.target}`} data-minute={s.minuteMs} data-target={s.target}>
+                <span className="font-mono">{formatUtc(s.minuteMs, false)}Z</span> {s.target}: {formatNumber(s.clients, true)} clients listed it{" "}
+                {formatNumber(s.lists, true)} times ({formatNumber(s.consistent, true)} from etcd, {formatNumber(s.fromCache, true)} from the cache
+                {s.rejected > 0 ? `; ${formatNumber(s.rejected, true)} rejected (429)` : ""}):{" "}
+                {s.components.map((c) => `${c.component} (${formatNumber(c.clients, true)} clients, ${formatNumber(c.lists, true)} lists)`).join(", ")}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      {answer.flowSchemas.length > 0 && (
+        <div data-testid="flow-schemas" className="overflow-x-auto text-xs">
+          <h3 className="font-semibold">By API Priority and Fairness flow schema</h3>
+          <p className="text-[var(--muted)]">
+            Each call counted in the FlowSchema that took it (matched against the FlowSchemas the recorder read). Where a flow schema rejected, the clients
+            named are the ones sending into it in the minutes it did.
+          </p>
+          <table className="w-full min-w-[40rem] tabular">
+            <thead className="text-[var(--muted)]">
+              <tr>
+                <th className={`${cell} text-left font-medium`}>flow schema</th>
+                <th className={`${cell} text-left font-medium`}>priority level</th>
+                <th className={`${cell} text-right font-medium`}>calls</th>
+                <th className={`${cell} text-right font-medium`}>rejected (429)</th>
+                <th className={`${cell} text-left font-medium`}>clients (rejected / calls)</th>
+              </tr>
+            </thead>
+            <tbody>
+              {answer.flowSchemas.map((f) => (
+                <tr key={f.flowSchema} data-flow-schema={f.flowSchema} className="border-t border-[var(--border)]">
+                  <td className={`${cell} font-mono`}>{f.flowSchema}</td>
+                  <td className={`${cell} font-mono`}>{f.priorityLevel}</td>
+                  <td className={num}>{formatNumber(f.calls, true)}</td>
+                  <td className={num}>
+                    {formatNumber(f.rejected, true)}
+                    {f.rejected > 0 && <span className="text-[var(--muted)]"> in {formatNumber(f.rejectingMinutes, true)} min</span>}
+                  </td>
+                  <td className={`${cell} break-all`}>
+                    {f.clients
+                      .slice(0, 5)
+                      .map((c) => `${c.client} (${formatNumber(c.rejected, true)} / ${formatNumber(c.calls, true)})`)
+                      .join(" · ")}
+                    {f.clients.length > 5 ? ` · and ${f.clients.length - 5} more` : ""}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
         </div>
       )}
       {rows.length > 0 ? (
@@ -227,7 +306,7 @@ export function ApiCostView({
                               median watch life:{" "}
                               {r.watchLifetimes
                                 .slice(0, 3)
-                                .map((l) => `${l.target} ${formatDurationMs(l.medianMs)} (${formatNumber(l.ended, true)})`)
+                                .map((l) => `${l.target} ${(l.medianMs / 1000).toFixed(3)} s (${formatNumber(l.ended, true)} ended)`)
                                 .join(" · ")}
                             </div>
                           )}

@@ -18,6 +18,7 @@ import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { ApiCostView, type CostSort } from "./api-cost-view";
+import { ClientPanels } from "./client-panels";
 import { AuditSources } from "./audit-sources";
 import { AuditUpload } from "./audit-upload";
 import { ClientVersions } from "./client-versions";
@@ -53,7 +54,7 @@ function Top({ top }: { top: TopEntry[] }) {
   );
 }
 
-export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
+export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNowMs: number; snapshot?: SnapshotInfo; prometheus: boolean }) {
   const [url, setUrl] = useQueryStates(state, { history: "push" });
   const { startMs, endMs, errors, controls, onZoom } = useViewRange(
     initialNowMs,
@@ -150,8 +151,10 @@ export function ClientsView({ initialNowMs, snapshot }: { initialNowMs: number; 
             onSort={(sort) => void setUrl({ sort: sort === "calls" ? null : sort })}
             client={url.client}
             onClient={(client) => void setUrl({ client })}
+            onCompareAt={(atMs) => void setUrl({ at: atMs })}
           />
         )}
+        {!snapshot && prometheus && <ClientPanels startMs={startMs} endMs={endMs} markers={markers} />}
         <ApiNotices error={answer.error} answer={answer.data} />
         <section
           data-testid="clients-chart"

@@ -34,9 +34,6 @@ export interface WatchStage {
   endMs?: number;
 }
 
-/** What one audit event counts as: a call, or a watch's start or end (counted apart, as they pair across batches). */
-export type CountedEvent = { kind: "call"; call: ApiCall } | { kind: "watch"; stage: WatchStage };
-
 /** Text kept per name: a longer one is cut (a request's user agent or path may be anything). */
 const MAX_NAME = 256;
 const MAX_PATH = 128;
@@ -44,15 +41,46 @@ const MAX_PATH = 128;
 const MAX_QUERY = 8_192;
 const MINUTE_MS = 60_000;
 
-const cut = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/**
+ * A name at most `max` long, its own copy: a slice of a longer text would keep all of that text alive for as long as the
+ * name is kept (a request URI of megabytes, held by a tally's key), so a name cut from one is copied.
+ */
+const cut = (text: string, max: number) => (text.length > max ? Buffer.from(`${text.slice(0, max - 1)}…`).toString() : text);
 
 /** A user agent's name and version, as the Clients view splits them. */
 export function agentParts(userAgent: string): { agent: string; version: string } {
+  const known = agents.get(userAgent);
+  if (known) return known;
   const slash = userAgent.indexOf("/");
-  if (slash < 0) return { agent: cut(userAgent, MAX_NAME), version: "" };
-  const rest = userAgent.slice(slash + 1);
-  const space = rest.indexOf(" ");
-  return { agent: cut(userAgent.slice(0, slash), MAX_NAME), version: cut(space < 0 ? rest : rest.slice(0, space), 64) };
+  let parts: { agent: string; version: string };
+  if (slash < 0) parts = { agent: cut(userAgent, MAX_NAME), version: "" };
+  else {
+    const rest = userAgent.slice(slash + 1);
+    const space = rest.indexOf(" ");
+    parts = { agent: cut(userAgent.slice(0, slash), MAX_NAME), version: cut(space < 0 ? rest : rest.slice(0, space), 64) };
+  }
+  // A log has few user agents: each is split once (an explosion of them is let go of a thousand at a time).
+  if (agents.size >= MAX_CACHED) agents.clear();
+  agents.set(userAgent, parts);
+  return parts;
+}
+
+const MAX_CACHED = 1_000;
+const agents = new Map<string, { agent: string; version: string }>();
+const minutes = new Map<string, number>();
+/** `2026-11-28T10:05`: the minute of an RFC 3339 UTC time, its seconds and fraction left off. */
+const MINUTE_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d$/;
+
+/** The start of the minute an RFC 3339 time falls in (NaN where it is not one); UTC times by their first 16 characters, each such minute parsed once. */
+export function minuteOfTime(text: string): number {
+  if (text.length < 17 || text.charCodeAt(text.length - 1) !== 0x5a /* Z */) return minuteOf(Date.parse(text));
+  const prefix = text.slice(0, 16);
+  const known = minutes.get(prefix);
+  if (known !== undefined) return known;
+  const minute = MINUTE_PREFIX.test(prefix) ? Date.parse(`${prefix}:00Z`) : minuteOf(Date.parse(text));
+  if (minutes.size >= MAX_CACHED) minutes.clear();
+  minutes.set(prefix, minute);
+  return minute;
 }
 
 export function codeClass(code: number | undefined): CodeClass {
@@ -64,22 +92,26 @@ export function codeClass(code: number | undefined): CodeClass {
   return "5xx";
 }
 
-/** A request URI's query parameters, read from its first bytes; a value that does not decode counts as present. */
+/** The query parameters a list's shape depends on. */
+const LIST_PARAMS = new Set(["resourceVersion", "resourceVersionMatch", "continue", "limit", "labelSelector", "fieldSelector"]);
+
+/**
+ * A request URI's query parameters of LIST_PARAMS, read from its first bytes, as sent (undecoded): whether a value is
+ * empty does not depend on its escapes, and the values read (a version match, a limit) need none.
+ */
 function queryOf(requestURI: string): Map<string, string> {
   const params = new Map<string, string>();
   const at = requestURI.indexOf("?");
   if (at < 0) return params;
-  for (const pair of requestURI.slice(at + 1, at + 1 + MAX_QUERY).split("&")) {
-    const eq = pair.indexOf("=");
-    const name = eq < 0 ? pair : pair.slice(0, eq);
-    const raw = eq < 0 ? "" : pair.slice(eq + 1);
-    let value = raw;
-    try {
-      value = decodeURIComponent(raw.replace(/\+/g, " "));
-    } catch {
-      // a malformed escape: the parameter is there, its value unread
-    }
-    if (name !== "" && !params.has(name)) params.set(name, value);
+  const end = Math.min(requestURI.length, at + 1 + MAX_QUERY);
+  for (let start = at + 1; start < end;) {
+    let amp = requestURI.indexOf("&", start);
+    if (amp < 0 || amp > end) amp = end;
+    const eq = requestURI.indexOf("=", start);
+    const split = eq >= 0 && eq < amp ? eq : amp;
+    const name = requestURI.slice(start, split);
+    if (LIST_PARAMS.has(name) && !params.has(name)) params.set(name, split === amp ? "" : requestURI.slice(split + 1, amp));
+    start = amp + 1;
   }
   return params;
 }
@@ -102,8 +134,11 @@ function selectorsOf(q: Map<string, string>): number {
 /** A non-resource request's path, without its query, cut to a bounded length (a path may be anything a client sent). */
 export function nonResourcePath(requestURI: string): string {
   const at = requestURI.search(/[?#]/);
-  const path = at < 0 ? requestURI : requestURI.slice(0, at);
-  return cut(path === "" ? "/" : path, MAX_PATH);
+  if (at === 0 || requestURI === "") return "/";
+  if (at < 0) return cut(requestURI, MAX_PATH);
+  const path = requestURI.slice(0, at);
+  // Sliced from its URI, a path would keep the whole URI alive for as long as it is kept: copied.
+  return path.length > MAX_PATH ? cut(path, MAX_PATH) : Buffer.from(path).toString();
 }
 
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
@@ -166,55 +201,61 @@ export function flowOf(event: AuditEvent, schemas: readonly FlowSchema[]): Flow 
   return match ? { flowSchema: match.name, priorityLevel: match.priorityLevel } : undefined;
 }
 
-/**
- * What an event that is not a stored write request counts as: its call at its completion (ResponseComplete or
- * Panic), a watch's start at ResponseStarted and its end at ResponseComplete; null at any other stage, or where the
- * event says too little (no time, no auditID).
- */
-export function countedEvent(event: AuditEvent, schemas: readonly FlowSchema[] = []): CountedEvent | null {
-  const stage = str(event.stage);
-  const verb = str(event.verb);
-  const watch = verb === "watch";
-  const completed = stage === "ResponseComplete" || stage === "Panic";
-  if (!completed && !(watch && stage === "ResponseStarted")) return null;
-  const received = Date.parse(str(event.requestReceivedTimestamp) || str(event.timestamp) || str(event.stageTimestamp));
-  if (Number.isNaN(received)) return null;
-  const ref = isObject(event.objectRef) ? event.objectRef : undefined;
-  const uri = str(event.requestURI);
-  const resource = ref ? str(ref.resource) : "";
-  const shape = shapeOf({
-    user: str(event.user?.username),
-    userAgent: str(event.userAgent),
-    verb,
-    target: resource === "" ? nonResourcePath(uri) : targetOf(str(ref?.apiGroup), resource, str(ref?.subresource)),
-    namespaced: ref !== undefined && str(ref.namespace) !== "",
-    code: event.responseStatus?.code,
-    flow: flowOf(event, schemas),
-  });
-  if (resource !== "" && (verb === "list" || watch)) {
-    const list = listShape(uri);
-    shape.selectors = list.selectors;
-    if (verb === "list") Object.assign(shape, { listFrom: list.listFrom, paginated: list.paginated });
-  }
-  const call: ApiCall = { ...shape, minuteMs: minuteOf(received) };
-  if (!watch) return { kind: "call", call };
-  const auditId = str(event.auditID);
-  if (auditId === "") return null;
-  if (!completed) return { kind: "watch", stage: { auditId, call, startMs: received } };
-  const ended = Date.parse(str(event.stageTimestamp));
-  return { kind: "watch", stage: { auditId, call, startMs: received, endMs: Number.isNaN(ended) ? received : Math.max(received, ended) } };
-}
-
 /** A write request stored one by one, counted per client too. */
 export function writeCall(request: AuditRequest): ApiCall {
   const { user, userAgent, verb, group, resource, subresource, namespace, code, tsMs, flow } = request;
-  const shape = shapeOf({ user, userAgent, verb, target: targetOf(group, resource, subresource), namespaced: namespace !== "", code, flow });
-  return { ...shape, minuteMs: minuteOf(tsMs) };
+  return {
+    ...shapeOf({ user, userAgent, verb, target: targetOf(group, resource, subresource), namespaced: namespace !== "", code, flow }),
+    minuteMs: minuteOf(tsMs),
+  };
 }
 
 /** A call's dimensions as one text, for counting. */
 export function callKey(c: ApiCall): string {
-  return `${c.minuteMs}\u0000${c.user}\u0000${c.agent}\u0000${c.version}\u0000${c.verb}\u0000${c.target}\u0000${c.namespaced ? 1 : 0}\u0000${c.code}\u0000${c.listFrom}\u0000${c.paginated ? 1 : 0}\u0000${c.selectors}\u0000${c.flowSchema}\u0000${c.priorityLevel}`;
+  return `${c.minuteMs}\u0001${c.user}\u0001${c.agent}/${c.version}\u0001${c.verb}\u0001${c.target}\u0001${flagsOf(c)}${c.code}${c.listFrom}\u0001${c.flowSchema}`;
+}
+
+/** Scope, pagination and selectors as one small number (1 a namespace, 2 a page, 4 a label selector, 8 a field selector), in keys and as stored. */
+export const flagsOf = (c: { namespaced: boolean; paginated: boolean; selectors: number }) =>
+  (c.namespaced ? 1 : 0) | (c.paginated ? 2 : 0) | (c.selectors << 2);
+export const fromFlags = (flags: number) => ({ namespaced: (flags & 1) !== 0, paginated: (flags & 2) !== 0, selectors: flags >> 2 });
+
+/** A call as counted and stored: its names cut to their bounds, its user agent split. */
+function callOf(
+  minuteMs: number,
+  user: string,
+  userAgent: string,
+  verb: string,
+  target: string,
+  namespaced: boolean,
+  code: CodeClass,
+  listFrom: ListSource | "",
+  paginated: boolean,
+  selectors: number,
+  flow: Flow | undefined,
+): ApiCall {
+  const { agent, version } = agentParts(userAgent);
+  return {
+    minuteMs,
+    user: cut(user, MAX_NAME),
+    agent,
+    version,
+    verb: cut(verb, 32),
+    target: cut(target, MAX_NAME),
+    namespaced,
+    code,
+    listFrom,
+    paginated,
+    selectors,
+    flowSchema: flow?.flowSchema ?? "",
+    priorityLevel: flow?.priorityLevel ?? "",
+  };
+}
+
+/** Whether an event is counted: every request at its completion, and a watch at its start (ResponseStarted) and end. */
+export function isCounted(event: AuditEvent): boolean {
+  const stage = event.stage;
+  return stage === "ResponseComplete" || stage === "Panic" || (stage === "ResponseStarted" && event.verb === "watch");
 }
 
 /**
@@ -235,11 +276,58 @@ export class CallTally {
     this.calls += n;
   }
 
+  /**
+   * Counts an event that is not a write stored one by one (isCounted says whether it counts): its call at its
+   * completion, a watch's start at ResponseStarted and its end at ResponseComplete. Its fields are read once and keyed
+   * as they are: the call itself is made only the first time its key is seen (most of a log's reads repeat one).
+   * false where the event says too little (no time; a watch without its auditID).
+   */
+  count(event: AuditEvent, schemas: readonly FlowSchema[], lineNo: number): boolean {
+    const verb = str(event.verb);
+    const watch = verb === "watch";
+    const receivedText = str(event.requestReceivedTimestamp) || str(event.timestamp) || str(event.stageTimestamp);
+    const minuteMs = minuteOfTime(receivedText);
+    if (Number.isNaN(minuteMs)) return false;
+    const ref = isObject(event.objectRef) ? event.objectRef : undefined;
+    const uri = str(event.requestURI);
+    const resource = ref ? str(ref.resource) : "";
+    const target = resource === "" ? nonResourcePath(uri) : targetOf(str(ref?.apiGroup), resource, str(ref?.subresource));
+    const list = resource !== "" && (verb === "list" || watch) ? listShape(uri) : undefined;
+    const flow = flowOf(event, schemas);
+    const user = str(event.user?.username) || "unknown";
+    const userAgent = str(event.userAgent);
+    const code = codeClass(event.responseStatus?.code);
+    const namespaced = ref !== undefined && str(ref.namespace) !== "";
+    const listFrom = verb === "list" && list ? list.listFrom : "";
+    const paginated = verb === "list" && list !== undefined && list.paginated;
+    const selectors = list?.selectors ?? 0;
+    this.throughLine = Math.max(this.throughLine, lineNo);
+    if (!watch) {
+      const key = `${minuteMs}\u0001${user}\u0001${userAgent}\u0001${verb}\u0001${target}\u0001${flagsOf({ namespaced, paginated, selectors })}${code}${listFrom}\u0001${flow?.flowSchema ?? ""}`;
+      const seen = this.counts.get(key);
+      this.calls++;
+      if (seen) seen.n++;
+      else this.counts.set(key, { call: callOf(minuteMs, user, userAgent, verb, target, namespaced, code, listFrom, paginated, selectors, flow), n: 1 });
+      return true;
+    }
+    const auditId = str(event.auditID);
+    if (auditId === "") return false;
+    const call = callOf(minuteMs, user, userAgent, verb, target, namespaced, code, listFrom, paginated, selectors, flow);
+    // A watch's times to the millisecond: how long it lived.
+    const startMs = Date.parse(receivedText);
+    if (event.stage === "ResponseStarted") this.watches.push({ auditId, call, startMs });
+    else {
+      const ended = Date.parse(str(event.stageTimestamp));
+      this.watches.push({ auditId, call, startMs, endMs: Number.isNaN(ended) ? startMs : Math.max(startMs, ended) });
+    }
+    return true;
+  }
+
   get size(): number {
     return this.counts.size + this.watches.length;
   }
 
-  /** Adds another tally's counts (one read in another thread). */
+  /** Adds another tally's counts (one read in another thread): a key counted in many of its chunks is stored once. */
   absorb(other: TallyData): void {
     for (const { call, n } of other.counts) this.add(call, n);
     for (const w of other.watches) this.watches.push(w);

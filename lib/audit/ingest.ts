@@ -27,7 +27,7 @@ import type { PruneCounts, WriteStore } from "../store/store";
 import { responseBody, type AuditEvent, type AuditRequest, type AuditResponse } from "./event";
 import { clusterScope } from "../churn/scope";
 import { AuditReader } from "./reader";
-import { CallTally, writeCall, type CountedEvent, type TallyData } from "./calls";
+import { CallTally, writeCall, type TallyData } from "./calls";
 import { FLOW_SCHEMA, flowSchemaOf, inMatchingOrder, type FlowSchema } from "../churn/flow-schemas";
 import type { IngestCounts, IngestProblem, StoreCounts } from "../wire/audit";
 import type { ObjectKey, WriteRequest } from "../wire/objects";
@@ -224,7 +224,7 @@ export class AuditIngester {
     return new AuditReader(
       (request, bytes) => this.push(request, bytes),
       () => this.settled(),
-      (counted, lineNo) => this.countCall(counted, lineNo),
+      (event, lineNo) => this.countCall(event, lineNo),
     );
   }
 
@@ -234,7 +234,7 @@ export class AuditIngester {
    * Answers that line (Infinity: a webhook batch counted before).
    */
   async beginSource(identity: string): Promise<{ callsFromLine: number; flowSchemas: FlowSchema[] }> {
-    await this.storePending();
+    await this.storePending(true);
     this.source = identity;
     const through = await this.store.apiCalls().coverage(this.cluster, identity);
     // A webhook batch's events have no line (0): all of it or none.
@@ -246,11 +246,10 @@ export class AuditIngester {
   }
 
   /** A request counted per client, read in this thread. */
-  private countCall(counted: CountedEvent, lineNo: number): void {
-    if (counted.kind === "call") this.calls.add(counted.call);
-    else this.calls.watches.push(counted.stage);
-    this.calls.throughLine = Math.max(this.calls.throughLine, lineNo);
+  private countCall(event: AuditEvent, lineNo: number): boolean {
+    const counted = this.calls.count(event, this.reader.flowSchemas, lineNo);
     if (this.calls.size >= BATCH_CALLS) void this.storePending();
+    return counted;
   }
 
   /** Calls counted by a reader in another thread, stored with the next batch. */
@@ -301,10 +300,15 @@ export class AuditIngester {
   private readonly storing = new Turns();
   private failure: { error: unknown } | undefined;
 
-  private storePending(): Promise<void> {
-    if (this.pending.length === 0 && this.calls.size === 0) return this.storing.ended();
+  /**
+   * Stores the requests waiting, and the calls counted once there are many (`all`: every one, at a log's end): a
+   * minute's calls then go in as one row each, where a batch of writes every second of a busy log would split them.
+   */
+  private storePending(all = false): Promise<void> {
+    const withCalls = all || this.calls.size >= BATCH_CALLS;
+    if (this.pending.length === 0 && !(withCalls && this.calls.size > 0)) return this.storing.ended();
     const batch = this.pending;
-    const calls = this.calls.take();
+    const calls = withCalls ? this.calls.take() : { counts: [], watches: [], throughLine: 0 };
     const source = this.source;
     this.pending = [];
     this.pendingBytes = 0;
@@ -324,7 +328,7 @@ export class AuditIngester {
    * about it is forgotten, and this throws its error.
    */
   async flush(): Promise<void> {
-    await this.storePending();
+    await this.storePending(true);
     const failed = this.failure;
     this.failure = undefined;
     if (failed) throw failed.error;

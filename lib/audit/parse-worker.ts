@@ -14,6 +14,11 @@ import { AuditReader, readFileLines } from "./reader";
 
 /** Batches reported and not yet taken by the ingester before reading pauses. */
 const READ_AHEAD = 32;
+/**
+ * Counted calls sent once this many keys are waiting (and at the end): a minute of a busy log spans many chunks, and
+ * its keys, counted here over those chunks, cross to the ingester once instead of once a chunk.
+ */
+const CALLS_SENT_AT = 20_000;
 
 export interface ReadBatch {
   requests: AuditRequest[];
@@ -46,11 +51,7 @@ void postOutcome<ReadTotals, ReadBatch>(async (report) => {
       sizes.push(bytes);
     },
     undefined,
-    (counted, lineNo) => {
-      if (counted.kind === "call") calls.add(counted.call);
-      else calls.watches.push(counted.stage);
-      calls.throughLine = lineNo;
-    },
+    (event, lineNo) => calls.count(event, flowSchemas, lineNo),
   );
   reader.callsFromLine = callsFromLine;
   reader.flowSchemas = flowSchemas;
@@ -60,12 +61,16 @@ void postOutcome<ReadTotals, ReadBatch>(async (report) => {
     credits++;
     wake?.();
   });
-  await readFileLines(reader, path, label, async (bytesRead) => {
+  let read = 0;
+  const send = async (bytesRead: number, last: boolean) => {
     while (credits === 0) await new Promise<void>((resolve) => (wake = resolve));
     credits--;
-    report({ requests, sizes, calls: calls.take(), bytesRead });
+    const none: TallyData = { counts: [], watches: [], throughLine: 0 };
+    report({ requests, sizes, calls: last || calls.size >= CALLS_SENT_AT ? calls.take() : none, bytesRead });
     requests = [];
     sizes = [];
-  });
+  };
+  await readFileLines(reader, path, label, (bytesRead) => send((read = bytesRead), false));
+  await send(read, true);
   return { counts: reader.counts, problems: reader.problems };
 });

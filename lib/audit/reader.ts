@@ -7,7 +7,7 @@ import { createReadStream } from "node:fs";
 import { Readable } from "node:stream";
 import { createGunzip } from "node:zlib";
 import type { FlowSchema } from "../churn/flow-schemas";
-import { countedEvent, flowOf, type CountedEvent } from "./calls";
+import { flowOf, isCounted } from "./calls";
 import { readLine, skipByHead, toRequest, valueOutcome, type AuditEvent, type AuditRequest, type LineOutcome, type SkipReason } from "./event";
 import { opensValue, ValueSequence } from "./values";
 import type { IngestProblem, ReadCounts } from "../wire/audit";
@@ -49,7 +49,7 @@ export class AuditReader {
   constructor(
     private readonly onRequest: (request: AuditRequest, bytes: number) => void,
     readonly ready: () => Promise<void> = () => Promise.resolve(),
-    private readonly onCall: (counted: CountedEvent, lineNo: number) => void = () => undefined,
+    private readonly onCall: (event: AuditEvent, lineNo: number) => boolean = () => false,
   ) {}
 
   private problem(source: string, line: number, message: string) {
@@ -120,12 +120,9 @@ export class AuditReader {
       const outcome = toRequest(event);
       if (outcome.kind === "skipped") {
         this.skip(outcome.reason);
-        const counted = countedEvent(event, this.flowSchemas);
-        if (counted && lineNo < this.callsFromLine) this.counts.callsCountedBefore++;
-        else if (counted) {
-          this.counts.calls++;
-          this.onCall(counted, lineNo);
-        }
+        if (!isCounted(event)) continue;
+        if (lineNo < this.callsFromLine) this.counts.callsCountedBefore++;
+        else if (this.onCall(event, lineNo)) this.counts.calls++;
       } else if (outcome.kind === "invalid") {
         this.counts.invalid++;
         this.problem(source, lineNo, outcome.message);

@@ -5,7 +5,7 @@
  */
 import type { ApiCall } from "../audit/calls";
 import type { ApiCallsBundle } from "../snapshot/format/schema";
-import type { CodeClass, ListSource } from "../wire/api-cost";
+import { fromShape } from "./api-calls";
 import type { WriteStore } from "./store";
 
 /** The most counted rows (and watch ends) a snapshot carries: past it, an export leaves them out and says so. */
@@ -25,11 +25,7 @@ export async function exportApiCalls(store: WriteStore, range: { startMs: number
     at(r.version),
     at(r.verb),
     at(r.target),
-    Number(r.namespaced),
-    at(r.code),
-    at(r.listFrom),
-    Number(r.paginated),
-    Number(r.selectors),
+    Number(r.shape),
     at(r.flow),
     Number(r.calls),
   ]);
@@ -47,7 +43,7 @@ export async function exportApiCalls(store: WriteStore, range: { startMs: number
 
 /** A counted row of a bundle as the call it counts. */
 function callOf(names: readonly string[], row: readonly number[]): { cluster: string; call: ApiCall; n: number } {
-  const [minuteMs, cluster, client, version, verb, target, namespaced, code, listFrom, paginated, selectors, flow, calls] = row;
+  const [minuteMs, cluster, client, version, verb, target, shape, flow, calls] = row;
   const [user, agent] = JSON.parse(names[client]) as [string, string];
   const [flowSchema, priorityLevel] = names[flow] === "" ? ["", ""] : (JSON.parse(names[flow]) as [string, string]);
   const call: ApiCall = {
@@ -57,11 +53,7 @@ function callOf(names: readonly string[], row: readonly number[]): { cluster: st
     version: names[version],
     verb: names[verb],
     target: names[target],
-    namespaced: namespaced === 1,
-    code: names[code] as CodeClass,
-    listFrom: names[listFrom] as ListSource | "",
-    paginated: paginated === 1,
-    selectors,
+    ...fromShape(shape),
     flowSchema,
     priorityLevel,
   };

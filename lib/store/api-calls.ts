@@ -6,12 +6,13 @@
  * through the watches still open. What a log's lines were counted through is kept with the counts, in the same
  * transaction, so the same log (a file read again, a batch the API server sent twice) is never counted twice.
  */
-import type { ApiCall, TallyData, WatchStage } from "../audit/calls";
+import { flagsOf, fromFlags, type ApiCall, type TallyData, type WatchStage } from "../audit/calls";
+import { CODE_CLASSES, LIST_SOURCES } from "../wire/api-cost";
 import type { SqlValue } from "./engine/types";
 import type { StoreConnection } from "./types";
 
 /** Distinct names kept per cluster, by kind: past the cap, a new one is counted as OTHER_NAME. */
-export const NAME_CAPS = { client: 2_000, version: 1_000, target: 2_000, flow: 1_000 } as const;
+export const NAME_CAPS = { client: 2_000, version: 1_000, target: 2_000, flow: 1_000, verb: 100 } as const;
 export type NameKind = keyof typeof NAME_CAPS;
 export const OTHER_NAME = "other";
 /** A client's name as stored: its user and its user agent's name, apart (PostgreSQL's text takes no NUL to join them with). */
@@ -25,31 +26,46 @@ const ENDED_WATCH_MS = 3_600_000;
 /** A webhook batch's identity is kept this long: the API server retries a batch within minutes. */
 const BATCH_IDENTITY_MS = 86_400_000;
 
+// Small numbers where a row holds a few values of a kind: a row is a few tens of bytes, and there is one per minute and
+// shape of each client's calls.
 const COLUMNS = `
-  client_id BIGINT NOT NULL, version_id BIGINT NOT NULL, verb TEXT NOT NULL, target_id BIGINT NOT NULL,
-  -- 1: the request named a namespace
-  namespaced INTEGER NOT NULL,
-  -- 2xx, 3xx, 4xx, 429, 5xx or none
-  code TEXT NOT NULL,
-  -- a list's: cache, consistent, exact or continue; '' for every other verb
-  list_from TEXT NOT NULL,
-  paginated INTEGER NOT NULL,
-  -- 1 a label selector, 2 a field selector
-  selectors INTEGER NOT NULL,
+  client_id BIGINT NOT NULL, version_id BIGINT NOT NULL, verb_id BIGINT NOT NULL, target_id BIGINT NOT NULL,
+  -- the call's shape in one number (shapeOfCall): its flags (bits 0–3: 1 the request named a namespace, 2 a list asked
+  -- for a page, 4 a label selector, 8 a field selector), its answer's class (bits 4–6, by CODE_CLASSES: 2xx, 3xx, 4xx,
+  -- 429, 5xx, none) and a list's source (bits 7–9, by LIST_FROM: none (not a list), cache, consistent, exact, continue)
+  shape INTEGER NOT NULL,
   -- the FlowSchema and priority level that took it (a name: JSON of the two, or '' where none is known)
   flow_id BIGINT NOT NULL`;
-const KEY = "ts_ms, client_id, version_id, verb, target_id, namespaced, code, list_from, paginated, selectors, flow_id";
+const KEY = "ts_ms, client_id, version_id, verb_id, target_id, shape, flow_id";
+
+/** A list's source as stored: its index here. */
+const LIST_FROM = ["", ...LIST_SOURCES] as const;
+
+/** A call's flags, answer and list source as the one number stored. */
+export function shapeOfCall(c: Pick<ApiCall, "namespaced" | "paginated" | "selectors" | "code" | "listFrom">): number {
+  return flagsOf(c) | (CODE_CLASSES.indexOf(c.code) << 4) | (LIST_FROM.indexOf(c.listFrom) << 7);
+}
+
+export function fromShape(shape: number): Pick<ApiCall, "namespaced" | "paginated" | "selectors" | "code" | "listFrom"> {
+  return { ...fromFlags(shape & 15), code: CODE_CLASSES[(shape >> 4) & 7], listFrom: LIST_FROM[shape >> 7] };
+}
+
+/** In SQL, a stored shape's answer class and list source (indexes into CODE_CLASSES and LIST_FROM). */
+export const codeSql = (alias: string) => `((${alias}.shape / 16) % 8)`;
+export const listFromSql = (alias: string) => `(${alias}.shape / 128)`;
+export const REJECTED_CODE = CODE_CLASSES.indexOf("429");
+export const CACHE_LIST = LIST_FROM.indexOf("cache");
 
 const NAMES = `
 CREATE TABLE IF NOT EXISTS api_names (id BIGINT NOT NULL, cluster TEXT NOT NULL, kind TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (id), UNIQUE (cluster, kind, name));
-CREATE TABLE IF NOT EXISTS api_open_watches (cluster TEXT NOT NULL, audit_id TEXT NOT NULL, start_ms BIGINT NOT NULL, ended INTEGER NOT NULL, PRIMARY KEY (cluster, audit_id));
-CREATE INDEX IF NOT EXISTS api_open_watches_start ON api_open_watches (start_ms);
+-- Each watch whose start or end was seen (ts_ms: its start), until it is old: how a watch's two stages pair across batches.
+CREATE TABLE IF NOT EXISTS api_open_watches (cluster TEXT NOT NULL, audit_id TEXT NOT NULL, ts_ms BIGINT NOT NULL, ended INTEGER NOT NULL, PRIMARY KEY (cluster, audit_id));
 -- How far each log was counted (identity: its first line's digest, a bucket object, a webhook batch's digest).
 CREATE TABLE IF NOT EXISTS api_sources (cluster TEXT NOT NULL, identity TEXT NOT NULL, lines BIGINT NOT NULL, updated_ms BIGINT NOT NULL, PRIMARY KEY (cluster, identity));
 `;
 
-/** SQLite: a table keyed by its dimensions (no row ids: the key is the row), one for watches' ends. */
-export const API_CALLS_SQLITE = `${NAMES.replace("id BIGINT NOT NULL,", "id INTEGER NOT NULL,")}
+/** SQLite: tables keyed by what they hold (no row ids: the key is the row), one for watches' ends. */
+export const API_CALLS_SQLITE = `${NAMES.replace("id BIGINT NOT NULL,", "id INTEGER NOT NULL,").replace("PRIMARY KEY (cluster, audit_id));", "PRIMARY KEY (cluster, audit_id)) WITHOUT ROWID;")}
 CREATE TABLE IF NOT EXISTS api_calls (ts_ms BIGINT NOT NULL, ${COLUMNS}, calls BIGINT NOT NULL, PRIMARY KEY (${KEY})) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS api_watch_ends (ts_ms BIGINT NOT NULL, client_id BIGINT NOT NULL, version_id BIGINT NOT NULL, target_id BIGINT NOT NULL, namespaced INTEGER NOT NULL, lifetime_ms BIGINT NOT NULL);
 CREATE INDEX IF NOT EXISTS api_watch_ends_ts ON api_watch_ends (ts_ms);
@@ -66,7 +82,7 @@ const INSERT_CALLS = `INSERT INTO api_calls (${KEY}, calls)`;
 const ADD_CALLS = ` ON CONFLICT (${KEY}) DO UPDATE SET calls = api_calls.calls + excluded.calls`;
 const INSERT_ENDS = "INSERT INTO api_watch_ends (ts_ms, client_id, version_id, target_id, namespaced, lifetime_ms)";
 
-/** A counted row as stored, with its names (a client's and a flow's as JSON). */
+/** A counted row as stored, with its names (a client's and a flow's as JSON), its flags and numbers as stored. */
 export interface CountedRow {
   minuteMs: number;
   cluster: string;
@@ -74,11 +90,7 @@ export interface CountedRow {
   version: string;
   verb: string;
   target: string;
-  namespaced: number;
-  code: string;
-  listFrom: string;
-  paginated: number;
-  selectors: number;
+  shape: number;
   flow: string;
   calls: number;
 }
@@ -126,7 +138,7 @@ export class ApiCalls {
   private async namesOf(cluster: string): Promise<ClusterNames> {
     let names = this.clusters.get(cluster);
     if (!names) {
-      const counts: Record<NameKind, number> = { client: 0, version: 0, target: 0, flow: 0 };
+      const counts: Record<NameKind, number> = { client: 0, version: 0, target: 0, flow: 0, verb: 0 };
       for (const row of await this.sql().all<{ kind: NameKind; n: number }>("SELECT kind, COUNT(*) AS n FROM api_names WHERE cluster = ? GROUP BY kind", [
         cluster,
       ]))
@@ -168,21 +180,26 @@ export class ApiCalls {
     return id;
   }
 
-  /** A call's row key (minute and name ids) and dimensions, as stored. */
-  private async rowOf(cluster: string, call: ApiCall): Promise<SqlValue[]> {
-    return [
-      call.minuteMs,
-      await this.idOf(cluster, "client", clientName(call.user, call.agent)),
-      await this.idOf(cluster, "version", call.version),
-      call.verb,
-      await this.idOf(cluster, "target", call.target),
-      call.namespaced ? 1 : 0,
-      call.code,
-      call.listFrom,
-      call.paginated ? 1 : 0,
-      call.selectors,
-      await this.idOf(cluster, "flow", flowName(call.flowSchema, call.priorityLevel)),
+  /**
+   * A call's row key (minute and name ids) and dimensions, as stored. Most of a tally's names are known already: those
+   * are looked up without a statement (and without a promise each, most of the cost of a tally of reads).
+   */
+  private rowOf(cluster: string, call: ApiCall): SqlValue[] | Promise<SqlValue[]> {
+    const named: [NameKind, string][] = [
+      ["client", clientName(call.user, call.agent)],
+      ["version", call.version],
+      ["verb", call.verb],
+      ["target", call.target],
+      ["flow", flowName(call.flowSchema, call.priorityLevel)],
     ];
+    const known = this.clusters.get(cluster)?.ids;
+    const ids = named.map(([kind, name]) => known?.get(`${kind}\u0000${name}`));
+    const row = (id: (number | undefined)[]): SqlValue[] => [call.minuteMs, id[0]!, id[1]!, id[2]!, id[3]!, shapeOfCall(call), id[4]!];
+    if (ids.every((id) => id !== undefined)) return row(ids);
+    return (async () => {
+      for (const [i, [kind, name]] of named.entries()) ids[i] ??= await this.idOf(cluster, kind, name);
+      return row(ids);
+    })();
   }
 
   /**
@@ -207,24 +224,26 @@ export class ApiCalls {
         );
       }
       done.stored = true;
-      const count = async (call: ApiCall, n: number) => {
-        const row = await this.rowOf(cluster, call);
+      const count = (row: SqlValue[], n: number) => {
         const key = row.join("\u0000");
         const seen = rows.get(key);
         if (seen) seen.n += n;
         else rows.set(key, { row, n });
         done.calls += n;
       };
-      for (const { call, n } of data.counts) await count(call, n);
+      for (const { call, n } of data.counts) {
+        const row = this.rowOf(cluster, call);
+        count(row instanceof Promise ? await row : row, n);
+      }
       for (const watch of data.watches) {
         const started = await this.watchStage(cluster, watch);
         if (started) {
-          await count(watch.call, 1);
+          count(await this.rowOf(cluster, watch.call), 1);
           done.watchStarts++;
         }
         if (watch.endMs !== undefined && (started || (await this.ended(cluster, watch)))) {
-          const [, clientId, versionId, , targetId, namespaced] = await this.rowOf(cluster, watch.call);
-          ends.push([Math.floor(watch.endMs / 60_000) * 60_000, clientId, versionId, targetId, namespaced, watch.endMs - watch.startMs]);
+          const [, clientId, versionId, , targetId] = await this.rowOf(cluster, watch.call);
+          ends.push([Math.floor(watch.endMs / 60_000) * 60_000, clientId, versionId, targetId, watch.call.namespaced ? 1 : 0, watch.endMs - watch.startMs]);
           done.watchEnds++;
         }
       }
@@ -241,8 +260,8 @@ export class ApiCalls {
     if (ends.length === 0) return;
     await this.connection.ensureDays(["api_watch_ends"], ...new Set(ends.map((e) => e.endMinuteMs)));
     for (const { call, endMinuteMs, lifetimeMs } of ends) {
-      const [, clientId, versionId, , targetId, namespaced] = await this.rowOf(cluster, call);
-      this.connection.insertLater(INSERT_ENDS, [endMinuteMs, clientId, versionId, targetId, namespaced, lifetimeMs]);
+      const [, clientId, versionId, , targetId] = await this.rowOf(cluster, call);
+      this.connection.insertLater(INSERT_ENDS, [endMinuteMs, clientId, versionId, targetId, call.namespaced ? 1 : 0, lifetimeMs]);
     }
   }
 
@@ -250,9 +269,8 @@ export class ApiCalls {
   async between(startMs: number, endMs: number, maxRows: number): Promise<{ rows: CountedRow[]; ends: EndedRow[] } | null> {
     const names = "JOIN api_names n ON n.id = c.client_id JOIN api_names v ON v.id = c.version_id JOIN api_names t ON t.id = c.target_id";
     const rows = await this.sql().all<CountedRow>(
-      `SELECT c.ts_ms AS "minuteMs", n.cluster, n.name AS client, v.name AS version, c.verb, t.name AS target, c.namespaced, c.code, c.list_from AS "listFrom",
-         c.paginated, c.selectors, f.name AS flow, c.calls
-       FROM api_calls c ${names} JOIN api_names f ON f.id = c.flow_id WHERE c.ts_ms >= ? AND c.ts_ms < ? ORDER BY c.ts_ms LIMIT ?`,
+      `SELECT c.ts_ms AS "minuteMs", n.cluster, n.name AS client, v.name AS version, vb.name AS verb, t.name AS target, c.shape, f.name AS flow, c.calls
+       FROM api_calls c ${names} JOIN api_names vb ON vb.id = c.verb_id JOIN api_names f ON f.id = c.flow_id WHERE c.ts_ms >= ? AND c.ts_ms < ? ORDER BY c.ts_ms LIMIT ?`,
       [startMs, endMs, maxRows + 1],
     );
     if (rows.length > maxRows) return null;
@@ -271,7 +289,7 @@ export class ApiCalls {
   private async watchStage(cluster: string, watch: WatchStage): Promise<boolean> {
     const ended = watch.endMs === undefined ? 0 : 1;
     const inserted = await this.sql().run(
-      "INSERT INTO api_open_watches (cluster, audit_id, start_ms, ended) VALUES (?, ?, ?, ?) ON CONFLICT (cluster, audit_id) DO NOTHING",
+      "INSERT INTO api_open_watches (cluster, audit_id, ts_ms, ended) VALUES (?, ?, ?, ?) ON CONFLICT (cluster, audit_id) DO NOTHING",
       [cluster, watch.auditId, watch.startMs, ended],
     );
     return inserted.changes > 0;
@@ -288,13 +306,13 @@ export class ApiCalls {
    * ones and logs' identities past retention, webhook batches' identities after a day, names no count uses any more.
    */
   async prune(beforeMs: number, nowMs: number): Promise<void> {
-    await this.sql().run("DELETE FROM api_open_watches WHERE start_ms < ? OR (ended = 1 AND start_ms < ?)", [beforeMs, nowMs - ENDED_WATCH_MS]);
+    await this.sql().run("DELETE FROM api_open_watches WHERE ts_ms < ? OR (ended = 1 AND ts_ms < ?)", [beforeMs, nowMs - ENDED_WATCH_MS]);
     await this.sql().run("DELETE FROM api_sources WHERE updated_ms < ? OR (identity LIKE 'webhook:%' AND updated_ms < ?)", [
       beforeMs,
       nowMs - BATCH_IDENTITY_MS,
     ]);
     const removed = await this.sql().run(
-      `DELETE FROM api_names WHERE id NOT IN (SELECT client_id FROM api_calls UNION SELECT version_id FROM api_calls UNION SELECT target_id FROM api_calls UNION SELECT flow_id FROM api_calls
+      `DELETE FROM api_names WHERE id NOT IN (SELECT client_id FROM api_calls UNION SELECT version_id FROM api_calls UNION SELECT target_id FROM api_calls UNION SELECT flow_id FROM api_calls UNION SELECT verb_id FROM api_calls
          UNION SELECT client_id FROM api_watch_ends UNION SELECT version_id FROM api_watch_ends UNION SELECT target_id FROM api_watch_ends)`,
     );
     if (removed.changes > 0) this.clusters.clear();

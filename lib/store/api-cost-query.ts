@@ -8,7 +8,7 @@ import { agentParts } from "../audit/calls";
 import { OTHER_LABEL } from "../panels/top-n";
 import type { Series } from "../promql/types";
 import type { ApiCostAnswer, CallCount, CostWindow, FlowSchemaLoad, ListStorm } from "../wire/api-cost";
-import { NAME_CAPS, OTHER_CLIENT, OTHER_NAME } from "./api-calls";
+import { CACHE_LIST, codeSql, fromShape, listFromSql, NAME_CAPS, OTHER_CLIENT, OTHER_NAME, REJECTED_CODE } from "./api-calls";
 import { stepFor } from "./clients-query";
 import type { StoreConnection } from "./types";
 
@@ -17,7 +17,8 @@ const TOP_CLIENTS = 8;
 export const MIN_STORM_CLIENTS = 10;
 const MAX_STORMS = 20;
 const MAX_FLOW_CLIENTS = 12;
-const NAMES = "JOIN api_names n ON n.id = c.client_id JOIN api_names t ON t.id = c.target_id";
+const NAMES = "JOIN api_names n ON n.id = c.client_id JOIN api_names t ON t.id = c.target_id JOIN api_names vb ON vb.id = c.verb_id";
+const REJECTED = `${codeSql("c")} = ${REJECTED_CODE}`;
 
 export interface ApiCostQuery {
   startMs: number;
@@ -65,32 +66,24 @@ export class ApiCostQueries {
       version: string;
       verb: string;
       target: string;
-      namespaced: number;
-      code: CallCount["code"];
-      listFrom: CallCount["listFrom"];
-      paginated: number;
-      selectors: number;
+      shape: number;
       flow: string;
       calls: number;
     }>(
-      `SELECT n.name AS client, v.name AS version, c.verb, t.name AS target, c.namespaced, c.code, c.list_from AS "listFrom", c.paginated, c.selectors,
-         f.name AS flow, SUM(c.calls) AS calls
-       FROM api_calls c JOIN api_names n ON n.id = c.client_id JOIN api_names v ON v.id = c.version_id JOIN api_names t ON t.id = c.target_id
-         JOIN api_names f ON f.id = c.flow_id
+      `SELECT n.name AS client, v.name AS version, vb.name AS verb, t.name AS target, c.shape, f.name AS flow, SUM(c.calls) AS calls
+       FROM api_calls c ${NAMES} JOIN api_names v ON v.id = c.version_id JOIN api_names f ON f.id = c.flow_id
        WHERE ${f.where}
-       GROUP BY n.name, v.name, c.verb, t.name, c.namespaced, c.code, c.list_from, c.paginated, c.selectors, f.name`,
+       GROUP BY n.name, v.name, vb.name, t.name, c.shape, f.name`,
       f.params,
     );
-    return rows.map(({ client, namespaced, paginated, selectors, flow, calls, ...r }) => {
+    return rows.map(({ client, shape, flow, calls, ...r }) => {
       const [user, agent] = JSON.parse(client) as [string, string];
       const [flowSchema, priorityLevel] = flow === "" ? ["", ""] : (JSON.parse(flow) as [string, string]);
       return {
         ...r,
         user,
         agent,
-        namespaced: namespaced === 1,
-        paginated: paginated === 1,
-        selectors: Number(selectors),
+        ...fromShape(Number(shape)),
         flowSchema,
         priorityLevel,
         calls: Number(calls),
@@ -141,9 +134,9 @@ export class ApiCostQueries {
   private async series(q: ApiCostQuery, stepMs: number, chosen: (user: string, agent: string) => boolean): Promise<{ byVerb: Series[]; byClient: Series[] }> {
     const f = this.filter(q, q);
     const rows = await this.sql().all<{ bucket: number; client: string; verb: string; calls: number }>(
-      `SELECT c.ts_ms / ${stepMs} AS bucket, n.name AS client, c.verb, SUM(c.calls) AS calls
-       FROM api_calls c JOIN api_names n ON n.id = c.client_id JOIN api_names t ON t.id = c.target_id WHERE ${f.where}
-       GROUP BY c.ts_ms / ${stepMs}, n.name, c.verb`,
+      `SELECT c.ts_ms / ${stepMs} AS bucket, n.name AS client, vb.name AS verb, SUM(c.calls) AS calls
+       FROM api_calls c ${NAMES} WHERE ${f.where}
+       GROUP BY c.ts_ms / ${stepMs}, n.name, vb.name`,
       f.params,
     );
     const verbs = new Map<string, Map<number, number>>();
@@ -190,15 +183,15 @@ export class ApiCostQueries {
     const f = this.filter(q, q);
     const minutes = await this.sql().all<{ minute: number; targetId: number; target: string; clients: number; lists: number }>(
       `SELECT c.ts_ms AS minute, c.target_id AS "targetId", t.name AS target, COUNT(DISTINCT c.client_id) AS clients, SUM(c.calls) AS lists
-       FROM api_calls c ${NAMES} WHERE ${f.where} AND c.verb = 'list'
+       FROM api_calls c ${NAMES} WHERE ${f.where} AND vb.name = 'list'
        GROUP BY c.ts_ms, c.target_id, t.name HAVING COUNT(DISTINCT c.client_id) >= ? ORDER BY clients DESC, lists DESC, minute LIMIT ${MAX_STORMS}`,
       [...f.params, MIN_STORM_CLIENTS],
     );
     const storms: ListStorm[] = [];
     for (const m of minutes) {
-      const rows = await this.sql().all<{ client: string; listFrom: string; code: string; lists: number }>(
-        `SELECT n.name AS client, c.list_from AS "listFrom", c.code, SUM(c.calls) AS lists FROM api_calls c ${NAMES}
-         WHERE c.ts_ms = ? AND c.target_id = ? AND c.verb = 'list'${q.cluster ? " AND n.cluster = ?" : ""} GROUP BY n.name, c.list_from, c.code`,
+      const rows = await this.sql().all<{ client: string; listFrom: number; code: number; lists: number }>(
+        `SELECT n.name AS client, ${listFromSql("c")} AS "listFrom", ${codeSql("c")} AS code, SUM(c.calls) AS lists FROM api_calls c ${NAMES}
+         WHERE c.ts_ms = ? AND c.target_id = ? AND vb.name = 'list'${q.cluster ? " AND n.cluster = ?" : ""} GROUP BY n.name, c.shape`,
         [Number(m.minute), Number(m.targetId), ...(q.cluster ? [q.cluster] : [])],
       );
       const byComponent = new Map<string, { clients: Set<string>; lists: number }>();
@@ -210,8 +203,8 @@ export class ApiCostQueries {
         const entry = byComponent.get(component) ?? byComponent.set(component, { clients: new Set(), lists: 0 }).get(component)!;
         entry.clients.add(r.client);
         entry.lists += Number(r.lists);
-        if (r.listFrom === "cache") fromCache += Number(r.lists);
-        if (r.code === "429") rejected += Number(r.lists);
+        if (Number(r.listFrom) === CACHE_LIST) fromCache += Number(r.lists);
+        if (Number(r.code) === REJECTED_CODE) rejected += Number(r.lists);
       }
       const lists = Number(m.lists);
       storms.push({
@@ -234,8 +227,8 @@ export class ApiCostQueries {
   private async flowSchemas(q: ApiCostQuery): Promise<FlowSchemaLoad[]> {
     const f = this.filter(q, q);
     const flows = await this.sql().all<{ flowId: number; flow: string; calls: number; rejected: number; minutes: number }>(
-      `SELECT c.flow_id AS "flowId", fl.name AS flow, SUM(c.calls) AS calls, SUM(CASE WHEN c.code = '429' THEN c.calls ELSE 0 END) AS rejected,
-         COUNT(DISTINCT CASE WHEN c.code = '429' THEN c.ts_ms END) AS minutes
+      `SELECT c.flow_id AS "flowId", fl.name AS flow, SUM(c.calls) AS calls, SUM(CASE WHEN ${REJECTED} THEN c.calls ELSE 0 END) AS rejected,
+         COUNT(DISTINCT CASE WHEN ${REJECTED} THEN c.ts_ms END) AS minutes
        FROM api_calls c ${NAMES} JOIN api_names fl ON fl.id = c.flow_id WHERE ${f.where} AND fl.name != '' GROUP BY c.flow_id, fl.name`,
       f.params,
     );
@@ -244,10 +237,10 @@ export class ApiCostQueries {
       const rejecting = Number(flow.rejected) > 0;
       // Where it rejected, the clients sending into it in those minutes; else all its clients.
       const when = rejecting
-        ? " AND EXISTS (SELECT 1 FROM api_calls r WHERE r.flow_id = c.flow_id AND r.ts_ms = c.ts_ms AND r.code = '429' AND r.calls > 0)"
+        ? ` AND EXISTS (SELECT 1 FROM api_calls r WHERE r.flow_id = c.flow_id AND r.ts_ms = c.ts_ms AND ${codeSql("r")} = ${REJECTED_CODE} AND r.calls > 0)`
         : "";
       const clients = await this.sql().all<{ client: string; calls: number; rejected: number }>(
-        `SELECT n.name AS client, SUM(c.calls) AS calls, SUM(CASE WHEN c.code = '429' THEN c.calls ELSE 0 END) AS rejected
+        `SELECT n.name AS client, SUM(c.calls) AS calls, SUM(CASE WHEN ${REJECTED} THEN c.calls ELSE 0 END) AS rejected
          FROM api_calls c ${NAMES} WHERE ${f.where} AND c.flow_id = ?${when} GROUP BY n.name`,
         [...f.params, Number(flow.flowId)],
       );

@@ -65,7 +65,7 @@ describe("npm run ingest", () => {
       `${fmt(requests)} write requests stored (${fmt(requests)} object writes: ${fmt(noop)} no-op, ${fmt(truth.firstSeen)} not classifiable;`,
     );
     expect(run.stdout).toContain(
-      `${fmt(truth.reads)} reads or watches, ${fmt(requests)} not completed and 0 dry runs skipped; 0 already stored; 1 foreign, 1 blank, 1 malformed`,
+      `${fmt(truth.reads)} reads or watches, ${fmt(requests)} not completed and 0 dry runs not stored one by one; 0 already stored; 1 foreign, 1 blank, 1 malformed`,
     );
     expect(run.stdout).toMatch(/audit\.log:2: not JSON/);
   });

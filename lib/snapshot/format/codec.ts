@@ -115,9 +115,9 @@ export function decodeSnapshot(bytes: Buffer, maxBytes: number): Snapshot {
     throw badRequest(`the snapshot is inconsistent: auditRequests.requests.${badAuditRequest} names a client or target it does not list`);
   const calls = snapshot.apiCalls;
   if (calls) {
-    // Name columns: cluster, client, version, verb, target, code, listFrom, flow; of a watch's end: cluster, client, version, target.
+    // Name columns: cluster, client, version, verb, target, flow; of a watch's end: cluster, client, version, target.
     const names = calls.names.length;
-    const badRow = calls.rows.findIndex((r) => [1, 2, 3, 4, 5, 7, 8, 11].some((i) => r[i] >= names));
+    const badRow = calls.rows.findIndex((r) => [1, 2, 3, 4, 5, 7].some((i) => r[i] >= names) || r[6] >= 1 << 10);
     if (badRow >= 0) throw badRequest(`the snapshot is inconsistent: apiCalls.rows.${badRow} names a name it does not list`);
     const badEnd = calls.watchEnds.findIndex((r) => [1, 2, 3, 4].some((i) => r[i] >= names));
     if (badEnd >= 0) throw badRequest(`the snapshot is inconsistent: apiCalls.watchEnds.${badEnd} names a name it does not list`);

@@ -119,13 +119,14 @@ export const auditRequestsSchema = z.object({
 
 /**
  * Every API call the audit logs held in the range, counted per minute and shape (the API cost view), each name listed
- * once. A row: [minute, cluster, client, version, verb, target, namespaced, code, listFrom, paginated, selectors, flow,
- * calls], names as indexes into `names` (a client is the JSON of its user and agent, a flow of its FlowSchema and
- * priority level); a watch's end: [minute, cluster, client, version, target, namespaced, lifetimeMs].
+ * once. A row: [minute, cluster, client, version, verb, target, shape, flow, calls], names as indexes into `names` (a
+ * client is the JSON of its user and agent, a flow of its FlowSchema and priority level), shape as the store keeps it
+ * (lib/store/api-calls.ts: flags, answer class, list source); a watch's end: [minute, cluster, client, version,
+ * target, namespaced, lifetimeMs].
  */
 export const apiCallsSchema = z.object({
   names: z.array(z.string().max(1_100)),
-  rows: z.array(z.array(z.number().int().min(0).max(8.64e15)).length(13)),
+  rows: z.array(z.array(z.number().int().min(0).max(8.64e15)).length(9)),
   watchEnds: z.array(z.array(z.number().int().min(0).max(8.64e15)).length(7)),
 });
 
