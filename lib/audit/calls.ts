@@ -323,21 +323,25 @@ export class CallTally {
     return true;
   }
 
+  /** counted by another thread's tally, each of its keys once: kept as they came (the store adds up rows of one key) */
+  private absorbed: { call: ApiCall; n: number }[] = [];
+
   get size(): number {
-    return this.counts.size + this.watches.length;
+    return this.counts.size + this.absorbed.length + this.watches.length;
   }
 
-  /** Adds another tally's counts (one read in another thread): a key counted in many of its chunks is stored once. */
+  /** Adds another tally's counts (one read in another thread, which sends many chunks' counts at once). */
   absorb(other: TallyData): void {
-    for (const { call, n } of other.counts) this.add(call, n);
+    for (const c of other.counts) this.absorbed.push(c);
     for (const w of other.watches) this.watches.push(w);
     this.throughLine = Math.max(this.throughLine, other.throughLine);
   }
 
   /** What was counted, as plain data that crosses a thread, leaving this tally empty. */
   take(): TallyData {
-    const data: TallyData = { counts: [...this.counts.values()], watches: this.watches, throughLine: this.throughLine };
+    const data: TallyData = { counts: [...this.counts.values(), ...this.absorbed], watches: this.watches, throughLine: this.throughLine };
     this.counts.clear();
+    this.absorbed = [];
     this.watches = [];
     this.calls = 0;
     return data;
