@@ -328,7 +328,7 @@ export function ApiCostView({
                       </tr>
                       {open.has(r.component) &&
                         r.members.map((m) => (
-                          <tr key={m.client} data-client={m.client} className="border-t border-dashed border-[var(--border)] text-xs">
+                          <tr key={m.client} data-member={m.client} className="border-t border-dashed border-[var(--border)] text-xs">
                             <td className={`${cell} pl-6 font-mono`}>
                               <button type="button" className="break-all text-left hover:underline" onClick={() => onClient(m.client)}>
                                 {m.user}
