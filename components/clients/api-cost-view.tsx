@@ -8,7 +8,7 @@ import { Fragment, useState } from "react";
 import { TimeSeriesChart } from "@/components/panels/time-series-chart";
 import { CsvLink } from "@/components/panels/csv-link";
 import { formatPct } from "@/lib/analysis/api-cost";
-import { formatNumber } from "@/lib/format/number";
+import { formatCount, formatNumber } from "@/lib/format/number";
 import { formatDurationMs } from "@/lib/time/duration";
 import { formatUtc } from "@/lib/format/time";
 import type { Marker } from "@/lib/markers/marker";
@@ -70,6 +70,7 @@ export function ApiCostView({
   client,
   onClient,
   onCompareAt,
+  clientGo,
 }: {
   answer: ApiCostAnswer;
   markers: Marker[];
@@ -79,6 +80,8 @@ export function ApiCostView({
   onClient: (client: string | null) => void;
   /** compare either side of a time (a recorded change's) */
   onCompareAt: (atMs: number) => void;
+  /** client-go's own count over the range, by the label values of the scrape targets (a component's job, say) */
+  clientGo?: Map<string, number>;
 }) {
   const [open, setOpen] = useState<Set<string>>(new Set());
   const comparison = answer.comparison;
@@ -276,6 +279,14 @@ export function ApiCostView({
                   {COLUMNS.map((c) => (
                     <Fragment key={c.id}>{heading(c.id, c.label, c.title)}</Fragment>
                   ))}
+                  {clientGo && (
+                    <th
+                      className={`${cell} text-right font-medium`}
+                      title="client-go's own count of the component's calls over the range (rest_client_requests_total of the scrape target whose job, namespace or container is named like it); the audit log counts per user agent"
+                    >
+                      client-go
+                    </th>
+                  )}
                   {comparison && (
                     <>
                       <th className={`${cell} text-right font-medium`}>before</th>
@@ -312,6 +323,11 @@ export function ApiCostView({
                           )}
                         </td>
                         {figures(r)}
+                        {clientGo && (
+                          <td className={num} data-cell="client-go">
+                            {clientGo.has(r.component) ? formatCount(clientGo.get(r.component)!) : "–"}
+                          </td>
+                        )}
                         {comparison && (
                           <>
                             <td className={num} data-cell="before">
@@ -335,6 +351,7 @@ export function ApiCostView({
                               </button>
                             </td>
                             {figures(m)}
+                            {clientGo && <td />}
                             {comparison && <td colSpan={3} />}
                           </tr>
                         ))}

@@ -15,7 +15,8 @@ import { ViewControls } from "@/components/time-range/view-controls";
 import { formatDurationMs } from "@/lib/time/duration";
 import { formatNumber } from "@/lib/format/number";
 import { formatUtc } from "@/lib/format/time";
-import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
+import { apiUrl, useApi, useMarkers, usePanel } from "@/lib/query/hooks";
+import type { PanelData } from "@/lib/panels/run-panel";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { ApiCostView, type CostSort } from "./api-cost-view";
 import { ClientPanels } from "./client-panels";
@@ -40,6 +41,20 @@ const state = {
 
 const cell = "px-2 py-1";
 const num = `${cell} text-right font-mono`;
+
+/**
+ * client-go's count over the range per component label value (a job, namespace or container named like a component):
+ * each series' total, its method and code summed.
+ */
+function clientGoTotals(panel: PanelData): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of panel.series) {
+    const total = s.points.at(-1)?.[1] ?? 0;
+    for (const [label, value] of Object.entries(s.labels))
+      if (!["method", "code", "host", "series"].includes(label)) out.set(value, (out.get(value) ?? 0) + total);
+  }
+  return out;
+}
 
 /** The top writers, one a line. */
 function Top({ top }: { top: TopEntry[] }) {
@@ -85,6 +100,9 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
     }),
   );
   const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
+  // client-go's own count of each component's calls over the range, shown beside the audit log's.
+  const clientGoShown = snapshot ? snapshot.panels.includes("client-request-totals") : prometheus;
+  const clientGo = usePanel({ panel: "client-request-totals", startMs, endMs, width: 1000, snapshot: snapshot?.id }, clientGoShown).data?.data;
   const data = answer.data?.data;
   const atMs = url.at ?? undefined;
   // The snapshot's own moment (the replay's onset), offered as the before/after split where the range holds it.
@@ -152,9 +170,12 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
             client={url.client}
             onClient={(client) => void setUrl({ client })}
             onCompareAt={(atMs) => void setUrl({ at: atMs })}
+            clientGo={clientGo ? clientGoTotals(clientGo) : undefined}
           />
         )}
-        {!snapshot && prometheus && <ClientPanels startMs={startMs} endMs={endMs} markers={markers} />}
+        {(snapshot ? snapshot.panels.includes("client-requests") : prometheus) && (
+          <ClientPanels startMs={startMs} endMs={endMs} markers={markers} snapshot={snapshot?.id} />
+        )}
         <ApiNotices error={answer.error} answer={answer.data} />
         <section
           data-testid="clients-chart"

@@ -133,6 +133,7 @@ export function info(snapshot: HeldSnapshot, id: string): SnapshotInfo {
     resources: Object.fromEntries(Object.entries(resources).map(([k, v]) => [k, [...v].sort()])),
     markers: snapshot.markers,
     comparisons: heldComparisons(snapshot),
+    panels: [...new Set(snapshot.panels.map((p) => p.panel))].sort(),
     objectWriteCount: snapshot.objectWriteCount ?? 0,
     auditRequestCount: snapshot.auditRequestCount,
     apiCallRows: snapshot.apiCallRows,

@@ -20,6 +20,11 @@ export function uploadSnapshot(baseUrl: string, body: BodyInit, init: RequestIni
   return fetch(`${baseUrl}/api/snapshots`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body, ...init });
 }
 
+/** An audit log uploaded as the Clients page's upload sends it, into the live store. */
+export function uploadAudit(baseUrl: string, body: BodyInit, cluster = "default"): Promise<Response> {
+  return fetch(`${baseUrl}/api/audit/uploads?cluster=${cluster}`, { method: "POST", headers: { "content-type": "application/octet-stream" }, body });
+}
+
 /** Writes a churnscope.yaml into a fresh temporary folder and returns its path. */
 export function writeConfig(yaml: string): string {
   const dir = mkdtempSync(join(tmpdir(), "churnscope-config-"));

@@ -8,6 +8,7 @@ import { notConfigured } from "../../api/not-configured";
 import { configuredApiservers, listApiservers } from "../../panels/apiservers";
 import { parsePanelParams } from "../../panels/params";
 import { callRunner, rebuildDeps } from "./panels";
+import { CLIENT_PANELS } from "../../panels/client-panels";
 import { distinctCalls } from "../../panels/write-load-requests";
 import { rebuildCalls } from "../../rebuilds/requests";
 import type { ServerContext } from "../context";
@@ -124,6 +125,8 @@ async function exportObjects(ctx: ServerContext, params: Record<string, string>,
     audit ? "" : `The range holds more than ${MAX_EXPORTED_REQUESTS.toLocaleString("en-US")} audit requests: they were left out, and Clients shows none.`,
     calls ? "" : `The range holds more than ${MAX_EXPORTED_CALL_ROWS.toLocaleString("en-US")} counted API call rows: they were left out.`,
   ].filter(Boolean);
+  // From Clients, where Prometheus is read: the components' own counts and API Priority and Fairness, for the range.
+  const prometheus = params.page === "/clients" ? ctx.prometheus : null;
   const snapshot = await buildSnapshot(
     {
       title: params.page === "/clients" ? "Clients" : "Objects",
@@ -134,13 +137,13 @@ async function exportObjects(ctx: ServerContext, params: Record<string, string>,
       initialView: { ...viewOf(params), range: { startMs, endMs } },
       apiservers: [],
       views: ["objects"],
-      calls: [],
+      calls: prometheus ? CLIENT_PANELS.map((p) => ({ panel: p.id, startMs, endMs })) : [],
       markers: await exportedMarkers(ctx, { startMs, endMs }, signal),
       objectWrites: writes,
       ...(audit && audit.requests.length > 0 ? { auditRequests: audit } : {}),
       ...(calls && calls.rows.length > 0 ? { apiCalls: calls } : {}),
     },
-    () => Promise.reject(new Error("an objects snapshot runs no panels")),
+    prometheus ? callRunner(prometheus, rebuildDeps(ctx.config, prometheus), signal) : () => Promise.reject(new Error("an objects snapshot runs no panels")),
   );
   const stamp = new Date(startMs).toISOString().slice(0, 16).replace(/[:T]/g, "");
   return { filename: `churnscope-objects-${stamp}Z.json.gz`, bytes: encodeSnapshot(snapshot) };

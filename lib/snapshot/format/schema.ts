@@ -195,6 +195,8 @@ export interface SnapshotInfo {
   markers: SnapshotMarker[];
   /** the compare view's counter pairs it holds */
   comparisons: { a: string; b: string; window: string }[];
+  /** the panels it holds answers of, by id */
+  panels: string[];
   objectWriteCount: number;
   /** audit requests it carries, for the Clients page */
   auditRequestCount: number;
