@@ -173,7 +173,7 @@ async function copyTable(
   const keyedByTime = (db.prepare("SELECT 1 FROM sqlite_master WHERE name = ? AND sql LIKE '%WITHOUT ROWID%'").get(table) ?? null) !== null;
   const read = keyedByTime
     ? db.prepare(
-        `SELECT ts_ms AS copy_rowid, ${columns.join(", ")} FROM ${table} WHERE ts_ms > ? AND ts_ms <= COALESCE((SELECT ts_ms FROM ${table} WHERE ts_ms > ?1 ORDER BY ts_ms LIMIT 1 OFFSET ?2), 9e18) ORDER BY ts_ms`,
+        `SELECT ts_ms AS copy_rowid, ${columns.join(", ")} FROM ${table} WHERE ts_ms > @after AND ts_ms <= COALESCE((SELECT ts_ms FROM ${table} WHERE ts_ms > @after ORDER BY ts_ms LIMIT 1 OFFSET @offset), 9e18) ORDER BY ts_ms`,
       )
     : db.prepare(
         `SELECT rowid AS copy_rowid, ${columns.join(", ")} FROM ${table} WHERE rowid > ?${sourceWhere(table).replace(" WHERE", " AND")} ORDER BY rowid LIMIT ?`,
@@ -181,7 +181,10 @@ async function copyTable(
   const partitioned = (PARTITIONED_TABLES as readonly string[]).includes(table);
   let copied = 0;
   for (;;) {
-    const chunk = (keyedByTime ? read.all(rowid, chunkRows - 1) : read.all(rowid, ...sourceParams(table), chunkRows)) as Record<string, SqlValue>[];
+    const chunk = (keyedByTime ? read.all({ after: rowid, offset: chunkRows - 1 }) : read.all(rowid, ...sourceParams(table), chunkRows)) as Record<
+      string,
+      SqlValue
+    >[];
     if (chunk.length === 0) break;
     await target.transaction(async (tx) => {
       if (partitioned) await ensurePartitions(tx, table as PartitionedTable, daysOf(chunk.map((r) => Number(r.ts_ms))), partitions);
