@@ -19,6 +19,7 @@ import type { FieldsAnswer } from "@/lib/wire/objects";
 import { CLASS_COLORS } from "./object-link";
 import { ScopeSelectors } from "./scope-selectors";
 import { Sparkline } from "./sparkline";
+import { ClockFaults } from "./writer-faults";
 
 export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(objectFilterState, { history: "push" });
@@ -126,6 +127,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
         {answer.isLoading && <StoreLoading snapshot={snapshot !== undefined} />}
         {answer.data && rows.length === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No field changes in this range.</p>}
       </section>
+      <ClockFaults scope={{ ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }} writers={false} />
     </main>
   );
 }

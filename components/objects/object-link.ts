@@ -16,9 +16,11 @@ export const objectFilterState = {
   namespace: parseAsString,
 };
 
-export function timelineHref(key: ObjectKey, params: { from: number; to: number; snapshot?: string }): string {
+/** An object's timeline; with `write`, that write picked (its diff open). */
+export function timelineHref(key: ObjectKey, params: { from: number; to: number; snapshot?: string; write?: number }): string {
   const search = new URLSearchParams({ from: String(params.from), to: String(params.to) });
   if (params.snapshot) search.set("snapshot", params.snapshot);
+  if (params.write !== undefined) search.set("write", String(params.write));
   return `/objects/${objectPath(key)}?${search}`;
 }
 

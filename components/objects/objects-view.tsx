@@ -16,6 +16,7 @@ import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { CLASS_COLORS, objectFilterState, timelineHref } from "./object-link";
 import { ScopeSelectors, SELECT_CLASS } from "./scope-selectors";
 import { Sparkline } from "./sparkline";
+import { ClockFaults, Flaps } from "./writer-faults";
 import { OBJECT_SORTS, type ObjectSort, type ObjectsAnswer } from "@/lib/wire/objects";
 
 const urlState = {
@@ -25,6 +26,11 @@ const urlState = {
   sort: parseAsStringLiteral(OBJECT_SORTS).withDefault("writes"),
   /** heartbeat-only objects (Lease renewals) are hidden unless this says "show" */
   heartbeats: parseAsString,
+  /** flaps: undone within this many seconds; the hold-down replayed: field=value held `hold` seconds */
+  flapWindow: parseAsInteger.withDefault(60),
+  holdField: parseAsString.withDefault("online"),
+  holdValue: parseAsString.withDefault("false"),
+  hold: parseAsInteger.withDefault(30),
 };
 
 /** The table's columns: a header, the sort it sets (if any), and whether it holds a number. */
@@ -54,6 +60,15 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
     class: url.class ?? undefined,
   };
   const heartbeats = url.heartbeats === "show" ? "show" : "hide";
+  const scope = {
+    cluster: filter.cluster,
+    group: filter.group,
+    kind: filter.kind,
+    namespace: filter.namespace,
+    from: startMs,
+    to: endMs,
+    snapshot: snapshot?.id,
+  };
   const answer = useApi<ObjectsAnswer>(
     apiUrl("/api/objects", { ...filter, from: startMs, to: endMs, page: url.page, pageSize: 50, sort: url.sort, heartbeats, snapshot: snapshot?.id }),
   );
@@ -119,7 +134,8 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
           Objects ranked by writes in the range. <span style={{ color: CLASS_COLORS.routed }}>routed</span>: the write changed what the consumer acts on;{" "}
           <span style={{ color: CLASS_COLORS.unrouted }}>unrouted</span>: something changed, but not that;{" "}
           <span style={{ color: CLASS_COLORS["no-op"] }}>no-op</span>: the request changed nothing (audit logs only); unknown: an audit write whose result the
-          log does not show (no bodies, or another kind, as kubectl scale's), the first seen, or one after such a write. Wasted = (no-op + unrouted) ÷ writes.
+          log does not show (no bodies, or another kind, as kubectl scale's), the first seen, or one after such a write. Wasted = (no-op + unrouted) ÷ writes;
+          what the no-op writes were (echoes, ignored-only, clock-only) is told by writer below.
         </p>
         <table className="w-full text-sm tabular">
           <thead className="text-xs text-[var(--muted)]">
@@ -276,6 +292,19 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
           </button>
         </div>
       </section>
+      <ClockFaults scope={scope} />
+      <Flaps
+        scope={scope}
+        settings={{ window: url.flapWindow, holdField: url.holdField, holdValue: url.holdValue, hold: url.hold }}
+        onSettings={(next) =>
+          void setUrl({
+            ...(next.window !== undefined && { flapWindow: next.window }),
+            ...(next.holdField !== undefined && { holdField: next.holdField }),
+            ...(next.holdValue !== undefined && { holdValue: next.holdValue }),
+            ...(next.hold !== undefined && { hold: next.hold }),
+          })
+        }
+      />
     </main>
   );
 }

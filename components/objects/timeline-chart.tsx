@@ -61,7 +61,9 @@ export function TimelineChart({ timeline, width, labelWidth, markers, selectedMs
   const timeOf = (px: number) => startMs + ((px - labelWidth) / plot) * span;
   const lanesTop = MARKER_ROOM + 26;
   const writesTop = lanesTop + timeline.lanes.length * ROW;
-  const axisTop = writesTop + ROW + 4;
+  // Echoes and condition clock faults get a row of their own under the writes, where there are any.
+  const marksTop = writesTop + ROW;
+  const axisTop = marksTop + (timeline.marks.length > 0 ? ROW : 0) + 4;
   const height = axisTop + AXIS;
   const maxN = Math.max(1, ...timeline.ticks.map((t) => t.n));
   // A column's bar grows with the log of its count, so one write still shows beside a thousand.
@@ -170,6 +172,36 @@ export function TimelineChart({ timeline, width, labelWidth, markers, selectedMs
           </g>
         );
       })}
+      {timeline.marks.length > 0 && (
+        <g data-testid="marks-row">
+          <text x={0} y={marksTop + 12} fontSize={10} fill="var(--muted)">
+            <title>
+              writes the API server answered unchanged (echoes), that moved only conditions&apos; clocks, or that left a condition&apos;s clock wrong
+            </title>
+            echoes · clocks
+          </text>
+          {timeline.marks.map((m) => (
+            <g key={m.i} data-mark-column={m.i} data-echoes={m.echoes} data-clock-only={m.clockOnly} data-clock-faults={m.clockFaults}>
+              <title>
+                {[
+                  m.echoes && `${m.echoes} echo${m.echoes === 1 ? "" : "es"}`,
+                  m.clockOnly && `${m.clockOnly} clock-only`,
+                  m.clockFaults && `${m.clockFaults} with a clock fault`,
+                ]
+                  .filter(Boolean)
+                  .join(", ")}
+              </title>
+              <rect
+                x={xOfColumn(m.i)}
+                y={marksTop + 3}
+                width={Math.max(2, columnWidth)}
+                height={12}
+                fill={m.clockFaults > 0 ? "#b45309" : m.clockOnly > 0 ? "#f59e0b" : CLASS_COLORS["no-op"]}
+              />
+            </g>
+          ))}
+        </g>
+      )}
       {selectedMs !== undefined && selectedMs > startMs && selectedMs <= endMs && (
         <line data-testid="picked-line" x1={x(selectedMs)} x2={x(selectedMs)} y1={lanesTop - 4} y2={axisTop} stroke="var(--fg)" strokeWidth={1.5} />
       )}

@@ -1,5 +1,6 @@
 "use client";
 /** The picked write: when, by whom, through which request, whether it changed anything the profile keeps, and its field diff. */
+import type { WriteTraits } from "@/lib/churn/conditions";
 import { NOOP_EVIDENCE_TEXT } from "@/lib/churn/preconditions";
 import { formatUtc } from "@/lib/format/time";
 import type { PickedWriteAnswer } from "@/lib/wire/objects";
@@ -9,6 +10,20 @@ import { projectionText } from "./timeline-chart";
 const valueText = (v: unknown) => (v === undefined ? "(absent)" : typeof v === "string" ? v : JSON.stringify(v));
 
 /** What the write did to what the profile keeps, in one sentence, and yes / no / cannot say. */
+/** What the write's versions said beyond its class, one line each. */
+function traitLines(traits: WriteTraits | undefined): string[] {
+  if (!traits) return [];
+  const lines: string[] = [];
+  if (traits.echo) lines.push("An echo: the API server answered with the version the object already had. Nothing was written.");
+  if (traits.clocks?.clockOnly) lines.push("Only conditions' lastTransitionTime changed: a clock restamped on an unchanged status.");
+  for (const { finding, type } of traits.clocks?.findings ?? []) {
+    if (finding === "frozen") lines.push(`${type}: its status changed but its lastTransitionTime did not (a frozen clock).`);
+    if (finding === "restamped") lines.push(`${type}: its lastTransitionTime moved while its status stayed (a restamped clock).`);
+    if (finding === "predates") lines.push(`${type}: written with a lastTransitionTime older than the object (a default left in place).`);
+  }
+  return lines;
+}
+
 function keptVerdict(picked: PickedWriteAnswer["write"], audited: PickedWriteAnswer["audited"]): { kept: "yes" | "no" | "unknown"; text: string } {
   const preconditions = audited?.evidence === "same-precondition" || audited?.evidence === "precondition-moved" ? NOOP_EVIDENCE_TEXT[audited.evidence] : null;
   if (picked.class === "no-op" && preconditions) return { kept: "no", text: `Changed nothing: ${preconditions}.` };
@@ -106,6 +121,15 @@ export function WriteDiff({ picked, loading, error, onStep }: Props) {
       <p className="mb-2 text-sm" data-testid="diff-kept" data-kept={verdict.kept}>
         {verdict.text}
       </p>
+      {traitLines(write.traits).length > 0 && (
+        <ul className="mb-2 space-y-0.5 text-sm" data-testid="diff-traits">
+          {traitLines(write.traits).map((line) => (
+            <li key={line} className="rounded bg-[var(--warn-bg)] px-2 text-[var(--warn-fg)]">
+              {line}
+            </li>
+          ))}
+        </ul>
+      )}
       <p className="mb-2 text-xs text-[var(--muted)]">
         {/* A write with nothing to compare it with carries no projection: say so rather than nothing. */}
         Routed projection after this write: {projectionText(Object.keys(write.projection).length > 0 ? write.projection : null)}

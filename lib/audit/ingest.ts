@@ -135,6 +135,9 @@ const unclassified = (cls: WriteClass, writer: string, projection: Record<string
   projection,
 });
 
+/** A write the API server answered with the version the object already had: it wrote nothing. */
+const echo = (writer: string, projection: Record<string, string> = {}): Analysis => ({ ...unclassified("no-op", writer, projection), traits: { echo: true } });
+
 /** A gap whose write's resourceVersion is not known either: nothing can be compared with it. */
 const blind = (v: KnownVersion): boolean => v.version === undefined && v.resourceVersion === "";
 
@@ -522,7 +525,7 @@ export class AuditIngester {
    * version it had, or nothing the profile reads changed; unknown when either side is a gap.
    */
   private compared(profile: Profile, before: KnownVersion, version: Version | undefined, resourceVersion: string, writer: string): Analysis {
-    if (answeredUnchanged(before, resourceVersion)) return unclassified("no-op", writer, (before.version ?? version)?.projection);
+    if (answeredUnchanged(before, resourceVersion)) return echo(writer, (before.version ?? version)?.projection);
     if (!before.version || !version) return unclassified("unknown", writer, version?.projection);
     return analyzeVersions(profile, before.version.profile === profile.name ? before.version : prepare(profile, before.version.obj), version);
   }
@@ -566,7 +569,7 @@ export class AuditIngester {
         ...base,
         ...(before.version || !shown ? {} : { next: this.resultOf(profile, shownResponse, resourceVersion) }),
         unchanged: true,
-        analysis: unclassified("no-op", request.user, before.version?.projection),
+        analysis: echo(request.user, before.version?.projection),
       };
     }
     const next = this.resultOf(profile, shownResponse, resourceVersion);
@@ -622,7 +625,11 @@ export class AuditIngester {
       latencyMs: request.latencyMs,
     };
     const body = keptBody(cls, write.before, write.next?.version?.obj);
-    const { id, joined } = await this.store.record(
+    const {
+      id,
+      joined,
+      echo: echoed,
+    } = await this.store.record(
       key,
       {
         tsMs: request.tsMs,
@@ -635,6 +642,7 @@ export class AuditIngester {
         ...(resourceVersion === undefined ? {} : { resourceVersion }),
         ...(body === undefined ? {} : { body }),
         ...(analysis.change && { change: analysis.change }),
+        ...(analysis.traits && { traits: analysis.traits }),
         request: details,
       },
       // Only a store the watch recorder writes to can hold the same write already.
@@ -646,8 +654,10 @@ export class AuditIngester {
       return true;
     }
     this.stored.objectWrites++;
-    this.count(cls, +1);
-    await this.learn(write, request, bytes, { id, requestKey: request.key, cls, writer: request.user, run: this.run });
+    // Received after the watch saw the version it was answered with: the store made it an echo.
+    const storedCls = echoed ? "no-op" : cls;
+    this.count(storedCls, +1);
+    await this.learn(write, request, bytes, { id, requestKey: request.key, cls: storedCls, writer: request.user, run: this.run });
     return true;
   }
 

@@ -4,6 +4,7 @@
  * (from managedFields). Used for watch events and for the replay alike.
  */
 import { changeOf, type RecordedChange } from "./changes";
+import { conditionClocks, type WriteTraits } from "./conditions";
 import { JSONPath } from "jsonpath-plus";
 import { diffObjects, type FieldChange } from "./diff";
 import { cloneJson, sortedJson, type Json } from "./json";
@@ -28,6 +29,8 @@ export interface Analysis {
   projection: Record<string, string>;
   /** what the write changed in a workload or a GitOps revision, when its profile records changes */
   change?: RecordedChange;
+  /** an echo, and what it did to condition clocks (conditions.ts); absent when neither */
+  traits?: WriteTraits;
 }
 
 type Obj = { [key: string]: Json };
@@ -248,6 +251,7 @@ export function analyze(profile: Profile, before: Json | undefined, after: Json 
 export function analyzeVersions(profile: Profile, before: Version | undefined, after: Version | undefined): Analysis {
   if (before === undefined) {
     const change = changeOf(profile, "create", [], undefined, after);
+    const clocks = conditionClocks(undefined, after?.obj);
     return {
       cls: "create",
       changes: [],
@@ -255,6 +259,7 @@ export function analyzeVersions(profile: Profile, before: Version | undefined, a
       heartbeat: false,
       projection: after?.projection ?? {},
       ...(change && { change }),
+      ...(clocks && { traits: { clocks } }),
     };
   }
   if (after === undefined) {
@@ -265,7 +270,16 @@ export function analyzeVersions(profile: Profile, before: Version | undefined, a
   // A new version that differs only where the profile ignores (a condition's lastTransitionTime, managedFields) changed nothing it reads.
   const cls = changes.length === 0 ? "no-op" : sameProjection(before.projection, after.projection) ? "unrouted" : "routed";
   const change = changeOf(profile, cls, changes, before, after);
-  return { cls, changes, writer: attribute(before.obj, after.obj, changes), heartbeat, projection: after.projection, ...(change && { change }) };
+  const clocks = conditionClocks(before.obj, after.obj);
+  return {
+    cls,
+    changes,
+    writer: attribute(before.obj, after.obj, changes),
+    heartbeat,
+    projection: after.projection,
+    ...(change && { change }),
+    ...(clocks && { traits: { clocks } }),
+  };
 }
 
 function sameProjection(a: Record<string, string>, b: Record<string, string>): boolean {

@@ -53,6 +53,22 @@ const gitops = (name: string, group: string, version: string, resource: string, 
   changes: "revision",
 });
 
+/** An HTTPRoute: routed on its hostnames, rules and parents; its status compared as Linkerd's fixed policy controller does. */
+const httpRoute = (name: string, group: string, version: string, api: string): Profile => ({
+  name,
+  group,
+  version,
+  resource: "httproutes",
+  kind: "HTTPRoute",
+  clusters: [],
+  description: `${api} HTTPRoute. Routed: hostnames, rules, parentRefs. status.parents is compared without lastTransitionTime and without entry order (Linkerd's rule); a write that moved only those clocks is a no-op, counted as clock-only.`,
+  source: { path: "$.spec" },
+  routed: { hostnames: { path: "$.hostnames" }, rules: { path: "$.rules" }, parentRefs: { path: "$.parentRefs" } },
+  ignore: [...ALWAYS_IGNORED, "$.status.parents[*].conditions[*].lastTransitionTime"],
+  unordered: ["$.status.parents"],
+  heartbeat: [],
+});
+
 /** Shipped: what changed around an onset (changes.ts). */
 export const CHANGE_PROFILES: Profile[] = [
   workload("deployments", "Deployment"),
@@ -93,20 +109,9 @@ export const DEFAULT_PROFILES: Profile[] = [
     unordered: [],
     heartbeat: [],
   },
-  {
-    name: "httproute",
-    group: "gateway.networking.k8s.io",
-    version: "v1",
-    resource: "httproutes",
-    kind: "HTTPRoute",
-    clusters: [],
-    description: "Routed: hostnames, rules, parentRefs. status.parents is compared without lastTransitionTime and without entry order (Linkerd's rule).",
-    source: { path: "$.spec" },
-    routed: { hostnames: { path: "$.hostnames" }, rules: { path: "$.rules" }, parentRefs: { path: "$.parentRefs" } },
-    ignore: [...ALWAYS_IGNORED, "$.status.parents[*].conditions[*].lastTransitionTime"],
-    unordered: ["$.status.parents"],
-    heartbeat: [],
-  },
+  httpRoute("httproute", "gateway.networking.k8s.io", "v1", "Gateway API"),
+  // Linkerd's own HTTPRoute, whose status its policy controller writes (linkerd2 #12104: re-sent every 10 s before the fix).
+  httpRoute("linkerd-httproute", "policy.linkerd.io", "v1beta3", "Linkerd"),
   {
     name: "lease",
     group: "coordination.k8s.io",

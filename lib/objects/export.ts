@@ -5,6 +5,7 @@
  * delete the whole last version, as the replay's do, so every version can be rebuilt on import.
  */
 import { cloneJson, type Json } from "../churn/json";
+import { traitsText } from "../churn/conditions";
 import { applyChanges } from "../churn/paths";
 import type { ObjectWrites } from "../snapshot/format/schema";
 import type { ObjectHistory } from "../wire/objects";
@@ -42,8 +43,18 @@ export async function exportObjectWrites(
     const sample = (rebuilt.initial ?? rebuilt.writes.find((w) => w.body)?.body) as Obj | undefined;
     const apiVersion = typeof sample?.apiVersion === "string" ? sample.apiVersion : key.group ? `${key.group}/v1` : "v1";
     out.objects.push({ cluster: key.cluster, apiVersion, kind: key.kind, namespace: key.namespace, name: key.name, initial: rebuilt.initial ?? null });
-    for (const w of rebuilt.writes)
-      out.writes.push({ t: w.tsMs, o, verb: w.cls === "create" || w.cls === "delete" ? w.cls : "update", by: w.writer, cls: w.cls, changes: w.changes });
+    for (const w of rebuilt.writes) {
+      const traits = w.traits && traitsText(w.traits);
+      out.writes.push({
+        t: w.tsMs,
+        o,
+        verb: w.cls === "create" || w.cls === "delete" ? w.cls : "update",
+        by: w.writer,
+        cls: w.cls,
+        changes: w.changes,
+        ...(traits ? { tr: traits } : {}),
+      });
+    }
   }
   out.writes.sort((x, y) => x.t - y.t);
   return { writes: out, leftOut };

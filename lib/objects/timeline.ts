@@ -6,12 +6,28 @@
  * this assembles the counts and merges the projection's changes to at most one segment per column.
  */
 import type { WriteClass } from "../churn/analyze";
+import { CLOCK_FAULTS, traitsOf } from "../churn/conditions";
 
 /** Writes of one class in one column, as the store counts them. */
 export interface ColumnCount {
   i: number;
   cls: WriteClass;
   n: number;
+}
+
+/** Writes with the same traits (churn/conditions.ts, as stored) in one column, as the store counts them. */
+export interface TraitTick {
+  i: number;
+  traits: string;
+  n: number;
+}
+
+/** A column's writes the timeline marks: echoes, writes that changed only clocks, writes that left a clock wrong. */
+export interface MarkTick {
+  i: number;
+  echoes: number;
+  clockOnly: number;
+  clockFaults: number;
 }
 
 /** A write that changed the routed projection (JSON text, as stored), oldest first. */
@@ -45,6 +61,7 @@ export interface ObjectTimeline {
   ticks: TimelineTick[];
   lanes: { path: string; changes: number; ticks: [i: number, n: number][] }[];
   segments: TimelineSegment[];
+  marks: MarkTick[];
 }
 
 /** More columns than any screen has pixels is not a drawing; fewer than one is not a timeline. */
@@ -63,7 +80,7 @@ export function columnOf(tsMs: number, range: { startMs: number; endMs: number }
  * began (JSON text), or undefined when unknown.
  */
 export function buildTimeline(
-  input: { counts: Iterable<ColumnCount>; lanes: ObjectTimeline["lanes"]; changes: Iterable<ProjectionChange>; initial?: string },
+  input: { counts: Iterable<ColumnCount>; lanes: ObjectTimeline["lanes"]; changes: Iterable<ProjectionChange>; initial?: string; traits?: Iterable<TraitTick> },
   range: { startMs: number; endMs: number },
   columns: number,
 ): ObjectTimeline {
@@ -92,6 +109,16 @@ export function buildTimeline(
     }
   }
   segments.push(segment);
+  const marks = new Map<number, MarkTick>();
+  for (const { i, traits, n } of input.traits ?? []) {
+    const read = traitsOf(traits);
+    const faults = (read.clocks?.findings ?? []).some((f) => CLOCK_FAULTS.includes(f.finding));
+    if (!read.echo && !read.clocks?.clockOnly && !faults) continue;
+    const mark = marks.get(i) ?? marks.set(i, { i, echoes: 0, clockOnly: 0, clockFaults: 0 }).get(i)!;
+    if (read.echo) mark.echoes += n;
+    if (read.clocks?.clockOnly) mark.clockOnly += n;
+    if (faults) mark.clockFaults += n;
+  }
   return {
     startMs: range.startMs,
     endMs: range.endMs,
@@ -101,5 +128,6 @@ export function buildTimeline(
     ticks: [...ticks.values()].sort((a, b) => a.i - b.i),
     lanes: input.lanes,
     segments: segments.filter((s) => s.toMs > s.fromMs || s.changes > 0),
+    marks: [...marks.values()].sort((a, b) => a.i - b.i),
   };
 }

@@ -164,6 +164,7 @@ export class ProfileRecorder {
         ...(follows && last ? { previousVersion: last.resourceVersion } : {}),
         ...(body === undefined ? {} : { body }),
         ...(analysis.change && { change: analysis.change }),
+        ...(analysis.traits && { traits: analysis.traits }),
       },
     };
   }

@@ -18,6 +18,7 @@ import { exportView, type Download } from "./handlers/export-view";
 import { grafanaExport } from "./handlers/grafana";
 import { addNote, answerMarkers, deleteNote } from "./handlers/markers";
 import { listFields, listLanes, listObjects, objectAnswer } from "./handlers/objects";
+import { flapsAnswer, traitsAnswer } from "./handlers/conditions";
 import { answerPanel } from "./handlers/panels";
 
 /** What a handler is given: the request (for a body), its query, the path's captured parts, the admitted user. */
@@ -66,6 +67,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   { path: /^\/api\/changes$/, access: "user", methods: { GET: ({ ctx, query }) => answerChanges(ctx, query) } },
   { path: /^\/api\/objects$/, access: "user", methods: { GET: ({ ctx, query }) => listObjects(ctx, query) } },
   { path: /^\/api\/objects\/lanes$/, access: "user", methods: { GET: ({ ctx, query }) => listLanes(ctx, query) } },
+  { path: /^\/api\/objects\/traits$/, access: "user", methods: { GET: ({ ctx, query }) => traitsAnswer(ctx, query) } },
+  { path: /^\/api\/objects\/flaps$/, access: "user", methods: { GET: ({ ctx, query }) => flapsAnswer(ctx, query) } },
   // Segments stay as sent: objectRoute decodes each once.
   {
     path: /^\/api\/objects\/(.+)$/,

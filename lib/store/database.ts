@@ -19,6 +19,7 @@ import { API_CALLS_SQLITE } from "./api-calls";
 import { CHANGES_TABLE } from "./changes";
 import { RECORDER_LEASES } from "./leases";
 import { MOVES } from "./moves";
+import { TRAITS_INDEX, TRAITS_MIGRATION } from "./traits";
 import type { StoreConnection } from "./types";
 
 const SCHEMA = `
@@ -140,6 +141,14 @@ const STORE_MIGRATIONS: readonly Migration[] = [
     version: 7,
     description: "every API request counted per client and minute, reads and watches included, with each watch's lifetime",
     apply: (db) => db.exec(API_CALLS_SQLITE),
+  },
+  {
+    version: 8,
+    description: TRAITS_MIGRATION,
+    apply(db) {
+      addMissingColumns(db, [["writes", "traits", "TEXT"]]);
+      db.exec(TRAITS_INDEX);
+    },
   },
 ];
 
@@ -422,6 +431,22 @@ export class StoreDatabase implements StoreConnection {
   }
 
   /** `MIN(a, b)` of two numbers: SQLite's scalar MIN, PostgreSQL's LEAST. */
+  /** Objects' keys by id (ids come from the store, never from a request: they are written into the statement). */
+  async keysOf(ids: readonly number[]): Promise<Map<number, ObjectKey>> {
+    const keys = new Map<number, ObjectKey>();
+    for (let at = 0; at < ids.length; at += 5_000)
+      for (const r of await this.sql().all<ObjectKey & { id: number }>(
+        `SELECT id, cluster, grp AS "group", kind, namespace, name FROM objects WHERE id IN (${ids
+          .slice(at, at + 5_000)
+          .map(Number)
+          .join(",")})`,
+      )) {
+        const { id, ...key } = r;
+        keys.set(Number(id), key);
+      }
+    return keys;
+  }
+
   least(a: string, b: string): string {
     return `${this.dialect === "postgres" ? "LEAST" : "MIN"}(${a}, ${b})`;
   }

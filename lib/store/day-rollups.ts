@@ -10,6 +10,7 @@
  */
 import { CLASS_SUMS, COUNT_COLUMNS, COUNTS } from "./counts";
 import type { StoreDatabase } from "./database";
+import { TRAITED } from "./traits";
 import { RankSpans, SPAN_TABLES, SPANS_SCHEMA, spanReads, type CountRead } from "./rank-spans";
 
 export const DAY_MS = 86_400_000;
@@ -35,6 +36,8 @@ CREATE TABLE IF NOT EXISTS rank_days_progress (day INTEGER PRIMARY KEY, slices I
 -- (rolling up took 2.3 times as long keyed by object); a page's objects are a seek per object and day.
 CREATE TABLE IF NOT EXISTS rank_days_fields (day INTEGER NOT NULL, object_id INTEGER NOT NULL, path TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (day, object_id, path)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS rank_days_writers (day INTEGER NOT NULL, object_id INTEGER NOT NULL, writer TEXT NOT NULL, n INTEGER NOT NULL, PRIMARY KEY (day, object_id, writer)) WITHOUT ROWID;
+-- Echoes, no-ops and condition clocks per object, writer, class and traits (traits.ts), with the first such write as an example.
+CREATE TABLE IF NOT EXISTS rank_days_traits (day INTEGER NOT NULL, object_id INTEGER NOT NULL, writer TEXT NOT NULL, class TEXT NOT NULL, traits TEXT NOT NULL, n INTEGER NOT NULL, example INTEGER NOT NULL, PRIMARY KEY (day, object_id, writer, class, traits)) WITHOUT ROWID;
 -- Counts per object and hour: read by hour for a range's edges, by object for the page's sparklines (the
 -- index leaves the counts out, so a step adding to an hour's counts does not move its index entries).
 CREATE TABLE IF NOT EXISTS rank_hours (hour INTEGER NOT NULL, object_id INTEGER NOT NULL, ${COUNTS}, PRIMARY KEY (hour, object_id)) WITHOUT ROWID;
@@ -53,11 +56,11 @@ const schemaFor = (dialect: StoreDatabase["dialect"]) =>
         .replaceAll("INTEGER", "BIGINT")
         .replace("rank_hours (object_id, hour);", "rank_hours (object_id, hour) INCLUDE (writes);");
 
-const ROLLUP_FORMAT = "10";
+const ROLLUP_FORMAT = "11";
 /** Taken by a roll-up step, and shared by every transaction that stores writes: replicas never roll a quarter hour while a write into it is uncommitted. */
 const ROLL_LOCK = 7_420_135_201;
-const VACUUM_DAYS = "VACUUM (ANALYZE) rank_spans, rank_days_fields, rank_days_writers, rank_hours";
-const ROLLUP_TABLES = ["rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers"];
+const VACUUM_DAYS = "VACUUM (ANALYZE) rank_spans, rank_days_fields, rank_days_writers, rank_days_traits, rank_hours";
+const ROLLUP_TABLES = ["rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers", "rank_days_traits"];
 
 /** How many quarter hours of some days are rolled up (a day done: all of them), the days named by `daysIn` twice (`= ?` for one). */
 const rolledDays = (daysIn: string) =>
@@ -257,9 +260,11 @@ export class DayRollups {
        ON CONFLICT (hour, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add("rank_hours")).join(", ")}`;
     const fields = `INSERT INTO rank_days_fields (day, object_id, path, n) SELECT CAST(? AS BIGINT), object_id, path, COUNT(*) FROM field_changes ${byTime("field_changes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT (day, object_id, path) DO UPDATE SET ${add("rank_days_fields")("n")}`;
     const writers = `INSERT INTO rank_days_writers (day, object_id, writer, n) SELECT CAST(? AS BIGINT), object_id, writer, COUNT(*) FROM writes ${byTime("writes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT (day, object_id, writer) DO UPDATE SET ${add("rank_days_writers")("n")}`;
+    const traits = `INSERT INTO rank_days_traits (day, object_id, writer, class, traits, n, example) SELECT CAST(? AS BIGINT), object_id, writer, class, COALESCE(traits, ''), COUNT(*), MIN(id) FROM writes ${byTime("writes_traits")} WHERE ts_ms > ? AND ts_ms <= ? AND ${TRAITED} GROUP BY object_id, writer, class, COALESCE(traits, '')
+       ON CONFLICT (day, object_id, writer, class, traits) DO UPDATE SET ${add("rank_days_traits")("n")}, example = ${this.database.least("rank_days_traits.example", "excluded.example")}`;
     const step = "INSERT INTO rank_days_progress (day, slices) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET slices = excluded.slices";
     const finish = ["DELETE FROM rank_days_progress WHERE day = ?", "INSERT INTO rank_days_done (day) VALUES (?)"];
-    return { sliceSums, details: [fields, writers], step, finish };
+    return { sliceSums, details: [fields, writers, traits], step, finish };
   }
 
   /**

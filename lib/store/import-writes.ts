@@ -7,6 +7,7 @@
 import { baselineOf } from "../churn/changes";
 import { analyze, project, type Analysis } from "../churn/analyze";
 import { diffObjects } from "../churn/diff";
+import { traitsOf } from "../churn/conditions";
 import { cloneJson, type Json } from "../churn/json";
 import { applyChanges } from "../churn/paths";
 import { profileFor, type Profile } from "../churn/profiles";
@@ -90,6 +91,8 @@ export function importObjectWrites(store: WriteRepository, writes: ObjectWrites,
         projection: analysis.projection,
         ...(body === undefined ? {} : { body }),
         ...(analysis.change && { change: analysis.change }),
+        // As the source stored them: a snapshot's versions leave out what profiles ignore (a clock the profile skips).
+        ...(w.tr !== undefined ? { traits: traitsOf(w.tr) } : analysis.traits && { traits: analysis.traits }),
       });
     }
     return writes.writes.length;

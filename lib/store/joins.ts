@@ -3,6 +3,9 @@
  * arrives first. They are the same write when they name the same object and the version it made (its
  * resourceVersion; a delete's watch event carries `deleted@<version>`), or, for a delete, which an audit
  * log answers with a Status that has no version, when both say the object was deleted within a minute.
+ * A request received after the watch saw the version it was answered with did not make it: it is an echo (the API
+ * server answered with the version the object had), a no-op of its own, whichever of the two arrives first; of the
+ * requests answered with one version before the watch saw it, the earliest made it.
  * The row keeps the recorder's class and diff (it saw every version in order) and the audit log's request
  * (verb, subresource, user agent, code, latency, the request's key), whichever came first; its writer is
  * the field manager, or the audit's user where managedFields named none.
@@ -15,6 +18,10 @@
 import { arrayText } from "./engine/insert-rows";
 import type { StoreConnection } from "./types";
 import type { StoredWrite } from "../wire/objects";
+import { traitsText } from "../churn/conditions";
+
+/** What an echo's row carries (churn/conditions.ts). */
+export const ECHO_TRAITS = traitsText({ echo: true })!;
 
 /** How far apart the recorder and an audit log may place the same write: the watch event's arrival against the request's time. */
 export const SAME_WRITE_MS = 60_000;
@@ -22,6 +29,18 @@ export const SAME_WRITE_MS = 60_000;
 /** What a write's class says of its audit request: changed nothing, changed something, or not known. */
 export const noopFlag = (cls: StoredWrite["cls"] | undefined): boolean | null =>
   cls === "no-op" ? true : cls === "routed" || cls === "unrouted" ? false : null;
+
+/**
+ * How far apart the recorder's clock and the API server's may be: a request received more than this after the watch
+ * saw the version it was answered with did not make it (its maker was received before the version was stored).
+ */
+export const CLOCKS_APART_MS = 1_000;
+
+/** A request parted from the watched version it had joined: an echo now, in a row of its own at its time. */
+export interface Parted {
+  requestKey: string;
+  tsMs: number;
+}
 
 /** A row the join changed: the caller rewrites its field rows and tells the roll-ups. */
 export interface JoinedRow {
@@ -76,13 +95,12 @@ export class WriteJoins {
   }
 
   /**
-   * The same for a batch of audited writes: which of their objects have a watched version no request has joined yet
-   * near them (`intoWatched` looks for nothing else). Joining takes such versions away; parting one from its request
-   * (`placeByPrecondition`) gives one back, and forgets what this learnt.
+   * The same for a batch of audited writes: which of their objects have a watched version near them (`intoWatched`
+   * looks for nothing else: one to join, or one the write echoes). Joining and parting leave a watched row watched.
    */
   async learnWatchedNear(writes: readonly WriteNear[]): Promise<void> {
     const known = this.transactionKnows();
-    if (known) known.watched = await this.objectsNear("source = 'watch' AND verb IS NULL", writes);
+    if (known) known.watched = await this.objectsNear("source = 'watch'", writes);
   }
 
   private async objectsNear(rows: string, writes: readonly WriteNear[]): Promise<ObjectsNear | undefined> {
@@ -111,14 +129,32 @@ export class WriteJoins {
     return this.connection.transactionValue(this, () => ({ audited: undefined as ObjectsNear | undefined, watched: undefined as ObjectsNear | undefined }));
   }
 
-  /** An audited write that the recorder already stored: the audit's request joins the recorder's row. */
-  async intoWatched(objectId: number, write: StoredWrite, requestKey: string | undefined): Promise<JoinedRow | undefined> {
+  /**
+   * An audited write that the recorder already stored: the audit's request joins the recorder's row; or, received after
+   * the watch saw the version it was answered with, or after the request already joined to it, it is an echo of that
+   * version (`"echo"`). Received before the request already joined (a late webhook batch), it takes the row, and that
+   * request becomes an echo of its own (`parted`).
+   */
+  async intoWatched(objectId: number, write: StoredWrite, requestKey: string | undefined): Promise<(JoinedRow & { parted?: Parted }) | "echo" | undefined> {
     const version = madeVersion(write.resourceVersion) ?? null;
     const isDelete = write.cls === "delete" ? 1 : 0;
     // A create logged without its answer (Metadata level): the object's one create the watch saw within the minute.
     const isBlindCreate = write.cls === "create" && version === null ? 1 : 0;
     if (version === null && !isDelete && !isBlindCreate) return undefined;
     if (noneNear(this.transactionKnows()?.watched, objectId, write.tsMs)) return undefined;
+    let parted: Parted | undefined;
+    if (version !== null && !isDelete && write.cls !== "create") {
+      const seen = await this.sql().get<{ id: number; tsMs: number; requestKey: string | null; joinedMs: number | null }>(
+        `SELECT w.id, w.ts_ms AS "tsMs", w.request_key AS "requestKey", a.ts_ms AS "joinedMs" FROM writes w LEFT JOIN audit_requests a ON a.request_key = w.request_key
+         WHERE w.object_id = ? AND w.ts_ms BETWEEN ? AND ? AND w.source = 'watch' AND w.rv = ? ORDER BY w.ts_ms LIMIT 1`,
+        [objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, version],
+      );
+      if (seen && write.tsMs > seen.tsMs + CLOCKS_APART_MS) return "echo";
+      if (seen?.requestKey) {
+        if (seen.joinedMs === null || seen.joinedMs <= write.tsMs) return "echo";
+        parted = await this.part(seen.id, seen.requestKey, seen.joinedMs);
+      }
+    }
     const row = await this.sql().get<{ id: number }>(
       `SELECT id FROM writes WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND source = 'watch' AND verb IS NULL
          AND (rv = ? OR rv = 'deleted@' || ? OR (? = 1 AND class = 'delete') OR (? = 1 AND class = 'create'))
@@ -127,11 +163,31 @@ export class WriteJoins {
     );
     if (!row) return undefined;
     const r = write.request;
-    return (await this.sql().get<JoinedRow>(
+    const joined = (await this.sql().get<JoinedRow>(
       `UPDATE writes SET verb = ?, subresource = ?, user_agent = ?, code = ?, latency_ms = ?, request_key = ?, writer = CASE WHEN writer = 'unknown' THEN ? ELSE writer END
        WHERE id = ? RETURNING ${JOINED}`,
       [r?.verb ?? null, r?.subresource ?? null, r?.userAgent ?? null, r?.code ?? null, r?.latencyMs ?? null, requestKey ?? null, write.writer, row.id],
     ))!;
+    return parted ? { ...joined, parted } : joined;
+  }
+
+  /**
+   * A request joined to a watched version that another, received earlier, turned out to have made: it gets a row of its
+   * own at its own time, an echo (no-op) of that version, and the watched row waits for the request that made it.
+   */
+  private async part(watchedId: number, requestKey: string, tsMs: number): Promise<Parted> {
+    const sql = this.sql();
+    const usr = (await sql.get<{ usr: string }>("SELECT usr FROM audit_requests WHERE request_key = ?", [requestKey]))!.usr;
+    await this.connection.ensureDays(["writes"], tsMs);
+    await sql.run(
+      `INSERT INTO writes (id, object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms, request_key, traits)
+       SELECT CAST(? AS BIGINT), object_id, CAST(? AS BIGINT), rv, 'no-op', CAST(? AS TEXT), 'audit', 0, '[]', projection, verb, subresource, user_agent, code, latency_ms, request_key, CAST(? AS TEXT) FROM writes WHERE id = ?`,
+      [await this.connection.nextWriteId(), tsMs, usr, ECHO_TRAITS, watchedId],
+    );
+    await sql.run("UPDATE writes SET verb = NULL, subresource = NULL, user_agent = NULL, code = NULL, latency_ms = NULL, request_key = NULL WHERE id = ?", [
+      watchedId,
+    ]);
+    return { requestKey, tsMs };
   }
 
   /**
@@ -146,17 +202,18 @@ export class WriteJoins {
     // audited write that answered with it (it made it; later ones answered with it unchanged).
     const isCreate = write.cls === "create" ? 1 : 0;
     // A create also by an audited create logged without its answer (Metadata level) within the minute.
+    // A request received after the watch saw its version did not make it (an echo, which `echoesAfter` tells so).
     const byVersion = await this.sql().get<{ id: number }>(
       `SELECT id FROM writes WHERE object_id = ? AND ts_ms BETWEEN ? AND ? AND source = 'audit'
-         AND CASE WHEN ? = 1 THEN class = 'delete' OR rv = ? ELSE (rv = ? OR (? = 1 AND rv IS NULL AND class = 'create')) AND class <> 'delete' END
+         AND CASE WHEN ? = 1 THEN class = 'delete' OR rv = ? ELSE (rv = ? OR (? = 1 AND rv IS NULL AND class = 'create')) AND class <> 'delete' AND ts_ms <= CAST(? AS BIGINT) + ${CLOCKS_APART_MS} END
        ORDER BY CASE WHEN ? = 1 THEN abs(ts_ms - ?) ELSE ts_ms END, id LIMIT 1`,
-      [objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, isDelete, version, version, isCreate, isDelete, write.tsMs],
+      [objectId, write.tsMs - SAME_WRITE_MS, write.tsMs + SAME_WRITE_MS, isDelete, version, version, isCreate, write.tsMs, isDelete, write.tsMs],
     );
     const byPrecondition = byVersion || write.previousVersion === undefined || isDelete ? undefined : await this.lastSentAgainst(objectId, write);
     const row = byVersion ?? byPrecondition;
     if (!row) return undefined;
     const joined = (await this.sql().get<JoinedRow>(
-      `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ?, body = ?, rv = ?, prev_rv = ?, source = 'watch', writer = CASE WHEN ? = 'unknown' THEN writer ELSE ? END
+      `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ?, body = ?, traits = ?, rv = ?, prev_rv = ?, source = 'watch', writer = CASE WHEN ? = 'unknown' THEN writer ELSE ? END
        WHERE id = ? RETURNING ${JOINED}`,
       [
         write.cls,
@@ -164,6 +221,7 @@ export class WriteJoins {
         JSON.stringify(write.changes),
         JSON.stringify(write.projection),
         write.body === undefined ? null : JSON.stringify(write.body),
+        traitsText(write.traits ?? {}),
         write.resourceVersion ?? null,
         write.previousVersion ?? null,
         write.writer,
@@ -172,6 +230,22 @@ export class WriteJoins {
       ],
     ))!;
     return { ...joined, by: byVersion ? "version" : "precondition" };
+  }
+
+  /**
+   * Audited writes of a watched version's object answered with that version but received after the watch saw it: echoes,
+   * stored before the watch's row came (each had been compared with an older version). Made no-ops with their changes
+   * gone; answers them.
+   */
+  async echoesAfter(objectId: number, write: StoredWrite): Promise<{ id: number; tsMs: number; requestKey: string | null }[]> {
+    const version = write.resourceVersion;
+    if (version === undefined || version.startsWith("deleted@") || write.cls === "delete") return [];
+    if (noneNear(this.transactionKnows()?.audited, objectId, write.tsMs)) return [];
+    return this.sql().all<{ id: number; tsMs: number; requestKey: string | null }>(
+      `UPDATE writes SET class = 'no-op', changes = '[]', traits = ?, heartbeat = 0 WHERE object_id = ? AND ts_ms > CAST(? AS BIGINT) + ${CLOCKS_APART_MS} AND ts_ms <= ? AND source = 'audit' AND rv = ?
+         AND (class <> 'no-op' OR traits IS NULL OR traits <> ?) RETURNING id, ts_ms AS "tsMs", request_key AS "requestKey"`,
+      [ECHO_TRAITS, objectId, write.tsMs, write.tsMs + SAME_WRITE_MS, version, ECHO_TRAITS],
+    );
   }
 
   /**

@@ -185,7 +185,7 @@ export class Ranking {
       return (x: Record<string, number>, y: Record<string, number>) =>
         nameOf(x.id).namespace.localeCompare(nameOf(y.id).namespace) || nameOf(x.id).name.localeCompare(nameOf(y.id).name);
     };
-    if (!value) kept.sort(byNameOf(await this.namesOf(kept.map((g) => g.id))));
+    if (!value) kept.sort(byNameOf(await this.database.keysOf(kept.map((g) => g.id))));
     else {
       kept.sort(byCount);
       // Equal counts go by name: only the runs of them that the page overlaps need their names read.
@@ -195,13 +195,13 @@ export class Ranking {
       while (last >= first && last + 1 < kept.length && byCount(kept[last], kept[last + 1]) === 0) last++;
       const run = kept.slice(first, last + 1);
       if (run.some((g, i) => i > 0 && byCount(run[i - 1], g) === 0)) {
-        const byName = byNameOf(await this.namesOf(run.map((g) => g.id)));
+        const byName = byNameOf(await this.database.keysOf(run.map((g) => g.id)));
         kept.splice(first, run.length, ...run.sort((x, y) => byCount(x, y) || byName(x, y)));
       }
     }
     const total = kept.length;
     const shown = kept.slice(offset, offset + limit);
-    const names = await this.namesOf(shown.map((g) => g.id));
+    const names = await this.database.keysOf(shown.map((g) => g.id));
     const page: Record<string, number | string>[] = shown.map((g) => {
       const { cluster, group, kind, namespace, name } = names.get(g.id) ?? { cluster: "", group: "", kind: "", namespace: "", name: "" };
       return { ...g, cluster, grp: group, kind, namespace, name };
@@ -348,19 +348,6 @@ export class Ranking {
   }
 
   /** Objects' names by id, read a few thousand at a time (ids are integers: they go into the statement as text). */
-  private async namesOf(ids: readonly number[]): Promise<Map<number, ObjectKey>> {
-    const names = new Map<number, ObjectKey>();
-    for (let at = 0; at < ids.length; at += 5_000)
-      for (const r of await this.sql().all<ObjectKey & { id: number }>(
-        `SELECT id, cluster, grp AS "group", kind, namespace, name FROM objects WHERE id IN (${ids
-          .slice(at, at + 5_000)
-          .map(Number)
-          .join(",")})`,
-      ))
-        names.set(r.id, r);
-    return names;
-  }
-
   /** Per object of `ids`: counts by key, summed (signed) over the sources, most first. Each query takes the ids at its `%`, then its params. */
   private async perObject(ids: number[], sources: { sql: string; params: number[]; sign: 1 | -1 }[]): Promise<Map<number, { k: string; n: number }[]>> {
     const out = new Map<number, { k: string; n: number }[]>();

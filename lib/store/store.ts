@@ -18,12 +18,15 @@ import { dropBefore, PARTITIONED_TABLES } from "./engine/partitions";
 import { Changes } from "./changes";
 import { dayOf, DayRollups } from "./day-rollups";
 import type { RecordedChange } from "../churn/changes";
-import { noopFlag, WriteJoins, type WriteNear } from "./joins";
+import { traitsOf, traitsText } from "../churn/conditions";
+import { ECHO_TRAITS, noopFlag, WriteJoins, type WriteNear } from "./joins";
 import { arrayText } from "./engine/insert-rows";
 import { RecorderLeases } from "./leases";
 import { WebhookSpoolTable } from "./webhook-spool";
 import { Ranking, type ObjectFilter, type RankOptions } from "./ranking";
 import { Timelines, type WritePick } from "./timelines";
+import { TraitQueries } from "./traits-query";
+import { FlapQueries } from "./flaps-query";
 import type { ObjectTimeline } from "../objects/timeline";
 import { Turns } from "../runtime/turns";
 import type { WriteRepository } from "./types";
@@ -46,7 +49,7 @@ const STORING_LOCK = 7_420_135_302;
 const ROLL_IDLE_MS = 20_000;
 
 const WRITE_COLUMNS =
-  "object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms, request_key, prev_rv";
+  "object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, body, verb, subresource, user_agent, code, latency_ms, request_key, prev_rv, traits";
 const FIELD_COLUMNS = "INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer)";
 
 export class WriteStore implements WriteRepository {
@@ -56,6 +59,8 @@ export class WriteStore implements WriteRepository {
   private readonly timelines: Timelines;
   private readonly joins: WriteJoins;
   private readonly changes: Changes;
+  private readonly traitQueries: TraitQueries;
+  private readonly flapQueries: FlapQueries;
   private auditStore?: AuditStore;
   private callStore?: ApiCalls;
   private bucketStore?: BucketCheckpoints;
@@ -70,6 +75,8 @@ export class WriteStore implements WriteRepository {
     this.timelines = new Timelines(this.database);
     this.joins = new WriteJoins(this.database);
     this.changes = new Changes(this.database);
+    this.traitQueries = new TraitQueries(this.database, this.rollups);
+    this.flapQueries = new FlapQueries(this.database);
   }
 
   /** The store in a SQLite file (a path) or a PostgreSQL database, its schema migrated. */
@@ -129,6 +136,16 @@ export class WriteStore implements WriteRepository {
     return this.ranking.fields(filter, limit);
   }
 
+  /** Echoes, no-ops and condition clocks in (from, to] per object, writer, class and traits (traits-query.ts). */
+  traitCounts(filter: ObjectFilter): ReturnType<TraitQueries["counts"]> {
+    return this.traitQueries.counts(filter);
+  }
+
+  /** Each object's routed changes in (from, to], for flaps and the damping what-if (flaps-query.ts). */
+  changeRuns(filter: ObjectFilter, windowMs: number): ReturnType<FlapQueries["runs"]> {
+    return this.flapQueries.runs(filter, windowMs);
+  }
+
   /**
    * A burst of watched writes about to be recorded in the current transaction: where audit requests are stored, which of
    * their objects have an audited write near them is asked once (joins.ts), not once per write.
@@ -167,19 +184,30 @@ export class WriteStore implements WriteRepository {
     key: ObjectKey,
     write: StoredWrite,
     { requestKey, joinable = true }: { requestKey?: string; joinable?: boolean } = {},
-  ): Promise<{ id: number; joined: boolean }> {
+  ): Promise<{ id: number; joined: boolean; echo?: boolean }> {
     // Its rows wait for the transaction's next statement: one asked for outside any runs in its own.
     if (!this.database.inTransaction) return this.batch(() => this.record(key, write, { requestKey, joinable }), [write.tsMs]);
     const objectId = this.database.cachedIdOf(key) ?? (await this.idOf(key));
-    const joined = !joinable
+    const audited = write.source === "watch" && (await this.anyAudited());
+    const found = !joinable
       ? undefined
-      : write.source === "watch"
-        ? (await this.anyAudited())
-          ? await this.joins.intoAudited(objectId, write)
-          : undefined
+      : audited
+        ? await this.joins.intoAudited(objectId, write)
         : write.source === "audit"
           ? await this.joins.intoWatched(objectId, write, requestKey)
           : undefined;
+    // Audited writes received after the watch saw this version, stored before it came: echoes of it.
+    if (audited) await this.echoed(objectId, await this.joins.echoesAfter(objectId, write));
+    // Received after the watch saw the version it was answered with: an echo of it, a no-op of its own.
+    if (found === "echo") {
+      const stored = await this.record(key, { ...write, cls: "no-op", changes: [], heartbeat: false, traits: { echo: true } }, { requestKey, joinable: false });
+      if (requestKey) await this.audit().setNoop(requestKey, true, "same-version");
+      return { ...stored, echo: true };
+    }
+    const joined = found;
+    // A request received earlier took the watched version from the one joined to it, now an echo of its own.
+    if (joined && "parted" in joined && joined.parted)
+      await this.echoed(objectId, [{ id: -1, tsMs: joined.parted.tsMs, requestKey: joined.parted.requestKey }]);
     if (joined) {
       await this.rewriteFields(joined.id, objectId, joined.tsMs, write.source === "watch" ? write.changes : undefined, joined.writer);
       // Its change is the recorder's too, by the row's writer.
@@ -209,6 +237,7 @@ export class WriteStore implements WriteRepository {
       write.request?.latencyMs ?? null,
       requestKey ?? null,
       write.previousVersion ?? null,
+      traitsText(write.traits ?? {}),
     ];
     // A burst's writes and their fields go in at the transaction's next statement: on PostgreSQL a statement per table,
     // on SQLite back to back. The roll-ups' question first: a statement between two writes would store the first alone.
@@ -218,6 +247,16 @@ export class WriteStore implements WriteRepository {
     await this.insertFields(id, objectId, write.tsMs, write.changes, write.writer);
     if (write.change) await this.changes.add(objectId, write.tsMs, write.writer, write.change);
     return { id, joined: false };
+  }
+
+  /** Rows found to be echoes after they were stored: their changes go, their requests changed nothing. */
+  private async echoed(objectId: number, rows: readonly { id: number; tsMs: number; requestKey: string | null }[]): Promise<void> {
+    for (const row of rows) {
+      await this.sql().run("DELETE FROM field_changes WHERE ts_ms = ? AND object_id = ? AND write_id = ?", [row.tsMs, objectId, row.id]);
+      await this.changes.replace(objectId, row.tsMs, "", undefined);
+      if (row.requestKey) await this.audit().setNoop(row.requestKey, true, "same-version");
+      await this.rollups.written(row.tsMs);
+    }
   }
 
   private async insertFields(id: number, objectId: number, tsMs: number, changes: FieldChange[], writer: string): Promise<void> {
@@ -240,15 +279,25 @@ export class WriteStore implements WriteRepository {
    * A stored write compared again with the version before it, which audit ingest learnt of only later
    * (webhook batches can arrive out of order): its class, changes and projection. Gone (pruned), joined by the
    * recorder, which saw every version in order, or no longer its request's row (joined into the version the watch
-   * saw, its id given to a later row): nothing. Answers whether it changed.
+   * saw, its id given to a later row), or an echo (answered with a version that was there before it): nothing. Answers
+   * whether it changed.
    */
   async reclassify(
     { id, requestKey }: { id: number; requestKey: string },
-    write: Pick<StoredWrite, "cls" | "heartbeat" | "changes" | "projection" | "change">,
+    write: Pick<StoredWrite, "cls" | "heartbeat" | "changes" | "projection" | "change" | "traits">,
   ): Promise<boolean> {
     const row = await this.sql().get<{ objectId: number; tsMs: number; writer: string }>(
-      `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ? WHERE id = ? AND request_key = ? AND source = 'audit' RETURNING object_id AS "objectId", ts_ms AS "tsMs", writer`,
-      [write.cls, write.heartbeat ? 1 : 0, JSON.stringify(write.changes), JSON.stringify(write.projection), id, requestKey],
+      `UPDATE writes SET class = ?, heartbeat = ?, changes = ?, projection = ?, traits = ? WHERE id = ? AND request_key = ? AND source = 'audit' AND (traits IS NULL OR traits <> ?) RETURNING object_id AS "objectId", ts_ms AS "tsMs", writer`,
+      [
+        write.cls,
+        write.heartbeat ? 1 : 0,
+        JSON.stringify(write.changes),
+        JSON.stringify(write.projection),
+        traitsText(write.traits ?? {}),
+        id,
+        requestKey,
+        ECHO_TRAITS,
+      ],
     );
     if (!row) return false;
     await this.rewriteFields(id, row.objectId, row.tsMs, write.changes, row.writer);
@@ -343,8 +392,8 @@ export class WriteStore implements WriteRepository {
         seenMs: number | null;
         seenBody: string | null;
       };
-      const rows = await sql.all<{ ts_ms: number; class: WriteClass; writer: string; changes: string; body: string | null }>(
-        "SELECT ts_ms, class, writer, changes, body FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms, id",
+      const rows = await sql.all<{ ts_ms: number; class: WriteClass; writer: string; changes: string; body: string | null; traits: string | null }>(
+        "SELECT ts_ms, class, writer, changes, body, traits FROM writes WHERE object_id = ? AND ts_ms <= ? ORDER BY ts_ms, id",
         [id, toMs],
       );
       const writes = rows.map((w) => ({
@@ -353,6 +402,7 @@ export class WriteStore implements WriteRepository {
         writer: w.writer,
         changes: JSON.parse(w.changes) as FieldChange[],
         body: w.body === null ? undefined : (JSON.parse(w.body) as Json),
+        ...(w.traits === null ? {} : { traits: traitsOf(w.traits) }),
       }));
       total += writes.length;
       if (total > maxWrites) return null;

@@ -13,15 +13,18 @@ import {
   type ObjectTimeline,
   type ProjectionChange,
   type TimelineSegment,
+  type TraitTick,
 } from "../objects/timeline";
 import type { NoopEvidence } from "../churn/preconditions";
+import { traitsOf } from "../churn/conditions";
 import type { ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import type { StoreDatabase } from "./database";
 import { MOVES } from "./moves";
 
 export type WritePick = { seq: number } | { nearMs: number };
 
-const WRITE_COLUMNS = "id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms, request_key";
+const WRITE_COLUMNS =
+  "id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms, request_key, traits";
 
 function storedWrite(r: Record<string, string | number | null>): StoredWrite & { seq: number } {
   return {
@@ -34,6 +37,7 @@ function storedWrite(r: Record<string, string | number | null>): StoredWrite & {
     heartbeat: r.heartbeat === 1,
     changes: JSON.parse(r.changes as string) as FieldChange[],
     projection: JSON.parse(r.projection as string) as Record<string, string>,
+    ...(r.traits ? { traits: traitsOf(r.traits as string) } : {}),
     ...(r.verb === null
       ? {}
       : {
@@ -125,7 +129,12 @@ export class Timelines {
       inRangeArgs,
     );
     const initial = await this.projectionTextBefore(id, fromMs);
-    return buildTimeline({ counts, lanes, changes: firstDiffering(changes, initial), initial }, range, columns);
+    // Echoes and condition clock faults per column, marked on the timeline (an object's few, by its own index).
+    const traits = await sql.all<TraitTick>(
+      `SELECT ${column} AS i, traits, COUNT(*) AS n FROM writes WHERE ${inRange} AND traits IS NOT NULL GROUP BY i, traits`,
+      inRangeArgs,
+    );
+    return buildTimeline({ counts, lanes, changes: firstDiffering(changes, initial), initial, traits }, range, columns);
   }
 
   /**

@@ -4,6 +4,7 @@ import type { WriteClass } from "../churn/analyze";
 import type { NoopEvidence } from "../churn/preconditions";
 import type { FieldChange } from "../churn/diff";
 import type { RecordedChange } from "../churn/changes";
+import type { WriteTraits } from "../churn/conditions";
 import type { Json } from "../churn/json";
 import type { ObjectTimeline, TimelineSegment } from "../objects/timeline";
 
@@ -82,6 +83,8 @@ export interface StoredWrite {
   request?: WriteRequest;
   /** the workload or GitOps change the write made, when its profile records changes (churn/changes.ts) */
   change?: RecordedChange;
+  /** an echo (answered with the version the object had), and what it did to condition clocks (churn/conditions.ts) */
+  traits?: WriteTraits;
 }
 
 export interface WriteRequest {
@@ -100,7 +103,7 @@ export interface ObjectHistory {
   key: ObjectKey;
   /** the version a first list found, when the recorder kept it */
   firstSeen?: { tsMs: number; body: Json };
-  writes: { tsMs: number; cls: WriteClass; writer: string; changes: FieldChange[]; body?: Json }[];
+  writes: { tsMs: number; cls: WriteClass; writer: string; changes: FieldChange[]; body?: Json; traits?: WriteTraits }[];
 }
 
 /** /api/objects/{object path}/writes: one object's writes in a range, oldest first. */

@@ -41,7 +41,8 @@ const filterSchema = z.object({
   snapshot: z.string().max(64).optional(),
 });
 
-function parse(params: Record<string, string>, maxRangeMs: number) {
+/** An Objects request's parameters and the store filter they make (the condition and flap answers read the same scope). */
+export function parse(params: Record<string, string>, maxRangeMs: number) {
   const p = queryParams(filterSchema, params);
   const { startMs: fromMs, endMs: toMs } = rangeParams(p.from, p.to, Date.now(), maxRangeMs);
   const filter: ObjectFilter = { cluster: p.cluster, group: p.group, kind: p.kind, namespace: p.namespace, cls: p.class, fromMs, toMs };
@@ -51,7 +52,7 @@ function parse(params: Record<string, string>, maxRangeMs: number) {
 /** How the Objects ranking and the lanes order objects: the sort, and whether heartbeats are hidden. */
 const rankOptions = (p: { sort: ObjectSort; heartbeats: "show" | "hide" }) => ({ sort: p.sort, hideHeartbeats: p.heartbeats === "hide" });
 
-async function storeFor(ctx: ServerContext, snapshot: string | undefined) {
+export async function storeFor(ctx: ServerContext, snapshot: string | undefined) {
   return snapshot !== undefined ? await ctx.stores.snapshotStore(snapshot) : ctx.stores.liveStore();
 }
 
@@ -62,7 +63,7 @@ const NO_RECORDER =
  * What a live answer should say about its source: no recorder at all, or the periods it could not observe. `kinds`: the
  * live store's kinds, which the caller has read for its answer.
  */
-async function liveNotes(ctx: ServerContext, filter: ObjectFilter, kinds?: readonly unknown[]): Promise<{ warnings: string[]; infos: string[] }> {
+export async function liveNotes(ctx: ServerContext, filter: ObjectFilter, kinds?: readonly unknown[]): Promise<{ warnings: string[]; infos: string[] }> {
   const store = ctx.stores.liveStore();
   const gaps = (await store.gaps(filter.fromMs, filter.toMs)).map(
     (g) =>

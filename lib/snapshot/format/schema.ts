@@ -79,6 +79,8 @@ export const objectWritesSchema = z.object({
       by: z.string().max(253),
       cls: z.enum(["create", "delete", "routed", "unrouted", "no-op", "unknown"]),
       changes: z.array(fieldChangeSchema),
+      /** what the write's versions said beyond its class (churn/conditions.ts), as stored: some of them (an echo) only the source saw */
+      tr: z.string().max(1_000).optional(),
     }),
   ),
 });

@@ -9,6 +9,7 @@
 import { RECORDER_LEASES } from "../leases";
 import { AUDIT_SPOOL_TABLE } from "../webhook-spool";
 import { MOVES } from "../moves";
+import { TRAITS_INDEX, TRAITS_MIGRATION } from "../traits";
 import { API_CALLS_POSTGRES } from "../api-calls";
 import { CHANGES_TABLE } from "../changes";
 import type { PostgresMigration } from "../migrator";
@@ -107,4 +108,5 @@ export const POSTGRES_MIGRATIONS: readonly PostgresMigration[] = [
     description: "every API request counted per client and minute, reads and watches included, with each watch's lifetime",
     apply: (tx) => tx.exec(API_CALLS_POSTGRES),
   },
+  { version: 11, description: TRAITS_MIGRATION, apply: (tx) => tx.exec(`ALTER TABLE writes ADD COLUMN IF NOT EXISTS traits TEXT; ${TRAITS_INDEX}`) },
 ];

@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ingestFile } from "@/lib/audit/files";
 import { AuditIngester } from "@/lib/audit/ingest";
+import { traitsOf } from "@/lib/churn/conditions";
 import { DEFAULT_PROFILES, type Profile } from "@/lib/churn/profiles";
 import { WriteStore } from "@/lib/store/store";
 import { ROOT } from "../../helpers/root";
@@ -164,5 +165,42 @@ describe("real audit logs", () => {
       expect(printed.writes, file).toEqual(plain.writes);
       expect(printed.counts, file).toMatchObject({ malformed: 0, foreign: 0, events: plain.counts.events, requests: plain.counts.requests });
     }
+  });
+
+  it("a real kube-apiserver's RequestResponse log: every controller's echoes and condition clocks, per kind, condition and writer, as count_clocks.py reads them", async () => {
+    const file = fixture("test/fixtures/audit-logs/kube-apiserver/audit.log.gz");
+    const resources = KINDS.map((k) => (k.group ? `${k.resource}.${k.group}` : k.resource));
+    const run = spawnSync("python3", [join(ROOT, "test", "helpers", "count_clocks.py"), ...resources.flatMap((r) => ["--resource", r]), file], {
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (run.status !== 0) throw new Error(`count_clocks.py failed: ${run.stderr ?? run.error?.message}`);
+    const truth = JSON.parse(run.stdout) as { writes: Record<string, { echo: number; clockOnly: number }>; clocks: Record<string, [number, number]> };
+    const store = await WriteStore.open(join(mkdtempSync(join(tmpdir(), "churnscope-real-")), "s.sqlite"));
+    const ingester = new AuditIngester(store, "real", PROFILES);
+    await ingestFile(ingester, file);
+    await ingester.flush();
+    const { counts } = await store.traitCounts({ fromMs: 0, toMs: Date.parse("2100-01-01T00:00:00Z") });
+    await store.close();
+    const got: Record<string, [number, Set<string>]> = {};
+    const echoes: Record<string, { echo: number; clockOnly: number }> = {};
+    for (const c of counts) {
+      const traits = traitsOf(c.traits);
+      for (const { finding, type } of traits.clocks?.findings ?? []) {
+        const entry = (got[[c.key.kind, type, finding, c.writer].join("|")] ??= [0, new Set()]);
+        entry[0] += c.writes;
+        entry[1].add(`${c.key.namespace}/${c.key.name}`);
+      }
+      const writer = (echoes[c.writer] ??= { echo: 0, clockOnly: 0 });
+      if (traits.echo) writer.echo += c.writes;
+      if (traits.clocks?.clockOnly) writer.clockOnly += c.writes;
+    }
+    expect(Object.fromEntries(Object.entries(got).map(([id, [writes, objects]]) => [id, [writes, objects.size]]))).toEqual(truth.clocks);
+    const made = Object.fromEntries(
+      Object.entries(truth.writes).flatMap(([user, w]) => (w.echo + w.clockOnly > 0 ? [[user, { echo: w.echo, clockOnly: w.clockOnly }]] : [])),
+    );
+    expect(Object.fromEntries(Object.entries(echoes).filter(([, w]) => w.echo + w.clockOnly > 0))).toEqual(made);
+    // The log holds real findings to compare, not only empty sets.
+    expect(Object.keys(truth.clocks).length).toBeGreaterThan(0);
   });
 });

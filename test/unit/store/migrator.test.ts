@@ -56,11 +56,22 @@ describe("store migrations", () => {
     // The last audited version gains the time of its object's last audited write.
     expect(await store.audit().latest(key)).toMatchObject({ resourceVersion: "8", tsMs: 6000 });
     await store.close();
-    expect(columns(path, "writes")).toEqual(expect.arrayContaining(["body", "verb", "subresource", "user_agent", "code", "latency_ms", "request_key"]));
+    expect(columns(path, "writes")).toEqual(
+      expect.arrayContaining(["body", "verb", "subresource", "user_agent", "code", "latency_ms", "request_key", "traits"]),
+    );
     expect(columns(path, "audit_requests")).toEqual(expect.arrayContaining(["noop", "precondition", "order_us", "evidence"]));
     expect(columns(path, "audit_bucket_objects")).toEqual(expect.arrayContaining(["source", "object_key", "etag", "outcome"]));
     await (await WriteStore.open(path)).close();
-    expect(versions(path)).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }, { version: 6 }, { version: 7 }]);
+    expect(versions(path)).toEqual([
+      { version: 1 },
+      { version: 2 },
+      { version: 3 },
+      { version: 4 },
+      { version: 5 },
+      { version: 6 },
+      { version: 7 },
+      { version: 8 },
+    ]);
   });
 
   it("refuses a store a newer Churnscope migrated further, naming the store and both versions, and leaves it as it was", async () => {
@@ -71,7 +82,7 @@ describe("store migrations", () => {
     db.close();
     await expect(WriteStore.open(path)).rejects.toThrow(SchemaTooNewError);
     await expect(WriteStore.open(path)).rejects.toThrow(
-      /the object store has schema version 99, written by a newer Churnscope; this one knows versions up to 7/,
+      /the object store has schema version 99, written by a newer Churnscope; this one knows versions up to 8/,
     );
     expect(versions(path)).toEqual([
       { version: 1 },
@@ -81,6 +92,7 @@ describe("store migrations", () => {
       { version: 5 },
       { version: 6 },
       { version: 7 },
+      { version: 8 },
       { version: 99 },
     ]);
   });
