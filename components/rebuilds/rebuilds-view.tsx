@@ -26,6 +26,7 @@ import { findRebuildPanel } from "@/lib/rebuilds/catalog";
 import { parseAtParam, REBUILD_CHARTS, REBUILDS_DEFAULT_FROM, rebuildInputs, rebuildRequests } from "@/lib/rebuilds/requests";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { parseTimeExpr, resolveTimeExpr } from "@/lib/time/range";
+import { FlapChanges } from "./flap-changes";
 import { RebuildSummaryTable } from "./summary-table";
 
 const urlState = {
@@ -165,6 +166,8 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
             <RebuildChart key={id} id={id} call={inputs.charts[id]} site={site} siteOf={siteOf} nameOf={nameOf} markers={markers} />
           ))}
         </div>
+
+        <FlapChanges startMs={startMs} endMs={endMs} snapshot={snapshot?.id} />
 
         <PanelFrame
           id="rebuild-summary"

@@ -48,7 +48,12 @@ export interface FlapFigures {
   top: FlapObject[];
   /** flaps per kind */
   byKind: { group: string; kind: string; flaps: number; objects: number }[];
+  /** routed changes per equal step of the range: those that were half of a flap, and the others (each a rebuild) */
+  steps: { startMs: number; stepMs: number; flap: number[]; lasting: number[] };
 }
+
+/** Steps the range is cut into for `steps`. */
+export const FLAP_STEPS = 60;
 
 export interface HoldFigures {
   rule: HoldRule;
@@ -77,6 +82,9 @@ export function flapsOf(runs: readonly ChangeRun[], windowMs: number, range: { s
   let changes = 0;
   let flaps = 0;
   let flapChanges = 0;
+  const stepMs = Math.max(1, Math.ceil((range.endMs - range.startMs) / FLAP_STEPS));
+  const steps = { startMs: range.startMs, stepMs, flap: new Array<number>(FLAP_STEPS).fill(0), lasting: new Array<number>(FLAP_STEPS).fill(0) };
+  const stepOf = (tsMs: number) => Math.min(FLAP_STEPS - 1, Math.max(0, Math.floor((tsMs - range.startMs - 1) / stepMs)));
   const inState: number[] = [];
   const objects: FlapObject[] = [];
   const kinds = new Map<string, { group: string; kind: string; flaps: number; objects: number }>();
@@ -84,8 +92,9 @@ export function flapsOf(runs: readonly ChangeRun[], windowMs: number, range: { s
     changes += run.changes.length;
     let objectFlaps = 0;
     let shortestMs = Infinity;
-    // Each change i undoes change i−1 when it brings back what was there before i−1.
-    let undone = -1;
+    // Each change i undoes change i−1 when it brings back what was there before i−1; a change that both ends one flap
+    // and starts the next (A → B → A → B) is one half of each, counted once.
+    const halves = new Set<number>();
     for (let i = 1; i < run.changes.length; i++) {
       const before = i >= 2 ? run.changes[i - 2].projection : run.initial;
       const inB = run.changes[i].tsMs - run.changes[i - 1].tsMs;
@@ -93,10 +102,10 @@ export function flapsOf(runs: readonly ChangeRun[], windowMs: number, range: { s
       objectFlaps++;
       inState.push(inB);
       shortestMs = Math.min(shortestMs, inB);
-      // A change counts once even when it both ends one flap and starts the next (A → B → A → B).
-      flapChanges += undone === i - 1 ? 1 : 2;
-      undone = i;
+      halves.add(i - 1).add(i);
     }
+    flapChanges += halves.size;
+    run.changes.forEach((change, i) => (halves.has(i) ? steps.flap : steps.lasting)[stepOf(change.tsMs)]++);
     if (objectFlaps === 0) continue;
     flaps += objectFlaps;
     objects.push({ key: run.key, flaps: objectFlaps, changes: run.changes.length, shortestMs });
@@ -119,6 +128,7 @@ export function flapsOf(runs: readonly ChangeRun[], windowMs: number, range: { s
     objectsFlapping: objects.length,
     top: objects.sort((a, b) => b.flaps - a.flaps || byName(a, b)).slice(0, topN),
     byKind: [...kinds.values()].sort((a, b) => b.flaps - a.flaps || a.kind.localeCompare(b.kind)),
+    steps,
   };
 }
 

@@ -1,6 +1,8 @@
 /**
  * The Objects ranking benchmark's store: `writes` writes of 20,000 objects over 14 days, each with one changed
- * field, the same rows on either engine (one seeded generator). Rows go in as fast as each engine takes them: on
+ * field, the same rows on either engine (one seeded generator). A routed write says online true or false (so objects
+ * flap), and some writes carry traits (echoes, clock-only writes, frozen and restamped clocks) as real controllers'
+ * do, both drawn from the write's id so the rows are the same as before they were kept. Rows go in as fast as each engine takes them: on
  * SQLite by prepared inserts, on PostgreSQL by `COPY` through psql; on both, the secondary indexes are dropped
  * first and made again after, so the finished store has the real schema and indexes either way.
  */
@@ -29,6 +31,15 @@ interface Write {
   klass: string;
   writer: string;
   path: string;
+}
+
+/** A routed write's projection: online true or false. */
+const projectionOf = (w: Write) => (w.klass === "routed" ? `{"online":"${w.id % 2 ? "true" : "false"}"}` : "{}");
+/** A no-op is an echo or a clock restamped; a routed write froze Ready's clock; one unrouted write in ten restamped it. */
+function traitsOf(w: Write): string | null {
+  if (w.klass === "no-op") return w.id % 3 === 0 ? '["e"]' : w.id % 3 === 1 ? '["=","rReady"]' : null;
+  if (w.klass === "routed") return '["fReady"]';
+  return w.klass === "unrouted" && w.id % 10 === 0 ? '["rReady"]' : null;
 }
 
 const objectRow = (i: number) => [i % 3 ? "milo" : "hub", "networking.datumapis.com", i % 5 ? "Connector" : "Lease", `ns-${i % 40}`, `obj-${i}`] as const;
@@ -64,13 +75,13 @@ export function buildSqlite(path: string, writes: number): void {
     for (let i = 0; i < OBJECTS; i++) object.run(...objectRow(i));
   })();
   const write = db.prepare(
-    "INSERT INTO writes (id, object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection) VALUES (?, ?, ?, NULL, ?, ?, 'watch', ?, '[]', '{}')",
+    "INSERT INTO writes (id, object_id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, traits) VALUES (?, ?, ?, NULL, ?, ?, 'watch', ?, '[]', ?, ?)",
   );
   const field = db.prepare("INSERT INTO field_changes (write_id, object_id, ts_ms, path, writer) VALUES (?, ?, ?, ?, ?)");
   for (const chunk of chunks(writes))
     db.transaction(() => {
       for (const w of chunk) {
-        write.run(w.id, w.objectId, w.tsMs, w.klass, w.writer, w.path === "spec.renewTime" ? 1 : 0);
+        write.run(w.id, w.objectId, w.tsMs, w.klass, w.writer, w.path === "spec.renewTime" ? 1 : 0, projectionOf(w), traitsOf(w));
         field.run(w.id, w.objectId, w.tsMs, w.path, w.writer);
       }
     })();
@@ -129,10 +140,15 @@ export async function buildPostgres(url: string, writes: number): Promise<void> 
       await allWritten;
     });
     await fieldsOpen;
-    await copyInto(url, "COPY writes (id, object_id, ts_ms, class, writer, source, heartbeat, changes, projection) FROM STDIN", async (out) => {
+    await copyInto(url, "COPY writes (id, object_id, ts_ms, class, writer, source, heartbeat, changes, projection, traits) FROM STDIN", async (out) => {
       for (const chunk of chunks(writes)) {
         await out(
-          chunk.map((w) => `${w.id}\t${w.objectId}\t${w.tsMs}\t${w.klass}\t${w.writer}\twatch\t${w.path === "spec.renewTime" ? 1 : 0}\t[]\t{}\n`).join(""),
+          chunk
+            .map(
+              (w) =>
+                `${w.id}\t${w.objectId}\t${w.tsMs}\t${w.klass}\t${w.writer}\twatch\t${w.path === "spec.renewTime" ? 1 : 0}\t[]\t${projectionOf(w)}\t${traitsOf(w) ?? "\\N"}\n`,
+            )
+            .join(""),
         );
         await fieldLines(chunk.map((w) => `${w.id}\t${w.objectId}\t${w.tsMs}\t${w.path}\t${w.writer}\n`).join(""));
       }

@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   const tls = selfSignedCert(scratchDir("tls"));
   const policy = metadataPolicyFile();
   const proxy = await startDelayingProxy("https://127.0.0.1:1", tls, 0);
-  proxy.everyOther = false;
+  proxy.holdEvery = 1;
   const cp = await startControlPlane({
     users: [DRIVER],
     auditPolicy: policy,

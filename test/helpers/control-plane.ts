@@ -17,7 +17,7 @@ import { ROOT } from "./root";
 export const BUILD_HINT = "run `bash test/kube/build.sh` (needs Go; .ci/run does it)";
 
 /** Where test/kube/build.sh put the binaries and the HTTPRoute CRD; fails saying what to run when they are missing. */
-export function kubeBinaries(): { apiserver: string; etcd: string; httprouteCrd: string; crilog: string; apiload: string } {
+export function kubeBinaries(): { apiserver: string; etcd: string; httprouteCrd: string; crilog: string; apiload: string; connectorctl: string } {
   const dir = process.env.CHURNSCOPE_KUBE_BIN ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), ".cache"), "churnscope", "kube");
   const found = {
     apiserver: join(dir, "kube-apiserver"),
@@ -25,6 +25,7 @@ export function kubeBinaries(): { apiserver: string; etcd: string; httprouteCrd:
     httprouteCrd: join(dir, "httproutes.crd.yaml"),
     crilog: join(dir, "crilog"),
     apiload: join(dir, "apiload"),
+    connectorctl: join(dir, "connectorctl"),
   };
   for (const path of Object.values(found)) if (!existsSync(path)) throw new Error(`${path} is missing: ${BUILD_HINT}`);
   return found;

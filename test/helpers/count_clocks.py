@@ -10,8 +10,11 @@ lastTransitionTime kept is frozen, with it moved is moved, a moved time with the
 the write set or changed whose time is older than the object predates it; a write whose versions differ only in those
 times (and resourceVersion, managedFields, generation) is clock-only.
 
+With `--series Ready`, also each object's versions' status of that condition (absent: ""), in the order they were
+made, each at the time its write was received: "series": {"namespace/name": [[ms, status], …]}.
+
 Prints JSON: {"writes": {user: {"echo": n, "clockOnly": n, "made": n}}, "clocks": {"kind|type|finding|user": [writes, objects]},
-"objects": {"namespace/name": {"echo": n, "clockOnly": n, "frozen": n, "restamped": n}}}.
+"objects": {"namespace/name": {"echo": n, "clockOnly": n, "frozen": n, "restamped": n}}, "series": {…}}.
 """
 import gzip
 import json
@@ -68,11 +71,15 @@ def rest(obj):
 
 def main(argv):
     resources = set()
+    series_type = None
     files = []
     i = 0
     while i < len(argv):
         if argv[i] == "--resource":
             resources.add(argv[i + 1])
+            i += 2
+        elif argv[i] == "--series":
+            series_type = argv[i + 1]
             i += 2
         else:
             files.append(argv[i])
@@ -100,12 +107,13 @@ def main(argv):
     by_user = {}
     clocks = {}
     objects = {}
+    series = {}
     for key, ws in writes.items():
         ws.sort(key=lambda w: (w[0], w[1]))
         seen = set()
         before = None
         per = objects.setdefault("/".join(key), {"echo": 0, "clockOnly": 0, "frozen": 0, "restamped": 0})
-        for _, _, user, obj in ws:
+        for received, _, user, obj in ws:
             u = by_user.setdefault(user, {"echo": 0, "clockOnly": 0, "made": 0})
             rv = obj["metadata"]["resourceVersion"]
             if rv in seen:
@@ -114,6 +122,9 @@ def main(argv):
                 continue
             seen.add(rv)
             u["made"] += 1
+            if series_type:
+                status = next((c["status"] for (_, t), c in conditions(obj).items() if t == series_type), "")
+                series.setdefault("/".join(key), []).append([received, status])
             created = ms(obj["metadata"]["creationTimestamp"])
             then = conditions(before) if before is not None else {}
             found = set()
@@ -143,7 +154,7 @@ def main(argv):
                 u["clockOnly"] += 1
                 per["clockOnly"] += 1
             before = obj
-    print(json.dumps({"writes": by_user, "clocks": {k: [v[0], len(v[1])] for k, v in clocks.items()}, "objects": objects}))
+    print(json.dumps({"writes": by_user, "clocks": {k: [v[0], len(v[1])] for k, v in clocks.items()}, "objects": objects, "series": series}))
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 /**
- * A TLS proxy in front of the dashboard's audit webhook that holds every other request (or, with `everyOther`
- * false, every one) for a while before passing it on, so a real API server's batches reach the dashboard out of
+ * A TLS proxy in front of the dashboard's audit webhook that holds every other request (or, with `holdEvery`, every
+ * one, every third, …) for a while before passing it on, so a real API server's batches reach the dashboard out of
  * order, as they do from a busy API server (it posts each batch from a goroutine of its own, and a slow answer lets
  * the next one overtake it), or after the watch recorder saw the same writes. The hold can be changed while it
  * runs. It counts the batches that reached the dashboard after a later one.
@@ -17,7 +17,8 @@ export interface DelayingProxy {
    */
   target: string | string[];
   holdMs: number;
-  everyOther: boolean;
+  /** which requests are held: every one (1), every other (2, the default), every third (3), … */
+  holdEvery: number;
   /**
    * batches passed on, and how many of them held an event received before the last event of a batch passed on earlier;
    * the dashboard's answer times (ms, from passing the batch on to the answer's end) and the events the batches held
@@ -40,7 +41,7 @@ function span(body: Buffer): { first: number; last: number; events: number } | u
 export async function startDelayingProxy(target: string | string[], tls: { certFile: string; keyFile: string }, holdMs: number): Promise<DelayingProxy> {
   const ca = readFileSync(tls.certFile);
   const stats = { forwarded: 0, overtaken: 0, answerMs: [] as number[], events: 0, byTarget: new Map<string, number>() };
-  const proxy = { holdMs, everyOther: true, target };
+  const proxy = { holdMs, holdEvery: 2, target };
   let arrived = 0;
   let latestPassed = -Infinity;
   const server = createServer({ cert: ca, key: readFileSync(tls.keyFile) }, (req, res) => {
@@ -48,7 +49,7 @@ export async function startDelayingProxy(target: string | string[], tls: { certF
     req.on("data", (chunk: Buffer) => chunks.push(chunk));
     req.on("end", () => {
       const body = Buffer.concat(chunks);
-      const hold = !proxy.everyOther || arrived++ % 2 === 0 ? proxy.holdMs : 0;
+      const hold = arrived++ % proxy.holdEvery === 0 ? proxy.holdMs : 0;
       setTimeout(() => {
         const times = span(body);
         if (times) {

@@ -174,7 +174,7 @@ beforeAll(async () => {
       ].join("\n"),
     );
   webhookProxy = await startDelayingProxy(`https://127.0.0.1:${tlsPort}`, tls, HOLD_MS);
-  webhookProxy.everyOther = false;
+  webhookProxy.holdEvery = 1;
   cp = await startControlPlane({
     users: Object.values(USERS),
     auditPolicy: policy,

@@ -25,6 +25,11 @@ describe("flaps", () => {
       ["a", 1, 10 * S],
     ]);
     expect(figures.byKind).toEqual([{ group: "networking.datumapis.com", kind: "Connector", flaps: 3, objects: 2 }]);
+    // Per minute: c's three changes and a's first two were halves of flaps; b's two and a's last lasted.
+    const nonZero = (values: number[]) => Object.fromEntries(values.flatMap((v, i) => (v ? [[i, v]] : [])));
+    expect(figures.steps.stepMs).toBe(60 * S);
+    expect(nonZero(figures.steps.flap)).toEqual({ 0: 3, 1: 2 });
+    expect(nonZero(figures.steps.lasting)).toEqual({ 1: 1, 3: 1, 33: 1 });
   });
 
   it("needs the state before the first change to call the second its undoing", () => {
