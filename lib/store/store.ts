@@ -141,6 +141,11 @@ export class WriteStore implements WriteRepository {
     return this.traitQueries.counts(filter);
   }
 
+  /** The condition-clock and echo report over (from, to] (traits-query.ts). */
+  traits(filter: ObjectFilter): ReturnType<TraitQueries["answer"]> {
+    return this.traitQueries.answer(filter);
+  }
+
   /** Each object's routed changes in (from, to], for flaps and the damping what-if (flaps-query.ts). */
   changeRuns(filter: ObjectFilter, windowMs: number): ReturnType<FlapQueries["runs"]> {
     return this.flapQueries.runs(filter, windowMs);

@@ -3,10 +3,9 @@ import type { FlapFigures, HoldFigures } from "../analysis/flaps";
 import type { ClockFinding } from "../churn/conditions";
 import type { ObjectKey } from "./objects";
 
-/** A write to open on its object's timeline. */
+/** A write to open on its object's timeline (`write=seq`). */
 export interface ExampleWrite {
   key: ObjectKey;
-  tsMs: number;
   seq: number;
 }
 

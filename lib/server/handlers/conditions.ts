@@ -4,7 +4,6 @@
  */
 import { z } from "zod";
 import { flapsOf, holdDown } from "../../analysis/flaps";
-import { summariseTraits } from "../../analysis/write-traits";
 import { MAX_FLAP_CHANGES } from "../../store/flaps-query";
 import { MAX_TRAIT_GROUPS } from "../../store/traits-query";
 import type { FlapsAnswer, TraitsAnswer } from "../../wire/traits";
@@ -15,10 +14,10 @@ import { queryParams } from "./query-params";
 export async function traitsAnswer(ctx: ServerContext, params: Record<string, string>): Promise<{ data: TraitsAnswer; warnings?: string[]; infos?: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
   const store = await storeFor(ctx, p.snapshot);
-  const { counts, cut } = await store.traitCounts(filter);
+  const { answer, cut } = await store.traits(filter);
   const notes = p.snapshot === undefined ? await liveNotes(ctx, filter) : { warnings: [], infos: [] };
   return {
-    data: summariseTraits(counts, { startMs: filter.fromMs, endMs: filter.toMs }),
+    data: answer,
     warnings: [
       ...notes.warnings,
       ...(cut

@@ -7,7 +7,6 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { summariseTraits } from "@/lib/analysis/write-traits";
 import { ingestFile } from "@/lib/audit/files";
 import { AuditIngester } from "@/lib/audit/ingest";
 import { DEFAULT_PROFILES } from "@/lib/churn/profiles";
@@ -41,15 +40,17 @@ describe.each(storeEngines())("the Linkerd policy controller's recordings on %s"
     const ingester = new AuditIngester(store, "kind", DEFAULT_PROFILES);
     await ingestFile(ingester, file);
     await ingester.flush();
-    const { counts, cut } = await store.traitCounts({ ...ALL, group: "policy.linkerd.io", kind: "HTTPRoute" });
+    const scope = { ...ALL, group: "policy.linkerd.io", kind: "HTTPRoute" };
+    const { counts } = await store.traitCounts(scope);
+    const { answer, cut } = await store.traits(scope);
     expect(cut).toBe(false);
-    return { counts, answer: summariseTraits(counts, { startMs: ALL.fromMs, endMs: ALL.toMs }) };
+    return { counts, keys: await store.database.keysOf(counts.map((c) => c.objectId)), answer };
   }
 
   it("before the fix: every echo, restamped and frozen clock and clock-only write, per route and per writer, as the raw log says", async () => {
     const file = recording("before-fix.audit.log.gz");
     const truth = independent(file);
-    const { counts, answer } = await ingested(file);
+    const { counts, keys, answer } = await ingested(file);
     // The log really shows the bug: most status PATCHes are echoes or move only the clocks.
     expect(truth.writes[CONTROLLER].echo).toBeGreaterThan(100);
     expect(truth.writes[CONTROLLER].clockOnly).toBeGreaterThan(100);
@@ -74,7 +75,8 @@ describe.each(storeEngines())("the Linkerd policy controller's recordings on %s"
     // Route by route.
     const perRoute: Record<string, { echo: number; clockOnly: number; frozen: number; restamped: number }> = {};
     for (const c of counts) {
-      const route = (perRoute[`${c.key.namespace}/${c.key.name}`] ??= { echo: 0, clockOnly: 0, frozen: 0, restamped: 0 });
+      const key = keys.get(c.objectId)!;
+      const route = (perRoute[`${key.namespace}/${key.name}`] ??= { echo: 0, clockOnly: 0, frozen: 0, restamped: 0 });
       if (c.traits.includes('"e"')) route.echo += c.writes;
       if (c.traits.includes('"="')) route.clockOnly += c.writes;
       if (c.traits.includes('"fAccepted"')) route.frozen += c.writes;

@@ -181,15 +181,16 @@ describe("real audit logs", () => {
     await ingestFile(ingester, file);
     await ingester.flush();
     const { counts } = await store.traitCounts({ fromMs: 0, toMs: Date.parse("2100-01-01T00:00:00Z") });
+    const keys = await store.database.keysOf(counts.map((c) => c.objectId));
     await store.close();
     const got: Record<string, [number, Set<string>]> = {};
     const echoes: Record<string, { echo: number; clockOnly: number }> = {};
     for (const c of counts) {
       const traits = traitsOf(c.traits);
       for (const { finding, type } of traits.clocks?.findings ?? []) {
-        const entry = (got[[c.key.kind, type, finding, c.writer].join("|")] ??= [0, new Set()]);
+        const entry = (got[[c.kind, type, finding, c.writer].join("|")] ??= [0, new Set()]);
         entry[0] += c.writes;
-        entry[1].add(`${c.key.namespace}/${c.key.name}`);
+        entry[1].add(`${keys.get(c.objectId)!.namespace}/${keys.get(c.objectId)!.name}`);
       }
       const writer = (echoes[c.writer] ??= { echo: 0, clockOnly: 0 });
       if (traits.echo) writer.echo += c.writes;
