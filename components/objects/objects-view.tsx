@@ -16,7 +16,7 @@ import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { CLASS_COLORS, objectFilterState, timelineHref } from "./object-link";
 import { ScopeSelectors, SELECT_CLASS } from "./scope-selectors";
 import { Sparkline } from "./sparkline";
-import { ClockFaults, Flaps } from "./writer-faults";
+import { ClockFaults, ClockWarning, Flaps } from "./writer-faults";
 import { OBJECT_SORTS, type ObjectSort, type ObjectsAnswer } from "@/lib/wire/objects";
 
 const urlState = {
@@ -123,6 +123,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
       <ApiNotices error={answer.error} answer={answer.data} />
+      <ClockWarning scope={scope} />
       <section
         data-testid="objects-table"
         // Still showing the previous answer while the new one loads.

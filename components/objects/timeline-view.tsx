@@ -122,7 +122,9 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
                 </span>
               ))}
               <span className="text-[var(--muted)]">
-                · band: what the consumer routes on (green = online); bars: writes per pixel by class. Click for the nearest write, ←/→ to step, drag to zoom.
+                · band: what the consumer routes on (green = online); bars: writes per pixel by class
+                {data.marks.length > 0 ? "; echoes · clocks: echoes (grey), clock-only writes (amber), condition clock faults (brown)" : ""}. Click for the
+                nearest write, ←/→ to step, drag to zoom.
               </span>
             </p>
           )

@@ -39,12 +39,26 @@ function Example({ example, scope }: { example: ExampleWrite | null; scope: Scop
   );
 }
 
+/** Said at the top of a page whose scope has condition clocks that cannot be trusted: the sentences are further down. */
+export function ClockWarning({ scope }: { scope: Scope }) {
+  const data = useApi<TraitsAnswer>(apiUrl("/api/objects/traits", scope)).data?.data;
+  if (!data || data.sentences.length === 0) return null;
+  return (
+    <p data-testid="clock-warning" className="rounded bg-[var(--warn-bg)] px-3 py-1 text-sm text-[var(--warn-fg)]">
+      {data.sentences[0]}{" "}
+      <a href="#clock-faults" className="underline">
+        {data.sentences.length > 1 ? `${data.sentences.length - 1} more, and what each writer got wrong ↓` : "What each writer got wrong ↓"}
+      </a>
+    </p>
+  );
+}
+
 /** Condition clocks and echoes: the sentences, the faults table, the writers table. */
 export function ClockFaults({ scope, writers = true }: { scope: Scope; writers?: boolean }) {
   const answer = useApi<TraitsAnswer>(apiUrl("/api/objects/traits", scope));
   const data = answer.data?.data;
   return (
-    <section data-testid="clock-faults" data-state={data ? "ready" : "loading"} className={SECTION}>
+    <section id="clock-faults" data-testid="clock-faults" data-state={data ? "ready" : "loading"} className={SECTION}>
       <h2 className="text-sm font-semibold">Condition clocks{writers ? " and echoes" : ""}</h2>
       <ApiNotices error={answer.error} answer={answer.data} />
       {data && data.sentences.length > 0 && (
@@ -67,7 +81,7 @@ export function ClockFaults({ scope, writers = true }: { scope: Scope; writers?:
         </p>
       ) : (
         <div className="overflow-x-auto">
-          <table className="w-full text-sm tabular" data-testid="clock-table">
+          <table className="w-full min-w-[760px] text-sm tabular" data-testid="clock-table">
             <thead className="text-xs text-[var(--muted)]">
               <tr>
                 <th className={`${TH} text-left`}>kind</th>
@@ -91,7 +105,7 @@ export function ClockFaults({ scope, writers = true }: { scope: Scope; writers?:
                   <td className="px-2 py-1">
                     <b>{row.finding}</b> <span className="text-xs text-[var(--muted)]">{FINDING_TEXT[row.finding]}</span>
                   </td>
-                  <td className="break-all px-2 py-1 text-xs">{row.writer}</td>
+                  <td className="break-words px-2 py-1 text-xs">{row.writer}</td>
                   <td className="px-2 py-1 text-right font-mono" data-cell="writes">
                     {formatNumber(row.writes, true)}
                   </td>
@@ -124,7 +138,7 @@ export function ClockFaults({ scope, writers = true }: { scope: Scope; writers?:
             no-op column of Objects (and its wasted ratio) holds echoes and ignored-only writes, and clock-only writes where the profile ignores clocks;
             clock-only writes of other kinds are unrouted.
           </p>
-          <table className="w-full text-sm tabular" data-testid="echo-table">
+          <table className="w-full min-w-[760px] text-sm tabular" data-testid="echo-table">
             <thead className="text-xs text-[var(--muted)]">
               <tr>
                 <th className={`${TH} text-left`}>writer</th>
@@ -141,7 +155,7 @@ export function ClockFaults({ scope, writers = true }: { scope: Scope; writers?:
             <tbody>
               {data.writers.map((w) => (
                 <tr key={w.writer} data-writer={w.writer} className="border-t border-[var(--border)]">
-                  <td className="break-all px-2 py-1 text-xs">{w.writer}</td>
+                  <td className="break-words px-2 py-1 text-xs">{w.writer}</td>
                   <td className="px-2 py-1 text-right font-mono" data-cell="echoes">
                     {formatNumber(w.echoes, true)}
                   </td>
@@ -274,12 +288,14 @@ export function Flaps({
       )}
       {data && !hold && (
         <p className="mt-2 text-xs text-[var(--muted)]">
-          The scope&apos;s routed projections have no field {settings.holdField}: pick one to replay a hold-down over.
+          {data.flaps.changes === 0
+            ? "No routed change in this range: nothing flapped, and a hold-down would change nothing."
+            : `The scope's routed projections have no field ${settings.holdField}: pick one to replay a hold-down over.`}
         </p>
       )}
       {flaps && flaps.top.length > 0 && (
         <div className="mt-2 overflow-x-auto">
-          <table className="w-full text-sm tabular" data-testid="flap-table">
+          <table className="w-full min-w-[640px] text-sm tabular" data-testid="flap-table">
             <thead className="text-xs text-[var(--muted)]">
               <tr>
                 <th className={`${TH} text-left`}>object</th>

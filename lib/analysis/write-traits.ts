@@ -71,8 +71,13 @@ export function summariseTraits(counts: readonly TraitCount[], range: { startMs:
     row.objectSet.add(c.objectId);
     row.example = first(row.example, example);
   }
-  const strip = <T extends { objectSet: Set<number>; objects: number }>({ objectSet, ...row }: T): Omit<T, "objectSet"> => ({ ...row, objects: objectSet.size });
-  const clockRows = [...clocks.values()].map(strip).sort((a, b) => b.writes - a.writes || a.kind.localeCompare(b.kind) || a.conditionType.localeCompare(b.conditionType));
+  const strip = <T extends { objectSet: Set<number>; objects: number }>({ objectSet, ...row }: T): Omit<T, "objectSet"> => ({
+    ...row,
+    objects: objectSet.size,
+  });
+  const clockRows = [...clocks.values()]
+    .map(strip)
+    .sort((a, b) => b.writes - a.writes || a.kind.localeCompare(b.kind) || a.conditionType.localeCompare(b.conditionType));
   const writerRows = [...writers.values()]
     .map(strip)
     .sort((a, b) => b.echoes + b.clockOnly + b.ignoredOnly - (a.echoes + a.clockOnly + a.ignoredOnly) || a.writer.localeCompare(b.writer));
@@ -117,7 +122,10 @@ function sentencesOf(counts: readonly TraitCount[], traitsIn: (text: string) => 
         moved === 0
           ? "its lastTransitionTime never moved: transition times cannot be used to rule out flapping"
           : `its lastTransitionTime moved on only ${plural(moved, "of them", "of them")}: transition times understate how often it flapped`;
-      out.push({ weight: frozen.writes, text: `${type} changed ${plural(changed, "time")} on ${plural(frozen.objects.size, kind)} by ${names(frozen.writers)}; ${clock}.` });
+      out.push({
+        weight: frozen.writes,
+        text: `${type} changed ${plural(changed, "time")} on ${plural(frozen.objects.size, kind)} by ${names(frozen.writers)}; ${clock}.`,
+      });
     }
     const restamped = findings.get("restamped");
     if (restamped)

@@ -94,7 +94,10 @@ async function measure(engine: string, target: StoreTarget, buildSeconds: number
         return { flaps: flapsOf(runs, 60_000, range), hold: holdDown(runs, { field: "online", value: "false", holdMs: 30_000 }, toMs) };
       });
       const flapPeer = await timed(() =>
-        sql.all("SELECT object_id, ts_ms, projection FROM writes WHERE class = 'routed' AND ts_ms > ? AND ts_ms <= ? ORDER BY object_id, ts_ms", [fromMs, toMs]),
+        sql.all("SELECT object_id, ts_ms, projection FROM writes WHERE class = 'routed' AND ts_ms > ? AND ts_ms <= ? ORDER BY object_id, ts_ms", [
+          fromMs,
+          toMs,
+        ]),
       );
       report({
         bench: "writer-faults",

@@ -152,3 +152,99 @@ describe.each(storeEngines())("a request's row joined into the version it made, 
     ]);
   });
 });
+
+describe.each(storeEngines())("which of the requests answered with one version made it, on %s", (_name, engine) => {
+  /** A status update of the web Deployment received at `tsMs`, answered with version `rv`, as audit ingest stores it. */
+  const update = (tsMs: number, rv: string, cls: StoredWrite["cls"] = "unrouted"): StoredWrite => ({
+    tsMs,
+    cls,
+    writer: "deployer",
+    source: "audit",
+    heartbeat: false,
+    changes: cls === "no-op" ? [] : [{ path: "status.observedGeneration", before: 1, after: 2 }],
+    projection: { template: "web:1.1" },
+    resourceVersion: rv,
+    request: { verb: "update", subresource: "status", userAgent: "deployer/1.0", code: 200, latencyMs: 2 },
+  });
+  const seen = (tsMs: number, rv: string): StoredWrite => ({ ...watched("deployer"), tsMs, cls: "unrouted", resourceVersion: rv, change: undefined });
+  const addRequest = (store: Awaited<ReturnType<typeof engine.writeStore>>, requestKey: string, tsMs: number) =>
+    store.audit().addRequest(
+      key.cluster,
+      {
+        key: requestKey,
+        tsMs,
+        user: "deployer",
+        userAgent: "deployer/1.0",
+        verb: "update",
+        group: "apps",
+        resource: "deployments",
+        subresource: "status",
+        namespace: "shop",
+        name: "web",
+        code: 200,
+        latencyMs: 2,
+      },
+      false,
+    );
+  const rowsOf = async (store: Awaited<ReturnType<typeof engine.writeStore>>) =>
+    store.database
+      .sql()
+      .all<{ source: string; cls: string; requestKey: string | null; traits: string | null }>(
+        `SELECT source, class AS cls, request_key AS "requestKey", traits FROM writes ORDER BY request_key`,
+      );
+
+  it("a request received after the watch saw its version is an echo of its own; the one that made it, arriving later, joins the watched row", async () => {
+    const store = await engine.writeStore();
+    // The watch saw version 50 at 10 s; the maker's batch is late. An echo received 3 s later arrives first.
+    await store.batch(() => store.record(key, seen(10_000, "50")));
+    await addRequest(store, "echo", 13_000);
+    const echo = await store.batch(() => store.record(key, update(13_000, "50"), { requestKey: "echo" }));
+    expect(echo).toMatchObject({ joined: false, echo: true });
+    await addRequest(store, "maker", 9_990);
+    expect(await store.batch(() => store.record(key, update(9_990, "50"), { requestKey: "maker" }))).toMatchObject({ joined: true });
+    expect(await rowsOf(store)).toEqual([
+      { source: "audit", cls: "no-op", requestKey: "echo", traits: '["e"]' },
+      { source: "watch", cls: "unrouted", requestKey: "maker", traits: null },
+    ]);
+  });
+
+  it("an echo joined to the watched version within the clocks' allowance gives it up to the earlier request that made it", async () => {
+    const store = await engine.writeStore();
+    await store.batch(() => store.record(key, seen(10_000, "50")));
+    // Received 0.5 s after the watch saw 50: it could have made it, and joins it, until the maker's late batch comes.
+    await addRequest(store, "echo", 10_500);
+    expect(await store.batch(() => store.record(key, update(10_500, "50"), { requestKey: "echo" }))).toMatchObject({ joined: true });
+    await addRequest(store, "maker", 9_990);
+    expect(await store.batch(() => store.record(key, update(9_990, "50"), { requestKey: "maker" }))).toMatchObject({ joined: true });
+    expect(await rowsOf(store)).toEqual([
+      { source: "audit", cls: "no-op", requestKey: "echo", traits: '["e"]' },
+      { source: "watch", cls: "unrouted", requestKey: "maker", traits: null },
+    ]);
+    const flags = await store.database
+      .sql()
+      .all<{ key: string; noop: number; evidence: string }>(`SELECT request_key AS key, noop, evidence FROM audit_requests ORDER BY request_key`);
+    expect(flags).toEqual([
+      { key: "echo", noop: 1, evidence: "same-version" },
+      { key: "maker", noop: 0, evidence: "watch" },
+    ]);
+  });
+
+  it("audited echoes stored before the watch's row came are made no-ops when it does, and the earliest request joins it", async () => {
+    const store = await engine.writeStore();
+    await addRequest(store, "maker", 9_990);
+    await addRequest(store, "echo", 13_000);
+    await store.batch(async () => {
+      await store.record(key, update(9_990, "50"), { requestKey: "maker" });
+      // Stored before the maker was known to the log's reader: compared with an older version, it looked like a change.
+      await store.record(key, update(13_000, "50"), { requestKey: "echo" });
+    });
+    await store.batch(() => store.record(key, seen(10_000, "50")));
+    expect(await rowsOf(store)).toEqual([
+      { source: "audit", cls: "no-op", requestKey: "echo", traits: '["e"]' },
+      { source: "watch", cls: "unrouted", requestKey: "maker", traits: null },
+    ]);
+    const fields = await store.database.sql().all<{ n: number }>("SELECT COUNT(*) AS n FROM field_changes");
+    // The watched row's one change; the echo's is gone.
+    expect(fields).toEqual([{ n: 1 }]);
+  });
+});
