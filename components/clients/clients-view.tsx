@@ -19,6 +19,7 @@ import { apiUrl, useApi, useMarkers, usePanel } from "@/lib/query/hooks";
 import type { PanelData } from "@/lib/panels/run-panel";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { ApiCostView, type CostSort } from "./api-cost-view";
+import { ClockFaults } from "@/components/objects/writer-faults";
 import { ClientPanels } from "./client-panels";
 import { AuditSources } from "./audit-sources";
 import { AuditUpload } from "./audit-upload";
@@ -377,6 +378,8 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
             </div>
           </>
         )}
+        {/* Each writer's echoes, clock-only and ignored-only writes, and the condition clocks it left wrong. */}
+        <ClockFaults scope={{ cluster: url.cluster ?? undefined, from: startMs, to: endMs, snapshot: snapshot?.id }} />
       </main>
     </ChartZoomContext>
   );
