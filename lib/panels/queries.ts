@@ -161,7 +161,8 @@ export function meanOf(vars: PanelVars, metric: string, matchers: (Matcher | und
 }
 
 /**
- * A counter's exact rise over a range: its last value in the range minus its last value before it.
+ * A counter's exact rise over a range: its last value in the range minus its last value before it, or its last value
+ * where it restarted between the two.
  * With no value before it, the rise is the last value when the series was born in the range (Kubernetes
  * counters appear at their first count): its target was already scraped before the range, or its process
  * started within it. increase() extrapolates to the range's edges, so on real scrapes it is never a
@@ -171,7 +172,11 @@ export function exactIncrease(series: string, rangeSeconds: number): string {
   const range = promDuration(rangeSeconds);
   const last = `last_over_time(${series}[${range}])`;
   const before = `last_over_time(${series}[${range}] offset ${range})`;
-  // A fall between the two (a restart just before the range) leaves only what was counted since: the last value.
+  // Counters only rise, so a range whose lowest value is under the last one before it began after a restart at its
+  // start, and counted only its last value (comparing the two ends would miss a new process that counted past the old).
+  const lowest = `min_over_time(${series}[${range}])`;
+  const wentOn = `(${last} - ${before}) and (${lowest} >= ${before})`;
+  const restarted = `${last} * 1 and (${lowest} < ${before})`;
   const born = `${last} * 1 and on (job, instance) (last_over_time(up[${range}] offset ${range}) or last_over_time(process_start_time_seconds[${range}]) >= time() - ${Math.round(rangeSeconds)})`;
-  return `((${last} - ${before}) >= 0 or ${born}) unless resets(${series}[${range}]) > 0 or increase(${series}[${range}])`;
+  return `(${wentOn} or ${restarted} or ${born}) unless resets(${series}[${range}]) > 0 or increase(${series}[${range}])`;
 }

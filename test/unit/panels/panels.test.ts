@@ -86,9 +86,9 @@ describe("panel catalog", () => {
   });
   it("keeps job in the grouping when the view spans every API server", () => {
     const sel = 'apiserver_request_total{resource="connectors", verb=~"POST|PUT|PATCH|APPLY|DELETE|DELETECOLLECTION", dry_run=""}';
-    expect(promql("write-totals", { job: undefined, resource: "connectors" })[0]).toBe(
-      `sum by (job, group, resource, verb, subresource) (((last_over_time(${sel}[21600s]) - last_over_time(${sel}[21600s] offset 21600s)) >= 0 or last_over_time(${sel}[21600s]) * 1 and on (job, instance) (last_over_time(up[21600s] offset 21600s) or last_over_time(process_start_time_seconds[21600s]) >= time() - 21600)) unless resets(${sel}[21600s]) > 0 or increase(${sel}[21600s]))`,
-    );
+    const [q] = promql("write-totals", { job: undefined, resource: "connectors" });
+    expect(q.startsWith("sum by (job, group, resource, verb, subresource) (")).toBe(true);
+    expect(q).toContain(`last_over_time(${sel}[21600s] offset 21600s)`);
   });
   it("escapes hostile values", () => {
     const [q] = promql("writes-by-verb", { job: 'a"} or vector(1) #', resource: "connectors" });
