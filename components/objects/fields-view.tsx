@@ -20,6 +20,7 @@ import { CLASS_COLORS } from "./object-link";
 import { ScopeSelectors } from "./scope-selectors";
 import { Sparkline } from "./sparkline";
 import { ClockFaults } from "./writer-faults";
+import { CsvLink } from "@/components/panels/csv-link";
 
 export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(objectFilterState, { history: "push" });
@@ -63,6 +64,16 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
         data-state={answer.isLoading ? "loading" : answer.data ? "ready" : "idle"}
         className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
       >
+        {rows.length > 0 && (
+          <div className="float-right ml-3">
+            <CsvLink
+              name="field-churn"
+              testId="fields-csv"
+              header={["path", "changes", "objects", "routed", "unrouted", "writers"]}
+              rows={() => rows.map((r) => [r.path, r.changes, r.objects, r.routed, r.unrouted, r.writers.map((w) => `${w.writer} ${w.changes}`).join("; ")])}
+            />
+          </div>
+        )}
         <p className="mb-2 text-xs text-[var(--muted)]">
           Every changed field path across objects (ignored paths such as resourceVersion and managedFields left out), ranked by how often it changed, with the
           writers that changed it.

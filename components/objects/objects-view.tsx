@@ -17,6 +17,7 @@ import { CLASS_COLORS, objectFilterState, timelineHref } from "./object-link";
 import { ScopeSelectors, SELECT_CLASS } from "./scope-selectors";
 import { Sparkline } from "./sparkline";
 import { ClockFaults, ClockWarning, Flaps } from "./writer-faults";
+import { CsvLink } from "@/components/panels/csv-link";
 import { OBJECT_SORTS, type ObjectSort, type ObjectsAnswer } from "@/lib/wire/objects";
 
 const urlState = {
@@ -131,6 +132,50 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"}
         className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3"
       >
+        {data && data.rows.length > 0 && (
+          <div className="float-right ml-3">
+            <CsvLink
+              name="objects"
+              testId="objects-csv"
+              header={[
+                "cluster",
+                "group",
+                "kind",
+                "namespace",
+                "name",
+                "writes",
+                "routed",
+                "unrouted",
+                "no-op",
+                "unknown",
+                "create",
+                "delete",
+                "heartbeat",
+                "wasted ratio",
+                "writers",
+              ]}
+              rows={() =>
+                data.rows.map((r) => [
+                  r.cluster,
+                  r.group,
+                  r.kind,
+                  r.namespace,
+                  r.name,
+                  r.writes,
+                  r.routed,
+                  r.unrouted,
+                  r.noop,
+                  r.unknown,
+                  r.create,
+                  r.delete,
+                  r.heartbeat,
+                  r.wastedRatio,
+                  r.writers.map((w) => `${w.writer} ${w.writes}`).join("; "),
+                ])
+              }
+            />
+          </div>
+        )}
         <p className="mb-2 text-xs text-[var(--muted)]">
           Objects ranked by writes in the range. <span style={{ color: CLASS_COLORS.routed }}>routed</span>: the write changed what the consumer acts on;{" "}
           <span style={{ color: CLASS_COLORS.unrouted }}>unrouted</span>: something changed, but not that;{" "}

@@ -7,7 +7,7 @@
 import Link from "next/link";
 import { useQueryClient } from "@tanstack/react-query";
 import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
-import { useEffect } from "react";
+import { useEffect, useRef } from "react";
 import { useElementWidth } from "@/components/panels/use-element-width";
 import { ApiNotices, StoreLoading } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";
@@ -16,7 +16,7 @@ import { ViewControls } from "@/components/time-range/view-controls";
 import { fetchEnvelope } from "@/lib/api/fetch-envelope";
 import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
-import type { ObjectKey, ObjectTimelineAnswer, PickedWriteAnswer } from "@/lib/wire/objects";
+import type { ObjectKey, ObjectTimelineAnswer, PickedWriteAnswer, PickOnly } from "@/lib/wire/objects";
 import { objectPath } from "@/lib/objects/key";
 import { MAX_TIMELINE_COLUMNS } from "@/lib/objects/timeline";
 import { CLASS_COLORS } from "./object-link";
@@ -43,31 +43,69 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
   const answer = useApi<ObjectTimelineAnswer>(
     width > 0 ? apiUrl(`${path}/timeline`, { from: startMs, to: endMs, width: columns, snapshot: snapshot?.id }) : null,
   );
-  const writeUrl = (pick: { seq: number } | { near: number }) => apiUrl(`${path}/write`, { ...pick, from: startMs, to: endMs, snapshot: snapshot?.id });
+  const writeUrl = (how: { seq: number; step?: number; only?: PickOnly } | { near: number; only?: PickOnly }) =>
+    apiUrl(`${path}/write`, { ...how, from: startMs, to: endMs, snapshot: snapshot?.id });
   const picked = useApi<PickedWriteAnswer>(url.write === null ? null : writeUrl({ seq: url.write }));
   const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
   const data = answer.data?.data;
   const current = picked.data?.data;
 
-  /** Picks the write nearest to a time: one request, whose answer is also the picked write's. */
-  const pickNear = async (tsMs: number) => {
+  /** Picks a write: one request, whose answer is also the picked write's. A click adds a history entry, a key replaces it. */
+  const pick = async (how: Parameters<typeof writeUrl>[0], history: "push" | "replace") => {
     try {
-      const found = await fetchEnvelope<PickedWriteAnswer>(writeUrl({ near: Math.round(tsMs) }));
+      const found = await fetchEnvelope<PickedWriteAnswer>(writeUrl(how));
       queryClient.setQueryData(["api", writeUrl({ seq: found.data.write.seq })], found);
-      void setUrl({ write: found.data.write.seq });
+      await setUrl({ write: found.data.write.seq }, { history });
+      return found.data.write.seq;
     } catch {
-      // No write in the range: nothing to pick.
+      return undefined; // No such write in the range: nothing to pick.
     }
+  };
+  const pickNear = (tsMs: number) => void pick({ near: Math.round(tsMs) }, "push");
+
+  // Moves asked for while one is on its way queue up: two presses of → move two writes, however fast they come.
+  const moves = useRef<{ step: number; only?: PickOnly }[]>([]);
+  const moving = useRef(false);
+  const seqRef = useRef(url.write);
+  seqRef.current = url.write;
+  const move = (step: number, only?: PickOnly) => {
+    const last = moves.current.at(-1);
+    if (last && last.only === only) last.step += step;
+    else moves.current.push({ step, only });
+    if (moving.current) return;
+    moving.current = true;
+    void (async () => {
+      while (moves.current.length > 0) {
+        const next = moves.current.shift()!;
+        const from = seqRef.current;
+        const to = await pick(
+          from === null
+            ? { near: next.step > 0 ? startMs : endMs, ...(next.only && { only: next.only }) }
+            : { seq: from, step: next.step, ...(next.only && { only: next.only }) },
+          "replace",
+        );
+        if (to !== undefined) seqRef.current = to;
+      }
+      moving.current = false;
+    })();
   };
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if ((e.key !== "ArrowLeft" && e.key !== "ArrowRight") || e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
+      if (e.altKey || e.ctrlKey || e.metaKey || typing(e.target)) return;
+      const action: (() => void) | undefined = {
+        ArrowRight: () => move(1),
+        ArrowLeft: () => move(-1),
+        Home: () => void pick({ near: startMs }, "replace"),
+        End: () => void pick({ near: endMs }, "replace"),
+        n: () => move(1, "routed"),
+        N: () => move(-1, "routed"),
+        m: () => move(1, "marked"),
+        M: () => move(-1, "marked"),
+      }[e.key];
+      if (!action) return;
       e.preventDefault();
-      const later = e.key === "ArrowRight";
-      const next = current ? (later ? current.nextSeq : current.previousSeq) : undefined;
-      if (next !== undefined && next !== null) void setUrl({ write: next });
-      else if (!current) void pickNear(later ? startMs : endMs);
+      action();
     };
     window.addEventListener("keydown", onKey);
     return () => window.removeEventListener("keydown", onKey);
@@ -124,7 +162,8 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
               <span className="text-[var(--muted)]">
                 · band: what the consumer routes on (green = online); bars: writes per pixel by class
                 {data.marks.length > 0 ? "; echoes · clocks: echoes (grey), clock-only writes (amber), condition clock faults (brown)" : ""}. Click for the
-                nearest write, ←/→ to step, drag to zoom.
+                nearest write, ←/→ to step (Home/End the first and last, n/N the next and previous routed write, m/M the next and previous marked one), drag to
+                zoom.
               </span>
             </p>
           )
@@ -145,7 +184,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
         {data && data.total === 0 && <p className="py-6 text-center text-sm text-[var(--muted)]">No writes to this object in this range.</p>}
       </section>
       <section data-testid="diff" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 text-sm" aria-live="polite">
-        <WriteDiff picked={current} loading={picked.isLoading} error={picked.error} onStep={(seq) => void setUrl({ write: seq })} />
+        <WriteDiff picked={current} loading={picked.isLoading} error={picked.error} onStep={(seq) => void setUrl({ write: seq })} onMove={move} />
       </section>
     </main>
   );

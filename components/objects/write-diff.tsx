@@ -3,7 +3,7 @@
 import type { WriteTraits } from "@/lib/churn/conditions";
 import { NOOP_EVIDENCE_TEXT } from "@/lib/churn/preconditions";
 import { formatUtc } from "@/lib/format/time";
-import type { PickedWriteAnswer } from "@/lib/wire/objects";
+import type { PickedWriteAnswer, PickOnly } from "@/lib/wire/objects";
 import { CLASS_COLORS } from "./object-link";
 import { projectionText } from "./timeline-chart";
 
@@ -56,9 +56,11 @@ interface Props {
   loading: boolean;
   error: Error | null;
   onStep: (seq: number) => void;
+  /** to the write `step` places on, counting only routed or marked writes */
+  onMove: (step: number, only?: PickOnly) => void;
 }
 
-export function WriteDiff({ picked, loading, error, onStep }: Props) {
+export function WriteDiff({ picked, loading, error, onStep, onMove }: Props) {
   if (error) return <p className="text-[var(--err-fg)]">{error.message}</p>;
   if (!picked)
     return (
@@ -95,7 +97,24 @@ export function WriteDiff({ picked, loading, error, onStep }: Props) {
             ? ` · ${write.request.verb}${write.request.subresource ? ` /${write.request.subresource}` : ""} · ${write.request.userAgent || "no user agent"} · HTTP ${write.request.code || "?"}${write.request.latencyMs === null ? "" : ` in ${write.request.latencyMs.toFixed(0)} ms`}`
             : ""}
         </span>
-        <span className="ml-auto flex gap-1">
+        <span className="ml-auto flex flex-wrap gap-1">
+          {(
+            [
+              ["routed-earlier", "← routed", "The routed write before this one (N)", -1, "routed"],
+              ["marked-earlier", "← marked", "The echo or clock fault before this one (M)", -1, "marked"],
+            ] as const
+          ).map(([id, label, title, step, only]) => (
+            <button
+              key={id}
+              type="button"
+              data-testid={id}
+              className="rounded border border-[var(--border)] px-2"
+              title={title}
+              onClick={() => onMove(step, only)}
+            >
+              {label}
+            </button>
+          ))}
           <button
             type="button"
             data-testid="write-earlier"
@@ -116,6 +135,23 @@ export function WriteDiff({ picked, loading, error, onStep }: Props) {
           >
             later →
           </button>
+          {(
+            [
+              ["marked-later", "marked →", "The next echo or clock fault (m)", 1, "marked"],
+              ["routed-later", "routed →", "The next routed write: what the consumer acts on changed (n)", 1, "routed"],
+            ] as const
+          ).map(([id, label, title, step, only]) => (
+            <button
+              key={id}
+              type="button"
+              data-testid={id}
+              className="rounded border border-[var(--border)] px-2"
+              title={title}
+              onClick={() => onMove(step, only)}
+            >
+              {label}
+            </button>
+          ))}
         </span>
       </div>
       <p className="mb-2 text-sm" data-testid="diff-kept" data-kept={verdict.kept}>

@@ -17,11 +17,15 @@ import {
 } from "../objects/timeline";
 import type { NoopEvidence } from "../churn/preconditions";
 import { traitsOf } from "../churn/conditions";
-import type { ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
+import type { ObjectKey, PickedWriteAnswer, PickOnly, StoredWrite } from "../wire/objects";
 import type { StoreDatabase } from "./database";
 import { MOVES } from "./moves";
+import { MARKED } from "./traits";
 
-export type WritePick = { seq: number } | { nearMs: number };
+/** A write by its number (with `step`, the one that many places from it), or the nearest to a time. */
+export type WritePick = { seq: number; step?: number; only?: PickOnly } | { nearMs: number; only?: PickOnly };
+
+const ONLY: Record<PickOnly, string> = { routed: "class = 'routed'", marked: MARKED };
 
 const WRITE_COLUMNS =
   "id, ts_ms, rv, class, writer, source, heartbeat, changes, projection, verb, subresource, user_agent, code, latency_ms, request_key, traits";
@@ -188,18 +192,29 @@ export class Timelines {
     const id = await this.database.knownIdOf(key);
     if (id === undefined) return undefined;
     const sql = this.sql();
-    const one = (where: string, order: string, ...args: number[]) =>
+    /** The first write in `order` that `where` keeps, or with `skip`, the one that many after it. */
+    const nth = (skip: number, where: string, order: string, ...args: number[]) =>
       sql.get<Record<string, string | number | null>>(
-        `SELECT ${WRITE_COLUMNS} FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND ${where} ORDER BY ${order} LIMIT 1`,
+        `SELECT ${WRITE_COLUMNS} FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND ${where} ORDER BY ${order} LIMIT 1 OFFSET ${Math.trunc(skip)}`,
         [id, fromMs, toMs, ...args],
       );
+    const one = (where: string, order: string, ...args: number[]) => nth(0, where, order, ...args);
     const FORWARD = "ts_ms, id";
     const BACKWARD = "ts_ms DESC, id DESC";
     let row: Record<string, string | number | null> | undefined;
-    if ("seq" in pick) row = await one("id = ?", FORWARD, pick.seq);
-    else {
-      const after = await one("ts_ms >= ?", FORWARD, pick.nearMs);
-      const before = await one("ts_ms < ?", BACKWARD, pick.nearMs);
+    const only = pick.only ? ` AND ${ONLY[pick.only]}` : "";
+    if ("seq" in pick) {
+      row = await one("id = ?", FORWARD, pick.seq);
+      if (row && pick.step) {
+        // `step` places on (back), counting only what `only` keeps; past the range's last (first) such write, that one.
+        const [from, to] = [row.ts_ms as number, row.id as number];
+        const beyond = pick.step > 0 ? `(ts_ms > ? OR (ts_ms = ? AND id > ?))${only}` : `(ts_ms < ? OR (ts_ms = ? AND id < ?))${only}`;
+        const [toward, back] = pick.step > 0 ? [FORWARD, BACKWARD] : [BACKWARD, FORWARD];
+        row = (await nth(Math.abs(pick.step) - 1, beyond, toward, from, from, to)) ?? (await one(beyond, back, from, from, to)) ?? row;
+      }
+    } else {
+      const after = await one(`ts_ms >= ?${only}`, FORWARD, pick.nearMs);
+      const before = await one(`ts_ms < ?${only}`, BACKWARD, pick.nearMs);
       row = before && (!after || pick.nearMs - (before.ts_ms as number) < (after.ts_ms as number) - pick.nearMs) ? before : after;
     }
     if (!row) return undefined;

@@ -87,6 +87,9 @@ export interface StoredWrite {
   traits?: WriteTraits;
 }
 
+/** Only routed writes, or only writes marked with traits (an echo, a clock-only write, a condition clock fault). */
+export type PickOnly = "routed" | "marked";
+
 export interface WriteRequest {
   verb: string;
   subresource: string;

@@ -104,4 +104,40 @@ describe("the keyboard alone", () => {
       await page.close();
     }
   });
+
+  it("steps through a timeline from the keys: forty fast presses move forty writes in one history entry; Home, End and n reach the first, the last and the next routed write", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    const path = `/objects/milo/networking.datumapis.com/Connector/${NAMED.project}/${NAMED.flipsThenFlaps}`;
+    try {
+      const { startMs, endMs } = h.replay.params;
+      await page.goto(`${h.app.url}${path}?snapshot=replay&from=${startMs}&to=${endMs}`);
+      await page.waitForSelector('[data-testid="timeline"][data-state="ready"] [data-column]', { timeout: 60_000 });
+      const place = async () => {
+        const [, index, total] = /write ([\d,]+) of ([\d,]+)/.exec((await page.textContent('[data-testid="diff-place"]')) ?? "") ?? [];
+        return index === undefined ? null : { index: Number(index.replace(/,/g, "")), total: Number(total.replace(/,/g, "")) };
+      };
+      await page.keyboard.press("ArrowRight");
+      await expect.poll(place).toMatchObject({ index: 1 });
+      const { total } = (await place())!;
+      const entries = await page.evaluate(() => history.length);
+      for (let i = 0; i < 40; i++) await page.keyboard.press("ArrowRight");
+      await expect.poll(place, { timeout: 20_000 }).toEqual({ index: 41, total });
+      expect(await page.evaluate(() => history.length)).toBe(entries);
+      await page.keyboard.press("End");
+      await expect.poll(place).toEqual({ index: total, total });
+      await page.keyboard.press("Home");
+      await expect.poll(place).toEqual({ index: 1, total });
+      // The store's own list of the range's writes says where the routed ones are.
+      const listed = (await (await fetch(`${h.app.url}/api${path}/writes?snapshot=replay&from=${startMs}&to=${endMs}`)).json()) as {
+        data: { writes: { class: string }[] };
+      };
+      const routed = listed.data.writes.findIndex((w, i) => i > 0 && w.class === "routed") + 1;
+      expect(routed).toBeGreaterThan(1);
+      await page.keyboard.press("n");
+      await expect.poll(place).toEqual({ index: routed, total });
+      expect(await page.textContent('[data-testid="diff-class"]')).toContain("routed");
+    } finally {
+      await page.close();
+    }
+  });
 });

@@ -63,6 +63,18 @@ describe("what the Linkerd policy controller got wrong, on Objects", () => {
       .poll(() => clocks.locator('[data-testid="clock-sentences"]').textContent())
       .toContain(`Accepted's lastTransitionTime moved ${writes.toLocaleString("en-US")} times on ${objects} HTTPRoutes`);
     await page.screenshot({ path: join(ARTIFACTS, "objects-writer-faults.png"), fullPage: true });
+    // The Objects table as CSV holds what it shows: each route's writes.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="objects-csv"]')]);
+    const csv = readFileSync((await download.path())!, "utf8")
+      .trim()
+      .split("\n");
+    expect(csv[0].split(",").slice(0, 6)).toEqual(["cluster", "group", "kind", "namespace", "name", "writes"]);
+    for (const line of csv.slice(1)) {
+      const [, , , namespace, name, writes] = line.split(",");
+      const cell = page.locator(`tr[data-object="linkerd-test/HTTPRoute/${namespace}/${name}"] [data-cell="writes"]`);
+      expect(Number((await cell.textContent())!.replace(/,/g, "")), name).toBe(Number(writes));
+    }
+    expect(csv.length - 1).toBe(20);
 
     // The example opens its write on the route's timeline, where the echoes and restamped clocks are marked.
     await row.locator("a").click();

@@ -9,6 +9,7 @@ import { WRITE_CLASSES } from "../../churn/analyze";
 import type { ServerContext } from "../context";
 import { queryParams } from "./query-params";
 import type { ObjectFilter } from "../../store/store";
+import type { WritePick } from "../../store/timelines";
 import { rangeParams } from "../../panels/params";
 import { hasLiveObjects } from "../recording";
 import { OBJECT_PATH_HELP, objectKeyFromSegments } from "../../objects/key";
@@ -200,20 +201,39 @@ export async function objectTimeline(
   };
 }
 
-const pickSchema = z.union([z.object({ seq: z.coerce.number().int().min(0) }), z.object({ near: z.coerce.number().int().min(0).max(8_640_000_000_000_000) })]);
+const pickSchema = z.union([
+  z.object({
+    seq: z.coerce.number().int().min(0),
+    /** the write this many places later (earlier when negative) in the range, or the last (first) there is */
+    step: z.coerce.number().int().min(-100_000).max(100_000).optional(),
+    /** counting only routed writes, or only writes marked with traits (echoes, clock faults) */
+    only: z.enum(["routed", "marked"]).optional(),
+  }),
+  z.object({ near: z.coerce.number().int().min(0).max(8_640_000_000_000_000), only: z.enum(["routed", "marked"]).optional() }),
+]);
 
-/** /api/objects/{object path}/write?seq=N or ?near=epoch-ms: one write in full, with its neighbours in the range. */
+/**
+ * /api/objects/{object path}/write?seq=N[&step=K][&only=routed|marked] or ?near=epoch-ms: one write in full, with its
+ * neighbours in the range.
+ */
 export async function pickedWrite(
   ctx: ServerContext,
   key: ObjectKey,
   params: Record<string, string>,
 ): Promise<{ data: PickedWriteAnswer; warnings: string[] }> {
   const { p, filter } = parse(params, ctx.config.limits.maxRangeMs);
-  const picked = pickSchema.safeParse(params.seq ? { seq: params.seq } : params.near ? { near: params.near } : {});
-  if (!picked.success) throw badRequest("give seq (a write's number) or near (epoch milliseconds)");
-  const pick = "seq" in picked.data ? { seq: picked.data.seq } : { nearMs: picked.data.near };
+  const given = Object.fromEntries(["seq", "near", "step", "only"].flatMap((k) => (params[k] ? [[k, params[k]]] : [])));
+  const picked = pickSchema.safeParse(given);
+  if (!picked.success || (given.seq && given.near))
+    throw badRequest("give seq (a write's number, with step and only to move from it) or near (epoch milliseconds)");
+  const pick: WritePick = "seq" in picked.data ? picked.data : { nearMs: picked.data.near, ...(picked.data.only && { only: picked.data.only }) };
   const found = await (await storeFor(ctx, p.snapshot)).pickWrite(key, filter.fromMs, filter.toMs, pick);
-  if (!found) throw notFound("seq" in pick ? `this object has no write ${pick.seq} in this range` : "this object has no writes in this range");
+  if (!found)
+    throw notFound(
+      "seq" in pick && !pick.step
+        ? `this object has no write ${pick.seq} in this range`
+        : `this object has no ${pick.only ? `${pick.only} ` : ""}writes there in this range`,
+    );
   return { data: found, warnings: await objectWarnings(ctx, p.snapshot, key, filter) };
 }
 
