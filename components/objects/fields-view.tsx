@@ -81,7 +81,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
         <div className="mb-2 flex flex-wrap gap-3 text-xs">
           {writers.map((w) => (
             <span key={w} className="flex items-center gap-1">
-              <span className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colorOf(w) }} />
+              <span data-legend-swatch={w} className="inline-block h-2.5 w-2.5 rounded-sm" style={{ background: colorOf(w) }} />
               {w}
             </span>
           ))}

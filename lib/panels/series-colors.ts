@@ -2,10 +2,14 @@
  * A colour per series name, the same on every chart and page: "connectors.networking.datumapis.com" is one
  * colour in Writes by resource, Compare and the Clients chart alike. A name is first given the colour its hash
  * points at unless another name holds it, so most names get the same colour in every session too. Once a tab has
- * seen more names than there are colours, two names can share one; when two such names are drawn on one chart, the
- * one seen later moves to a colour none of the names it is drawn with holds, on every chart at once (those already
- * drawn are told), so a name never shows two colours, whichever chart's answer came first.
+ * seen more names than there are colours, two names can share one. When two names of one colour, or of colours
+ * someone could mistake for each other (with normal or deficient colour vision), are drawn on one chart, the one seen
+ * later moves to a colour told apart from all those it is drawn with (else, where it shared one, to one none of them
+ * holds), on every chart at once (those already drawn are told), so a name never shows two colours, whichever
+ * chart's answer came first.
  */
+
+import { apart } from "./color-vision";
 
 /** Distinct in light and dark mode. */
 export const SERIES_COLORS = [
@@ -52,6 +56,8 @@ export class SeriesColors {
   private readonly order = new Map<string, number>();
   /** how many names hold each colour */
   private readonly holders: number[];
+  /** pairs of palette colours that someone, with normal or deficient colour vision, could mistake for each other */
+  private readonly alike: boolean[][];
   /** the names each name has been drawn with on one chart */
   private readonly drawnWith = new Map<string, Set<string>>();
   private readonly listeners = new Set<() => void>();
@@ -60,6 +66,7 @@ export class SeriesColors {
 
   constructor(private readonly palette: readonly string[] = SERIES_COLORS) {
     this.holders = new Array<number>(palette.length).fill(0);
+    this.alike = palette.map((a, i) => palette.map((b, j) => i === j || !apart(a, b)));
   }
 
   /** The name's colour: given once, the same every time it is asked until it has to move (see colorsOf). */
@@ -112,6 +119,14 @@ export class SeriesColors {
     return slot;
   }
 
+  /** The first colour from the name's preferred one that fits and is held by the fewest names of those that fit. */
+  private leastHeld(name: string, fits: (slot: number) => boolean): number | undefined {
+    const fitting = this.holders.filter((_, slot) => fits(slot));
+    if (fitting.length === 0) return undefined;
+    const least = Math.min(...fitting);
+    return this.firstFrom(hash(name) % this.palette.length, (slot) => fits(slot) && this.holders[slot] === least);
+  }
+
   private firstFrom(preferred: number, fits: (slot: number) => boolean): number | undefined {
     for (let step = 0; step < this.palette.length; step++) {
       const candidate = (preferred + step) % this.palette.length;
@@ -132,12 +147,16 @@ export class SeriesColors {
     for (const name of together.sort((a, b) => this.seen(a) - this.seen(b))) {
       const mine = this.slotOf.get(name)!;
       const beside = [...this.drawnWith.get(name)!];
-      if (!beside.some((other) => this.slotOf.get(other) === mine && this.seen(other) < this.seen(name))) continue;
-      const taken = new Set(beside.map((other) => this.slotOf.get(other)!));
-      const preferred = hash(name) % this.palette.length;
-      // A colour no name holds, else the least held of those none of its chart-mates holds.
-      const least = Math.min(...this.holders.filter((_, slot) => !taken.has(slot)));
-      const next = this.firstFrom(preferred, (slot) => !taken.has(slot) && this.holders[slot] === least);
+      const earlier = beside.filter((other) => this.seen(other) < this.seen(name)).map((other) => this.slotOf.get(other)!);
+      if (!earlier.some((slot) => this.alike[slot][mine])) continue;
+      const taken = beside.map((other) => this.slotOf.get(other)!);
+      // A colour told apart from every chart-mate's; else from those seen before it (so a chart's first three names
+      // are always told apart: no colour is alike to more than eight others) and held by none of the rest; else, where
+      // it shares one, any colour none of them holds.
+      const next =
+        this.leastHeld(name, (slot) => !taken.some((t) => this.alike[t][slot])) ??
+        this.leastHeld(name, (slot) => !taken.includes(slot) && !earlier.some((t) => this.alike[t][slot])) ??
+        (earlier.includes(mine) ? this.leastHeld(name, (slot) => !taken.includes(slot)) : undefined);
       if (next === undefined) continue;
       this.holders[mine]--;
       this.holders[next]++;

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { NAMED } from "@/lib/demo/params";
 import { fieldTruth } from "@/lib/demo/truth";
 import { ARTIFACTS } from "../helpers/browser";
+import { leastDeltaE } from "../helpers/color-difference";
 import { useReplayApp } from "../helpers/replay-app";
 
 const h = useReplayApp();
@@ -112,6 +113,14 @@ describe("object churn views on the replay in Chromium", () => {
     );
     expect(shown).toEqual(truth.slice(0, 2).map((f) => [f.path, Object.keys(f.writers)]));
     expect(shown[0][0]).toBe("status.conditions[type=Ready].message");
+    // Its writers (the main ones first) are told apart by anyone, colour-blind or not.
+    const swatches = await page.$$eval("[data-legend-swatch]", (els) =>
+      els.map((e) => [e.getAttribute("data-legend-swatch")!, getComputedStyle(e).backgroundColor]),
+    );
+    expect(swatches.map(([writer]) => writer).slice(0, 2)).toEqual([shown[0][1]![0], shown[1][1]![0]]);
+    for (let i = 0; i < Math.min(3, swatches.length); i++)
+      for (let j = i + 1; j < Math.min(3, swatches.length); j++)
+        expect(leastDeltaE(swatches[i][1], swatches[j][1]), `${swatches[i]} beside ${swatches[j]}`).toBeGreaterThanOrEqual(12);
     await page.screenshot({ path: join(ARTIFACTS, "field-churn.png"), fullPage: true });
     await page.close();
   });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { apart } from "@/lib/panels/color-vision";
 import { SERIES_COLORS, SeriesColors } from "@/lib/panels/series-colors";
+import { leastDeltaE } from "../../helpers/color-difference";
 import { createRng } from "@/lib/scenario/rng";
 
 describe("a colour per series name", () => {
@@ -105,18 +107,35 @@ describe("a colour per series name", () => {
     expect(colors.snapshot()).not.toBe(before);
     unsubscribe();
   });
-  it("moves nothing while no chart draws two names of one colour", async () => {
+  it("moves nothing while no chart draws two names of colours someone could mistake", async () => {
     const colors = new SeriesColors();
     let told = 0;
     colors.subscribe(() => told++);
     const before = colors.snapshot();
     const names = Array.from({ length: SERIES_COLORS.length }, (_, i) => `gateway-${i}`);
     const first = names.map((name) => colors.colorOf(name));
-    colors.colorsOf(names.slice(0, 10));
-    colors.colorsOf(names.slice(5));
+    // Names whose colours are all told apart, as the palette gave them.
+    const distinct: string[] = [];
+    for (const name of names) if (distinct.every((other) => apart(colors.colorOf(other), colors.colorOf(name)))) distinct.push(name);
+    expect(distinct.length).toBeGreaterThanOrEqual(5);
+    colors.colorsOf(distinct.slice(0, 4));
+    colors.colorsOf(distinct.slice(2));
     await Promise.resolve();
     expect(names.map((name) => colors.colorOf(name))).toEqual(first);
     expect([told, colors.snapshot()]).toEqual([0, before]);
+  });
+  it("draws two or three series of a chart in colours told apart with normal and deficient colour vision, measured apart from how it chooses them", () => {
+    const random = createRng(7);
+    for (let trial = 0; trial < 500; trial++) {
+      const colors = new SeriesColors();
+      const names = Array.from({ length: 30 }, (_, i) => `writer-${trial}-${i}`);
+      for (const name of shuffled(names, random)) colors.colorOf(name);
+      const chart = shuffled(names, random).slice(0, 2 + (trial % 2));
+      colors.colorsOf(chart);
+      const drawn = colors.snapshot().colorsOf(chart);
+      for (let i = 0; i < drawn.length; i++)
+        for (let j = i + 1; j < drawn.length; j++) expect(leastDeltaE(drawn[i], drawn[j]), `${drawn[i]} beside ${drawn[j]}`).toBeGreaterThanOrEqual(12);
+    }
   });
 });
 
