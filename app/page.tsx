@@ -19,7 +19,7 @@ export default async function WriteLoadPage({ searchParams }: { searchParams: Pr
     resource: (s) => s.initialView?.resource,
   });
   if (shown.kind === "redirect") redirect(shown.to);
-  if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
+  if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} offers={shown.offers} configSource={ctx.config.source} />;
   const nowMs = Date.now();
   const snapshot = shown.kind === "snapshot" ? shown.snapshot : undefined;
   const view = searchTexts(search, ["from", "to", "apiserver", "resource", "dryRun"]);

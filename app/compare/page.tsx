@@ -16,7 +16,7 @@ export default async function ComparePage({ searchParams }: { searchParams: Prom
     window: (s) => s.comparisons[0]?.window,
   });
   if (shown.kind === "redirect") redirect(shown.to);
-  if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
+  if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} offers={shown.offers} configSource={ctx.config.source} />;
   const snapshot = shown.kind === "snapshot" ? shown.snapshot : undefined;
   // A snapshot names its API servers' roles, so its counters get the same titles as live ones.
   const jobs = (role: string) => (snapshot?.apiservers ?? []).filter((a) => a.role === role).map((a) => a.job);

@@ -12,7 +12,7 @@ export default async function FieldsPage({ searchParams }: { searchParams: Promi
   const ctx = getServerContext();
   const shown = await pageSnapshot(ctx, await searchParams, "/fields", objectScope(false), await hasLiveObjects(ctx));
   if (shown.kind === "redirect") redirect(shown.to);
-  if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
+  if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} offers={shown.offers} configSource={ctx.config.source} />;
   return (
     <Suspense fallback={<div className="p-4 text-sm text-[var(--muted)]">Loading…</div>}>
       <FieldsView initialNowMs={Date.now()} snapshot={shown.kind === "snapshot" ? shown.snapshot : undefined} />

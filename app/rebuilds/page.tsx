@@ -17,7 +17,7 @@ export default async function RebuildsPage({ searchParams }: { searchParams: Pro
     at: (s) => (s.initialView?.atMs === undefined ? undefined : String(s.initialView.atMs)),
   });
   if (shown.kind === "redirect") redirect(shown.to);
-  if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} configSource={ctx.config.source} />;
+  if (shown.kind === "error") return <SnapshotOpenError replay={shown.replay} message={shown.message} offers={shown.offers} configSource={ctx.config.source} />;
   const nowMs = Date.now();
   const snapshot = shown.kind === "snapshot" ? shown.snapshot : undefined;
   const view = searchTexts(search, ["from", "to", "at"]);

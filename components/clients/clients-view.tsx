@@ -5,7 +5,7 @@
  */
 import Link from "next/link";
 import { ChartZoomContext } from "@/components/panels/chart-zoom";
-import { parseAsInteger, parseAsString, useQueryStates } from "nuqs";
+import { parseAsString, useQueryStates } from "nuqs";
 import { ApiNotices } from "@/components/objects/api-notices";
 import { TimeSeriesChart } from "@/components/panels/time-series-chart";
 import { RangeStatus } from "@/components/time-range/range-status";
@@ -14,7 +14,6 @@ import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { formatDurationMs } from "@/lib/time/duration";
 import { formatNumber } from "@/lib/format/number";
-import { formatUtc } from "@/lib/format/time";
 import { apiUrl, useApi, useMarkers, usePanel } from "@/lib/query/hooks";
 import type { PanelData } from "@/lib/panels/run-panel";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
@@ -23,9 +22,10 @@ import { ClockFaults } from "@/components/objects/writer-faults";
 import { ClientPanels } from "./client-panels";
 import { AuditSources } from "./audit-sources";
 import { AuditUpload } from "./audit-upload";
-import { ClientVersions } from "./client-versions";
-import { NoopEvidence } from "./noop-evidence";
-import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
+import { WritesTable, type WritesSort } from "./writes-table";
+import { DEFAULT_FROM, DEFAULT_TO, parseAtParam } from "@/lib/time/range";
+import { badValue } from "@/lib/format/param-notices";
+import { formatUtc } from "@/lib/format/time";
 import type { ClientsAnswer, TopEntry } from "@/lib/wire/clients";
 import type { ApiCostAnswer } from "@/lib/wire/api-cost";
 
@@ -34,10 +34,12 @@ const state = {
   to: parseAsString.withDefault(DEFAULT_TO),
   cluster: parseAsString,
   resource: parseAsString,
-  at: parseAsInteger,
+  at: parseAsString,
   /** the API calls table's ranking, and the component whose calls by verb are drawn */
   sort: parseAsString,
   client: parseAsString,
+  /** the write requests table's ranking */
+  writesBy: parseAsString,
 };
 
 const cell = "px-2 py-1";
@@ -79,13 +81,24 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
     url.to,
     (from, to) => void setUrl({ from, to, at: null }),
   );
+  // A before/after time is used only where it is one inside the range; otherwise the page says so and compares nothing.
+  const askedAtMs = parseAtParam(url.at);
+  const atMs = askedAtMs !== undefined && askedAtMs > startMs && askedAtMs < endMs ? askedAtMs : undefined;
+  const notices = [
+    ...(url.at !== null && askedAtMs === undefined
+      ? [badValue("before/after time", url.at, "a time in epoch milliseconds", "no before/after comparison")]
+      : []),
+    ...(askedAtMs !== undefined && atMs === undefined
+      ? [`before/after time ${formatUtc(askedAtMs, askedAtMs % 60_000 !== 0)} is outside the range: no before/after comparison`]
+      : []),
+  ];
   const answer = useApi<ClientsAnswer>(
     apiUrl("/api/clients", {
       from: startMs,
       to: endMs,
       cluster: url.cluster ?? undefined,
       resource: url.resource ?? undefined,
-      at: url.at ?? undefined,
+      at: atMs,
       snapshot: snapshot?.id,
     }),
   );
@@ -95,7 +108,7 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
       to: endMs,
       cluster: url.cluster ?? undefined,
       resource: url.resource ?? undefined,
-      at: url.at ?? undefined,
+      at: atMs,
       client: url.client ?? undefined,
       snapshot: snapshot?.id,
     }),
@@ -105,7 +118,6 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
   const clientGoShown = snapshot ? snapshot.panels.includes("client-request-totals") : prometheus;
   const clientGo = usePanel({ panel: "client-request-totals", startMs, endMs, width: 1000, snapshot: snapshot?.id }, clientGoShown).data?.data;
   const data = answer.data?.data;
-  const atMs = url.at ?? undefined;
   // The snapshot's own moment (the replay's onset), offered as the before/after split where the range holds it.
   const snapshotAtMs = snapshot?.initialView?.atMs;
   const offeredAtMs = snapshotAtMs !== undefined && snapshotAtMs > startMs && snapshotAtMs < endMs ? snapshotAtMs : undefined;
@@ -142,10 +154,10 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
           <ViewControls
             snapshot={snapshot}
             {...controls}
-            download={{ view: "objects", cluster: url.cluster ?? undefined, resource: url.resource ?? undefined, at: url.at ?? undefined }}
+            download={{ view: "objects", cluster: url.cluster ?? undefined, resource: url.resource ?? undefined, at: atMs }}
           />
         </div>
-        <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
+        <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" notices={notices} />
         <MarkerList markers={markers} />
         {snapshot ? (
           <p className="text-xs text-[var(--muted)]">
@@ -170,7 +182,7 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
             onSort={(sort) => void setUrl({ sort: sort === "calls" ? null : sort })}
             client={url.client}
             onClient={(client) => void setUrl({ client })}
-            onCompareAt={(atMs) => void setUrl({ at: atMs })}
+            onCompareAt={(at) => void setUrl({ at: String(at) })}
             clientGo={clientGo ? clientGoTotals(clientGo) : undefined}
           />
         )}
@@ -203,122 +215,15 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
         </section>
         {data && data.total > 0 && (
           <>
-            <section data-testid="clients-table" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
-              <div className="mb-2 flex flex-wrap items-center gap-3">
-                <h2 className="text-sm font-semibold">Clients</h2>
-                <label className="flex items-center gap-1 text-xs">
-                  before/after at
-                  <input
-                    type="datetime-local"
-                    aria-label="before/after time (UTC)"
-                    step={60}
-                    value={atMs === undefined ? "" : new Date(atMs).toISOString().slice(0, 16)}
-                    onChange={(e) => void setUrl({ at: e.target.value ? Date.parse(`${e.target.value}:00Z`) : null })}
-                    className="rounded border border-[var(--border)] bg-transparent px-1 py-0.5 font-mono"
-                  />
-                  UTC
-                </label>
-                {atMs === undefined && offeredAtMs !== undefined && (
-                  <button type="button" onClick={() => void setUrl({ at: offeredAtMs })} className="rounded border border-[var(--border)] px-2 py-0.5 text-xs">
-                    Compare before/after {formatUtc(offeredAtMs, false)}
-                  </button>
-                )}
-                {atMs === undefined ? (
-                  <button
-                    type="button"
-                    onClick={() => void setUrl({ at: Math.round((startMs + endMs) / 2 / 60_000) * 60_000 })}
-                    className="rounded border border-[var(--border)] px-2 py-0.5 text-xs"
-                  >
-                    Compare before/after the middle
-                  </button>
-                ) : (
-                  <button type="button" onClick={() => void setUrl({ at: null })} className="rounded border border-[var(--border)] px-2 py-0.5 text-xs">
-                    Clear
-                  </button>
-                )}
-                {data.comparison && (
-                  <span className="text-xs text-[var(--muted)]">
-                    {formatDurationMs(data.comparison.windowMs)} before vs {formatDurationMs(data.comparison.windowMs)} after{" "}
-                    {formatUtc(data.comparison.atMs, false)} UTC
-                  </span>
-                )}
-              </div>
-              {/* On a phone the table scrolls sideways rather than breaking a client's name letter by letter. */}
-              <div className="overflow-x-auto">
-                <table className="w-full min-w-[40rem] text-sm tabular">
-                  <thead className="text-xs text-[var(--muted)]">
-                    <tr>
-                      <th className={`${cell} text-left font-medium`}>client (user · agent)</th>
-                      <th className={`${cell} text-right font-medium`}>writes</th>
-                      <th className={`${cell} text-right font-medium`}>failed</th>
-                      <th
-                        className={`${cell} text-right font-medium`}
-                        title="successful writes that changed nothing (what each count rests on: below the table)"
-                      >
-                        no-op
-                      </th>
-                      <th className={`${cell} text-right font-medium`} title="successful writes that changed their object">
-                        changed
-                      </th>
-                      {data.comparison && (
-                        <>
-                          <th className={`${cell} text-right font-medium`}>before</th>
-                          <th className={`${cell} text-right font-medium`}>after</th>
-                          <th className={`${cell} text-right font-medium`}>change</th>
-                        </>
-                      )}
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {data.clients.map((c) => {
-                      const cmp = data.comparison?.rows.find((r) => r.client === c.client);
-                      return (
-                        <tr key={c.client} data-client={c.client} className="border-t border-[var(--border)]">
-                          <td className={`${cell} font-mono text-xs`}>
-                            <div className="break-all">{c.client}</div>
-                            <div className="text-[11px] text-[var(--muted)]" data-cell="verbs">
-                              {c.verbs.map((v) => `${v.verb} ${formatNumber(v.writes, true)}`).join(" · ")}
-                              {c.neverStored > 0 && (
-                                <span title="access and token reviews and TokenRequests: answered, never stored">{` · ${formatNumber(c.neverStored, true)} never stored`}</span>
-                              )}
-                            </div>
-                            {c.versions.some((v) => v.version !== "") && (
-                              <ClientVersions versions={c.versions} onCompare={(atMs) => void setUrl({ at: atMs })} />
-                            )}
-                          </td>
-                          <td className={num} data-cell="writes">
-                            {formatNumber(c.writes, true)}
-                          </td>
-                          <td className={num}>{formatNumber(c.failed, true)}</td>
-                          <td className={num} data-cell="noop">
-                            {formatNumber(c.noop, true)}
-                          </td>
-                          <td className={num} data-cell="changed">
-                            {formatNumber(c.changed, true)}
-                          </td>
-                          {data.comparison && (
-                            <>
-                              <td className={num} data-cell="before">
-                                {formatNumber(cmp?.before ?? 0, true)}
-                              </td>
-                              <td className={num} data-cell="after">
-                                {formatNumber(cmp?.after ?? 0, true)}
-                              </td>
-                              <td className={num} data-cell="change">
-                                {cmp?.changePct === null || cmp === undefined
-                                  ? "new"
-                                  : `${cmp.changePct > 0 ? "+" : cmp.changePct < 0 ? "−" : ""}${Math.abs(cmp.changePct).toFixed(0)} %`}
-                              </td>
-                            </>
-                          )}
-                        </tr>
-                      );
-                    })}
-                  </tbody>
-                </table>
-              </div>
-              <NoopEvidence evidence={data.evidence} unknown={data.unknown} />
-            </section>
+            <WritesTable
+              answer={data}
+              atMs={atMs}
+              offeredAtMs={offeredAtMs}
+              onCompareAt={(at) => void setUrl({ at: at === null ? null : String(at) })}
+              middleMs={Math.round((startMs + endMs) / 2 / 60_000) * 60_000}
+              sort={(url.writesBy as WritesSort | null) ?? "writes"}
+              onSort={(writesBy) => void setUrl({ writesBy: writesBy === "writes" ? null : writesBy })}
+            />
             <div className="grid gap-3 xl:grid-cols-2">
               <section data-testid="clients-resources" className="overflow-x-auto rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
                 <h2 className="mb-2 text-sm font-semibold">Top writers per resource</h2>

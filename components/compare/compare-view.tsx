@@ -13,9 +13,10 @@ import { RangeStatus } from "@/components/time-range/range-status";
 import { MarkerList } from "@/components/panels/marker-list";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
-import { SELECTOR_HELP, WINDOW_PRESETS, type ComparePreset, type CounterPreset } from "@/lib/compare/catalog";
+import { compareWindow, SELECTOR_HELP, WINDOW_PRESETS, type ComparePreset, type CounterPreset } from "@/lib/compare/catalog";
 import { parseSelector } from "@/lib/promql/parse";
 import { compareRows } from "@/lib/compare/table";
+import { CsvLink } from "@/components/panels/csv-link";
 import { formatCount } from "@/lib/format/number";
 import { formatRange } from "@/lib/format/time";
 import type { PanelData } from "@/lib/panels/run-panel";
@@ -27,8 +28,8 @@ const urlState = {
   to: parseAsString.withDefault("now"),
   a: parseAsString,
   b: parseAsString,
-  // Kept in the URL even at its default, so a shared link still means 3 h if the default changes.
-  window: parseAsString.withDefault("3h").withOptions({ clearOnDefault: false }),
+  // Written to the URL whenever chosen, so a shared link still means 3 h if the default changes; absent, the preset's.
+  window: parseAsString,
 };
 
 interface Props {
@@ -44,7 +45,11 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
   const fallback = presets[0];
   const a = url.a ?? fallback?.a ?? "";
   const b = url.b ?? fallback?.b ?? "";
-  const window = url.a === null && url.b === null && fallback ? fallback.window : url.window;
+  const asked = url.window ?? (url.a === null && url.b === null && fallback ? fallback.window : "3h");
+  // A window it cannot count in is said, and the default counted instead.
+  const askedWindow = compareWindow(asked);
+  const window = askedWindow.ok ? asked : "3h";
+  const notices = askedWindow.ok ? [] : [`window ${askedWindow.error}: counting per 3h instead`];
   const titleOf = (selector: string) => counters.find((c) => c.selector === selector)?.title;
   const ready = parseSelector(a).ok && parseSelector(b).ok;
   const query = usePanel({ panel: "compare", startMs, endMs, width: 1000, snapshot: snapshot?.id, args: { a, b, window } }, ready);
@@ -64,7 +69,7 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
           <h1 className="text-lg font-semibold">Compare counters</h1>
           <ViewControls snapshot={snapshot} {...controls} download={{ view: "compare", a, b, window }} />
         </div>
-        <RangeStatus snapshot={snapshot} view="compare" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 2 days" />
+        <RangeStatus snapshot={snapshot} view="compare" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 2 days" notices={notices} />
         <MarkerList markers={markers} />
 
         <section className="space-y-2 rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 text-sm">
@@ -119,7 +124,18 @@ function CompareBody({ data, markers, titleA, titleB }: { data: PanelData; marke
         markers={markers}
         nameOf={(l) => `${l.series}: ${l.series === "A" ? titleA : titleB}`}
       />
-      <div className="mt-3 max-h-[28rem] overflow-auto">
+      <div className="mt-3 flex justify-end">
+        <CsvLink
+          name="compare"
+          testId="compare-csv"
+          header={["window_start_utc", "window_end_utc", "window_end_ms", `A ${titleA}`, `B ${titleB}`, "A/B"]}
+          rows={() => [
+            ...rows.map((r) => [new Date(r.startMs).toISOString(), new Date(r.endMs).toISOString(), r.endMs, r.a, r.b, r.ratio]),
+            ["all windows", "", "", total.a, total.b, total.ratio],
+          ]}
+        />
+      </div>
+      <div className="mt-1 max-h-[28rem] overflow-auto">
         <table className="w-full text-sm tabular" data-testid="compare-table">
           <thead className="sticky top-0 bg-[var(--panel)] text-left text-xs text-[var(--muted)]">
             <tr>

@@ -22,6 +22,7 @@ import { MAX_TIMELINE_COLUMNS } from "@/lib/objects/timeline";
 import { CLASS_COLORS } from "./object-link";
 import { TimelineChart } from "./timeline-chart";
 import { WriteDiff } from "./write-diff";
+import { WritesCsv } from "./writes-csv";
 import { MarkerList } from "@/components/panels/marker-list";
 import { DEFAULT_FROM, DEFAULT_TO } from "@/lib/time/range";
 
@@ -156,7 +157,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
               {data.total.toLocaleString("en-US")} writes:{" "}
               {Object.entries(data.byClass).map(([cls, n]) => (
                 <span key={cls} className="mr-2" style={{ color: CLASS_COLORS[cls] }}>
-                  {n} {cls}
+                  {n.toLocaleString("en-US")} {cls}
                 </span>
               ))}
               <span className="text-[var(--muted)]">
@@ -164,7 +165,8 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
                 {data.marks.length > 0 ? "; echoes · clocks: echoes (grey), clock-only writes (amber), condition clock faults (brown)" : ""}. Click for the
                 nearest write, ←/→ to step (Home/End the first and last, n/N the next and previous routed write, m/M the next and previous marked one), drag to
                 zoom.
-              </span>
+              </span>{" "}
+              <WritesCsv path={path} startMs={startMs} endMs={endMs} snapshot={snapshot?.id} name={`${objectKey.kind}-${objectKey.name}`} />
             </p>
           )
         )}

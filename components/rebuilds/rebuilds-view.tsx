@@ -7,13 +7,13 @@
 import { MarkerList } from "@/components/panels/marker-list";
 import { ChartZoomContext } from "@/components/panels/chart-zoom";
 import { parseAsString, useQueryStates } from "nuqs";
-import { useState } from "react";
 import { PanelFrame } from "@/components/panels/panel-frame";
 import { PanelNotShown } from "@/components/panels/panel-not-shown";
 import { TimeSeriesChart } from "@/components/panels/time-series-chart";
 import { useElementWidth, useWidthCookie } from "@/components/panels/use-element-width";
 import { chartWidths } from "@/lib/panels/panel-url";
 import { RangeStatus } from "@/components/time-range/range-status";
+import { UtcTimeInput } from "@/components/time-range/utc-time-input";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { formatNumber } from "@/lib/format/number";
@@ -23,9 +23,10 @@ import { useMarkers, usePanel } from "@/lib/query/hooks";
 import { useOnsetMarker } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { findRebuildPanel } from "@/lib/rebuilds/catalog";
-import { parseAtParam, REBUILD_CHARTS, REBUILDS_DEFAULT_FROM, rebuildInputs, rebuildRequests } from "@/lib/rebuilds/requests";
+import { REBUILD_CHARTS, REBUILDS_DEFAULT_FROM, rebuildInputs, rebuildRequests } from "@/lib/rebuilds/requests";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
-import { parseTimeExpr, resolveTimeExpr } from "@/lib/time/range";
+import { badValue, unknownValue } from "@/lib/format/param-notices";
+import { parseAtParam } from "@/lib/time/range";
 import { FlapChanges } from "./flap-changes";
 import { RebuildSummaryTable } from "./summary-table";
 
@@ -44,7 +45,6 @@ interface Props {
 
 export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, snapshot }: Props) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
-  const [atText, setAtText] = useState<string | null>(null);
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
   const { startMs, endMs, errors, controls, onZoom } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
   const atMs = parseAtParam(url.at);
@@ -53,7 +53,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const siteOf = (labels: Record<string, string>) => labels[siteLabel] ?? labels.member_cluster ?? "";
   const nameOf = (labels: Record<string, string>) =>
     [labels.series, labels.part, siteOf(labels), labels.kind, labels.operationResult].filter(Boolean).join(" · ") || "total";
-  const site = url.site ?? undefined;
+  const asked = url.site ?? undefined;
   const inputs = rebuildInputs(calls, chartWidths(mainWidth), snapshot?.id);
   useWidthCookie(mainWidth);
   const enabled = mainWidth > 0;
@@ -64,17 +64,19 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
   const beforeAt = usePanel(inputs.beforeAt ?? inputs.summary, enabled && inputs.beforeAt !== undefined);
   const afterAt = usePanel(inputs.afterAt ?? inputs.summary, enabled && inputs.afterAt !== undefined);
   const sites = [...new Set((rate.data?.data.series ?? []).map((s) => siteOf(s.labels)))].sort();
+  // A site the range does not have shows every site, and says so, rather than empty charts.
+  const unknownSite = asked !== undefined && rate.data !== undefined && !sites.includes(asked);
+  const site = unknownSite ? undefined : asked;
+  const notices = [
+    ...(unknownSite ? [unknownValue("site", asked, sites, "showing all sites")] : []),
+    ...(url.at !== null && atMs === undefined ? [badValue("before/after time", url.at, "a time in epoch milliseconds", "no before/after comparison")] : []),
+    ...(atMs !== undefined && calls.beforeAt === undefined
+      ? [`before/after time ${formatUtc(atMs, atMs % 60_000 !== 0)} is outside the range: no before/after comparison`]
+      : []),
+  ];
   const profile = rate.data?.data.profile;
   const onset = useOnsetMarker(rate.data?.data, nameOf, "Rebuilds across sites");
   const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
-
-  const setAt = (text: string) => {
-    const parsed = parseTimeExpr(text.trim());
-    if (text.trim() === "") return void setUrl({ at: null });
-    if (!parsed.ok) return;
-    void setUrl({ at: String(resolveTimeExpr(parsed.value, Date.now())) });
-    setAtText(null);
-  };
 
   return (
     <ChartZoomContext value={onZoom}>
@@ -99,19 +101,16 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
           </label>
           <label className="flex items-center gap-1 text-sm" title="Compare the range before and after this time (UTC), e.g. the onset">
             <span className="text-[var(--muted)]">Before/after</span>
-            <input
-              data-testid="at-input"
-              className="w-44 rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1 font-mono text-xs"
-              placeholder="YYYY-MM-DDTHH:MM:SSZ"
-              value={atText ?? (atMs !== undefined ? new Date(atMs).toISOString().replace(".000Z", "Z") : "")}
-              onChange={(e) => setAtText(e.target.value)}
-              onBlur={(e) => setAt(e.target.value)}
-              onKeyDown={(e) => e.key === "Enter" && setAt(e.currentTarget.value)}
+            <UtcTimeInput
+              testId="at-input"
+              label="before/after time (UTC)"
+              valueMs={atMs}
+              onChange={(at) => void setUrl({ at: at === null ? null : String(at) })}
             />
           </label>
           <ViewControls snapshot={snapshot} {...controls} download={{ view: "rebuilds", at: atMs }} />
         </div>
-        <RangeStatus snapshot={snapshot} view="rebuilds" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 24 hours" />
+        <RangeStatus snapshot={snapshot} view="rebuilds" startMs={startMs} endMs={endMs} errors={errors} fallback="the last 24 hours" notices={notices} />
         <p className="text-sm" data-testid="rebuild-profile">
           {profile ? (
             <>

@@ -9,9 +9,11 @@ import { useState } from "react";
 import { fetchEnvelope } from "@/lib/api/fetch-envelope";
 import { formatUtc } from "@/lib/format/time";
 import { useMarkers } from "@/lib/query/hooks";
+import type { Marker } from "@/lib/markers/marker";
 import { parseTimeExpr, resolveTimeExpr } from "@/lib/time/range";
 
-const iso = (ms: number) => new Date(Math.floor(ms / 60_000) * 60_000).toISOString().replace(":00.000Z", "Z");
+// The minute, as every page prints times (and as the field reads them back).
+const minute = (ms: number) => formatUtc(Math.floor(ms / 60_000) * 60_000, false);
 
 export function NotesControl({ startMs, endMs, snapshot }: { startMs: number; endMs: number; snapshot?: string }) {
   const [open, setOpen] = useState(false);
@@ -27,7 +29,7 @@ export function NotesControl({ startMs, endMs, snapshot }: { startMs: number; en
   const defaultMs = snapshot ? Math.round((startMs + endMs) / 2) : Math.min(endMs, Date.now());
 
   const save = async () => {
-    const parsed = parseTimeExpr(time.trim() || iso(defaultMs));
+    const parsed = parseTimeExpr(time.trim() || minute(defaultMs));
     if (!parsed.ok) return setError(parsed.error);
     try {
       await fetchEnvelope(snapshot ? `/api/notes?snapshot=${encodeURIComponent(snapshot)}` : "/api/notes", undefined, {
@@ -72,11 +74,11 @@ export function NotesControl({ startMs, endMs, snapshot }: { startMs: number; en
             </p>
           ))}
           <label className="block text-xs text-[var(--muted)]">
-            Time (UTC, RFC 3339 or now-30m)
+            Time (UTC, such as 2026-09-11 13:12Z, or now-30m)
             <input
               data-testid="note-time"
               className="mt-0.5 block w-full rounded border border-[var(--border)] bg-[var(--bg)] px-2 py-1 font-mono text-xs text-[var(--fg)]"
-              placeholder={iso(defaultMs)}
+              placeholder={minute(defaultMs)}
               value={time}
               onChange={(e) => setTime(e.target.value)}
             />
@@ -114,25 +116,60 @@ export function NotesControl({ startMs, endMs, snapshot }: { startMs: number; en
           {notes.length > 0 && (
             <ul className="max-h-48 space-y-1 overflow-auto border-t border-[var(--border)] pt-2 text-xs" data-testid="notes-list">
               {notes.map((n) => (
-                <li key={n.id} className="flex items-start gap-2">
-                  <span className="font-mono text-[var(--muted)]">{formatUtc(n.timeMs, false)}</span>
-                  <span className="flex-1 whitespace-pre-wrap break-words" title={n.detail}>
-                    {n.detail}
-                  </span>
-                  <button
-                    type="button"
-                    aria-label={`delete note ${n.label}`}
-                    className="text-[var(--muted)] hover:text-[var(--err-fg)]"
-                    onClick={() => void fetchEnvelope(`/api/notes/${n.id}`, undefined, { method: "DELETE" }).then(refresh, (e: Error) => setError(e.message))}
-                  >
-                    ✕
-                  </button>
-                </li>
+                <NoteItem key={`${n.id ?? "packed"}-${n.timeMs}-${n.label}`} note={n} onDeleted={refresh} onError={setError} />
               ))}
             </ul>
           )}
         </div>
       )}
     </span>
+  );
+}
+
+/**
+ * One note in the list. A note is everyone's, so deleting it asks first; a note packed inside a snapshot file (it has
+ * no id here) is part of that file and cannot be deleted, which the row says instead of offering a delete that fails.
+ */
+function NoteItem({ note, onDeleted, onError }: { note: Marker; onDeleted: () => void; onError: (message: string) => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const remove = (id: number) =>
+    void fetchEnvelope(`/api/notes/${id}`, undefined, { method: "DELETE" }).then(onDeleted, (e: Error) => {
+      setConfirming(false);
+      onError(e.message);
+    });
+  return (
+    <li className="flex items-start gap-2" data-testid="note-item">
+      <span className="font-mono text-[var(--muted)]">{formatUtc(note.timeMs, false)}</span>
+      <span className="flex-1 whitespace-pre-wrap break-words" title={note.detail}>
+        {note.detail}
+      </span>
+      {note.id === undefined ? (
+        <span
+          className="text-[var(--muted)]"
+          title="This note was packed into the snapshot file when it was taken: it is part of the file and cannot be deleted here"
+        >
+          in the file
+        </span>
+      ) : confirming ? (
+        <span className="flex gap-1" role="group" aria-label="confirm deleting this note">
+          <span>Delete for everyone?</span>
+          <button type="button" data-testid="note-delete-confirm" className="text-[var(--err-fg)] underline" onClick={() => remove(note.id!)}>
+            Delete
+          </button>
+          <button type="button" className="underline" onClick={() => setConfirming(false)}>
+            Keep
+          </button>
+        </span>
+      ) : (
+        <button
+          type="button"
+          aria-label={`delete note ${note.label}`}
+          className="text-[var(--muted)] hover:text-[var(--err-fg)]"
+          onClick={() => setConfirming(true)}
+        >
+          ✕
+        </button>
+      )}
+    </li>
   );
 }

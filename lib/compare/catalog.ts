@@ -4,6 +4,7 @@
  */
 import { literalAlternation, matcher } from "../promql/promql";
 import { WRITE_VERBS } from "../panels/queries";
+import { parseDurationMs } from "../time/duration";
 
 /** What the counter inputs take, said under them. */
 export const SELECTOR_HELP =
@@ -12,6 +13,17 @@ export const SELECTOR_HELP =
 
 /** The window buttons; any duration from 1m to 7d can be typed. */
 export const WINDOW_PRESETS = ["1h", "3h", "6h"] as const;
+
+const MIN_WINDOW_MS = 60_000;
+const MAX_WINDOW_MS = 7 * 86_400_000;
+
+/** A compare window in milliseconds, or what is wrong with it: read alike by the page (to say so) and the API (a 400). */
+export function compareWindow(text: string): { ok: true; windowMs: number } | { ok: false; error: string } {
+  const windowMs = parseDurationMs(text);
+  if (windowMs === null || windowMs < MIN_WINDOW_MS || windowMs > MAX_WINDOW_MS || windowMs % 1000 !== 0)
+    return { ok: false, error: `"${text.slice(0, 40)}" is not a window between 1m and 7d in whole seconds, such as 1h, 3h or 6h` };
+  return { ok: true, windowMs };
+}
 
 export interface CounterPreset {
   id: string;

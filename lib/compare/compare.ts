@@ -6,12 +6,13 @@
  */
 import { badRequest } from "../api/envelope";
 import type { PromClient } from "../promql/types";
-import { formatDurationMs, parseDurationMs } from "../time/duration";
+import { formatDurationMs } from "../time/duration";
 import { counterRise, riseInfo } from "../panels/queries";
 import type { WindowSemantics } from "../promql/flavor";
 import { unique, type PanelResult } from "../panels/run-panel";
 import { toSeries } from "../promql/to-series";
 import { parseSelector } from "../promql/parse";
+import { compareWindow } from "./catalog";
 
 export interface CompareRequest {
   startMs: number;
@@ -22,8 +23,6 @@ export interface CompareRequest {
   windowMs: number;
 }
 
-const MIN_WINDOW_MS = 60_000;
-const MAX_WINDOW_MS = 7 * 86_400_000;
 const MAX_WINDOWS = 2_000;
 
 export const COMPARE_INFO =
@@ -36,12 +35,9 @@ export function parseCompareArgs(params: Record<string, string | undefined>): Pi
     if (!parsed.ok) throw badRequest(`parameter ${key}: ${parsed.error}`);
     return parsed.text;
   };
-  const windowText = params.window ?? "3h";
-  const windowMs = parseDurationMs(windowText);
-  if (windowMs === null || windowMs < MIN_WINDOW_MS || windowMs > MAX_WINDOW_MS || windowMs % 1000 !== 0) {
-    throw badRequest(`parameter window: "${windowText.slice(0, 40)}" is not a window between 1m and 7d in whole seconds, such as 1h, 3h or 6h`);
-  }
-  return { a: side("a"), b: side("b"), windowMs };
+  const window = compareWindow(params.window ?? "3h");
+  if (!window.ok) throw badRequest(`parameter window: ${window.error}`);
+  return { a: side("a"), b: side("b"), windowMs: window.windowMs };
 }
 
 /** The whole windows inside [startMs, endMs], aligned to multiples of the window since the epoch. */

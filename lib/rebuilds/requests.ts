@@ -6,7 +6,7 @@ import { markersUrl, panelUrl, type ChartWidths, type PanelQueryInput } from "..
 import type { PanelCall } from "../panels/write-load-requests";
 import type { SnapshotInfo } from "../snapshot/format/schema";
 import { linkRange } from "../snapshot/format/view-range";
-import { previousRange } from "../time/range";
+import { parseAtParam, previousRange } from "../time/range";
 
 export interface RebuildViewState {
   startMs: number;
@@ -80,11 +80,6 @@ export function rebuildInputs(calls: RebuildCalls, widths: ChartWidths, snapshot
     beforeAt: calls.beforeAt && input(calls.beforeAt, SUMMARY_WIDTH),
     afterAt: calls.afterAt && input(calls.afterAt, SUMMARY_WIDTH),
   };
-}
-
-/** The `at` parameter as the page reads it: a time in milliseconds, or nothing. */
-export function parseAtParam(at: string | null | undefined): number | undefined {
-  return at !== null && at !== undefined && /^\d{1,15}$/.test(at) ? Number(at) : undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
 import { failureOf } from "../api/envelope";
 import { info } from "../snapshot/lookup";
 import type { SnapshotInfo } from "../snapshot/format/schema";
+import type { KeptBundle } from "../snapshot/bundles";
 import { REPLAY_ID } from "../snapshot/store";
 import { holdingRange } from "../snapshot/format/view-range";
 import type { ServerContext } from "./context";
@@ -18,7 +19,14 @@ export function searchTexts<K extends string>(search: Search, keys: readonly K[]
 }
 
 export type PageSnapshot =
-  { kind: "live" } | { kind: "snapshot"; snapshot: SnapshotInfo } | { kind: "redirect"; to: string } | { kind: "error"; replay: boolean; message: string };
+  | { kind: "live" }
+  | { kind: "snapshot"; snapshot: SnapshotInfo }
+  | { kind: "redirect"; to: string }
+  /** `offers`: for a snapshot this dashboard does not hold, the ones it holds (newest first; the replay is always one) */
+  | { kind: "error"; replay: boolean; message: string; offers: KeptBundle[] };
+
+/** How many kept snapshots a link to an unknown one offers. */
+const OFFERED = 10;
 
 /** `selection` lists the URL parameters the page keeps besides from/to, and how to fill them from the snapshot's initial view. */
 export async function pageSnapshot(
@@ -36,7 +44,9 @@ export async function pageSnapshot(
   try {
     snapshot = info(await ctx.snapshots.open(id), id);
   } catch (error) {
-    return { kind: "error", replay: requested === undefined, message: failureOf(error).body.error };
+    const failure = failureOf(error);
+    const offers = failure.httpStatus === 404 && requested !== undefined ? await ctx.snapshots.recent(OFFERED).catch(() => []) : [];
+    return { kind: "error", replay: requested === undefined, message: failure.body.error, offers };
   }
   const bare = ["from", "to", ...Object.keys(selection)].every((key) => search[key] === undefined);
   if (!bare) return { kind: "snapshot", snapshot };

@@ -4,14 +4,19 @@
  * (lib/store/snapshot-bundles.ts), so a shared link opens on whichever replica a Service picks.
  */
 import { existsSync, mkdirSync } from "node:fs";
-import { readFile, rename, writeFile } from "node:fs/promises";
+import { readdir, readFile, rename, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import type { KeptBundle } from "./format/schema";
+
+export type { KeptBundle };
 
 export interface BundleStore {
   /** the bundle as stored, or undefined when none has this id */
   read(id: string): Promise<Buffer | undefined>;
   /** keeps a bundle under its id; a second write of an id already kept changes nothing */
   write(id: string, bytes: Uint8Array): Promise<void>;
+  /** the `limit` bundles kept last, newest first: what a link to an unknown snapshot offers instead */
+  recent(limit: number): Promise<KeptBundle[]>;
 }
 
 export class FileBundles implements BundleStore {
@@ -28,6 +33,12 @@ export class FileBundles implements BundleStore {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw error;
     }
+  }
+
+  async recent(limit: number): Promise<KeptBundle[]> {
+    const names = (await readdir(this.dir).catch(() => [] as string[])).filter((name) => /^[0-9a-f]{16}\.json\.gz$/.test(name));
+    const kept = await Promise.all(names.map(async (name) => ({ id: name.slice(0, 16), storedMs: (await stat(join(this.dir, name))).mtimeMs })));
+    return kept.sort((a, b) => b.storedMs - a.storedMs || a.id.localeCompare(b.id)).slice(0, limit);
   }
 
   async write(id: string, bytes: Uint8Array): Promise<void> {

@@ -14,7 +14,7 @@ import { openingReader, tooLarge } from "./format/codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
 import type { Snapshot, SnapshotInfo, SnapshotMarker } from "./format/schema";
 import type { CheckedUpload } from "./upload-worker";
-import type { BundleStore } from "./bundles";
+import type { BundleStore, KeptBundle } from "./bundles";
 
 export const REPLAY_ID = "replay";
 export const REPLAY_BUNDLE_PATH = join("lib", "demo", "replay.snapshot.json.gz");
@@ -83,6 +83,11 @@ export class SnapshotStore {
           CHECK_RETRY_SECONDS,
         ),
     );
+  }
+
+  /** The snapshots kept last, newest first (the replay is always there besides). */
+  recent(limit: number): Promise<KeptBundle[]> {
+    return this.bundles.recent(limit);
   }
 
   /** The stored bundle as it was kept (what "Download snapshot" sends for an open snapshot). */

@@ -10,6 +10,7 @@ import { dirname } from "node:path";
 import { z } from "zod";
 import { badRequest, notFound } from "../api/envelope";
 import type { Marker } from "../markers/marker";
+import { formatUtc } from "../format/time";
 import { SqliteEngine } from "./engine/sqlite";
 import type { SqlEngine } from "./engine/types";
 import { addMissingColumns, migrate, type Migration } from "./migrator";
@@ -110,7 +111,7 @@ export function noteMarker(note: Note): Marker {
   return {
     timeMs: note.timeMs,
     label,
-    detail: `${note.text}\n— ${note.author}, added ${new Date(note.createdMs).toISOString().slice(0, 16)}Z`,
+    detail: `${note.text}\n— ${note.author}, added ${formatUtc(note.createdMs, false)}`,
     kind: "note",
     id: note.id,
   };

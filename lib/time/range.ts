@@ -19,7 +19,8 @@ export interface AbsoluteRange {
 
 export type ParseResult<T> = { ok: true; value: T } | { ok: false; error: string };
 
-const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
+// RFC 3339, with a space allowed for the T as every page prints times ("2026-09-11 13:12Z"), so a time read off the screen can be typed back.
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/i;
 // Year 2000 .. 2200 in ms: anything outside is almost certainly seconds or garbage.
 const MIN_EPOCH_MS = 946_684_800_000;
 const MAX_EPOCH_MS = 7_258_118_400_000;
@@ -43,14 +44,14 @@ export function parseTimeExpr(text: string): ParseResult<TimeExpr> {
     return { ok: true, value: { kind: "absolute", ms } };
   }
   if (RFC3339.test(value)) {
-    const ms = Date.parse(value);
+    const ms = Date.parse(value.replace(" ", "T"));
     if (Number.isFinite(ms) && ms >= MIN_EPOCH_MS && ms <= MAX_EPOCH_MS) {
       return { ok: true, value: { kind: "absolute", ms } };
     }
   }
   return {
     ok: false,
-    error: `"${clip(value)}" is not a time; use now, now-<duration>, epoch milliseconds, or RFC 3339 (2026-09-11T13:12:00Z)`,
+    error: `"${clip(value)}" is not a time; use now, now-<duration>, epoch milliseconds, or a UTC time such as 2026-09-11 13:12Z`,
   };
 }
 
@@ -106,4 +107,9 @@ export function parseRangeParams(from: string | null | undefined, to: string | n
   const probe = resolveRange(range, 0);
   if (range.from.kind === range.to.kind && probe.endMs <= probe.startMs) return { range: DEFAULT_RANGE, errors: ["`to` must be later than `from`"] };
   return { range, errors };
+}
+
+/** A link's `at` (a before/after time) as the pages read it: epoch milliseconds, or nothing. */
+export function parseAtParam(at: string | null | undefined): number | undefined {
+  return at !== null && at !== undefined && /^\d{1,15}$/.test(at) ? Number(at) : undefined;
 }

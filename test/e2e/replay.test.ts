@@ -4,7 +4,7 @@
  * downloaded as a snapshot and opened again. Screenshots land in test-results/.
  */
 import { join } from "node:path";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { formatCount, formatNumber } from "@/lib/format/number";
@@ -12,6 +12,7 @@ import { formatUtc } from "@/lib/format/time";
 import { PROJECT_JOB } from "@/lib/demo/types";
 import { windowTruth } from "@/lib/demo/truth";
 import { ARTIFACTS, BUNDLE_TRANSFER_MS, waitForDrawn } from "../helpers/browser";
+import { leastDeltaE } from "../helpers/color-difference";
 import { useReplayApp } from "../helpers/replay-app";
 
 const PANELS = ["writes-by-resource", "writes-by-verb", "effective-writes", "write-errors", "lease-renewals", "watch-fanout"];
@@ -118,6 +119,19 @@ describe("the replay in Chromium", () => {
     };
     const threeHours = windowTruth(h.replay, 3);
     expect(await table()).toEqual(threeHours.map((w) => [w.endMs, formatCount(w.notReadyReconciles), formatCount(w.statusUpdates)]));
+    // A and B in colours anyone tells apart, colour-blind or not.
+    const [colorA, colorB] = await page.$$eval('[data-panel="compare"] [data-legend-swatch]', (els) => els.map((e) => getComputedStyle(e).backgroundColor));
+    expect(leastDeltaE(colorA, colorB), `${colorA} and ${colorB}`).toBeGreaterThanOrEqual(12);
+    // Its CSV: the same windows with the exact counts, and their sums.
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="compare-csv"]')]);
+    const csv = readFileSync((await download.path())!, "utf8")
+      .trim()
+      .split("\n")
+      .slice(1);
+    expect(csv.map((line) => line.split(",").slice(2, 5).map(Number))).toEqual([
+      ...threeHours.map((w) => [w.endMs, w.notReadyReconciles, w.statusUpdates]),
+      [0, threeHours.reduce((n, w) => n + w.notReadyReconciles, 0), threeHours.reduce((n, w) => n + w.statusUpdates, 0)],
+    ]);
     await page.screenshot({ path: join(ARTIFACTS, "replay-compare.png"), fullPage: true });
     // Each preset's words say what its selectors count: the reconciles are those controller-runtime ended with success.
     const presets = await page.$$eval('[data-testid="compare-presets"] button', (bs) => bs.map((b) => b.textContent));
@@ -171,6 +185,33 @@ describe("the replay in Chromium", () => {
     const written = h.replay.sink.requests.filter((q) => q.user === controller.split(" · ")[0] && q.timeMs > from && q.timeMs <= to).length;
     expect(await row.locator('[data-cell="writes"]').textContent()).toBe(formatNumber(written, true));
     expect(await row.locator('[data-cell="versions"]').textContent()).toMatch(/^v0\.26\.4 /);
+
+    // Ranked by change, largest rise first, as the generator's requests either side of the onset rank them; the CSV
+    // holds the same rows in the same order.
+    await page.locator('[data-testid="clients-table"] th').getByRole("button", { name: "change", exact: true }).click();
+    await page.waitForURL((u) => u.searchParams.get("writesBy") === "change");
+    const onsetFits = Math.min(onsetMs - from, to - onsetMs);
+    const onsetWindowMs = onsetFits >= 60_000 ? Math.floor(onsetFits / 60_000) * 60_000 : onsetFits;
+    const riseOf = (client: string) => {
+      const [user, agentName] = client.split(" · ");
+      const theirs = h.replay.sink.requests.filter((q) => q.user === user && q.userAgent.split("/")[0] === agentName);
+      const before = theirs.filter((q) => q.timeMs > onsetMs - onsetWindowMs && q.timeMs <= onsetMs).length;
+      const after = theirs.filter((q) => q.timeMs > onsetMs && q.timeMs <= onsetMs + onsetWindowMs).length;
+      return before === 0 ? (after > 0 ? Number.POSITIVE_INFINITY : Number.NEGATIVE_INFINITY) : (after - before) / before;
+    };
+    const ranked = await page.locator('[data-testid="clients-table"] tr[data-client]').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-client")!));
+    const rises = ranked.map(riseOf);
+    expect(
+      rises.every((rise, i) => i === 0 || rise <= rises[i - 1]),
+      ranked.map((c, i) => `${c} ${rises[i]}`).join("\n"),
+    ).toBe(true);
+    expect(rises[0]).toBeGreaterThan(0);
+    const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="clients-csv"]')]);
+    const csv = readFileSync((await download.path())!, "utf8")
+      .trim()
+      .split("\n");
+    expect(csv[0]).toBe("client,user,agent,writes,failed,no-op,changed,before,after,change %");
+    expect(csv.slice(1).map((line) => line.split(",")[0])).toEqual(ranked);
     await page.screenshot({ path: join(ARTIFACTS, "replay-clients.png"), fullPage: true });
 
     // An agent that moved to DatumConnect v0.1.4 in the range: comparing at that version's first write gives its
@@ -190,7 +231,7 @@ describe("the replay in Chromium", () => {
     // The table once it compares at the new time (until then it shows the onset's comparison).
     await page.waitForFunction(
       (text) => document.querySelector('[data-testid="clients-table"]')?.textContent?.includes(text),
-      `after ${formatUtc(atMs, false)} UTC`,
+      `after ${formatUtc(atMs, false)}`,
     );
     const inWindow = (lo: number, hi: number) => mine.filter((q) => q.timeMs > lo && q.timeMs <= hi).length;
     expect(await agentRow.locator('[data-cell="before"]').textContent()).toBe(formatNumber(inWindow(atMs - windowMs, atMs), true));

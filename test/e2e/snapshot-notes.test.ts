@@ -83,6 +83,31 @@ describe("notes and views on a snapshot", () => {
         );
         // In the opened copy it is one of the bundle's own markers, not a second note added here.
         expect((await elsewhere.json()).data.filter((m: { label: string }) => m.label === NOTE)).toHaveLength(1);
+        // There it is part of the file: the list says so and offers no delete.
+        await page.click('[data-testid="notes-button"]');
+        const packed = page.locator('[data-testid="note-item"]', { hasText: NOTE });
+        await expect.poll(() => packed.textContent()).toContain("in the file");
+        expect(await packed.locator("button").count()).toBe(0);
+
+        // On the replay, deleting it asks first: "Keep" keeps it, "Delete" deletes it for everyone.
+        await page.goto(`${h.app.url}${view}`);
+        await waitForDrawn(page, "writes-by-resource");
+        await page.click('[data-testid="notes-button"]');
+        const item = page.locator('[data-testid="note-item"]', { hasText: NOTE });
+        const replayNotes = async () =>
+          (
+            (await (await page.request.get(`${h.app.url}/api/markers?snapshot=replay&from=${ZOOM.startMs}&to=${ZOOM.endMs}`)).json()).data as {
+              label: string;
+            }[]
+          )
+            .map((m) => m.label)
+            .filter((label) => label === NOTE).length;
+        await item.getByRole("button", { name: `delete note ${NOTE}` }).click();
+        await item.getByRole("button", { name: "Keep" }).click();
+        expect(await replayNotes()).toBe(1);
+        await item.getByRole("button", { name: `delete note ${NOTE}` }).click();
+        await item.getByRole("button", { name: "Delete", exact: true }).click();
+        await expect.poll(replayNotes).toBe(0);
       } finally {
         await page.close();
       }

@@ -4,6 +4,7 @@
  * the diff following and saying whether each write changed anything the profile keeps, a drag that zooms,
  * and a phone that fits it.
  */
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -45,6 +46,14 @@ describe("an object's timeline", () => {
       await expect(page.textContent('[data-testid="write-counts"]')).resolves.toMatch(new RegExp(`^${writes.length.toLocaleString("en-US")} writes`));
       const counted = await page.$$eval("[data-column]", (gs) => gs.reduce((n, g) => n + Number(g.getAttribute("data-n")), 0));
       expect(counted).toBe(writes.length);
+      // The CSV holds every write, oldest first, at the generator's times.
+      const [download] = await Promise.all([page.waitForEvent("download"), page.click('[data-testid="timeline-csv"]')]);
+      const csv = readFileSync((await download.path())!, "utf8")
+        .trim()
+        .split("\n");
+      expect(csv[0].split(",").slice(0, 4)).toEqual(["time_utc", "timestamp_ms", "class", "writer"]);
+      expect(csv.slice(1).map((line) => Number(line.split(",")[1]))).toEqual(writes.map((w) => w.timeMs));
+      expect(download.suggestedFilename()).toBe(`Connector-${NAMED.flipsThenFlaps}-writes.csv`);
       const svg = (await page.locator('[data-testid="timeline"] svg').boundingBox())!;
       const plot = svg.width - 260;
       // Ticks fall on whole UTC hours or days, each drawn where its time is and labelled with it.

@@ -26,6 +26,18 @@ describe.each(storeEngines())("snapshot bundles on %s", (_name, store) => {
     expect([...(await bundles.read("bbbbbbbbbbbbbbbb"))!]).toEqual([1, 2, 3]);
     expect(await bundles.read("cccccccccccccccc")).toBeUndefined();
   });
+  it("name the bundles kept last, newest first, for a link to one it does not hold", async () => {
+    const bundles = await store.bundles();
+    const ids = ["1111111111111111", "2222222222222222", "3333333333333333"];
+    for (const id of ids) {
+      await bundles.write(id, new Uint8Array([7]));
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const recent = await bundles.recent(2);
+    expect(recent.map((b) => b.id)).toEqual([ids[2], ids[1]]);
+    expect(recent[0].storedMs).toBeGreaterThan(recent[1].storedMs);
+    expect(Math.abs(recent[0].storedMs - Date.now())).toBeLessThan(60_000);
+  });
 });
 
 describe("a snapshot uploaded on one replica", () => {

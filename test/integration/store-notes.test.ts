@@ -17,7 +17,7 @@ describe.each(storeEngines())("notes on %s", (_name, store) => {
     expect(noteMarker(first)).toEqual({
       timeMs: at,
       label: "rolled back infra v0.83.42",
-      detail: "rolled back infra v0.83.42\n— alice, added 2026-09-11T14:50Z",
+      detail: "rolled back infra v0.83.42\n— alice, added 2026-09-11 14:50Z",
       kind: "note",
       id: first.id,
     });

@@ -33,8 +33,17 @@ const schema = z.object({
 });
 
 export async function grafanaExport(ctx: ServerContext, params: Record<string, string>, signal?: AbortSignal): Promise<Download> {
+  // A snapshot, the replay included, has no Prometheus behind it to write the dashboard's PromQL for: a 4xx that says
+  // so and what to do, not the 503 of a server that might answer later.
+  if (params.snapshot !== undefined)
+    throw new ApiFailure(
+      409,
+      "snapshot",
+      "a snapshot has no Prometheus behind it to write a Grafana dashboard for: open the live view on a dashboard with Prometheus configured, or share the snapshot itself (Download snapshot)",
+    );
   const p = queryParams(schema, params);
-  if (!ctx.prometheus) throw notConfigured();
+  if (!ctx.prometheus)
+    throw new ApiFailure(409, "not_configured", `a Grafana dashboard is written for this dashboard's Prometheus. ${notConfigured().message}`);
   const { startMs, endMs } = rangeParams(p.from, p.to, Date.now(), ctx.config.limits.maxRangeMs);
   const bounds = { startSeconds: Math.floor(startMs / 1000), endSeconds: Math.ceil(endMs / 1000) };
   const engine = await ctx.prometheus.engine(signal);

@@ -205,3 +205,9 @@ export interface SnapshotInfo {
   /** API calls it carries (counted rows), for the Clients page's API cost */
   apiCallRows: number;
 }
+
+/** A snapshot bundle this dashboard keeps, as a link to one it does not hold offers it. */
+export interface KeptBundle {
+  id: string;
+  storedMs: number;
+}

@@ -1,3 +1,4 @@
+import { formatUtc } from "@/lib/format/time";
 import { describe, expect, it } from "vitest";
 import { formatDurationMs, parseDurationMs, promDuration } from "@/lib/time/duration";
 import { formatTimeExpr, freezeRange, parseRangeParams, parseTimeExpr, previousRange, resolveRange } from "@/lib/time/range";
@@ -27,6 +28,12 @@ describe("time expressions (Grafana-compatible from/to)", () => {
     expect(parseTimeExpr("1789132320000")).toEqual({ ok: true, value: { kind: "absolute", ms: 1_789_132_320_000 } });
     expect(parseTimeExpr("2026-09-11T13:12:00Z")).toEqual({ ok: true, value: { kind: "absolute", ms: Date.UTC(2026, 8, 11, 13, 12) } });
     expect(parseTimeExpr("2026-09-11T15:12:00+02:00")).toEqual({ ok: true, value: { kind: "absolute", ms: Date.UTC(2026, 8, 11, 13, 12) } });
+  });
+  it("reads back a time as every page prints it", () => {
+    const ms = Date.UTC(2026, 8, 11, 13, 12);
+    expect(parseTimeExpr(formatUtc(ms, false))).toEqual({ ok: true, value: { kind: "absolute", ms } });
+    expect(parseTimeExpr(formatUtc(ms + 7_000))).toEqual({ ok: true, value: { kind: "absolute", ms: ms + 7_000 } });
+    expect(parseTimeExpr("2026-09-11 13:12").ok).toBe(false); // no zone: refused rather than read in the browser's
   });
   it("rejects seconds-precision epochs, garbage and injection with a message", () => {
     for (const bad of ["1789132320", "now-", "now+1h", "yesterday", '"}) or vector(1)', "2026-13-45T99:00:00Z", "now-6x"]) {
