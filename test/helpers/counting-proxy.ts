@@ -111,6 +111,11 @@ export async function startCountingProxy(target: string): Promise<CountingProxy>
   const port = await freePort();
   await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   proxy.url = `http://127.0.0.1:${port}`;
-  proxy.stop = () => new Promise<void>((resolve) => server.close(() => resolve()));
+  proxy.stop = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // An API server's webhook keeps its connection alive and busy retrying: closing waits for no connection.
+      server.closeAllConnections();
+    });
   return proxy;
 }

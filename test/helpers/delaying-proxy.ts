@@ -77,6 +77,11 @@ export async function startDelayingProxy(target: string | string[], tls: { certF
   return Object.assign(proxy, {
     url: `https://127.0.0.1:${port}`,
     stats,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // An API server's webhook keeps its connection alive and busy retrying: closing waits for no connection.
+        server.closeAllConnections();
+      }),
   });
 }
