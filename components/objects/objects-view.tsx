@@ -286,14 +286,14 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
                 <td className="max-w-[26rem] px-2 py-1 font-mono text-[11px]" data-cell="fields">
                   {row.topFields.map((f) => (
                     <div key={f.path} className="truncate" title={f.path}>
-                      {f.path} <span className="text-[var(--muted)]">×{f.changes}</span>
+                      {f.path} <span className="text-[var(--muted)]">×{formatNumber(f.changes, true)}</span>
                     </div>
                   ))}
                 </td>
                 <td className="px-2 py-1 text-[11px]" data-cell="writers">
                   {row.writers.map((w) => (
                     <div key={w.writer}>
-                      {w.writer} <span className="text-[var(--muted)]">{w.writes}</span>
+                      {w.writer} <span className="text-[var(--muted)]">{formatNumber(w.writes, true)}</span>
                     </div>
                   ))}
                 </td>

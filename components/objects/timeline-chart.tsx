@@ -30,7 +30,7 @@ export const projectionText = (p: Record<string, string> | null | undefined) =>
 
 /** A lane's field path and count, its start cut to fit the label column (about 5.5 px a character at 10 px). */
 function laneLabel(path: string, changes: number, labelWidth: number): string {
-  const count = ` ×${changes}`;
+  const count = ` ×${changes.toLocaleString("en-US")}`;
   const room = Math.max(8, Math.floor((labelWidth - 8) / 5.5) - count.length);
   return `${path.length > room ? `…${path.slice(-(room - 1))}` : path}${count}`;
 }

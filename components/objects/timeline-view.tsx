@@ -155,12 +155,16 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
           data && (
             <p className="mb-2 text-xs" data-testid="write-counts">
               {data.total.toLocaleString("en-US")} writes:{" "}
-              {Object.entries(data.byClass).map(([cls, n]) => (
-                <span key={cls} className="mr-2" style={{ color: CLASS_COLORS[cls] }}>
-                  {n.toLocaleString("en-US")} {cls}
+              {Object.entries(data.byClass).map(([cls, n], i) => (
+                <span key={cls}>
+                  {i > 0 ? ", " : ""}
+                  <span style={{ color: CLASS_COLORS[cls] }}>
+                    {n.toLocaleString("en-US")} {cls}
+                  </span>
                 </span>
               ))}
               <span className="text-[var(--muted)]">
+                {" "}
                 · band: what the consumer routes on (green = online); bars: writes per pixel by class
                 {data.marks.length > 0 ? "; echoes · clocks: echoes (grey), clock-only writes (amber), condition clock faults (brown)" : ""}. Click for the
                 nearest write, ←/→ to step (Home/End the first and last, n/N the next and previous routed write, m/M the next and previous marked one), drag to

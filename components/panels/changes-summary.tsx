@@ -14,7 +14,7 @@ import type { ChangesAnswer } from "@/lib/wire/changes";
 export function ChangesSummary({ answer }: { answer: ChangesAnswer | "loading" }) {
   if (answer === "loading" || (answer.changes.length === 0 && answer.writers.length === 0))
     return (
-      <div className="min-h-[3rem] sm:min-h-[2rem] text-xs" data-testid="changes-summary">
+      <div className="min-h-[3rem] sm:min-h-[2rem] text-xs" data-testid="changes-summary" data-state={answer === "loading" ? "loading" : "ready"}>
         <span className="font-semibold">What changed:</span>{" "}
         <span className="text-[var(--muted)]">
           {answer === "loading" ? "testing the recorded changes against the rate…" : "no recorded change in this range, and no recorded writer rose."}
@@ -24,7 +24,7 @@ export function ChangesSummary({ answer }: { answer: ChangesAnswer | "loading" }
   const more = answer.total - answer.changes.length;
   const untested = answer.total - answer.tested;
   return (
-    <div className="min-h-[3rem] sm:min-h-[2rem] text-xs" data-testid="changes-summary">
+    <div className="min-h-[3rem] sm:min-h-[2rem] text-xs" data-testid="changes-summary" data-state="ready">
       <p>
         <span className="font-semibold">What changed:</span>{" "}
         {answer.conclusion || `${answer.total} recorded change${answer.total === 1 ? "" : "s"}, no onset in this range.`}

@@ -33,13 +33,29 @@ export function MarkerList({
   return (
     <>
       {sorted.length > 0 && <Listed sorted={sorted} onsetSaid={onsetSummary !== undefined} openUpTo={compact ? COMPACT_UP_TO : OPEN_UP_TO} />}
-      {onsetSummary && (
-        <p className="text-xs" data-testid="onset-summary">
-          <span className="font-semibold text-[var(--accent)]">Detected onset:</span> {onsetSummary}
-        </p>
-      )}
+      {onsetSummary && <OnsetSummary summary={onsetSummary} compact={compact === true} />}
       {changes && <ChangesSummary answer={changes} />}
     </>
+  );
+}
+
+/** On a phone, what rose and when on one line, the rest a tap away, so the first chart starts on the first screen. */
+function OnsetSummary({ summary, compact }: { summary: string; compact: boolean }) {
+  const cut = summary.search(/ \(|\. /);
+  const title = <span className="font-semibold text-[var(--accent)]">Detected onset:</span>;
+  if (!compact || cut < 0)
+    return (
+      <p className="text-xs" data-testid="onset-summary">
+        {title} {summary}
+      </p>
+    );
+  return (
+    <details className="text-xs" data-testid="onset-summary">
+      <summary className="cursor-pointer">
+        {title} {summary.slice(0, cut)}
+      </summary>
+      {summary.slice(cut).trim()}
+    </details>
   );
 }
 

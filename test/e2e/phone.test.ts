@@ -78,6 +78,9 @@ describe("on a phone", () => {
       await page.waitForSelector('[data-testid="rate-charts"] [data-panel="watch-fanout"] [data-chart][data-drawn]', { state: "attached", timeout: 30_000 });
       await page.waitForLoadState("networkidle");
       expect(await page.evaluate(() => document.documentElement.scrollHeight)).toBeLessThan(3000);
+      // Writes by resource starts on the first screen, as it does on the whole incident (below).
+      const chartTop = () => page.locator('[data-panel="writes-by-resource"] [data-chart]').evaluate((e) => e.getBoundingClientRect().top + window.scrollY);
+      expect(await chartTop()).toBeLessThan(844);
       // The five rate charts are one row, side by side, the first at the left edge.
       const tops = await page.locator('[data-testid="rate-charts"] > section').evaluateAll((els) => els.map((e) => Math.round(e.getBoundingClientRect().top)));
       expect(tops).toHaveLength(5);
@@ -92,6 +95,11 @@ describe("on a phone", () => {
       expect(await page.locator('[data-collapsed-signal="request-cost"]').count()).toBe(0);
       await page.screenshot({ path: join(ARTIFACTS, "phone-write-load-signal-open.png"), fullPage: true });
       expect(await overflowing(page)).toEqual([]);
+      // The README's first page, the whole incident: its first chart on the first screen too.
+      await page.goto(h.app.url);
+      await page.waitForSelector('[data-panel="writes-by-resource"] [data-chart][data-drawn]', { timeout: 30_000 });
+      await page.waitForSelector('[data-testid="onset-summary"]', { timeout: 30_000 });
+      expect(await chartTop()).toBeLessThan(844);
     } finally {
       await page.close();
     }
