@@ -173,7 +173,7 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
             <AuditUpload />
           </>
         )}
-        <ApiNotices error={calls.error} answer={calls.data} />
+        <ApiNotices error={calls.error} answer={calls.data} retry={calls.refetch} />
         {calls.data?.data && (
           <ApiCostView
             answer={calls.data.data}
@@ -189,7 +189,7 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
         {(snapshot ? snapshot.panels.includes("client-requests") : prometheus) && (
           <ClientPanels startMs={startMs} endMs={endMs} markers={markers} snapshot={snapshot?.id} />
         )}
-        <ApiNotices error={answer.error} answer={answer.data} />
+        <ApiNotices error={answer.error} answer={answer.data} retry={answer.refetch} />
         <section
           data-testid="clients-chart"
           data-state={answer.isLoading ? "loading" : data ? "ready" : "idle"}
@@ -217,6 +217,7 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
           <>
             <WritesTable
               answer={data}
+              stale={answer.isFetching && !answer.isLoading}
               atMs={atMs}
               offeredAtMs={offeredAtMs}
               onCompareAt={(at) => void setUrl({ at: at === null ? null : String(at) })}

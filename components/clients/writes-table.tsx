@@ -54,8 +54,11 @@ export function WritesTable({
   onCompareAt,
   sort,
   onSort,
+  stale = false,
 }: {
   answer: ClientsAnswer;
+  /** a new answer (another time, range or scope) is on its way: this one is shown faded until it comes */
+  stale?: boolean;
   atMs: number | undefined;
   /** the snapshot's own moment, offered as the split */
   offeredAtMs: number | undefined;
@@ -100,7 +103,11 @@ export function WritesTable({
     });
 
   return (
-    <section data-testid="clients-table" className="rounded-md border border-[var(--border)] bg-[var(--panel)] p-3">
+    <section
+      data-testid="clients-table"
+      data-updating={stale ? "" : undefined}
+      className={`rounded-md border border-[var(--border)] bg-[var(--panel)] p-3 ${stale ? "opacity-60" : ""}`}
+    >
       <div className="mb-2 flex flex-wrap items-center gap-3">
         <h2 className="text-sm font-semibold">Clients</h2>
         <label className="flex items-center gap-1 text-xs">
@@ -124,6 +131,11 @@ export function WritesTable({
         {comparison && (
           <span className="text-xs text-[var(--muted)]">
             {formatDurationMs(comparison.windowMs)} before vs {formatDurationMs(comparison.windowMs)} after {formatUtc(comparison.atMs, false)}
+          </span>
+        )}
+        {stale && (
+          <span role="status" className="text-xs text-[var(--muted)]">
+            updating…
           </span>
         )}
         <CsvLink

@@ -56,7 +56,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", ...filter }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
-      <ApiNotices error={answer.error} answer={answer.data} />
+      <ApiNotices error={answer.error} answer={answer.data} retry={answer.refetch} />
       <section
         data-testid="fields-table"
         // Still showing the previous answer while the new one loads.

@@ -118,7 +118,7 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", ...scope }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
-      <ApiNotices error={first.error} answer={first.data} />
+      <ApiNotices error={first.error} answer={first.data} retry={first.refetch} />
       <section
         data-testid="lanes"
         data-state={first.isLoading || width === 0 ? "loading" : first.data ? "ready" : "idle"}

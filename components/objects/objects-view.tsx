@@ -123,7 +123,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", ...filter, class: undefined }} />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
-      <ApiNotices error={answer.error} answer={answer.data} />
+      <ApiNotices error={answer.error} answer={answer.data} retry={answer.refetch} />
       <ClockWarning scope={scope} />
       <section
         data-testid="objects-table"

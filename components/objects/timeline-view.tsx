@@ -142,7 +142,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
         />
       </div>
       <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
-      <ApiNotices error={answer.error} answer={answer.data} />
+      <ApiNotices error={answer.error} answer={answer.data} retry={answer.refetch} />
       <MarkerList markers={markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs)} />
       <section
         data-testid="timeline"

@@ -60,7 +60,7 @@ export function ClockFaults({ scope, writers = true }: { scope: Scope; writers?:
   return (
     <section id="clock-faults" data-testid="clock-faults" data-state={data ? "ready" : "loading"} className={SECTION}>
       <h2 className="text-sm font-semibold">Condition clocks{writers ? " and echoes" : ""}</h2>
-      <ApiNotices error={answer.error} answer={answer.data} />
+      <ApiNotices error={answer.error} answer={answer.data} retry={answer.refetch} />
       {data && data.sentences.length > 0 && (
         <ul className="my-2 space-y-1" data-testid="clock-sentences">
           {data.sentences.map((s) => (
@@ -254,7 +254,7 @@ export function Flaps({
           apply
         </button>
       </form>
-      <ApiNotices error={answer.error} answer={answer.data} />
+      <ApiNotices error={answer.error} answer={answer.data} retry={answer.refetch} />
       {flaps && (
         <dl className="grid grid-cols-2 gap-x-4 gap-y-1 text-sm sm:grid-cols-3 lg:grid-cols-6" data-testid="flap-figures">
           {(

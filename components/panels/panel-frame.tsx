@@ -13,6 +13,7 @@ import { isBusy } from "@/lib/query/hooks";
 import { ApiClientError } from "@/lib/api/fetch-envelope";
 import { Notices } from "./notices";
 import { panelPng } from "./panel-png";
+import { RetryButton } from "./retry-button";
 
 export interface PanelState {
   data?: ApiSuccess<PanelData>;
@@ -21,6 +22,8 @@ export interface PanelState {
   isFetching: boolean;
   /** the last failure while retries are still running */
   failureReason?: Error | null;
+  /** asks again (React Query's refetch): every failed panel offers it */
+  refetch?: () => unknown;
 }
 
 interface Props {
@@ -73,7 +76,7 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
             estimate
           </span>
         )}
-        <span className="ml-auto text-xs text-[var(--muted)]" aria-live="polite">
+        <span className="ml-auto text-xs text-[var(--muted)]" aria-live="polite" title="the previous answer is shown faded until the new one comes">
           {isFetching && !isLoading ? "updating…" : ""}
         </span>
       </header>
@@ -87,7 +90,7 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
         <div role="status" data-busy="true" className="rounded bg-[var(--warn-bg)] px-3 py-2 text-sm text-[var(--warn-fg)]">
           <div className="font-semibold">Busy: Churnscope is holding back queries to Prometheus</div>
           <div className="break-words">
-            {(error ?? state.failureReason)?.message} {isFetching ? "Retrying…" : "Refresh to try again."}
+            {(error ?? state.failureReason)?.message} {isFetching ? "Retrying…" : state.refetch && <RetryButton onRetry={state.refetch} />}
           </div>
         </div>
       ) : isLoading ? (
@@ -96,12 +99,13 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
         <div role="alert" className="rounded bg-[var(--err-bg)] px-3 py-2 text-sm text-[var(--err-fg)]">
           <div className="font-semibold">Query failed</div>
           <div className="break-words">{error.message}</div>
+          {state.refetch && <RetryButton onRetry={state.refetch} busy={isFetching} />}
         </div>
       ) : data && panel ? (
         <>
           {error && (
             <div role="alert" className="mb-2 rounded bg-[var(--err-bg)] px-2 py-1 text-xs text-[var(--err-fg)]">
-              Refresh failed, showing the previous result: {error.message}
+              Refresh failed, showing the previous result: {error.message} {state.refetch && <RetryButton onRetry={state.refetch} busy={isFetching} />}
             </div>
           )}
           <Notices warnings={data.warnings} infos={data.infos} />
@@ -109,7 +113,8 @@ export function PanelFrame({ id, title, description, state, idleMessage, classNa
           {panel.series.length === 0 ? (
             <div className="flex h-32 items-center justify-center text-sm text-[var(--muted)]">No data in this range.</div>
           ) : (
-            children(panel)
+            // A stale answer stays readable while the new one comes, but does not pass for it.
+            <div className={isFetching && !isLoading ? "opacity-60 transition-opacity" : undefined}>{children(panel)}</div>
           )}
           <div className="mt-2 flex items-start gap-3 text-xs text-[var(--muted)]">
             <details className="min-w-0 flex-1">

@@ -87,7 +87,7 @@ describe("Prometheus misbehaving", () => {
     }
   });
 
-  it("in the browser, only the panel whose query fails shows the failure; the others draw", async () => {
+  it("in the browser, only the panel whose query fails shows the failure, with a retry that draws it once Prometheus answers; the others draw", async () => {
     proxy.fault = { kind: "html503", match: /apiserver_watch_events_total/ };
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
     const errors: string[] = [];
@@ -97,6 +97,10 @@ describe("Prometheus misbehaving", () => {
       await page.waitForSelector('[data-panel="watch-fanout"][data-state="error"]', { timeout: 30_000 });
       await expect(page.textContent('[data-panel="watch-fanout"] [role="alert"]')).resolves.toMatch(/Query failed.*HTTP 503 with a body that is not JSON/);
       await waitForDrawn(page, ["writes-by-resource", "lease-renewals", "write-errors"]);
+      // Once Prometheus answers again, the panel's Retry draws it without reloading the page.
+      proxy.fault = undefined;
+      await page.click('[data-panel="watch-fanout"] [data-testid="retry"]');
+      await waitForDrawn(page, ["watch-fanout"]);
       expect(errors).toEqual([]);
     } finally {
       proxy.fault = undefined;
