@@ -13,6 +13,7 @@ import { findPanel } from "@/lib/panels/catalog";
 import type { PanelDef } from "@/lib/panels/queries";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
+import { unknownValue } from "@/lib/format/param-notices";
 import { useApiservers, useChanges, useMarkers, usePanel } from "@/lib/query/hooks";
 import { useOnsetMarker } from "@/components/panels/onset-marker";
 import { seriesName } from "@/lib/panels/series-name";
@@ -59,9 +60,38 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const [mainRef, mainWidth] = useElementWidth<HTMLElement>();
   const { startMs, endMs, errors, controls, onZoom } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
-  const apiserver = url.apiserver ?? undefined;
-  const resource = url.resource ?? undefined;
   const includeDryRun = url.dryRun === "include";
+  // An API server or resource the range does not have shows them all, and says so, rather than empty panels.
+  const apiservers = useApiservers(startMs, endMs, !snapshot);
+  const serverList = snapshot?.apiservers ?? apiservers.data?.data ?? configuredApiservers;
+  const serversKnown = snapshot !== undefined || apiservers.data !== undefined;
+  const askedApiserver = url.apiserver ?? undefined;
+  const unknownApiserver = askedApiserver !== undefined && serversKnown && !serverList.some((s) => s.job === askedApiserver);
+  const apiserver = unknownApiserver ? undefined : askedApiserver;
+  // The totals do not depend on the resource: they say which resources the range has.
+  const totalsInputs = writeLoadInputs(writeLoadRequests({ startMs, endMs, apiserver, includeDryRun }), chartWidths(mainWidth), snapshot?.id);
+  const totals = usePanel(totalsInputs.totals, mainWidth > 0);
+  const totalsBefore = usePanel(totalsInputs.totalsBefore, mainWidth > 0);
+  const knownResources = snapshot
+    ? (snapshot.resources[apiserver ?? ""] ?? [])
+    : (totals.data?.data.series ?? []).map((s) => joinResource(s.labels.resource ?? "", s.labels.group));
+  const resourcesKnown = snapshot !== undefined || totals.data !== undefined;
+  const askedResource = url.resource ?? undefined;
+  const unknownResource = askedResource !== undefined && resourcesKnown && knownResources.length > 0 && !knownResources.includes(askedResource);
+  const resource = unknownResource ? undefined : askedResource;
+  const notices = [
+    ...(unknownApiserver
+      ? [
+          unknownValue(
+            "API server",
+            askedApiserver,
+            serverList.map((s) => s.job),
+            "showing every API server",
+          ),
+        ]
+      : []),
+    ...(unknownResource ? [unknownValue("resource", askedResource, [...knownResources].sort(), "showing every resource")] : []),
+  ];
   const calls = writeLoadRequests({ startMs, endMs, apiserver, resource, includeDryRun });
   const inputs = writeLoadInputs(calls, chartWidths(mainWidth), snapshot?.id);
   useWidthCookie(mainWidth);
@@ -76,18 +106,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const phone = usePhone();
   const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
 
-  const apiservers = useApiservers(startMs, endMs, !snapshot);
-  const serverList = snapshot?.apiservers ?? apiservers.data?.data ?? configuredApiservers;
-  const totals = usePanel(inputs.totals, mainWidth > 0);
-  const totalsBefore = usePanel(inputs.totalsBefore, mainWidth > 0);
-  const resourceOptions = [
-    ...new Set([
-      ...(resource ? [resource] : []),
-      ...(snapshot
-        ? (snapshot.resources[apiserver ?? ""] ?? [])
-        : (totals.data?.data.series ?? []).map((s) => joinResource(s.labels.resource ?? "", s.labels.group))),
-    ]),
-  ].sort();
+  const resourceOptions = [...new Set([...(resource ? [resource] : []), ...knownResources])].sort();
 
   const selectResource = (value: string | null) => setUrl({ resource: value || null });
 
@@ -167,6 +186,7 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
           endMs={endMs}
           errors={errors}
           fallback="the last 6 hours"
+          notices={notices}
           note={apiservers.error ? `API server list unavailable: ${apiservers.error.message}` : undefined}
         />
         {!snapshot &&

@@ -9,7 +9,7 @@ const clip = (value: string) => (value.length > 40 ? `${value.slice(0, 39)}…` 
 /** `site "edge-xyz" is not a site in this range (edge-ams1, edge-fra2, …): showing all sites` */
 export function unknownValue(what: string, value: string, known: readonly string[], instead: string): string {
   const listed = known.length === 0 ? "there are none" : `${known.slice(0, 5).join(", ")}${known.length > 5 ? `, and ${known.length - 5} more` : ""}`;
-  return `${what} "${clip(value)}" is not a ${what} in this range (${listed}): ${instead}`;
+  return `${what} "${clip(value)}" is not ${/^[aeiou]/i.test(what) ? "an" : "a"} ${what} in this range (${listed}): ${instead}`;
 }
 
 /** `at "tomorrow" is not a time (epoch milliseconds): no before/after comparison` */

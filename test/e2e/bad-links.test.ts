@@ -30,6 +30,24 @@ describe("a link a page cannot follow as asked", () => {
     }
   });
 
+  it("Write load with an API server and a resource the range does not have: says so, and shows every one", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    try {
+      const { startMs, endMs } = h.replay.params;
+      await page.goto(`${h.app.url}/?snapshot=replay&from=${startMs}&to=${endMs}&apiserver=nope&resource=foos.example.com`);
+      await waitForDrawn(page, "writes-by-resource");
+      const text = await page.locator(notice).textContent();
+      expect(text).toMatch(/API server "nope" is not an API server in this range \(milo-apiserver, .*\): showing every API server/);
+      expect(text).toMatch(
+        /resource "foos\.example\.com" is not a resource in this range \(.*connectors\.networking\.datumapis\.com.*\): showing every resource/,
+      );
+      expect(await page.inputValue('[data-testid="resource-select"]')).toBe("");
+      expect(await page.locator("text=No data in this range").count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  });
+
   it("a range that is not one, on a snapshot: names the range it shows instead, the snapshot's", async () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
     try {
