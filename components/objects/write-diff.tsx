@@ -60,6 +60,25 @@ interface Props {
   onMove: (step: number, only?: PickOnly) => void;
 }
 
+/** The jumps to the routed or marked write before and after: [test id, label, title, step, which writes]. */
+type Move = readonly [string, string, string, number, PickOnly];
+const EARLIER: readonly Move[] = [
+  ["routed-earlier", "← routed", "The routed write before this one (N)", -1, "routed"],
+  ["marked-earlier", "← marked", "The echo or clock fault before this one (M)", -1, "marked"],
+];
+const LATER: readonly Move[] = [
+  ["marked-later", "marked →", "The next echo or clock fault (m)", 1, "marked"],
+  ["routed-later", "routed →", "The next routed write: what the consumer acts on changed (n)", 1, "routed"],
+];
+
+function MoveButtons({ moves, onMove }: { moves: readonly Move[]; onMove: Props["onMove"] }) {
+  return moves.map(([id, label, title, step, only]) => (
+    <button key={id} type="button" data-testid={id} className="rounded border border-[var(--border)] px-2" title={title} onClick={() => onMove(step, only)}>
+      {label}
+    </button>
+  ));
+}
+
 export function WriteDiff({ picked, loading, error, onStep, onMove }: Props) {
   if (error) return <p className="text-[var(--err-fg)]">{error.message}</p>;
   if (!picked)
@@ -98,23 +117,7 @@ export function WriteDiff({ picked, loading, error, onStep, onMove }: Props) {
             : ""}
         </span>
         <span className="ml-auto flex flex-wrap gap-1">
-          {(
-            [
-              ["routed-earlier", "← routed", "The routed write before this one (N)", -1, "routed"],
-              ["marked-earlier", "← marked", "The echo or clock fault before this one (M)", -1, "marked"],
-            ] as const
-          ).map(([id, label, title, step, only]) => (
-            <button
-              key={id}
-              type="button"
-              data-testid={id}
-              className="rounded border border-[var(--border)] px-2"
-              title={title}
-              onClick={() => onMove(step, only)}
-            >
-              {label}
-            </button>
-          ))}
+          <MoveButtons moves={EARLIER} onMove={onMove} />
           <button
             type="button"
             data-testid="write-earlier"
@@ -135,23 +138,7 @@ export function WriteDiff({ picked, loading, error, onStep, onMove }: Props) {
           >
             later →
           </button>
-          {(
-            [
-              ["marked-later", "marked →", "The next echo or clock fault (m)", 1, "marked"],
-              ["routed-later", "routed →", "The next routed write: what the consumer acts on changed (n)", 1, "routed"],
-            ] as const
-          ).map(([id, label, title, step, only]) => (
-            <button
-              key={id}
-              type="button"
-              data-testid={id}
-              className="rounded border border-[var(--border)] px-2"
-              title={title}
-              onClick={() => onMove(step, only)}
-            >
-              {label}
-            </button>
-          ))}
+          <MoveButtons moves={LATER} onMove={onMove} />
         </span>
       </div>
       <p className="mb-2 text-sm" data-testid="diff-kept" data-kept={verdict.kept}>
