@@ -6,7 +6,7 @@
 import type { ChangeRun } from "../analysis/flaps";
 import type { StoreDatabase } from "./database";
 import { MOVES } from "./moves";
-import type { ObjectFilter } from "./ranking";
+import { objectScope, type ObjectFilter } from "./ranking";
 
 /** Routed changes read at most for one answer: past it the answer says the range was cut (a narrower range or scope reads all). */
 export const MAX_FLAP_CHANGES = 2_000_000;
@@ -20,18 +20,7 @@ export class FlapQueries {
 
   /** Each object's routed changes in (from, to], oldest first; `windowMs` says whose projection before the range is needed. */
   async runs(filter: ObjectFilter, windowMs: number): Promise<{ runs: ChangeRun[]; cut: boolean }> {
-    const scope: string[] = [];
-    const scopeParams: string[] = [];
-    for (const [column, value] of [
-      ["cluster", filter.cluster],
-      ["grp", filter.group],
-      ["kind", filter.kind],
-      ["namespace", filter.namespace],
-    ] as const)
-      if (value !== undefined) {
-        scope.push(`${column} = ?`);
-        scopeParams.push(value);
-      }
+    const { clauses: scope, params: scopeParams } = objectScope(filter);
     const inScope = scope.length > 0 ? ` AND object_id IN (SELECT id FROM objects WHERE ${scope.join(" AND ")})` : "";
     const rows = await this.sql().all<{ id: number; tsMs: number; projection: string }>(
       `SELECT object_id AS id, ts_ms AS "tsMs", projection FROM writes ${this.database.indexedBy("writes_moves")}

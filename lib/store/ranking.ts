@@ -21,6 +21,23 @@ export interface ObjectFilter {
   toMs: number;
 }
 
+/** The filter's object scope (cluster, group, kind, namespace) as `column = ?` clauses on `alias` (e.g. "o.") and their values. */
+export function objectScope(filter: ObjectFilter, alias = ""): { clauses: string[]; params: string[] } {
+  const clauses: string[] = [];
+  const params: string[] = [];
+  for (const [column, value] of [
+    ["cluster", filter.cluster],
+    ["grp", filter.group],
+    ["kind", filter.kind],
+    ["namespace", filter.namespace],
+  ] as const)
+    if (value !== undefined) {
+      clauses.push(`${alias}${column} = ?`);
+      params.push(value);
+    }
+  return { clauses, params };
+}
+
 const CLASS_COLUMN: Record<WriteClass, string> = {
   create: "c_create",
   delete: "c_delete",
@@ -106,20 +123,8 @@ export class Ranking {
   ): Promise<{ total: number; rows: ObjectRow[]; heartbeatOnly: { objects: number; writes: number } }> {
     // One grouping pass over the writes alone (objects are joined for the page only), then ranked here:
     // there are at most as many groups as objects, and total and page come from the same pass.
-    const scoped = filter.cluster !== undefined || filter.group !== undefined || filter.kind !== undefined || filter.namespace !== undefined;
-    const objectClauses: string[] = [];
-    const objectParams: string[] = [];
-    for (const [column, value] of [
-      ["cluster", filter.cluster],
-      ["grp", filter.group],
-      ["kind", filter.kind],
-      ["namespace", filter.namespace],
-    ] as const) {
-      if (value !== undefined) {
-        objectClauses.push(`${column} = ?`);
-        objectParams.push(value);
-      }
-    }
+    const { clauses: objectClauses, params: objectParams } = objectScope(filter);
+    const scoped = objectClauses.length > 0;
     const inScope = (column: string) => (scoped ? ` AND ${column} IN (SELECT id FROM objects WHERE ${objectClauses.join(" AND ")})` : "");
     // Whole days and hours from the rollups; part hours at the edges, and hours not rolled up yet, from the writes.
     const plan = await this.rollups.plan(filter.fromMs, filter.toMs);

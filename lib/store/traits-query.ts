@@ -7,7 +7,7 @@ import { exampleObjects, summariseTraits, withExampleKeys, type TraitCount } fro
 import type { TraitsAnswer } from "../wire/traits";
 import type { StoreDatabase } from "./database";
 import { DayRollups, HOUR_MS } from "./day-rollups";
-import type { ObjectFilter } from "./ranking";
+import { objectScope, type ObjectFilter } from "./ranking";
 import { TRAITED } from "./traits";
 
 /** Groups read at most: past it the answer says the range was cut (20,000 objects with a few writers and kinds of traits each fit). */
@@ -33,18 +33,7 @@ export class TraitQueries {
   /** Each object's traited writes in the scope, by writer, class and traits. */
   async counts(filter: ObjectFilter): Promise<{ counts: TraitCount[]; cut: boolean }> {
     const plan = await this.rollups.plan(filter.fromMs, filter.toMs);
-    const scope: string[] = [];
-    const scopeParams: string[] = [];
-    for (const [column, value] of [
-      ["cluster", filter.cluster],
-      ["grp", filter.group],
-      ["kind", filter.kind],
-      ["namespace", filter.namespace],
-    ] as const)
-      if (value !== undefined) {
-        scope.push(`o.${column} = ?`);
-        scopeParams.push(value);
-      }
+    const { clauses: scope, params: scopeParams } = objectScope(filter, "o.");
     const inScope = scope.length > 0 ? ` AND ${scope.join(" AND ")}` : "";
     const columns = `t.object_id AS "objectId", o.grp AS "group", o.kind, t.writer, t.class AS cls`;
     const fromWrites = `SELECT ${columns}, COALESCE(t.traits, '') AS traits, COUNT(*) AS writes, MIN(t.id) AS example
