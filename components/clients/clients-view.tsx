@@ -14,7 +14,8 @@ import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { formatDurationMs } from "@/lib/time/duration";
 import { formatNumber } from "@/lib/format/number";
-import { apiUrl, useApi, useMarkers, usePanel } from "@/lib/query/hooks";
+import { apiUrl, useApi, usePanel } from "@/lib/query/hooks";
+import { useViewMarkers } from "@/components/panels/onset-marker";
 import type { PanelData } from "@/lib/panels/run-panel";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { ApiCostView, type CostSort } from "./api-cost-view";
@@ -113,14 +114,13 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
       snapshot: snapshot?.id,
     }),
   );
-  const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
+  const { markers, onset } = useViewMarkers(startMs, endMs, snapshot);
   // client-go's own count of each component's calls over the range, shown beside the audit log's.
   const clientGoShown = snapshot ? snapshot.panels.includes("client-request-totals") : prometheus;
   const clientGo = usePanel({ panel: "client-request-totals", startMs, endMs, width: 1000, snapshot: snapshot?.id }, clientGoShown).data?.data;
   const data = answer.data?.data;
-  // The snapshot's own moment (the replay's onset), offered as the before/after split where the range holds it.
-  const snapshotAtMs = snapshot?.initialView?.atMs;
-  const offeredAtMs = snapshotAtMs !== undefined && snapshotAtMs > startMs && snapshotAtMs < endMs ? snapshotAtMs : undefined;
+  // The onset, offered as the before/after split where the range holds it.
+  const offeredAtMs = onset && onset.timeMs > startMs && onset.timeMs < endMs ? onset.timeMs : undefined;
 
   return (
     <ChartZoomContext value={onZoom}>

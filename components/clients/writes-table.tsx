@@ -60,7 +60,7 @@ export function WritesTable({
   /** a new answer (another time, range or scope) is on its way: this one is shown faded until it comes */
   stale?: boolean;
   atMs: number | undefined;
-  /** the snapshot's own moment, offered as the split */
+  /** the onset, offered as the split */
   offeredAtMs: number | undefined;
   middleMs: number;
   onCompareAt: (atMs: number | null) => void;

@@ -20,7 +20,8 @@ import { CsvLink } from "@/components/panels/csv-link";
 import { formatCount } from "@/lib/format/number";
 import { formatRange } from "@/lib/format/time";
 import type { PanelData } from "@/lib/panels/run-panel";
-import { useMarkers, usePanel } from "@/lib/query/hooks";
+import { usePanel } from "@/lib/query/hooks";
+import { useViewMarkers } from "@/components/panels/onset-marker";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 
 const urlState = {
@@ -60,7 +61,7 @@ export function CompareView({ initialNowMs, counters, presets, snapshot }: Props
         title: presets.find((p) => same(p, c))?.title ?? `${titleOf(c.a) ?? c.a} vs ${titleOf(c.b) ?? c.b}, per ${c.window}`,
       }))
     : presets;
-  const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
+  const { markers } = useViewMarkers(startMs, endMs, snapshot);
 
   return (
     <ChartZoomContext value={onZoom}>

@@ -19,7 +19,8 @@ import { fetchEnvelope } from "@/lib/api/fetch-envelope";
 import { formatNumber } from "@/lib/format/number";
 import { formatAxisTime, formatUtc, timeTicks } from "@/lib/format/time";
 import { MAX_TIMELINE_COLUMNS } from "@/lib/objects/timeline";
-import { apiUrl, useMarkers } from "@/lib/query/hooks";
+import { apiUrl } from "@/lib/query/hooks";
+import { useViewMarkers } from "@/components/panels/onset-marker";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { OBJECT_SORTS, type ObjectLane, type ObjectLanesAnswer } from "@/lib/wire/objects";
 import { ApiNotices, StoreLoading } from "./api-notices";
@@ -80,7 +81,7 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
     const k = pages.indexOf(Math.floor(index / PAGE) + 1);
     return k < 0 ? undefined : answers[k]?.data?.data.lanes[index % PAGE];
   };
-  const markers = (useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []).filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
+  const markers = useViewMarkers(startMs, endMs, snapshot).markers.filter((m) => m.timeMs >= startMs && m.timeMs <= endMs);
   const span = endMs - startMs;
   const x = (tsMs: number) => ((tsMs - startMs) / span) * plot;
   const [drag, setDrag] = useState<{ from: number; to: number } | null>(null);

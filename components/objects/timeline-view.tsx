@@ -14,7 +14,8 @@ import { RangeStatus } from "@/components/time-range/range-status";
 import { useViewRange } from "@/components/time-range/use-view-range";
 import { ViewControls } from "@/components/time-range/view-controls";
 import { fetchEnvelope } from "@/lib/api/fetch-envelope";
-import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
+import { apiUrl, useApi } from "@/lib/query/hooks";
+import { useViewMarkers } from "@/components/panels/onset-marker";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import type { ObjectKey, ObjectTimelineAnswer, PickedWriteAnswer, PickOnly } from "@/lib/wire/objects";
 import { objectPath } from "@/lib/objects/key";
@@ -47,7 +48,7 @@ export function TimelineView({ initialNowMs, snapshot, objectKey }: { initialNow
   const writeUrl = (how: { seq: number; step?: number; only?: PickOnly } | { near: number; only?: PickOnly }) =>
     apiUrl(`${path}/write`, { ...how, from: startMs, to: endMs, snapshot: snapshot?.id });
   const picked = useApi<PickedWriteAnswer>(url.write === null ? null : writeUrl({ seq: url.write }));
-  const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
+  const { markers } = useViewMarkers(startMs, endMs, snapshot);
   const data = answer.data?.data;
   const current = picked.data?.data;
 

@@ -1,35 +1,63 @@
 "use client";
-/** The detected onset of a panel's series as a chart marker, with what rose and by how much. */
-import { useMemo } from "react";
-import { detectOnset } from "@/lib/analysis/onset";
+/**
+ * The one onset every page marks: asked of /api/onset for the view's range (a narrow zoom asks about the hour
+ * around it, so zooming onto the onset keeps its marker), drawn with the page's other markers.
+ */
 import { formatValue } from "@/lib/format/number";
 import { formatUtc } from "@/lib/format/time";
-import type { PanelData } from "@/lib/panels/run-panel";
+import type { Marker } from "@/lib/markers/marker";
 import { OTHER_LABEL } from "@/lib/panels/top-n";
-import type { ChartMarker } from "./time-series-chart";
+import { seriesName } from "@/lib/panels/series-name";
+import { apiUrl, useApi, useMarkers } from "@/lib/query/hooks";
+import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
+import { holdingRange } from "@/lib/snapshot/format/view-range";
+import type { OnsetAnswer } from "@/lib/wire/onset";
 
-/** Runs detection only when the panel's data changes, not on every render of the page. */
-export function useOnsetMarker(data: PanelData | undefined, nameOf: (labels: Record<string, string>) => string, what: string) {
-  // nameOf is derived from stable settings (site label); the data alone decides when to detect again.
-  // eslint-disable-next-line react-hooks/exhaustive-deps
-  return useMemo(() => onsetMarker(data, nameOf, what), [data, what]);
+/** A zoom narrower than this asks about this much around it: a rise needs a stretch either side to be seen. */
+const CONTEXT_MS = 2 * 3_600_000;
+
+export interface PageOnset {
+  timeMs: number;
+  marker: Marker;
+  /** one sentence: what rose, from and to, when it began and how finely that was read */
+  summary: string;
 }
 
-export function onsetMarker(
-  data: PanelData | undefined,
-  nameOf: (labels: Record<string, string>) => string,
-  what: string,
-): { marker: ChartMarker; summary: string } | null {
-  if (!data) return null;
-  // Rate windows longer than the step make neighbouring points share data (see OnsetOptions.overlap).
-  const windowSeconds = Number(/\[(\d+)s\]/.exec(data.query)?.[1] ?? data.stepSeconds);
-  const onset = detectOnset(data.series, { overlap: windowSeconds / data.stepSeconds });
-  if (!onset) return null;
+/** The range asked about for a view: the view, or the two hours around a narrower one (inside a snapshot's held range). */
+export function onsetContext(startMs: number, endMs: number, snapshot?: SnapshotInfo): { startMs: number; endMs: number } {
+  if (endMs - startMs >= CONTEXT_MS) return { startMs, endMs };
+  const middleMs = (startMs + endMs) / 2;
+  const wide = { startMs: Math.round(middleMs - CONTEXT_MS / 2), endMs: Math.round(middleMs + CONTEXT_MS / 2) };
+  const held = snapshot ? holdingRange(snapshot.ranges, { startMs, endMs }) : undefined;
+  return held ? { startMs: Math.max(held.startMs, wide.startMs), endMs: Math.min(held.endMs, wide.endMs) } : wide;
+}
+
+export function onsetOf(answer: OnsetAnswer): PageOnset {
   // "other" is many series summed: it names nothing that rose.
-  const movers = onset.movers
+  const movers = answer.movers
     .filter((m) => m.labels[OTHER_LABEL] === undefined)
-    .map((m) => `${nameOf(m.labels)} ${formatValue(m.before, data.unit)} → ${formatValue(m.after, data.unit)}`)
+    .map((m) => `${seriesName(m.labels)} ${formatValue(m.before, answer.unit)} → ${formatValue(m.after, answer.unit)}`)
     .join("; ");
-  const summary = `${what} rose from ${formatValue(onset.before, data.unit)} to ${formatValue(onset.after, data.unit)} at ${formatUtc(onset.timeMs)} (the first point at the new level; the change happened within the step before it). Rose most: ${movers || "—"}.`;
-  return { marker: { timeMs: onset.timeMs, label: "onset (detected)", detail: summary, kind: "onset" }, summary };
+  const summary =
+    `The write rate rose from ${formatValue(answer.before, answer.unit)} to ${formatValue(answer.after, answer.unit)}; ` +
+    `the rise began at ${formatUtc(answer.timeMs)} (read at ${answer.stepSeconds} s steps over a ${answer.windowSeconds} s rate window, to the nearest minute). ` +
+    `Rose most: ${movers || "—"}.`;
+  return { timeMs: answer.timeMs, summary, marker: { timeMs: answer.timeMs, label: "onset (detected)", detail: summary, kind: "onset" } };
+}
+
+/**
+ * The onset when it falls inside the view, else null (also while it is asked for). `resource`: the one the page
+ * draws on its own, so it can be named among what rose most.
+ */
+export function useOnset(startMs: number, endMs: number, snapshot?: SnapshotInfo, resource?: string): PageOnset | null {
+  const context = onsetContext(startMs, endMs, snapshot);
+  const answer = useApi<OnsetAnswer | null>(apiUrl("/api/onset", { from: context.startMs, to: context.endMs, resource, snapshot: snapshot?.id })).data?.data;
+  return answer && answer.timeMs >= startMs && answer.timeMs <= endMs ? onsetOf(answer) : null;
+}
+
+/** A page's markers (releases, changes, notes, or the snapshot's own) with the onset among them. */
+export function useViewMarkers(startMs: number, endMs: number, snapshot?: SnapshotInfo, resource?: string): { markers: Marker[]; onset: PageOnset | null } {
+  const markers = useMarkers(startMs, endMs, snapshot?.id).data?.data ?? [];
+  const onset = useOnset(startMs, endMs, snapshot, resource);
+  return { markers: onset ? [...markers, onset.marker] : markers, onset };
 }

@@ -19,8 +19,8 @@ import { useViewRange } from "@/components/time-range/use-view-range";
 import { formatNumber } from "@/lib/format/number";
 import { formatRange, formatUtc } from "@/lib/format/time";
 import type { PanelQueryInput } from "@/lib/panels/panel-url";
-import { useMarkers, usePanel } from "@/lib/query/hooks";
-import { useOnsetMarker } from "@/components/panels/onset-marker";
+import { usePanel } from "@/lib/query/hooks";
+import { useViewMarkers } from "@/components/panels/onset-marker";
 import type { ChartMarker } from "@/components/panels/time-series-chart";
 import { findRebuildPanel } from "@/lib/rebuilds/catalog";
 import { REBUILD_CHARTS, REBUILDS_DEFAULT_FROM, rebuildInputs, rebuildRequests } from "@/lib/rebuilds/requests";
@@ -75,8 +75,7 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
       : []),
   ];
   const profile = rate.data?.data.profile;
-  const onset = useOnsetMarker(rate.data?.data, nameOf, "Rebuilds across sites");
-  const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
+  const { markers, onset } = useViewMarkers(startMs, endMs, snapshot);
 
   return (
     <ChartZoomContext value={onZoom}>
@@ -204,8 +203,18 @@ export function RebuildsView({ initialNowMs, siteLabel: configuredSiteLabel, sna
             )}
           </PanelFrame>
         ) : (
-          <p className="text-xs text-[var(--muted)]">
-            Enter a time inside the range under Before/after (e.g. the onset) to compare each site before and after it.
+          <p className="flex flex-wrap items-center gap-2 text-xs text-[var(--muted)]">
+            {onset && (
+              <button
+                type="button"
+                data-testid="compare-at-onset"
+                onClick={() => void setUrl({ at: String(onset.timeMs) })}
+                className="rounded border border-[var(--border)] px-2 py-0.5 text-[var(--fg)]"
+              >
+                Compare before/after the onset, {formatUtc(onset.timeMs, false)}
+              </button>
+            )}
+            <span>{onset ? "or enter" : "Enter"} a time inside the range under Before/after to compare each site before and after it.</span>
           </p>
         )}
       </main>

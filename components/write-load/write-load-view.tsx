@@ -14,9 +14,8 @@ import type { PanelDef } from "@/lib/panels/queries";
 import type { ApiServerEntry } from "@/lib/panels/apiservers";
 import { joinResource, splitResource } from "@/lib/panels/resource-name";
 import { unknownValue } from "@/lib/format/param-notices";
-import { useApiservers, useChanges, useMarkers, usePanel } from "@/lib/query/hooks";
-import { useOnsetMarker } from "@/components/panels/onset-marker";
-import { seriesName } from "@/lib/panels/series-name";
+import { useApiservers, useChanges, usePanel } from "@/lib/query/hooks";
+import { useViewMarkers } from "@/components/panels/onset-marker";
 import { writeLoadInputs, writeLoadRequests } from "@/lib/panels/write-load-requests";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import Link from "next/link";
@@ -95,13 +94,11 @@ export function WriteLoadView({ initialNowMs, configuredApiservers, snapshot }: 
   const calls = writeLoadRequests({ startMs, endMs, apiserver, resource, includeDryRun });
   const inputs = writeLoadInputs(calls, chartWidths(mainWidth), snapshot?.id);
   useWidthCookie(mainWidth);
-  // The same query as the chart's (one request): its total gives the onset drawn on every chart.
   const byResource = usePanel(inputs.writesByResource, mainWidth > 0);
   // The signal panels further down are asked for once the write rates have answered (SIGNAL_CALLS).
   const signalsReady = byResource.data !== undefined || byResource.isError;
-  const onset = useOnsetMarker(byResource.data?.data, seriesName, "The write rate");
-  const markers = [...(useMarkers(startMs, endMs, snapshot?.id).data?.data ?? []), ...(onset ? [onset.marker] : [])];
-  const changes = useChanges(startMs, endMs, onset?.marker.timeMs, snapshot?.id).data?.data;
+  const { markers, onset } = useViewMarkers(startMs, endMs, snapshot, resource);
+  const changes = useChanges(startMs, endMs, onset?.timeMs, snapshot?.id).data?.data;
 
   const phone = usePhone();
   const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());

@@ -147,3 +147,47 @@ export function detectOnset(series: Series[], options: OnsetOptions = {}): Onset
     .slice(0, 3);
   return { timeMs: onset.timeMs, score: onset.score, before: meanBetween(total, from, onset.timeMs), after: meanBetween(total, onset.timeMs, to), movers };
 }
+
+/** The window a rate query was read over, from its PromQL (`[120s]`), else one step. */
+export function rateWindowOf(data: { query: string; stepSeconds: number }): number {
+  return Number(/\[(\d+)s\]/.exec(data.query)?.[1] ?? data.stepSeconds);
+}
+
+/**
+ * Where a rate climbing from `before` to `after` crossed halfway: between the two points either side of the half
+ * level nearest the split, in proportion. A rate over a window climbs across the whole window, so this is half a
+ * window after the rise began, to well within a step.
+ */
+function halfwayMs(points: [number, number | null][], split: ChangePoint): number {
+  const half = (split.before + split.after) / 2;
+  let best: number | undefined;
+  for (let i = 1; i < points.length; i++) {
+    const [t0, v0] = points[i - 1];
+    const [t1, v1] = points[i];
+    if (v0 === null || v1 === null || v0 >= half || v1 < half) continue;
+    const crossing = t0 + ((half - v0) / (v1 - v0)) * (t1 - t0);
+    if (best === undefined || Math.abs(crossing - split.timeMs) < Math.abs(best - split.timeMs)) best = crossing;
+  }
+  return best ?? split.timeMs;
+}
+
+/**
+ * The minute a rise began, read from a rate chart around it: the largest rise of one series that began between
+ * `fromMs` and `toMs` (a series can rise tenfold inside a modest total), else the total's. Read at the finest step
+ * the data has, every view of the same rise names the same minute. Null when none rises there.
+ */
+export function riseStartMs(chart: { series: Series[]; stepSeconds: number; windowSeconds: number }, fromMs: number, toMs: number): number | null {
+  // The chart is already known to rise here: a shift a third as sure as a detection's is enough to place it.
+  const options = { maxChanges: 1, minSegment: 2, minRatio: 0.2, minScore: 3, overlap: chart.windowSeconds / chart.stepSeconds };
+  const largestRise = (charts: [number, number | null][][]) =>
+    charts
+      .flatMap((points) =>
+        changePoints(points, options).map((split) => ({ ...split, startMs: roundToMinute(halfwayMs(points, split) - (chart.windowSeconds * 1000) / 2) })),
+      )
+      .filter((p) => p.after > p.before && p.startMs >= roundToMinute(fromMs) && p.startMs <= toMs)
+      .sort((a, b) => b.after - b.before - (a.after - a.before))[0];
+  // The total only when no one series rose: its noise is every series' noise.
+  return (largestRise(chart.series.map((s) => s.points)) ?? largestRise([sumSeries(chart.series)]))?.startMs ?? null;
+}
+
+export const roundToMinute = (ms: number) => Math.round(ms / 60_000) * 60_000;

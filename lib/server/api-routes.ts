@@ -12,6 +12,7 @@ import type { ServerContext } from "./context";
 import { receiveUpload, receiveWebhook } from "./handlers/audit";
 import { auditSourcesAnswer } from "./handlers/audit-sources";
 import { answerChanges } from "./handlers/changes";
+import { answerOnset } from "./handlers/onset";
 import { apiCostAnswer } from "./handlers/api-cost";
 import { clientsAnswer } from "./handlers/clients";
 import { exportView, type Download } from "./handlers/export-view";
@@ -64,6 +65,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     shared: true,
     methods: { GET: ({ ctx, captured, query, signal }) => answerPanel(ctx, decoded(captured[0]), query, signal) },
   },
+  { path: /^\/api\/onset$/, access: "user", methods: { GET: ({ ctx, query, signal }) => answerOnset(ctx, query, signal) } },
   { path: /^\/api\/changes$/, access: "user", methods: { GET: ({ ctx, query }) => answerChanges(ctx, query) } },
   { path: /^\/api\/objects$/, access: "user", methods: { GET: ({ ctx, query }) => listObjects(ctx, query) } },
   { path: /^\/api\/objects\/lanes$/, access: "user", methods: { GET: ({ ctx, query }) => listLanes(ctx, query) } },

@@ -65,7 +65,7 @@ describe("marker labels", () => {
       const { objects, writes } = h.replay.sink;
       const changes = writes.filter((w) => w.timeMs >= fromMs && w.timeMs <= toMs && ["Deployment", "Kustomization"].includes(objects[w.objectIndex].kind));
       expect(changes.length).toBeGreaterThan(0);
-      // The detected onset comes with the rate chart's answer, the recorded changes with the markers': wait for both.
+      // The detected onset comes from /api/onset, the recorded changes with the markers: wait for both.
       await page
         .waitForFunction(
           (count) => {

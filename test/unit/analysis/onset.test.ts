@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { changePoints, detectOnset } from "@/lib/analysis/onset";
+import { changePoints, detectOnset, riseStartMs } from "@/lib/analysis/onset";
 import { DEFAULT_REPLAY } from "@/lib/demo/params";
 import { createRng, type Rng } from "@/lib/scenario/rng";
 import { decodeSnapshot } from "@/lib/snapshot/format/codec";
@@ -98,4 +98,36 @@ describe("onset detection", () => {
     }
     // Checking the whole bundle takes about 3 s on a quiet machine; the other unit files share the cores.
   }, 30_000);
+});
+
+describe("the minute a rise began", () => {
+  // Poisson-ish events: 0.5/s, then 4/s from 13:12:00; a rate over a window is the events in it over its length.
+  const RISE_MS = Date.UTC(2026, 8, 11, 13, 12);
+  const rng = createRng(7);
+  const events: number[] = [];
+  for (let t = RISE_MS - 3_600_000; t < RISE_MS + 3_600_000; t += 100) if (rng() < (t < RISE_MS ? 0.05 : 0.4)) events.push(t);
+  const rateChart = (stepSeconds: number, windowSeconds: number, fromMs: number, toMs: number) => {
+    const points: [number, number][] = [];
+    for (let t = fromMs; t <= toMs; t += stepSeconds * 1000) points.push([t, events.filter((e) => e > t - windowSeconds * 1000 && e <= t).length / windowSeconds]);
+    return { series: [{ labels: { resource: "connectors" }, points }], stepSeconds, windowSeconds };
+  };
+
+  it("names the same minute at every step and rate window, from a stretch either side of it", () => {
+    for (const [stepSeconds, windowSeconds] of [
+      [15, 60],
+      [30, 120],
+      [60, 240],
+      [15, 300],
+    ]) {
+      const chart = rateChart(stepSeconds, windowSeconds, RISE_MS - 20 * 60_000, RISE_MS + 20 * 60_000);
+      expect(new Date(riseStartMs(chart, RISE_MS - 10 * 60_000, RISE_MS + 5 * 60_000) ?? 0).toISOString(), `${stepSeconds} s / ${windowSeconds} s`).toBe(
+        new Date(RISE_MS).toISOString(),
+      );
+    }
+  });
+
+  it("names none when the rise began outside the stretch asked about, or nothing rose", () => {
+    expect(riseStartMs(rateChart(30, 120, RISE_MS - 20 * 60_000, RISE_MS + 20 * 60_000), RISE_MS + 5 * 60_000, RISE_MS + 15 * 60_000)).toBeNull();
+    expect(riseStartMs(rateChart(30, 120, RISE_MS - 50 * 60_000, RISE_MS - 10 * 60_000), RISE_MS - 40 * 60_000, RISE_MS - 20 * 60_000)).toBeNull();
+  });
 });
