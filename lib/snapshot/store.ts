@@ -13,7 +13,7 @@ import { DEADLINE_CODE, runTask } from "../runtime/threads";
 import { openingReader, tooLarge } from "./format/codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
 import type { Snapshot, SnapshotInfo, SnapshotMarker } from "./format/schema";
-import type { CheckedUpload } from "./upload-worker";
+import { checkedUpload, type CheckedUpload } from "./checked-upload";
 import type { BundleStore, KeptBundle } from "./bundles";
 
 export const REPLAY_ID = "replay";
@@ -42,6 +42,8 @@ export interface SnapshotStoreOptions {
   queuedChecks?: number;
   /** how a bundle is opened: in a thread (the server), or `openHere` where no thread entry is bundled (tests, tools) */
   open?: SnapshotOpener;
+  /** how an upload is checked: in a thread (the server), or `checkHere` likewise */
+  check?: UploadChecker;
 }
 
 /**
@@ -53,12 +55,19 @@ export type SnapshotOpener = (bytes: Buffer, maxBytes: number, heapMiB: number, 
 /** On the calling thread: for tests and tools that run outside Next, which alone bundles a thread's TypeScript entry. */
 export const openHere: SnapshotOpener = async (bytes, maxBytes, _heapMiB, shipped) => opened(openingReader(shipped)(bytes, maxBytes));
 
+/** Checks an upload and packs it again, bounded in heap as an opening is. */
+export type UploadChecker = (bytes: Buffer, maxBytes: number, heapMiB: number) => Promise<CheckedUpload>;
+
+/** On the calling thread, as openHere. */
+export const checkHere: UploadChecker = async (bytes, maxBytes) => checkedUpload(bytes, maxBytes);
+
 export class SnapshotStore {
   /** Oldest first. */
   private readonly cache = new Map<string, OpenedSnapshot>();
   /** Snapshots being opened: requests that arrive meanwhile wait for the same one. */
   private readonly opening = new Map<string, Promise<HeldSnapshot>>();
   private readonly openBundle: SnapshotOpener;
+  private readonly checkBundle: UploadChecker;
 
   private readonly replayPath: string;
   private readonly cacheBytes: number;
@@ -74,6 +83,7 @@ export class SnapshotStore {
     this.cacheBytes = options.cacheBytes ?? CACHE_BYTES;
     this.checkHeapMiB = options.checkHeapMiB ?? CHECK_HEAP_MIB;
     this.openBundle = options.open ?? openInThread;
+    this.checkBundle = options.check ?? checkInThread;
     this.checks = new Gate(
       options.concurrentChecks ?? 1,
       options.queuedChecks ?? 4,
@@ -148,6 +158,11 @@ export class SnapshotStore {
   private async openAndKeep(id: string): Promise<HeldSnapshot> {
     const { maxBytes, heapMiB, shipped } = this.boundsOf(id);
     const bundle = await this.openBundle(await this.read(id), maxBytes, heapMiB, shipped);
+    return this.keep(id, bundle);
+  }
+
+  /** Keeps an opened snapshot, and as many of the others as the cache's budget allows, oldest out first. */
+  private keep(id: string, bundle: OpenedSnapshot): HeldSnapshot {
     this.cache.set(id, bundle);
     let held = [...this.cache.values()].reduce((sum, entry) => sum + entry.heldBytes, 0);
     for (const [oldId, entry] of this.cache) {
@@ -160,12 +175,13 @@ export class SnapshotStore {
 
   /**
    * Validates an uploaded bundle and stores it re-encoded (in a thread: see upload-worker.ts); answers its id and
-   * what it holds. It is parsed here only when first viewed: a copy sent back from the thread would double the memory
-   * an upload takes at its peak.
+   * what it holds. The thread sends back the held part too, kept as opening it would keep it, so the page the
+   * upload goes to next does not unpack and parse it all again (2.6 s for the replay's size).
    */
   async put(bytes: Buffer): Promise<SnapshotInfo> {
-    const { id, encoded, held } = await this.checks.run(() => checkInThread(bytes, this.maxBytes, this.checkHeapMiB));
+    const { id, encoded, held, opened: bundle } = await this.checks.run(() => this.checkBundle(bytes, this.maxBytes, this.checkHeapMiB));
     await this.bundles.write(id, encoded);
+    this.keep(id, bundle);
     return held;
   }
 }

@@ -5,16 +5,7 @@
  */
 import { workerData } from "node:worker_threads";
 import { bufferOf, postOutcome } from "../runtime/threads";
-import { canonicalBundle } from "./format/codec";
-import { heldPart, info } from "./lookup";
-import type { SnapshotInfo } from "./format/schema";
-
-/** What the thread answers: the upload's id, its bundle packed again, and what it holds. */
-export type CheckedUpload = { id: string; encoded: Uint8Array; held: SnapshotInfo };
+import { checkedUpload } from "./checked-upload";
 
 const { bytes, maxBytes } = workerData as { bytes: Uint8Array; maxBytes: number };
-void postOutcome((): CheckedUpload => {
-  const { id, encoded, snapshot } = canonicalBundle(bufferOf(bytes), maxBytes);
-  // What the upload holds, not the parsed bundle: see SnapshotStore.put.
-  return { id, encoded, held: info(heldPart(snapshot), id) };
-});
+void postOutcome(() => checkedUpload(bufferOf(bytes), maxBytes));

@@ -6,7 +6,7 @@ import { encodeSnapshot } from "@/lib/snapshot/format/codec";
 import { opened, type OpenedSnapshot } from "@/lib/snapshot/lookup";
 import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/format/schema";
 import { FileBundles } from "@/lib/snapshot/bundles";
-import { openHere, SnapshotStore, type SnapshotOpener } from "@/lib/snapshot/store";
+import { checkHere, openHere, SnapshotStore, type SnapshotOpener } from "@/lib/snapshot/store";
 
 const START = Date.parse("2026-09-11T12:00:00Z");
 
@@ -93,6 +93,23 @@ describe("the opened snapshots kept in memory", () => {
     expect(opens).toBe(2);
     expect(y).toBe(x);
     expect(z).toBe(x);
+  });
+
+  it("keep an upload opened as it is checked, so the page it goes to next does not open it again", async () => {
+    let opens = 0;
+    const counting: SnapshotOpener = async (...args) => {
+      opens++;
+      return openHere(...args);
+    };
+    const dir = storedDir({});
+    const store = new SnapshotStore(new FileBundles(dir), 1 << 20, { open: counting, check: checkHere });
+    const uploaded = await store.put(encodeSnapshot(sample("uploaded")));
+    const held = await store.open(uploaded.id);
+    expect(opens).toBe(0);
+    expect(held.title).toBe("uploaded");
+    // As opening it from what was stored would have kept it.
+    const fresh = new SnapshotStore(new FileBundles(dir), 1 << 20, { open: openHere });
+    expect(held).toEqual(await fresh.open(uploaded.id));
   });
 
   it("check a stored upload's bundle again as it opens, and read the shipped replay as this code built it", async () => {
