@@ -1,11 +1,13 @@
 /**
  * Packs an open snapshot again for "Download snapshot" when something was added to it here: the notes people
- * added to it, and the view it is downloaded from. In a thread of its own, as opening one is (open-worker.ts).
+ * added to it, and the view it is downloaded from. Only those two values are written into the stored bundle's
+ * text (it was checked on its way in), then it is packed; in a thread of its own, as opening one is (open-worker.ts).
  */
 import { workerData } from "node:worker_threads";
 import { bufferOf, postOutcome } from "../runtime/threads";
-import { encodeSnapshot, readStoredBundle } from "./format/codec";
+import { packJson, storedText } from "./format/codec";
 import type { Snapshot, SnapshotMarker } from "./format/schema";
+import { withTopLevelValues } from "./format/top-level";
 
 const { bytes, maxBytes, markers, initialView } = workerData as {
   bytes: Uint8Array;
@@ -14,11 +16,10 @@ const { bytes, maxBytes, markers, initialView } = workerData as {
   initialView?: Snapshot["initialView"];
 };
 void postOutcome(() => {
-  const snapshot = readStoredBundle(bufferOf(bytes), maxBytes);
-  const encoded = encodeSnapshot({
-    ...snapshot,
-    markers: [...snapshot.markers, ...markers].sort((a, b) => a.timeMs - b.timeMs),
-    ...(initialView ? { initialView } : {}),
+  const json = withTopLevelValues(storedText(bufferOf(bytes), maxBytes), {
+    markers: (old) => JSON.stringify([...(old === undefined ? [] : (JSON.parse(old) as SnapshotMarker[])), ...markers].sort((a, b) => a.timeMs - b.timeMs)),
+    ...(initialView ? { initialView: () => JSON.stringify(initialView) } : {}),
   });
+  const encoded = packJson(json);
   return new Uint8Array(encoded.buffer, encoded.byteOffset, encoded.byteLength);
 });

@@ -15,8 +15,11 @@ export const tooLarge = (message: string) => new ApiFailure(413, "too_large", me
  * download and upload waits for it.
  */
 export function encodeSnapshot(snapshot: Snapshot): Buffer {
-  return gzipSync(Buffer.from(JSON.stringify(snapshot)), { level: 6 });
+  return packJson(JSON.stringify(snapshot));
 }
+
+/** A bundle's JSON text packed as every bundle is. */
+export const packJson = (json: string): Buffer => gzipSync(Buffer.from(json), { level: 6 });
 
 /** An upload as it is stored: checked, packed again (what the schema does not know left out), and named by a hash of that. */
 export function canonicalBundle(bytes: Buffer, maxBytes: number): { id: string; encoded: Buffer; snapshot: Snapshot } {
@@ -73,8 +76,11 @@ function unpack(bytes: Buffer, maxBytes: number): string {
  * without checking it again: its checks took 1.4 s of the 2.5 s it took to read the replay's bundle.
  */
 export function readStoredBundle(bytes: Buffer, maxBytes: number): Snapshot {
-  return JSON.parse(unpack(bytes, maxBytes)) as Snapshot;
+  return JSON.parse(storedText(bytes, maxBytes)) as Snapshot;
 }
+
+/** A bundle this server keeps as its JSON text, unparsed (see readStoredBundle). */
+export const storedText = (bytes: Buffer, maxBytes: number): string => unpack(bytes, maxBytes);
 
 /**
  * A bundle checked in full: an upload, and a stored bundle as it is opened (a newer replica's may be of a newer format).
