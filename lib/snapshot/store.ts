@@ -13,7 +13,7 @@ import { DEADLINE_CODE, runTask } from "../runtime/threads";
 import { openingReader, tooLarge } from "./format/codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
 import type { Snapshot, SnapshotInfo, SnapshotMarker } from "./format/schema";
-import { checkedUpload, type CheckedUpload } from "./checked-upload";
+import { checkedUpload, openedFrom, type CheckedUpload } from "./checked-upload";
 import type { BundleStore, KeptBundle } from "./bundles";
 
 export const REPLAY_ID = "replay";
@@ -179,9 +179,9 @@ export class SnapshotStore {
    * upload goes to next does not unpack and parse it all again (2.6 s for the replay's size).
    */
   async put(bytes: Buffer): Promise<SnapshotInfo> {
-    const { id, encoded, held, opened: bundle } = await this.checks.run(() => this.checkBundle(bytes, this.maxBytes, this.checkHeapMiB));
+    const { id, encoded, held, heldJson } = await this.checks.run(() => this.checkBundle(bytes, this.maxBytes, this.checkHeapMiB));
     await this.bundles.write(id, encoded);
-    this.keep(id, bundle);
+    this.keep(id, openedFrom(heldJson));
     return held;
   }
 }

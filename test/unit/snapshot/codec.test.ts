@@ -1,7 +1,7 @@
-import { gzipSync } from "node:zlib";
+import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
-import { decodeSnapshot, encodeSnapshot, readStoredBundle } from "@/lib/snapshot/format/codec";
+import { canonicalBundle, decodeSnapshot, encodeSnapshot, readStoredBundle } from "@/lib/snapshot/format/codec";
 import { heldPart, snapshotPanel, info } from "@/lib/snapshot/lookup";
 import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/format/schema";
 import type { PanelData } from "@/lib/panels/run-panel";
@@ -141,6 +141,26 @@ describe("snapshot bundles", () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024, 32));
     expect(() => readStoredBundle(bomb, 1024)).toThrow(/unpacks to more than/);
     expect(() => readStoredBundle(Buffer.alloc(2048, 1), 1024)).toThrow(/at most 1 KiB/);
+  });
+});
+
+describe("an upload as it is stored", () => {
+  it("keeps a packed bundle the schema leaves whole as it came, and names it by its content whatever the order of its keys", () => {
+    const made = encodeSnapshot(sample());
+    const reordered = gz(Object.fromEntries(Object.entries(sample()).reverse()));
+    const [a, b] = [canonicalBundle(made, 1 << 20), canonicalBundle(reordered, 1 << 20)];
+    expect(a.encoded.equals(made)).toBe(true);
+    expect(b.encoded.equals(reordered)).toBe(true);
+    expect(b.id).toBe(a.id);
+  });
+
+  it("packs again what the schema does not know left out, and plain JSON", () => {
+    const extra = gz({ ...sample(), secret: "left out", markers: [{ ...sample().markers[0], colour: "red" }] });
+    const stored = canonicalBundle(extra, 1 << 20);
+    expect(JSON.parse(gunzipSync(stored.encoded).toString())).toEqual(sample());
+    expect(stored.id).toBe(canonicalBundle(encodeSnapshot(sample()), 1 << 20).id);
+    const plain = canonicalBundle(Buffer.from(JSON.stringify(sample())), 1 << 20);
+    expect(JSON.parse(gunzipSync(plain.encoded).toString())).toEqual(sample());
   });
 });
 
