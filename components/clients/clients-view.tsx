@@ -17,6 +17,7 @@ import { formatNumber } from "@/lib/format/number";
 import { apiUrl, useApi, usePanel } from "@/lib/query/hooks";
 import { useViewMarkers } from "@/components/panels/onset-marker";
 import type { PanelData } from "@/lib/panels/run-panel";
+import { atInside, clientsUrl } from "@/lib/panels/panel-url";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { ApiCostView, type CostSort } from "./api-cost-view";
 import { ClockFaults } from "@/components/objects/writer-faults";
@@ -84,7 +85,7 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
   );
   // A before/after time is used only where it is one inside the range; otherwise the page says so and compares nothing.
   const askedAtMs = parseAtParam(url.at);
-  const atMs = askedAtMs !== undefined && askedAtMs > startMs && askedAtMs < endMs ? askedAtMs : undefined;
+  const atMs = atInside(askedAtMs, { startMs, endMs });
   const notices = [
     ...(url.at !== null && askedAtMs === undefined
       ? [badValue("before/after time", url.at, "a time in epoch milliseconds", "no before/after comparison")]
@@ -94,14 +95,7 @@ export function ClientsView({ initialNowMs, snapshot, prometheus }: { initialNow
       : []),
   ];
   const answer = useApi<ClientsAnswer>(
-    apiUrl("/api/clients", {
-      from: startMs,
-      to: endMs,
-      cluster: url.cluster ?? undefined,
-      resource: url.resource ?? undefined,
-      at: atMs,
-      snapshot: snapshot?.id,
-    }),
+    clientsUrl({ startMs, endMs, cluster: url.cluster ?? undefined, resource: url.resource ?? undefined, atMs, snapshot: snapshot?.id }),
   );
   const calls = useApi<ApiCostAnswer>(
     apiUrl("/api/clients/calls", {

@@ -70,3 +70,12 @@ export function widthFromCookie(value: string | undefined): number | null {
   const width = Number(value);
   return width >= 100 && width <= 20_000 ? width : null;
 }
+
+/** The Clients answer for a view: what Clients asks for, and what its page preloads with the HTML. */
+export function clientsUrl(view: { startMs: number; endMs: number; cluster?: string; resource?: string; atMs?: number; snapshot?: string }): string {
+  return `/api/clients?${searchOf({ from: view.startMs, to: view.endMs, cluster: view.cluster, resource: view.resource, at: view.atMs, snapshot: view.snapshot })}`;
+}
+
+/** A view's before/after time, where it is one inside the range (else the page says so and compares nothing). */
+export const atInside = (atMs: number | undefined, range: { startMs: number; endMs: number }) =>
+  atMs !== undefined && atMs > range.startMs && atMs < range.endMs ? atMs : undefined;
