@@ -17,7 +17,7 @@ import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { objectFilterState } from "./object-link";
 import type { FieldsAnswer } from "@/lib/wire/objects";
 import { CLASS_COLORS } from "./object-link";
-import { ScopeSelectors } from "./scope-selectors";
+import { ScopeSelectors, useKnownScope, useLearnedKinds } from "./scope-selectors";
 import { Sparkline } from "./sparkline";
 import { ClockFaults } from "./writer-faults";
 import { CsvLink } from "@/components/panels/csv-link";
@@ -25,8 +25,10 @@ import { CsvLink } from "@/components/panels/csv-link";
 export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(objectFilterState, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
-  const filter = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined };
+  const known = useKnownScope({ cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined });
+  const filter = known.scope;
   const answer = useApi<FieldsAnswer>(apiUrl("/api/fields", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }));
+  useLearnedKinds(known, answer.data?.data.kinds);
   const held = answer.data?.data.rows;
   const rows = held ?? [];
   const writers = useMemo(() => [...new Set((held ?? []).flatMap((r) => r.writers.map((w) => w.writer)))], [held]);
@@ -42,7 +44,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
     <main className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h1 className="text-lg font-semibold">Field churn</h1>
-        <ScopeSelectors kinds={answer.data?.data.kinds ?? []} scope={url} onChange={(next) => void setUrl(next)} />
+        <ScopeSelectors kinds={answer.data?.data.kinds ?? []} scope={known.selected} onChange={(next) => void setUrl(next)} />
         <span className="text-[var(--muted)]" data-testid="fields-scope">
           {scope}
         </span>
@@ -55,7 +57,7 @@ export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; s
         </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", ...filter }} />
       </div>
-      <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
+      <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" notices={known.notices} />
       <ApiNotices error={answer.error} answer={answer.data} retry={answer.refetch} />
       <section
         data-testid="fields-table"

@@ -25,7 +25,7 @@ import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { OBJECT_SORTS, type ObjectLane, type ObjectLanesAnswer } from "@/lib/wire/objects";
 import { ApiNotices, StoreLoading } from "./api-notices";
 import { objectFilterState, timelineHref } from "./object-link";
-import { ScopeSelectors } from "./scope-selectors";
+import { ScopeSelectors, useKnownScope, useLearnedKinds, useSortNotices } from "./scope-selectors";
 import { bandColor, projectionText } from "./timeline-chart";
 
 const urlState = { ...objectFilterState, sort: parseAsStringLiteral(OBJECT_SORTS).withDefault("writes"), heartbeats: parseAsString };
@@ -44,7 +44,9 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
   const plot = Math.max(100, width - labelWidth);
   const columns = Math.min(MAX_TIMELINE_COLUMNS, Math.max(1, Math.round(plot)));
   const heartbeats = url.heartbeats === "show" ? "show" : "hide";
-  const scope = { cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined };
+  const known = useKnownScope({ cluster: url.cluster ?? undefined, group: url.group ?? undefined, kind: url.kind ?? undefined, namespace: url.namespace ?? undefined });
+  const scope = known.scope;
+  const notices = [...known.notices, ...useSortNotices()];
   const pageUrl = (page: number) =>
     apiUrl("/api/objects/lanes", {
       ...scope,
@@ -76,6 +78,7 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
     })),
   });
   const first = answers[0];
+  useLearnedKinds(known, first.data?.data.kinds);
   const total = first.data?.data.total;
   const laneAt = (index: number): ObjectLane | undefined => {
     const k = pages.indexOf(Math.floor(index / PAGE) + 1);
@@ -94,7 +97,7 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
     <main className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h1 className="text-lg font-semibold">Object lanes</h1>
-        <ScopeSelectors kinds={first.data?.data.kinds ?? []} scope={url} onChange={(next) => void setUrl(next)} />
+        <ScopeSelectors kinds={first.data?.data.kinds ?? []} scope={known.selected} onChange={(next) => void setUrl(next)} />
         <label className="flex items-center gap-1 text-[var(--muted)]">
           sort
           <select
@@ -118,7 +121,7 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
         </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", ...scope }} />
       </div>
-      <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
+      <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" notices={notices} />
       <ApiNotices error={first.error} answer={first.data} retry={first.refetch} />
       <section
         data-testid="lanes"

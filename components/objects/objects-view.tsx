@@ -14,7 +14,7 @@ import { formatNumber } from "@/lib/format/number";
 import { apiUrl, useApi } from "@/lib/query/hooks";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 import { CLASS_COLORS, objectFilterState, timelineHref } from "./object-link";
-import { ScopeSelectors, SELECT_CLASS } from "./scope-selectors";
+import { ScopeSelectors, SELECT_CLASS, useKnownScope, useLearnedKinds, useSortNotices } from "./scope-selectors";
 import { Sparkline } from "./sparkline";
 import { ClockFaults, ClockWarning, Flaps } from "./writer-faults";
 import { CsvLink } from "@/components/panels/csv-link";
@@ -53,13 +53,15 @@ const COLUMNS: { header: string; sort?: ObjectSort; numeric?: boolean }[] = [
 export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to, page: 1 }));
-  const filter = {
+  const known = useKnownScope({
     cluster: url.cluster ?? undefined,
     group: url.group ?? undefined,
     kind: url.kind ?? undefined,
     namespace: url.namespace ?? undefined,
     class: url.class ?? undefined,
-  };
+  });
+  const filter = known.scope;
+  const notices = [...known.notices, ...useSortNotices()];
   const heartbeats = url.heartbeats === "show" ? "show" : "hide";
   const scope = {
     cluster: filter.cluster,
@@ -74,13 +76,14 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
     apiUrl("/api/objects", { ...filter, from: startMs, to: endMs, page: url.page, pageSize: 50, sort: url.sort, heartbeats, snapshot: snapshot?.id }),
   );
   const data = answer.data?.data;
+  useLearnedKinds(known, data?.kinds);
   const pages = data ? Math.max(1, Math.ceil(data.total / data.pageSize)) : 1;
 
   return (
     <main className="mx-auto max-w-[1600px] space-y-3 p-3">
       <div className="flex flex-wrap items-center gap-3 text-sm">
         <h1 className="text-lg font-semibold">Objects</h1>
-        <ScopeSelectors kinds={data?.kinds ?? []} scope={url} onChange={(scope) => void setUrl({ ...scope, page: 1 })} />
+        <ScopeSelectors kinds={data?.kinds ?? []} scope={known.selected} onChange={(scope) => void setUrl({ ...scope, page: 1 })} />
         <select
           data-testid="class-select"
           className={SELECT_CLASS}
@@ -122,7 +125,7 @@ export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; 
         </Link>
         <ViewControls snapshot={snapshot} {...controls} download={{ view: "objects", ...filter, class: undefined }} />
       </div>
-      <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" />
+      <RangeStatus snapshot={snapshot} startMs={startMs} endMs={endMs} errors={errors} fallback="the last 6 hours" notices={notices} />
       <ApiNotices error={answer.error} answer={answer.data} retry={answer.refetch} />
       <ClockWarning scope={scope} />
       <section

@@ -1,5 +1,9 @@
 "use client";
 /** Which objects a view covers: cluster, kind and namespace, shared by Objects and Field churn (both keep them in the URL). */
+import { useEffect, useState } from "react";
+import { useSearchParams } from "next/navigation";
+import { badValue, unknownValue } from "@/lib/format/param-notices";
+import { OBJECT_SORTS } from "@/lib/wire/objects";
 
 export const SELECT_CLASS = "rounded border border-[var(--border)] bg-[var(--panel)] px-2 py-1";
 
@@ -10,9 +14,55 @@ export interface Scope {
   namespace: string | null;
 }
 
+type Kinds = { cluster: string; group: string; kind: string }[];
+
+/**
+ * The scope a page asks for: the link's, less a cluster or kind the store has no objects of, each named in a notice
+ * with what is shown instead, so that a bad link shows every object rather than none. The store's kinds come with
+ * the page's own answer (`useLearnedKinds`); until then the link's scope is asked for as it is.
+ */
+export function useKnownScope<S extends { cluster?: string; group?: string; kind?: string; namespace?: string }>(asked: S) {
+  const [kinds, learn] = useState<Kinds | undefined>(undefined);
+  if (!kinds || kinds.length === 0) return { scope: asked, selected: selectedOf(asked), notices: [] as string[], learn };
+  const clusters = [...new Set(kinds.map((k) => k.cluster))].sort();
+  const unknownCluster = asked.cluster !== undefined && !clusters.includes(asked.cluster);
+  const kindNames = [...new Set(kinds.map((k) => k.kind))].sort();
+  const unknownKind = asked.kind !== undefined && !kinds.some((k) => k.kind === asked.kind && (asked.group === undefined || k.group === asked.group));
+  const scope = { ...asked, ...(unknownCluster ? { cluster: undefined } : {}), ...(unknownKind ? { kind: undefined, group: undefined } : {}) };
+  const notices = [
+    ...(unknownCluster ? [unknownValue("cluster", asked.cluster!, clusters, "showing every cluster")] : []),
+    ...(unknownKind ? [unknownValue("kind", asked.kind!, kindNames, "showing every kind")] : []),
+  ];
+  return { scope, selected: selectedOf(scope), notices, learn };
+}
+
+/** What the selectors show: the scope the page asks for. */
+const selectedOf = (scope: { cluster?: string; group?: string; kind?: string; namespace?: string }): Scope => ({
+  cluster: scope.cluster ?? null,
+  group: scope.group ?? null,
+  kind: scope.kind ?? null,
+  namespace: scope.namespace ?? null,
+});
+
+/** A sort the object pages do not have (the link's sort is then the default, writes), said. */
+export function useSortNotices(): string[] {
+  const asked = useSearchParams().get("sort");
+  return asked !== null && !(OBJECT_SORTS as readonly string[]).includes(asked)
+    ? [badValue("sort", asked, `one of ${OBJECT_SORTS.join(", ")}`, "sorting by writes")]
+    : [];
+}
+
+/** Hands the store's kinds from a page's answer to its useKnownScope. */
+export function useLearnedKinds(known: { learn: (kinds: Kinds) => void }, answered: Kinds | undefined): void {
+  const { learn } = known;
+  useEffect(() => {
+    if (answered) learn(answered);
+  }, [answered, learn]);
+}
+
 interface Props {
   /** every cluster/group/kind the store has objects of */
-  kinds: { cluster: string; group: string; kind: string }[];
+  kinds: Kinds;
   scope: Scope;
   onChange: (scope: Partial<Scope>) => void;
 }

@@ -48,6 +48,44 @@ describe("a link a page cannot follow as asked", () => {
     }
   });
 
+  it("Objects, Field churn and Lanes with a cluster, kind or sort the store does not have: say so, and show what the link without it shows", async () => {
+    const page = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
+    try {
+      const { startMs, endMs } = h.replay.params;
+      const range = `snapshot=replay&from=${startMs}&to=${endMs}`;
+      const clusters = [...new Set(h.replay.sink.objects.map((o) => o.cluster))].sort();
+      const kinds = [...new Set(h.replay.sink.objects.map((o) => o.kind))].sort();
+      const listed = (names: string[]) => `${names.slice(0, 5).join(", ")}${names.length > 5 ? `, and ${names.length - 5} more` : ""}`;
+      const rowsOf = async (path: string) => {
+        await page.goto(`${h.app.url}${path}`);
+        await page.waitForSelector('[data-testid="objects-table"][data-state="ready"]:not([data-updating]) tr[data-object]', { timeout: 60_000 });
+        return page.$$eval("tr[data-object]", (rows) => rows.map((r) => r.getAttribute("data-object")));
+      };
+      const every = await rowsOf(`/objects?${range}`);
+      expect(await rowsOf(`/objects?${range}&cluster=nope&kind=Widget&sort=bogus`)).toEqual(every);
+      const text = await page.locator(notice).textContent();
+      expect(text).toContain(`cluster "nope" is not a cluster in this range (${listed(clusters)}): showing every cluster`);
+      expect(text).toContain(`kind "Widget" is not a kind in this range (${listed(kinds)}): showing every kind`);
+      expect(text).toContain('sort "bogus" is not one of writes, routed, unrouted, noop, create, delete, wasted, name: sorting by writes');
+      expect(await page.inputValue('[data-testid="cluster-select"]')).toBe("");
+
+      await page.goto(`${h.app.url}/fields?${range}&kind=Widget`);
+      await page.waitForSelector('[data-testid="fields-table"][data-state="ready"]:not([data-updating]) tr', { timeout: 60_000 });
+      expect(await page.locator(notice).textContent()).toContain('kind "Widget" is not a kind in this range');
+      expect(await page.locator('[data-testid="fields-scope"]').textContent()).toContain("every kind");
+
+      await page.goto(`${h.app.url}/objects/lanes?${range}`);
+      const all = await (await page.waitForSelector('[data-testid="lanes"][data-state="ready"][data-total]', { timeout: 60_000 })).getAttribute("data-total");
+      await page.goto(`${h.app.url}/objects/lanes?${range}&cluster=nope`);
+      // The first answer, for the cluster as asked, has none; the page then asks without it.
+      await page.waitForSelector(`[data-testid="lanes"][data-total="${all}"]`, { timeout: 60_000 }).catch(() => undefined);
+      expect(await page.getAttribute('[data-testid="lanes"]', "data-total")).toBe(all);
+      expect(await page.locator(notice).textContent()).toContain('cluster "nope" is not a cluster in this range');
+    } finally {
+      await page.close();
+    }
+  });
+
   it("a range that is not one, on a snapshot: names the range it shows instead, the snapshot's", async () => {
     const page = await h.browser.newPage({ viewport: { width: 1400, height: 900 } });
     try {
