@@ -79,13 +79,15 @@ describe("an object's timeline", () => {
         .poll(
           async () =>
             (await drawnMarkers())
-              .filter((m) => m.kind !== "change")
+              .filter((m) => m.kind !== "change" && m.kind !== "onset")
               .map((m) => m.label)
               .sort(),
           { timeout: 15_000 },
         )
         .toEqual([...markers].sort());
       const drawn = await drawnMarkers();
+      // The page's one onset too (test/e2e/one-onset.test.ts checks its minute).
+      expect(drawn.filter((m) => m.kind === "onset").map((m) => m.label)).toEqual(["onset (detected)"]);
       // And the generator's rollouts and rollback in the range, as recorded changes.
       const { objects, writes: generated } = h.replay.sink;
       const rollouts = generated.filter(
