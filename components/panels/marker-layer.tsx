@@ -73,7 +73,8 @@ export function MarkerLayer({ markers, xOf, top, height, left, right, colors }: 
   return (
     <>
       {markers.map((m, i) => (
-        <g key={`${m.timeMs}-${m.label}`} data-marker={m.label} data-marker-kind={m.kind ?? "release"} className="pointer-events-auto">
+        // The line lets the pointer through to the chart: on it, the chart's values show (its label carries the marker's own).
+        <g key={`${m.timeMs}-${m.label}`} data-marker={m.label} data-marker-kind={m.kind ?? "release"} className="pointer-events-none">
           <title>{markerTitle(m)}</title>
           <line x1={xs[i]} x2={xs[i]} y1={top} y2={top + height} stroke={markerColor(m)} strokeDasharray={m.kind === "onset" ? "6 2" : "4 3"} />
         </g>
