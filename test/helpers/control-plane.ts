@@ -82,6 +82,23 @@ export function metadataPolicyFile(): string {
   return path;
 }
 
+/** A kubeconfig file for the dashboard that reaches `server` (the API server, or a proxy in front of it) with `token`. */
+export function kubeconfigFile(server: string, token: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), "churnscope-kubeconfig-")), "config");
+  writeFileSync(
+    file,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "test", cluster: { server, "insecure-skip-tls-verify": true } }],
+      users: [{ name: "admin", user: { token } }],
+      contexts: [{ name: "test", context: { cluster: "test", user: "admin" } }],
+      "current-context": "test",
+    }),
+  );
+  return file;
+}
+
 export interface ControlPlaneUser {
   name: string;
   token: string;

@@ -9,7 +9,7 @@
  * client-go metrics. Every figure of the API cost view must equal an independent reading of the audit log, and
  * client-go's own counts must agree with it.
  */
-import { copyFileSync, mkdtempSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -17,7 +17,7 @@ import type { ApiCostAnswer, CostWindow } from "@/lib/wire/api-cost";
 import { ingestInto, startApp, writeConfig, type TestApp } from "../helpers/app";
 import { readsPolicyFile, setUpApiLoad } from "../helpers/apiload";
 import { count, truthCalls, type TruthCall } from "../helpers/api-call-truth";
-import { selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
+import { kubeconfigFile, selfSignedCert, startControlPlane, type ControlPlane } from "../helpers/control-plane";
 import { freePort, type Running } from "../helpers/processes";
 import { startScrapingPrometheus, type TestPrometheus } from "../helpers/prometheus";
 
@@ -67,18 +67,7 @@ beforeAll(async () => {
     auditPolicy: readsPolicyFile(),
     webhook: { url: `https://127.0.0.1:${tlsPort}/api/audit/webhook/${CLUSTER}`, token: TOKEN, caFile: tls.certFile },
   });
-  const kubeconfig = join(mkdtempSync(join(tmpdir(), "churnscope-kubeconfig-")), "config");
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "test", cluster: { server: cp.url, "insecure-skip-tls-verify": true } }],
-      users: [{ name: "admin", user: { token: cp.adminToken } }],
-      contexts: [{ name: "test", context: { cluster: "test", user: "admin" } }],
-      "current-context": "test",
-    }),
-  );
+  const kubeconfig = kubeconfigFile(cp.url, cp.adminToken);
   app = await startApp({
     CHURNSCOPE_CONFIG: writeConfig(
       [

@@ -9,7 +9,7 @@
  * test/helpers/count_clocks.py, and the schedule.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
@@ -17,7 +17,7 @@ import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { FlapsAnswer, TraitsAnswer } from "@/lib/wire/traits";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
-import { kubeBinaries, selfSignedCert, startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
+import { kubeBinaries, kubeconfigFile, selfSignedCert, startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
 import { createNamespaces } from "../helpers/controllers";
 import { startDelayingProxy, type DelayingProxy } from "../helpers/delaying-proxy";
 import { startLateWatchProxy, type LateWatchProxy } from "../helpers/late-watch-proxy";
@@ -122,18 +122,7 @@ beforeAll(async () => {
   });
   await createNamespaces(cp.kubeConfig(), [NAMESPACE]);
   watchProxy = await startLateWatchProxy(cp.url, 0);
-  const kubeconfig = join(mkdtempSync(join(tmpdir(), "churnscope-kubeconfig-")), "config");
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "test", cluster: { server: watchProxy.url, "insecure-skip-tls-verify": true } }],
-      users: [{ name: "admin", user: { token: cp.adminToken } }],
-      contexts: [{ name: "test", context: { cluster: "test", user: "admin" } }],
-      "current-context": "test",
-    }),
-  );
+  const kubeconfig = kubeconfigFile(watchProxy.url, cp.adminToken);
   const config = writeConfig(
     [
       `server:`,

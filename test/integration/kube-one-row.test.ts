@@ -16,7 +16,7 @@ import { Agent, fetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApp, writeConfig, type TestApp } from "../helpers/app";
 import { serverWrites } from "../helpers/audit-truth";
-import { selfSignedCert, startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
+import { kubeconfigFile, selfSignedCert, startControlPlane, type ControlPlane, type ControlPlaneUser } from "../helpers/control-plane";
 import { createNamespaces } from "../helpers/controllers";
 import { startDelayingProxy, type DelayingProxy } from "../helpers/delaying-proxy";
 import { startLateWatchProxy, type LateWatchProxy } from "../helpers/late-watch-proxy";
@@ -182,18 +182,7 @@ beforeAll(async () => {
   });
   await createNamespaces(cp.kubeConfig(), [NAMESPACE]);
   watchProxy = await startLateWatchProxy(cp.url, 0);
-  const kubeconfig = join(mkdtempSync(join(tmpdir(), "churnscope-kubeconfig-")), "config");
-  writeFileSync(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "test", cluster: { server: watchProxy.url, "insecure-skip-tls-verify": true } }],
-      users: [{ name: "admin", user: { token: cp.adminToken } }],
-      contexts: [{ name: "test", context: { cluster: "test", user: "admin" } }],
-      "current-context": "test",
-    }),
-  );
+  const kubeconfig = kubeconfigFile(watchProxy.url, cp.adminToken);
   dataDir = mkdtempSync(join(tmpdir(), "churnscope-one-row-"));
   app = await startApp({ CHURNSCOPE_CONFIG: config(kubeconfig), CHURNSCOPE_DATA_DIR: dataDir, AUDIT_TOKEN: TOKEN, PORT: String(appPort) });
   // The recorder lists both kinds before the first write.
