@@ -35,7 +35,11 @@ export default async function ClientsPage({ searchParams }: { searchParams: Prom
   // The page's first chart waits on this answer: asked for with the HTML rather than once the scripts have run.
   const view = searchTexts(search, ["from", "to", "cluster", "resource", "at"]);
   const range = linkRange(view.from, view.to, nowMs, snapshot);
-  if (range) preload(clientsUrl({ ...range, cluster: view.cluster, resource: view.resource, atMs: atInside(parseAtParam(view.at), range), snapshot: snapshot?.id }), { as: "fetch", crossOrigin: "anonymous" });
+  if (range)
+    preload(clientsUrl({ ...range, cluster: view.cluster, resource: view.resource, atMs: atInside(parseAtParam(view.at), range), snapshot: snapshot?.id }), {
+      as: "fetch",
+      crossOrigin: "anonymous",
+    });
   return (
     <Suspense fallback={<div className="p-4 text-sm text-[var(--muted)]">Loading…</div>}>
       <ClientsView initialNowMs={nowMs} snapshot={snapshot} prometheus={ctx.config.prometheus !== null} />

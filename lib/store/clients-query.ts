@@ -20,7 +20,8 @@ const FAILED = "code >= 300 OR (code > 0 AND code < 200)";
 const UNKNOWN = "noop IS NULL AND (code = 0 OR code BETWEEN 200 AND 299) AND verb IN ('update', 'patch')";
 
 /** A request the API server answers without storing anything. */
-const neverStored = (resource: string, subresource: string) => (NEVER_STORED_RESOURCES as readonly string[]).includes(resource) || subresource === NEVER_STORED_SUBRESOURCE;
+const neverStored = (resource: string, subresource: string) =>
+  (NEVER_STORED_RESOURCES as readonly string[]).includes(resource) || subresource === NEVER_STORED_SUBRESOURCE;
 /** resource.group, as Write load names resources */
 const qualified = (resource: string, grp: string) => (grp === "" ? resource : `${resource}.${grp}`);
 /** The user-agent's name: `kube-controller-manager/v1.31.0 (linux/amd64) …` → `kube-controller-manager`. */

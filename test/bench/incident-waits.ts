@@ -36,7 +36,16 @@ async function main() {
   const browser = await launchBrowser();
   const dir = scratchDir("incident-waits");
   const audit = storeOfReplay();
-  const samples: Record<string, number[]> = { clients: [], beforeAfter: [], download: [], open: [], peerClients: [], peerBeforeAfter: [], peerDownload: [], peerOpen: [] };
+  const samples: Record<string, number[]> = {
+    clients: [],
+    beforeAfter: [],
+    download: [],
+    open: [],
+    peerClients: [],
+    peerBeforeAfter: [],
+    peerDownload: [],
+    peerOpen: [],
+  };
   try {
     for (let round = 0; round < ROUNDS; round++) {
       const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, acceptDownloads: true });

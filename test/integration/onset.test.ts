@@ -63,7 +63,14 @@ describe("on a real Prometheus", () => {
   beforeAll(async () => {
     prom = await startPrometheus(buildWriteLoadScenario());
     const config = writeConfig(
-      ["prometheus:", `  url: ${prom.url}`, "  scrapeIntervalSeconds: 15", "apiservers:", `  project: [${PROJECT_JOB}]`, `  hub: [${JSON.stringify(HUB_JOB)}]`].join("\n"),
+      [
+        "prometheus:",
+        `  url: ${prom.url}`,
+        "  scrapeIntervalSeconds: 15",
+        "apiservers:",
+        `  project: [${PROJECT_JOB}]`,
+        `  hub: [${JSON.stringify(HUB_JOB)}]`,
+      ].join("\n"),
     );
     app = await startApp({ CHURNSCOPE_CONFIG: config });
   }, 120_000);

@@ -108,7 +108,8 @@ describe("the minute a rise began", () => {
   for (let t = RISE_MS - 3_600_000; t < RISE_MS + 3_600_000; t += 100) if (rng() < (t < RISE_MS ? 0.05 : 0.4)) events.push(t);
   const rateChart = (stepSeconds: number, windowSeconds: number, fromMs: number, toMs: number) => {
     const points: [number, number][] = [];
-    for (let t = fromMs; t <= toMs; t += stepSeconds * 1000) points.push([t, events.filter((e) => e > t - windowSeconds * 1000 && e <= t).length / windowSeconds]);
+    for (let t = fromMs; t <= toMs; t += stepSeconds * 1000)
+      points.push([t, events.filter((e) => e > t - windowSeconds * 1000 && e <= t).length / windowSeconds]);
     return { series: [{ labels: { resource: "connectors" }, points }], stepSeconds, windowSeconds };
   };
 
