@@ -3,7 +3,8 @@
  * "Open snapshot…": uploads a bundle (streamed, size-limited by the server) and opens it. While the
  * server is checking other uploads it says so, and tries again when the server asks it to.
  */
-import { useRef, useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import { formatBytes } from "@/lib/format/number";
 import { ApiClientError, fetchEnvelope } from "@/lib/api/fetch-envelope";
 import type { SnapshotInfo } from "@/lib/snapshot/format/schema";
 
@@ -12,10 +13,19 @@ const MAX_TRIES = 12;
 
 export function OpenSnapshot() {
   const input = useRef<HTMLInputElement>(null);
-  const [state, setState] = useState<{ busy: boolean; queued?: string; error?: string }>({ busy: false });
+  const [state, setState] = useState<{ busy: boolean; queued?: string; error?: string; file?: string }>({ busy: false });
+  // Checking a bundle the replay's size takes a few seconds: the seconds go by on screen.
+  const [seconds, setSeconds] = useState(0);
+  useEffect(() => {
+    if (!state.busy) return;
+    setSeconds(0);
+    const timer = setInterval(() => setSeconds((s) => s + 1), 1000);
+    return () => clearInterval(timer);
+  }, [state.busy]);
 
   const upload = async (file: File) => {
-    setState({ busy: true });
+    const named = `${file.name} (${formatBytes(file.size)})`;
+    setState({ busy: true, file: named });
     for (let attempt = 1; ; attempt++) {
       try {
         const info = await fetchEnvelope<SnapshotInfo>("/api/snapshots", undefined, {
@@ -34,6 +44,7 @@ export function OpenSnapshot() {
         const seconds = error.retryAfterSeconds ?? 10;
         setState({
           busy: true,
+          file: named,
           queued: `Queued: ${error.message.replace(/; try again in \d+ s$/, "")}. Trying again in ${seconds} s (try ${attempt + 1} of ${MAX_TRIES}).`,
         });
         await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
@@ -63,6 +74,11 @@ export function OpenSnapshot() {
           e.target.value = "";
         }}
       />
+      {state.busy && !state.queued && (
+        <span role="status" data-testid="snapshot-opening" className="text-xs text-[var(--muted)]">
+          Checking {state.file}: {seconds} s
+        </span>
+      )}
       {state.queued && !state.error && (
         <span role="status" data-testid="snapshot-queued" className="rounded bg-[var(--bg)] px-2 py-1 text-xs text-[var(--muted)]">
           {state.queued}

@@ -86,6 +86,10 @@ describe("the replay in Chromium", () => {
     await download.saveAs(saved);
 
     await page.setInputFiles('[data-testid="snapshot-file"]', saved);
+    // While the server checks it (seconds for the replay's size), the page says what it is checking.
+    const opening = page.locator('[data-testid="snapshot-opening"]');
+    await opening.waitFor({ timeout: 5_000 });
+    expect(await opening.textContent()).toMatch(/^Checking replay-download\.json\.gz \(4\.\d MiB\): \d+ s$/);
     await page.waitForURL((url) => /^[0-9a-f]{16}$/.test(url.searchParams.get("snapshot") ?? ""), { timeout: BUNDLE_TRANSFER_MS });
     await waitForCharts(page);
     await expect(page.textContent('[data-testid="snapshot-banner"]')).resolves.toMatch(/Snapshot of 2026-09-09 00:00Z → 2026-09-13 06:00Z/);
