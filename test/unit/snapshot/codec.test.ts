@@ -98,6 +98,18 @@ describe("snapshot bundles", () => {
         /writes\.0 names object 7, but there are 1/,
       ],
       [gz({ ...sample(), ranges: [{ startMs: END, endMs: START }] }), /ranges\.0 ends before it starts/],
+      ...[[START, "1"], [null, 1], [-1, 1], [START + 0.5, 1], [START, 1, 2], [START]].map((point): [Buffer, RegExp] => [
+        gz({
+          ...sample(),
+          panels: [
+            {
+              ...sample().panels[0],
+              result: { ...sample().panels[0].result, data: { ...sample().panels[0].result.data, series: [{ labels: {}, points: [point] }] } },
+            },
+          ],
+        }),
+        /panels\.0\.result\.data\.series\.0\.points: each point is \[epoch ms, a finite number or null\]/,
+      ]),
       [
         gz({
           ...sample(),
