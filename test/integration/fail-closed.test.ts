@@ -47,6 +47,7 @@ const API_PATHS = [
   "/api/objects/flaps",
   "/api/objects/kind-dev/networking.datumapis.com/Connector/ns/name",
   "/api/markers",
+  "/api/onset",
   "/api/changes",
   "/api/apiservers",
   "/api/clients",

@@ -46,6 +46,7 @@ const ROUTES = [
   "/api/objects/*/*/*/*/*/write",
   "/api/fields",
   "/api/markers",
+  "/api/onset",
   "/api/apiservers",
   "/api/clients",
   "/api/snapshots",

@@ -151,6 +151,7 @@ describe("secrets stay on the server", () => {
       `/api/panels/compare?from=${FROM}&to=${TO}&a=up&b=${encodeURIComponent('nonexistent_total{x="1"}')}`,
       `/api/apiservers?from=${FROM}&to=${TO}`,
       `/api/markers?from=${FROM}&to=${TO}`,
+      `/api/onset?from=${FROM}&to=${TO}`,
       `/api/objects?from=${FROM}&to=${TO}`,
       `/clients?from=${FROM}&to=${TO}`,
       `/api/clients?from=${FROM}&to=${TO}`,
