@@ -42,8 +42,11 @@ export interface ApiRoute {
   path: RegExp;
   /** the dashboard's users (auth.*), or the API server's audit webhook, whose handler checks audit.webhookToken */
   access: "user" | "webhook";
-  /** a panel: the encoded answer is shared while Prometheus's is, with an ETag */
-  shared?: boolean;
+  /**
+   * `true`, a panel: the encoded answer is shared while Prometheus's is, with an ETag. `"snapshot"`: a snapshot's
+   * answer is shared for as long as it is kept (a snapshot never changes), a live one not at all.
+   */
+  shared?: true | "snapshot";
   methods: Partial<Record<Method, (call: ApiCall) => Promise<Answer>>>;
 }
 
@@ -65,7 +68,7 @@ export const API_ROUTES: readonly ApiRoute[] = [
     shared: true,
     methods: { GET: ({ ctx, captured, query, signal }) => answerPanel(ctx, decoded(captured[0]), query, signal) },
   },
-  { path: /^\/api\/onset$/, access: "user", methods: { GET: ({ ctx, query, signal }) => answerOnset(ctx, query, signal) } },
+  { path: /^\/api\/onset$/, access: "user", shared: "snapshot", methods: { GET: ({ ctx, query, signal }) => answerOnset(ctx, query, signal) } },
   { path: /^\/api\/changes$/, access: "user", methods: { GET: ({ ctx, query }) => answerChanges(ctx, query) } },
   { path: /^\/api\/objects$/, access: "user", methods: { GET: ({ ctx, query }) => listObjects(ctx, query) } },
   { path: /^\/api\/objects\/lanes$/, access: "user", methods: { GET: ({ ctx, query }) => listLanes(ctx, query) } },
@@ -79,8 +82,8 @@ export const API_ROUTES: readonly ApiRoute[] = [
   },
   { path: /^\/api\/markers$/, access: "user", methods: { GET: ({ ctx, query, signal }) => answerMarkers(ctx, query, signal) } },
   { path: /^\/api\/apiservers$/, access: "user", methods: { GET: apiservers } },
-  { path: /^\/api\/clients$/, access: "user", methods: { GET: async ({ ctx, query }) => clientsAnswer(ctx, query) } },
-  { path: /^\/api\/clients\/calls$/, access: "user", methods: { GET: async ({ ctx, query }) => apiCostAnswer(ctx, query) } },
+  { path: /^\/api\/clients$/, access: "user", shared: "snapshot", methods: { GET: async ({ ctx, query }) => clientsAnswer(ctx, query) } },
+  { path: /^\/api\/clients\/calls$/, access: "user", shared: "snapshot", methods: { GET: async ({ ctx, query }) => apiCostAnswer(ctx, query) } },
   { path: /^\/api\/fields$/, access: "user", methods: { GET: ({ ctx, query }) => listFields(ctx, query) } },
   {
     path: /^\/api\/snapshots$/,

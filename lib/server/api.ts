@@ -73,12 +73,20 @@ export function refusal(method: string, path: string): ApiResponse | null {
   return null;
 }
 
-/** One cache of panel answers per server context, kept as long as Prometheus's answers are reused. */
-const caches = new WeakMap<ServerContext, AnswerCache>();
-function cacheOf(ctx: ServerContext): AnswerCache {
-  let cache = caches.get(ctx);
-  if (!cache) caches.set(ctx, (cache = new AnswerCache(ctx.config.prometheus?.sharing.cacheMs ?? 10_000)));
-  return cache;
+/** A snapshot's answers never change: they are kept this long (the cache's bound on entries still holds). */
+const SNAPSHOT_ANSWER_MS = 3_600_000;
+
+/**
+ * Per server context, one cache of panel answers, kept as long as Prometheus's answers are reused, and one of
+ * snapshots' answers.
+ */
+const caches = new WeakMap<ServerContext, { panels: AnswerCache; snapshots: AnswerCache }>();
+function cacheOf(ctx: ServerContext, route: ApiRoute, query: URLSearchParams): AnswerCache | undefined {
+  let held = caches.get(ctx);
+  if (!held)
+    caches.set(ctx, (held = { panels: new AnswerCache(ctx.config.prometheus?.sharing.cacheMs ?? 10_000), snapshots: new AnswerCache(SNAPSHOT_ANSWER_MS) }));
+  if (route.shared === true) return held.panels;
+  return route.shared === "snapshot" && query.has("snapshot") ? held.snapshots : undefined;
 }
 
 /**
@@ -121,9 +129,10 @@ async function answerRequest(context: () => ServerContext, request: ApiRequest, 
       return { status: 204, headers: { ...baseHeaders(development()), Allow: [...(apiMethods(path) ?? []), "OPTIONS"].join(", ") }, body: null };
     const { route, captured } = found;
     const call: ApiCall = { ctx, request, query: Object.fromEntries(url.searchParams), captured, user, signal: request.signal };
-    const answered = await answer(route, method === "HEAD" ? "GET" : method, call, route.shared ? cacheOf(ctx) : undefined, `${path}${url.search}`);
+    const cache = cacheOf(ctx, route, url.searchParams);
+    const answered = await answer(route, method === "HEAD" ? "GET" : method, call, cache, `${path}${url.search}`);
     if ("download" in answered) return downloadResponse(answered.download);
-    const response = encodedResponse(answered.encoded, answered.headers, route.shared === true, request, compress);
+    const response = encodedResponse(answered.encoded, answered.headers, cache !== undefined, request, compress);
     if (method === "HEAD") response.body = null;
     return response;
   } catch (error) {

@@ -98,6 +98,18 @@ describe("the API, before Next and through it", () => {
     }
   });
 
+  it("tags a snapshot's Clients answer and onset as it tags a panel, a snapshot never changing, and a live one not at all", async () => {
+    for (const path of [`/api/clients?snapshot=replay&${RANGE}`, `/api/clients/calls?snapshot=replay&${RANGE}`, `/api/onset?snapshot=replay&${RANGE}`]) {
+      const first = await fetch(`${ours.url}${path}`, { headers: { authorization: basic } });
+      const etag = first.headers.get("etag");
+      expect(etag, path).toMatch(/^"[A-Za-z0-9_-]{22}"$/);
+      const again = await fetch(`${ours.url}${path}`, { headers: { authorization: basic, "if-none-match": etag! } });
+      expect(again.status, path).toBe(304);
+    }
+    const live = await fetch(`${ours.url}/api/clients?${RANGE}`, { headers: { authorization: basic } });
+    expect([live.status, live.headers.get("etag"), live.headers.get("cache-control")]).toEqual([200, null, "no-store"]);
+  });
+
   it("answers HEAD with the headers alone", async () => {
     const head = await rawGet(`/api/panels/writes-by-resource?snapshot=replay&${RANGE}`, { authorization: basic }, "HEAD");
     expect(head.status).toBe(200);
