@@ -1,6 +1,6 @@
 "use client";
 /**
- * The one onset every page marks: asked of /api/onset for the view's range (a narrow zoom asks about the hour
+ * The one onset every page marks: asked of /api/onset for the view's range (a narrow zoom asks about the two hours
  * around it, so zooming onto the onset keeps its marker), drawn with the page's other markers.
  */
 import { formatValue } from "@/lib/format/number";
