@@ -159,7 +159,7 @@ export function ApiCostView({
               onClick={() => onCompareAt(m.timeMs)}
               className="rounded border border-[var(--border)] px-2 py-0.5"
             >
-              {m.label} ({formatUtc(m.timeMs, false)}Z)
+              {m.label} ({formatUtc(m.timeMs, false)})
             </button>
           ))}
         </div>
@@ -211,7 +211,7 @@ export function ApiCostView({
           <ul className="list-disc pl-5">
             {answer.listStorms.map((s) => (
               <li key={`${s.minuteMs}-${s.target}`} data-minute={s.minuteMs} data-target={s.target}>
-                <span className="font-mono">{formatUtc(s.minuteMs, false)}Z</span> {s.target}: {formatNumber(s.clients, true)} clients listed it{" "}
+                <span className="font-mono">{formatUtc(s.minuteMs, false)}</span> {s.target}: {formatNumber(s.clients, true)} clients listed it{" "}
                 {formatNumber(s.lists, true)} times ({formatNumber(s.consistent, true)} from etcd, {formatNumber(s.fromCache, true)} from the cache
                 {s.rejected > 0 ? `; ${formatNumber(s.rejected, true)} rejected (429)` : ""}):{" "}
                 {s.components.map((c) => `${c.component} (${formatNumber(c.clients, true)} clients, ${formatNumber(c.lists, true)} lists)`).join(", ")}

@@ -1,7 +1,7 @@
 /**
  * One onset: on the replay every page that draws a chart marks the same minute as "onset (detected)", the minute the
  * generator started the churn, on every range and on a zoom onto it; Clients and Edge rebuilds offer that minute as
- * their before/after time.
+ * their before/after time (Clients beside the recorded changes' times).
  */
 import type { Page } from "playwright-core";
 import { describe, expect, it } from "vitest";
@@ -50,6 +50,11 @@ describe("one onset on the replay", () => {
       await page.goto(`${h.app.url}/clients?snapshot=replay&${day}`);
       const compare = page.getByRole("button", { name: `Compare before/after ${formatUtc(onsetMs, false)}` });
       await compare.waitFor({ timeout: 60_000 });
+      // Its API calls offer the recorded changes' times too, written as every page writes a time.
+      const release = h.replay.params.markers.find((m) => m.label === "DatumConnect v0.1.4")!;
+      const offers = page.locator('[data-testid="compare-at-change"]');
+      await offers.waitFor({ timeout: 60_000 });
+      expect(await offers.textContent()).toContain(`DatumConnect v0.1.4 (${formatUtc(release.timeMs, false)})`);
     } finally {
       await page.close();
     }
