@@ -25,12 +25,7 @@ import { CsvLink } from "@/components/panels/csv-link";
 export function FieldsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(objectFilterState, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to }));
-  const known = useKnownScope({
-    cluster: url.cluster ?? undefined,
-    group: url.group ?? undefined,
-    kind: url.kind ?? undefined,
-    namespace: url.namespace ?? undefined,
-  });
+  const known = useKnownScope(url);
   const filter = known.scope;
   const answer = useApi<FieldsAnswer>(apiUrl("/api/fields", { ...filter, from: startMs, to: endMs, snapshot: snapshot?.id }));
   useLearnedKinds(known, answer.data?.data.kinds);

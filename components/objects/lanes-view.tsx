@@ -44,12 +44,7 @@ export function LanesView({ initialNowMs, snapshot }: { initialNowMs: number; sn
   const plot = Math.max(100, width - labelWidth);
   const columns = Math.min(MAX_TIMELINE_COLUMNS, Math.max(1, Math.round(plot)));
   const heartbeats = url.heartbeats === "show" ? "show" : "hide";
-  const known = useKnownScope({
-    cluster: url.cluster ?? undefined,
-    group: url.group ?? undefined,
-    kind: url.kind ?? undefined,
-    namespace: url.namespace ?? undefined,
-  });
+  const known = useKnownScope(url);
   const scope = known.scope;
   const notices = [...known.notices, ...useSortNotices()];
   const pageUrl = (page: number) =>

@@ -53,14 +53,8 @@ const COLUMNS: { header: string; sort?: ObjectSort; numeric?: boolean }[] = [
 export function ObjectsView({ initialNowMs, snapshot }: { initialNowMs: number; snapshot?: SnapshotInfo }) {
   const [url, setUrl] = useQueryStates(urlState, { history: "push" });
   const { startMs, endMs, errors, controls } = useViewRange(initialNowMs, snapshot, url.from, url.to, (from, to) => void setUrl({ from, to, page: 1 }));
-  const known = useKnownScope({
-    cluster: url.cluster ?? undefined,
-    group: url.group ?? undefined,
-    kind: url.kind ?? undefined,
-    namespace: url.namespace ?? undefined,
-    class: url.class ?? undefined,
-  });
-  const filter = known.scope;
+  const known = useKnownScope(url);
+  const filter = { ...known.scope, class: url.class ?? undefined };
   const notices = [...known.notices, ...useSortNotices()];
   const heartbeats = url.heartbeats === "show" ? "show" : "hide";
   const scope = {

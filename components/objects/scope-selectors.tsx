@@ -21,7 +21,8 @@ type Kinds = { cluster: string; group: string; kind: string }[];
  * with what is shown instead, so that a bad link shows every object rather than none. The store's kinds come with
  * the page's own answer (`useLearnedKinds`); until then the link's scope is asked for as it is.
  */
-export function useKnownScope<S extends { cluster?: string; group?: string; kind?: string; namespace?: string }>(asked: S) {
+export function useKnownScope(link: Scope) {
+  const asked = { cluster: link.cluster ?? undefined, group: link.group ?? undefined, kind: link.kind ?? undefined, namespace: link.namespace ?? undefined };
   const [kinds, learn] = useState<Kinds | undefined>(undefined);
   if (!kinds || kinds.length === 0) return { scope: asked, selected: selectedOf(asked), notices: [] as string[], learn };
   const clusters = [...new Set(kinds.map((k) => k.cluster))].sort();

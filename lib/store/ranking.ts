@@ -289,18 +289,7 @@ export class Ranking {
    * namespace and name: the lanes show them after the written ones, since an object that did not change is news too.
    */
   async quietObjects(filter: ObjectFilter, limit: number, offset: number): Promise<{ total: number; keys: ObjectKey[] }> {
-    const clauses: string[] = [];
-    const params: (string | number)[] = [];
-    for (const [column, value] of [
-      ["cluster", filter.cluster],
-      ["grp", filter.group],
-      ["kind", filter.kind],
-      ["namespace", filter.namespace],
-    ] as const)
-      if (value !== undefined) {
-        clauses.push(`o.${column} = ?`);
-        params.push(value);
-      }
+    const { clauses, params } = objectScope(filter, "o.");
     // Known by the range's start (listed first, or written before it), not deleted since, and not written in the range.
     const where = `${clauses.length ? `${clauses.join(" AND ")} AND ` : ""}
       (EXISTS (SELECT 1 FROM first_seen f WHERE f.object_id = o.id AND f.ts_ms <= ?) OR EXISTS (SELECT 1 FROM writes w WHERE w.object_id = o.id AND w.ts_ms <= ?))
