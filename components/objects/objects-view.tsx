@@ -4,7 +4,7 @@
  * consumer routes on and how many did not, which fields changed and who wrote them.
  */
 import Link from "next/link";
-import { WRITE_CLASSES } from "@/lib/churn/analyze";
+import { WRITE_CLASSES } from "@/lib/churn/write-class";
 import { parseAsInteger, parseAsString, parseAsStringLiteral, useQueryStates } from "nuqs";
 import { ApiNotices, StoreLoading } from "./api-notices";
 import { RangeStatus } from "@/components/time-range/range-status";

@@ -4,7 +4,7 @@
  * ignored-only writes, and a sentence wherever transition times cannot be trusted. Objects are told apart by their
  * store ids; only the examples shown are named (`withExampleKeys`).
  */
-import type { WriteClass } from "../churn/analyze";
+import type { WriteClass } from "../churn/write-class";
 import { CLOCK_FAULTS, traitsOf, type ClockFinding, type WriteTraits } from "../churn/conditions";
 import type { ObjectKey } from "../wire/objects";
 import type { ClockRow, EchoRow, TraitsAnswer } from "../wire/traits";

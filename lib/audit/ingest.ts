@@ -14,7 +14,8 @@
  * (lib/churn/preconditions.ts); after each batch, the store's requests around it are read again for that.
  */
 import { baselineOf } from "../churn/changes";
-import { analyzeVersions, prepare, type Analysis, type Version, type WriteClass } from "../churn/analyze";
+import { analyzeVersions, prepare, type Analysis, type Version } from "../churn/analyze";
+import type { WriteClass } from "../churn/write-class";
 import { preconditionVerdicts, type NoopEvidence } from "../churn/preconditions";
 import type { Json } from "../churn/json";
 import { profileFor, type Profile } from "../churn/profiles";

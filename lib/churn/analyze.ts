@@ -9,15 +9,8 @@ import { JSONPath } from "jsonpath-plus";
 import { diffObjects, type FieldChange } from "./diff";
 import { cloneJson, sortedJson, type Json } from "./json";
 import { ownsPath } from "./paths";
+import type { WriteClass } from "./write-class";
 import type { Profile } from "./profiles";
-
-/**
- * `no-op`: a write that changed nothing the profile reads (the same version back, which only an audit log
- * sees, or a new one that differs only in ignored paths); `unknown`: an audit write whose result or
- * predecessor the log does not show, counted but not classified.
- */
-export type WriteClass = "create" | "delete" | "routed" | "unrouted" | "no-op" | "unknown";
-export const WRITE_CLASSES: WriteClass[] = ["create", "delete", "routed", "unrouted", "no-op", "unknown"];
 
 export interface Analysis {
   cls: WriteClass;

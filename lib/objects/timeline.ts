@@ -5,7 +5,7 @@
  * thousand writes draws whole; a write's diff is fetched when it is picked. The store counts (in SQL);
  * this assembles the counts and merges the projection's changes to at most one segment per column.
  */
-import type { WriteClass } from "../churn/analyze";
+import type { WriteClass } from "../churn/write-class";
 import { CLOCK_FAULTS, traitsOf } from "../churn/conditions";
 
 /** Writes of one class in one column, as the store counts them. */

@@ -4,7 +4,7 @@
  * from the roll-ups, the edges from the writes themselves.
  */
 import { MIN_PERIODIC_WRITES, periodicNoop } from "../analysis/periodic";
-import type { WriteClass } from "../churn/analyze";
+import type { WriteClass } from "../churn/write-class";
 import type { FieldRow, ObjectKey, ObjectRow, ObjectSort } from "../wire/objects";
 import type { StoreDatabase } from "./database";
 import { CLASS_SUMS, COUNT_COLUMNS } from "./counts";

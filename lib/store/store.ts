@@ -5,7 +5,7 @@
  * (ranking.ts), the timeline, and the audit side (audit-store.ts).
  */
 import type { FieldChange } from "../churn/diff";
-import type { WriteClass } from "../churn/analyze";
+import type { WriteClass } from "../churn/write-class";
 import type { Json } from "../churn/json";
 import type { FieldRow, ObjectHistory, ObjectKey, PickedWriteAnswer, StoredWrite } from "../wire/objects";
 import { objectKeyText } from "../objects/key";

@@ -4,7 +4,7 @@
  * its place among the range's writes, and the projection the range began with.
  */
 import type { FieldChange } from "../churn/diff";
-import type { WriteClass } from "../churn/analyze";
+import type { WriteClass } from "../churn/write-class";
 import {
   buildTimeline,
   columnOf,

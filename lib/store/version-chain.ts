@@ -5,7 +5,7 @@
  * forgotten if that transaction fails. Memory says more than the store only of batches not yet stored,
  * and a batch compared against one that then fails is not stored either.
  */
-import type { WriteClass } from "../churn/analyze";
+import type { WriteClass } from "../churn/write-class";
 import type { Json } from "../churn/json";
 import { objectKeyText as idOf } from "../objects/key";
 import { Turns } from "../runtime/turns";

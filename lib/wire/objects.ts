@@ -1,6 +1,6 @@
 /** What the object views receive (/api/objects, /api/fields): declared once for the server and the browser. */
 import type { PeriodicPattern } from "../analysis/periodic";
-import type { WriteClass } from "../churn/analyze";
+import type { WriteClass } from "../churn/write-class";
 import type { NoopEvidence } from "../churn/preconditions";
 import type { FieldChange } from "../churn/diff";
 import type { RecordedChange } from "../churn/changes";

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { badRequest, notFound } from "../../api/envelope";
 import { MAX_TIMELINE_COLUMNS } from "../../objects/timeline";
-import { WRITE_CLASSES } from "../../churn/analyze";
+import { WRITE_CLASSES } from "../../churn/write-class";
 import type { ServerContext } from "../context";
 import { queryParams } from "./query-params";
 import type { ObjectFilter } from "../../store/store";
