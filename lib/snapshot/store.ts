@@ -14,10 +14,13 @@ import { openingReader, tooLarge } from "./format/codec";
 import { opened, type HeldSnapshot, type OpenedSnapshot } from "./lookup";
 import type { Snapshot, SnapshotInfo, SnapshotMarker } from "./format/schema";
 import { checkedUpload, openedFrom, type CheckedUpload } from "./checked-upload";
+import { prebuiltHeldPath, readPrebuiltHeld } from "./prebuilt-held";
 import type { BundleStore, KeptBundle } from "./bundles";
 
 export const REPLAY_ID = "replay";
 export const REPLAY_BUNDLE_PATH = join("lib", "demo", "replay.snapshot.json.gz");
+/** The most the replay's bundle may hold, however small the uploads' bound. */
+export const REPLAY_MAX_BYTES = 64 << 20;
 const ID = /^(replay|[0-9a-f]{16})$/;
 /**
  * The held parts of open snapshots kept parsed in memory, counted as JSON, all snapshots together (the
@@ -36,6 +39,8 @@ export interface SnapshotStoreOptions {
   /** past this heap, an upload's check or a snapshot's opening stops with 413, rather than the process running out of memory */
   checkHeapMiB?: number;
   replayPath?: string;
+  /** the replay's held part as the build wrote it (prebuilt-held.ts) */
+  replayHeldPath?: string;
   cacheBytes?: number;
   /** uploads checked at once, and waiting beyond those; past both, 503 busy */
   concurrentChecks?: number;
@@ -70,6 +75,7 @@ export class SnapshotStore {
   private readonly checkBundle: UploadChecker;
 
   private readonly replayPath: string;
+  private readonly replayHeldPath: string;
   private readonly cacheBytes: number;
   private readonly checkHeapMiB: number;
   private readonly checks: Gate;
@@ -80,6 +86,7 @@ export class SnapshotStore {
     options: SnapshotStoreOptions = {},
   ) {
     this.replayPath = options.replayPath ?? REPLAY_BUNDLE_PATH;
+    this.replayHeldPath = options.replayHeldPath ?? prebuiltHeldPath();
     this.cacheBytes = options.cacheBytes ?? CACHE_BYTES;
     this.checkHeapMiB = options.checkHeapMiB ?? CHECK_HEAP_MIB;
     this.openBundle = options.open ?? openInThread;
@@ -139,7 +146,7 @@ export class SnapshotStore {
    */
   private boundsOf(id: string): { maxBytes: number; heapMiB: number; shipped: boolean } {
     return id === REPLAY_ID
-      ? { maxBytes: Math.max(this.maxBytes, 64 << 20), heapMiB: Math.max(this.checkHeapMiB, REPLAY_HEAP_MIB), shipped: true }
+      ? { maxBytes: Math.max(this.maxBytes, REPLAY_MAX_BYTES), heapMiB: Math.max(this.checkHeapMiB, REPLAY_HEAP_MIB), shipped: true }
       : { maxBytes: this.maxBytes, heapMiB: this.checkHeapMiB, shipped: false };
   }
 
@@ -157,8 +164,9 @@ export class SnapshotStore {
 
   private async openAndKeep(id: string): Promise<HeldSnapshot> {
     const { maxBytes, heapMiB, shipped } = this.boundsOf(id);
-    const bundle = await this.openBundle(await this.read(id), maxBytes, heapMiB, shipped);
-    return this.keep(id, bundle);
+    const bytes = await this.read(id);
+    const prebuilt = id === REPLAY_ID ? readPrebuiltHeld(bytes, this.replayHeldPath) : undefined;
+    return this.keep(id, prebuilt ?? (await this.openBundle(bytes, maxBytes, heapMiB, shipped)));
   }
 
   /** Keeps an opened snapshot, and as many of the others as the cache's budget allows, oldest out first. */

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -6,6 +6,7 @@ import { encodeSnapshot } from "@/lib/snapshot/format/codec";
 import { opened, type OpenedSnapshot } from "@/lib/snapshot/lookup";
 import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/format/schema";
 import { FileBundles } from "@/lib/snapshot/bundles";
+import { writePrebuiltHeld } from "@/lib/snapshot/prebuilt-held";
 import { checkHere, openHere, SnapshotStore, type SnapshotOpener } from "@/lib/snapshot/store";
 
 const START = Date.parse("2026-09-11T12:00:00Z");
@@ -120,6 +121,26 @@ describe("the opened snapshots kept in memory", () => {
     const store = new SnapshotStore(new FileBundles(dir), 1 << 20, { open: openHere, replayPath });
     await expect(store.open("aaaaaaaaaaaaaaaa")).rejects.toMatchObject({ httpStatus: 400, message: expect.stringMatching(/ranges\.0 ends before it starts/) });
     expect((await store.open("replay")).title).toBe("broken");
+  });
+
+  it("open the replay from the held part the build wrote for its bundle, and from the bundle when that part was written for another", async () => {
+    const dir = storedDir({ aaaaaaaaaaaaaaaa: sample("replay as built"), bbbbbbbbbbbbbbbb: sample("another replay") });
+    const replayPath = join(dir, "aaaaaaaaaaaaaaaa.json.gz");
+    const replayHeldPath = join(dir, "replay-held.json");
+    let bundleOpenings = 0;
+    const counting: SnapshotOpener = (...args) => (bundleOpenings++, openHere(...args));
+    const fromBundle = await new SnapshotStore(new FileBundles(dir), 1 << 20, { open: openHere, replayPath }).open("replay");
+
+    writePrebuiltHeld(readFileSync(replayPath), 1 << 20, replayHeldPath);
+    const prebuilt = await new SnapshotStore(new FileBundles(dir), 1 << 20, { open: counting, replayPath, replayHeldPath }).open("replay");
+    expect(bundleOpenings).toBe(0);
+    expect(prebuilt).toEqual(fromBundle);
+
+    // Written for another bundle (a replay built again after the app was): not read.
+    writePrebuiltHeld(readFileSync(join(dir, "bbbbbbbbbbbbbbbb.json.gz")), 1 << 20, replayHeldPath);
+    const stale = await new SnapshotStore(new FileBundles(dir), 1 << 20, { open: counting, replayPath, replayHeldPath }).open("replay");
+    expect(bundleOpenings).toBe(1);
+    expect(stale.title).toBe("replay as built");
   });
 
   it("answer an unknown or malformed id as the API should", async () => {
