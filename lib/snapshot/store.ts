@@ -188,8 +188,11 @@ export class SnapshotStore {
    */
   async put(bytes: Buffer): Promise<SnapshotInfo> {
     const { id, encoded, held, heldJson } = await this.checks.run(() => this.checkBundle(bytes, this.maxBytes, this.checkHeapMiB));
-    await this.bundles.write(id, encoded);
-    this.keep(id, openedFrom(heldJson));
+    const writing = this.bundles.write(id, encoded);
+    // Parsed while the bundle is written, and kept once it is stored.
+    const opening = openedFrom(heldJson);
+    await writing;
+    this.keep(id, opening);
     return held;
   }
 }

@@ -1,7 +1,8 @@
+import { createHash } from "node:crypto";
 import { gunzipSync, gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { ApiFailure } from "@/lib/api/envelope";
-import { canonicalBundle, decodeSnapshot, encodeSnapshot, readStoredBundle } from "@/lib/snapshot/format/codec";
+import { checkShape, checkedBundle, decodeSnapshot, encodeSnapshot, readStoredBundle } from "@/lib/snapshot/format/codec";
 import { heldPart, snapshotPanel, info } from "@/lib/snapshot/lookup";
 import { SNAPSHOT_FORMAT, type Snapshot } from "@/lib/snapshot/format/schema";
 import type { PanelData } from "@/lib/panels/run-panel";
@@ -126,14 +127,37 @@ describe("snapshot bundles", () => {
       ],
       [
         gz({ ...sample(), auditRequests: { clients: [], targets: [], requests: [{ t: 1, c: 0, x: 0, verb: "patch", code: 1000 }] } }),
-        /auditRequests\.requests\.0\.code/,
+        /auditRequests\.requests\.0\.code: expected an HTTP status code/,
       ],
+      [
+        gz({ ...sample(), auditRequests: { clients: [], targets: [], requests: [{ t: 1, c: 0, x: 0, verb: "patch", code: 200, ev: "guess" }] } }),
+        /auditRequests\.requests\.0\.ev: expected one of body, /,
+      ],
+      [gz({ ...sample(), auditRequests: { clients: [], targets: [], requests: [7] } }), /auditRequests\.requests\.0: expected an object/],
+      ...[
+        [{ cls: "moved" }, /objectWrites\.writes\.0\.cls: expected one of create, delete/],
+        [{ t: -1 }, /objectWrites\.writes\.0\.t: expected epoch milliseconds/],
+        [{ sub: 5 }, /objectWrites\.writes\.0\.sub: expected a string/],
+        [{ changes: [{ path: "a" }, { before: 1 }] }, /objectWrites\.writes\.0\.changes\.1\.path: expected a string/],
+        [{ changes: "none" }, /objectWrites\.writes\.0\.changes: expected an array/],
+      ].map(([change, message]): [Buffer, RegExp] => [
+        gz({ ...sample(), objectWrites: { ...sample().objectWrites!, writes: [{ ...sample().objectWrites!.writes[0], ...(change as object) }] } }),
+        message as RegExp,
+      ]),
     ];
     for (const [bytes, message] of cases) {
       const failure = rejection(bytes);
       expect(failure.httpStatus, String(message)).toBe(400);
       expect(failure.message).toMatch(message);
     }
+  });
+
+  it("counts the arrays and objects outside strings only, whatever the strings' escapes", () => {
+    const inStrings = JSON.stringify({ s: `${"[".repeat(20_000)}\\"${"{".repeat(20_000)}`, t: "ends in a backslash \\", u: '\\"[' });
+    expect(() => checkShape(inStrings)).not.toThrow();
+    // After a string ending in an escaped backslash, the arrays are counted: 20,001 past the 10,000 allowed.
+    const outside = JSON.stringify({ t: "ends in a backslash \\", a: Array.from({ length: 20_000 }, () => []) });
+    expect(() => checkShape(outside)).toThrow(/holds more than 10,000 arrays and objects/);
   });
 
   it("refuses oversized uploads and bundles that unpack to more than 8× the limit", () => {
@@ -157,22 +181,36 @@ describe("snapshot bundles", () => {
 });
 
 describe("an upload as it is stored", () => {
-  it("keeps a packed bundle the schema leaves whole as it came, and names it by its content whatever the order of its keys", () => {
+  it("keeps a packed bundle as it came, named by its JSON text: the same file twice is one snapshot", () => {
     const made = encodeSnapshot(sample());
     const reordered = gz(Object.fromEntries(Object.entries(sample()).reverse()));
-    const [a, b] = [canonicalBundle(made, 1 << 20), canonicalBundle(reordered, 1 << 20)];
+    const [a, again, b] = [checkedBundle(made, 1 << 20), checkedBundle(Buffer.from(made), 1 << 20), checkedBundle(reordered, 1 << 20)];
     expect(a.encoded.equals(made)).toBe(true);
     expect(b.encoded.equals(reordered)).toBe(true);
-    expect(b.id).toBe(a.id);
+    expect(again.id).toBe(a.id);
+    expect(a.id).toBe(createHash("sha256").update(gunzipSync(made)).digest("hex").slice(0, 16));
+    expect(b.id).toBe(createHash("sha256").update(gunzipSync(reordered)).digest("hex").slice(0, 16));
+    // Plain JSON is packed as it came.
+    const text = JSON.stringify(sample(), null, 1);
+    const plain = checkedBundle(Buffer.from(text), 1 << 20);
+    expect(gunzipSync(plain.encoded).toString()).toBe(text);
   });
 
-  it("packs again what the schema does not know left out, and plain JSON", () => {
-    const extra = gz({ ...sample(), secret: "left out", markers: [{ ...sample().markers[0], colour: "red" }] });
-    const stored = canonicalBundle(extra, 1 << 20);
-    expect(JSON.parse(gunzipSync(stored.encoded).toString())).toEqual(sample());
-    expect(stored.id).toBe(canonicalBundle(encodeSnapshot(sample()), 1 << 20).id);
-    const plain = canonicalBundle(Buffer.from(JSON.stringify(sample())), 1 << 20);
-    expect(JSON.parse(gunzipSync(plain.encoded).toString())).toEqual(sample());
+  it("refuses a field the format does not know, at any depth, naming it: nothing sent is silently left out", () => {
+    const write = sample().objectWrites!.writes[0];
+    const cases: [object, RegExp][] = [
+      [{ ...sample(), secret: "x" }, /\(top level\): Unrecognized key: "secret"/],
+      [{ ...sample(), markers: [{ ...sample().markers[0], colour: "red" }] }, /markers\.0: Unrecognized key: "colour"/],
+      [
+        { ...sample(), objectWrites: { ...sample().objectWrites!, writes: [{ colour: "red", ...write }] } },
+        /objectWrites\.writes\.0\.colour: expected no such field/,
+      ],
+      [
+        { ...sample(), objectWrites: { ...sample().objectWrites!, writes: [{ ...write, changes: [{ path: "a", after: 1, colour: "red" }] }] } },
+        /objectWrites\.writes\.0\.changes\.0\.colour: expected no such field/,
+      ],
+    ];
+    for (const [bundle, message] of cases) expect(rejection(gz(bundle)).message).toMatch(message);
   });
 });
 
