@@ -55,5 +55,7 @@ async function openReplayAhead(ctx: ServerContext): Promise<void> {
   const startMs = Date.now();
   console.log("churnscope: nothing configured to read: opening the replay, which the pages show, ahead of the first visit");
   await ctx.snapshots.open(REPLAY_ID);
-  console.log(`churnscope: the replay opened ahead in ${Date.now() - startMs} ms`);
+  // Its object store too (a copy of the one the build made), which the Objects and Clients pages read.
+  await ctx.stores.snapshotStore(REPLAY_ID);
+  console.log(`churnscope: the replay and its object store opened ahead in ${Date.now() - startMs} ms`);
 }

@@ -1,5 +1,5 @@
 /** `npm start` as an operator meets it: a bad configuration stops it with a message; no configuration opens the replay. */
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -162,11 +162,20 @@ describe("startup", () => {
   }, 30_000);
 
   it("with nothing configured opens the replay as it starts, before any visit; with anything to read, not", async () => {
-    const [bare, configured] = await Promise.all([startApp({}), startApp({ CHURNSCOPE_CONFIG: writeConfig("prometheus:\n  url: http://127.0.0.1:9\n") })]);
+    const dataDir = mkdtempSync(join(tmpdir(), "churnscope-ahead-"));
+    const [bare, configured] = await Promise.all([
+      startApp({ CHURNSCOPE_DATA_DIR: dataDir }),
+      startApp({ CHURNSCOPE_CONFIG: writeConfig("prometheus:\n  url: http://127.0.0.1:9\n") }),
+    ]);
     try {
       // Begun as the server starts, before it listens; no page was asked for (only /healthz, by startApp).
       expect(bare.running.output()).toContain("opening the replay, which the pages show, ahead of the first visit");
-      await vi.waitFor(() => expect(bare.running.output()).toMatch(/the replay opened ahead in \d+ ms/), { timeout: 60_000, interval: 100 });
+      await vi.waitFor(() => expect(bare.running.output()).toMatch(/the replay and its object store opened ahead in \d+ ms/), {
+        timeout: 60_000,
+        interval: 100,
+      });
+      // Its object store is in the data directory before any page asked for it.
+      expect(existsSync(join(dataDir, "snapshots", "replay.sqlite"))).toBe(true);
       // With Prometheus configured its pages show Prometheus's data: nothing is opened ahead.
       expect(configured.running.output()).toContain("ready on");
       expect(configured.running.output()).not.toContain("opening the replay");
