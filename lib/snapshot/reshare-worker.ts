@@ -20,6 +20,7 @@ void postOutcome(() => {
     markers: (old) => JSON.stringify([...(old === undefined ? [] : (JSON.parse(old) as SnapshotMarker[])), ...markers].sort((a, b) => a.timeMs - b.timeMs)),
     ...(initialView ? { initialView: () => JSON.stringify(initialView) } : {}),
   });
-  const encoded = packJson(json);
+  // At the fastest level: the download waits for it (the replay's 46 MB: 0.2 s and 6.3 MB, against 0.6 s and 4.5 MB).
+  const encoded = packJson(json, 1);
   return new Uint8Array(encoded.buffer, encoded.byteOffset, encoded.byteLength);
 });
