@@ -96,7 +96,7 @@ void WriteStore.open(target).then(
   (store) => {
     // One process's spool is its files. Replicas on PostgreSQL share the spool's table and the buckets: the one that
     // holds the intake's lease reads them, so that one memory of the objects' versions classifies every write.
-    if (store.database.dialect === "sqlite") return void runIntake(store, fileSpool(dir));
+    if (!store.database.engine.sharedByReplicas) return void runIntake(store, fileSpool(dir));
     leadCluster(
       store.leases(),
       AUDIT_INTAKE_LEASE,

@@ -39,14 +39,13 @@ export async function readiness(): Promise<{ ready: boolean; checks: Record<stri
   await check("store", async () => {
     const store = ctx.stores.liveStore();
     ctx.notesStore.get();
-    if (store.database.dialect === "sqlite") return "open";
-    // A replica whose database is unreachable takes no traffic until it answers again.
+    // A replica whose database is unreachable takes no traffic until it answers again (a file answers at once).
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>(
       (_, reject) => (timer = setTimeout(() => reject(new Error(`the database did not answer within ${DATABASE_CHECK_MS} ms`)), DATABASE_CHECK_MS)),
     );
     try {
-      await Promise.race([store.database.sql().get("SELECT 1 AS up"), late]);
+      await Promise.race([store.database.engine.ping(), late]);
     } finally {
       clearTimeout(timer);
     }

@@ -7,7 +7,7 @@ import type { NoopEvidence, PreconditionWrite } from "../churn/preconditions";
 import type { AuditRow } from "../snapshot/format/audit-rows";
 import type { RequestRecord, StoreConnection } from "./types";
 import type { ObjectKey } from "../wire/objects";
-import { arrayText, insertRows } from "./engine/insert-rows";
+import { insertRows } from "./engine/insert-rows";
 
 /** The object a request wrote, as audit requests name it (any subresource: they share its versions). */
 export interface ObjectTarget {
@@ -45,15 +45,18 @@ export class AuditStore {
     const known = this.transactionKnows();
     if (!known || requests.length === 0) return;
     // A request is the same by its key; PostgreSQL's unique key adds the time, as its partitions are by time.
-    const rows =
-      this.writes.dialect === "postgres"
-        ? await this.sql().all<{ key: string }>(
-            `SELECT a.request_key AS key FROM audit_requests a JOIN unnest(CAST(? AS text[]), CAST(? AS bigint[])) AS r(key, ts_ms) ON a.request_key = r.key AND a.ts_ms = r.ts_ms`,
-            [arrayText(requests.map((r) => r.key)), arrayText(requests.map((r) => r.tsMs))],
-          )
-        : await this.sql().all<{ key: string }>("SELECT request_key AS key FROM audit_requests WHERE request_key IN (SELECT value FROM json_each(?))", [
-            JSON.stringify(requests.map((r) => r.key)),
-          ]);
+    const asked = this.writes.engine.rowsTable(
+      "r",
+      [
+        ["key", "text"],
+        ["ts_ms", "bigint"],
+      ],
+      requests.map((r) => [r.key, r.tsMs]),
+    );
+    const rows = await this.sql().all<{ key: string }>(
+      `SELECT a.request_key AS key FROM audit_requests a JOIN ${asked.sql} ON a.request_key = r.key AND a.ts_ms = r.ts_ms`,
+      asked.params,
+    );
     known.stored = new Set(rows.map((row) => row.key));
   }
 
@@ -99,18 +102,30 @@ export class AuditStore {
     await this.setNoops([{ requestKey, noop, evidence }]);
   }
 
-  /** Many `setNoop`s: on PostgreSQL in one statement, where each would be a round trip. */
+  /** Many `setNoop`s in one statement, where each would be a round trip. */
   async setNoops(verdicts: readonly NoopVerdict[]): Promise<void> {
     const flags = verdicts.map(({ noop, evidence }) => ({ noop: noop === null ? null : noop ? 1 : 0, evidence: noop === null ? null : evidence }));
-    if (this.writes.dialect === "sqlite" || verdicts.length === 1) {
-      for (const [i, { requestKey }] of verdicts.entries())
-        await this.sql().run("UPDATE audit_requests SET noop = ?, evidence = ? WHERE request_key = ?", [flags[i].noop, flags[i].evidence, requestKey]);
-    } else if (verdicts.length > 1)
-      await this.sql().run(
-        `UPDATE audit_requests a SET noop = v.noop, evidence = v.evidence
-       FROM unnest(CAST(? AS text[]), CAST(? AS integer[]), CAST(? AS text[])) AS v(request_key, noop, evidence) WHERE a.request_key = v.request_key`,
-        [arrayText(verdicts.map((v) => v.requestKey)), arrayText(flags.map((f) => f.noop)), arrayText(flags.map((f) => f.evidence))],
+    if (verdicts.length === 1)
+      await this.sql().run("UPDATE audit_requests SET noop = ?, evidence = ? WHERE request_key = ?", [
+        flags[0].noop,
+        flags[0].evidence,
+        verdicts[0].requestKey,
+      ]);
+    else if (verdicts.length > 1) {
+      const set = this.writes.engine.rowsTable(
+        "v",
+        [
+          ["request_key", "text"],
+          ["noop", "integer"],
+          ["evidence", "text"],
+        ],
+        verdicts.map((v, i) => [v.requestKey, flags[i].noop, flags[i].evidence]),
       );
+      await this.sql().run(
+        `UPDATE audit_requests SET noop = v.noop, evidence = v.evidence FROM ${set.sql} WHERE audit_requests.request_key = v.request_key`,
+        set.params,
+      );
+    }
   }
 
   /**

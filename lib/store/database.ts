@@ -9,7 +9,7 @@ import type Database from "better-sqlite3";
 import { objectKeyText } from "../objects/key";
 import type { ObjectKey } from "../wire/objects";
 import { openPostgres } from "./engine/open-postgres";
-import { COLUMN_TYPES_SQL, columnTypesOf, insertEach, insertRows, insertTogether, type ColumnTypes } from "./engine/insert-rows";
+import { insertRows } from "./engine/insert-rows";
 import { ensurePartitions, partitionDayOf, partitionName, type PartitionedTable } from "./engine/partitions";
 import type { PostgresSettings } from "./engine/postgres";
 import { SqliteEngine } from "./engine/sqlite";
@@ -166,27 +166,20 @@ interface TransactionScope {
   queries: SqlQueries;
   /** rows to insert, by statement (table, columns and conflict clause): stored before the next statement, or the commit */
   pending: Map<string, { head: string; tail: string; rows: SqlValue[][]; byKey: Map<string, number> }>;
-  /** PostgreSQL's column types of the store's tables: how the waiting rows go in */
-  types: ColumnTypes;
   /** values repositories keep for the transaction's length (what the roll-ups know of its days, say) */
   values: Map<object, unknown>;
   /** run when it rolls back: forget what memory learnt inside it */
   onRollback: (() => void)[];
 }
 
-type WaitingRows = Pick<TransactionScope, "database" | "pending" | "tx" | "types">;
+type WaitingRows = Pick<TransactionScope, "database" | "pending" | "tx">;
 
-/**
- * The rows waiting to be inserted: on PostgreSQL every table's in one statement (one round trip); on SQLite one
- * statement per row, run back to back, which takes half the time of the same rows inserted between the work that
- * made them.
- */
+/** The rows waiting to be inserted, as the engine stores them fastest (on PostgreSQL every table's in one round trip). */
 async function flushPending(held: WaitingRows): Promise<void> {
   if (held.pending.size === 0) return;
   const groups = [...held.pending.values()];
   held.pending.clear();
-  if (held.database.dialect === "postgres") await insertTogether(held.tx, groups, held.types);
-  else await insertEach(held.tx, groups);
+  await held.database.engine.insertWaiting(held.tx, groups);
 }
 
 /** A transaction's statements: the rows waiting to be inserted go first, so every statement sees them. */
@@ -206,22 +199,13 @@ const scope = new AsyncLocalStorage<TransactionScope>();
 const SQLITE_WRITE_IDS = {};
 
 export class StoreDatabase implements StoreConnection {
-  readonly dialect: SqlEngine["dialect"];
-
-  private constructor(
-    readonly engine: SqlEngine,
-    /** PostgreSQL's column types of the store's tables, read once it is migrated: how rows waiting to be inserted go in */
-    private readonly columnTypes: ColumnTypes = new Map(),
-  ) {
-    this.dialect = engine.dialect;
-  }
+  private constructor(readonly engine: SqlEngine) {}
 
   /** Opens the store's database and brings its schema up to this version (or refuses one from a newer Churnscope). */
   static async open(target: StoreTarget | string): Promise<StoreDatabase> {
     if (typeof target === "string") target = { engine: "sqlite", path: target };
     if (target.engine === "postgres") {
-      const engine = await openPostgres(target.settings, target.setting);
-      return new StoreDatabase(engine, columnTypesOf(await engine.all(COLUMN_TYPES_SQL)));
+      return new StoreDatabase(await openPostgres(target.settings, target.setting));
     }
     const engine = new SqliteEngine(target.path);
     try {
@@ -295,7 +279,7 @@ export class StoreDatabase implements StoreConnection {
    * keeps other processes from inserting meanwhile, as SQLite's own next rowid would be).
    */
   async nextWriteId(): Promise<number> {
-    if (this.dialect === "sqlite") {
+    if (!this.engine.sequences) {
       const counter = this.transactionValue(SQLITE_WRITE_IDS, () => ({ last: -1 }));
       if (!counter) throw new Error("nextWriteId outside a transaction");
       if (counter.last < 0) counter.last = (await this.sql().get<{ id: number }>("SELECT COALESCE(MAX(id), 0) AS id FROM writes"))!.id;
@@ -328,7 +312,7 @@ export class StoreDatabase implements StoreConnection {
     const onRollback: (() => void)[] = [];
     return this.engine
       .transaction((tx) => {
-        const waiting: WaitingRows = { database: this, pending: new Map(), tx, types: this.columnTypes };
+        const waiting: WaitingRows = { database: this, pending: new Map(), tx };
         const held: TransactionScope = { ...waiting, queries: queriesOf(waiting), values: new Map(), onRollback };
         return scope.run(held, async () => {
           const result = await work();
@@ -399,7 +383,7 @@ export class StoreDatabase implements StoreConnection {
 
   /** Makes the day partitions rows at these times go into, before they are stored (PostgreSQL; nothing on SQLite). */
   async ensureDays(tables: readonly PartitionedTable[], ...timesMs: number[]): Promise<void> {
-    if (this.dialect !== "postgres") return;
+    if (!this.engine.partitioned) return;
     const days = [...new Set(timesMs.map(partitionDayOf))];
     const known = this.partitions;
     // Asked for every write: almost always of days made already.
@@ -414,11 +398,8 @@ export class StoreDatabase implements StoreConnection {
     this.partitions.clear();
   }
 
-  async sizeBytes(): Promise<number> {
-    if (this.dialect === "postgres") return (await this.sql().get<{ n: number }>("SELECT pg_database_size(current_database()) AS n"))!.n;
-    const pages = this.db.pragma("page_count", { simple: true }) as number;
-    const size = this.db.pragma("page_size", { simple: true }) as number;
-    return pages * size;
+  sizeBytes(): Promise<number> {
+    return this.engine.sizeBytes();
   }
 
   async getMeta(key: string): Promise<string | undefined> {
@@ -448,11 +429,11 @@ export class StoreDatabase implements StoreConnection {
   }
 
   least(a: string, b: string): string {
-    return `${this.dialect === "postgres" ? "LEAST" : "MIN"}(${a}, ${b})`;
+    return this.engine.least(a, b);
   }
 
-  /** SQLite's index hint (the planner would pick another index for these reads); PostgreSQL plans them itself. */
+  /** The index these reads are to use, where the engine's planner would pick another (SQLite's; PostgreSQL plans them itself). */
   indexedBy(index: string): string {
-    return this.dialect === "sqlite" ? `INDEXED BY ${index}` : "";
+    return this.engine.indexedBy(index);
   }
 }

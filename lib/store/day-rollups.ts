@@ -10,6 +10,7 @@
  */
 import { CLASS_SUMS, COUNT_COLUMNS, COUNTS } from "./counts";
 import type { StoreDatabase } from "./database";
+import type { SqlEngine } from "./engine/types";
 import { TRAITED } from "./traits";
 import { RankSpans, SPAN_TABLES, SPANS_SCHEMA, spanReads, type CountRead } from "./rank-spans";
 
@@ -45,21 +46,17 @@ CREATE INDEX IF NOT EXISTS rank_hours_object ON rank_hours (object_id, hour);
 ${SPANS_SCHEMA(COUNTS)}`;
 
 /**
- * The schema on PostgreSQL: 64-bit integers (hours times an hour's milliseconds overflow 32 bits), and no rowids to
- * leave out. The per-object index of the hours carries their writes, so a page's sparklines are read from it alone
- * (each object's hours are otherwise a heap page each), once a vacuum has marked the day's pages all visible.
+ * The schema as the engine takes it. Where an index can carry columns, the per-object index of the hours carries their
+ * writes, so a page's sparklines are read from it alone (each object's hours are otherwise a heap page each), once the
+ * engine's analysis of a finished day has marked its pages all visible.
  */
-const schemaFor = (dialect: StoreDatabase["dialect"]) =>
-  dialect === "sqlite"
-    ? SCHEMA
-    : SCHEMA.replaceAll(" WITHOUT ROWID", "")
-        .replaceAll("INTEGER", "BIGINT")
-        .replace("rank_hours (object_id, hour);", "rank_hours (object_id, hour) INCLUDE (writes);");
+const schemaFor = (engine: SqlEngine) =>
+  engine.schema(SCHEMA).replace("rank_hours (object_id, hour);", `rank_hours (object_id, hour)${engine.including("writes")};`);
 
 const ROLLUP_FORMAT = "11";
 /** Taken by a roll-up step, and shared by every transaction that stores writes: replicas never roll a quarter hour while a write into it is uncommitted. */
 const ROLL_LOCK = 7_420_135_201;
-const VACUUM_DAYS = "VACUUM (ANALYZE) rank_spans, rank_days_fields, rank_days_writers, rank_days_traits, rank_hours";
+const DAY_TABLES = ["rank_spans", "rank_days_fields", "rank_days_writers", "rank_days_traits", "rank_hours"];
 const ROLLUP_TABLES = ["rank_days_done", "rank_days_progress", "rank_days_fields", "rank_days_writers", "rank_days_traits"];
 
 /** How many quarter hours of some days are rolled up (a day done: all of them), the days named by `daysIn` twice (`= ?` for one). */
@@ -108,12 +105,12 @@ export class DayRollups {
   static async open(database: StoreDatabase): Promise<DayRollups> {
     await database.transaction(async () => {
       const sql = database.sql();
-      if (database.dialect === "postgres") await sql.get("SELECT pg_advisory_xact_lock(?)", [ROLL_LOCK]);
+      await database.engine.lockUntilCommit(sql, ROLL_LOCK);
       if ((await database.getMeta("rollup-format")) !== ROLLUP_FORMAT) {
         for (const table of [...ROLLUP_TABLES, "rank_hours", ...SPAN_TABLES, "rank_days"]) await sql.exec(`DROP TABLE IF EXISTS ${table}`);
         await database.setMeta("rollup-format", ROLLUP_FORMAT);
       }
-      await sql.exec(schemaFor(database.dialect));
+      await sql.exec(schemaFor(database.engine));
     });
     return new DayRollups(database);
   }
@@ -163,7 +160,7 @@ export class DayRollups {
    */
   assertShared(): ReturnType<DayRollups["known"]> {
     const known = this.known();
-    if (known && !known.locked && this.database.dialect === "postgres")
+    if (known && !known.locked && this.database.engine.sharedByReplicas)
       throw new Error("a transaction storing writes on PostgreSQL must begin with the roll-ups' lock (WriteStore.batch)");
     return known;
   }
@@ -288,7 +285,7 @@ export class DayRollups {
         // read: look again holding the write lock (SQLite's, or the roll-up lock on PostgreSQL), or it counts twice.
         const next = await this.database.transaction(async () => {
           const sql = this.sql();
-          if (this.database.dialect === "postgres") await sql.get("SELECT pg_advisory_xact_lock(?)", [ROLL_LOCK]);
+          await this.database.engine.lockUntilCommit(sql, ROLL_LOCK);
           const at = (await this.slicesIn(day))?.slices ?? 0;
           if (at !== slice) return { at, mine: false };
           await sql.run(sliceSums, [hour, fromMs, fromMs + SLICE_MS]);
@@ -303,9 +300,8 @@ export class DayRollups {
         });
         if (next.mine) rolled++;
         // A day just completed: PostgreSQL's planner learns how big the day tables have grown (autovacuum's analyze
-        // may come much later), or it reads a page's few objects of 14 days by the days alone, all their rows; and
-        // the vacuum marks the day's pages all visible, so the sparklines read the hours' index alone.
-        if (next.mine && next.at === SLICES_PER_DAY && this.database.dialect === "postgres") await this.sql().exec(VACUUM_DAYS);
+        // may come much later), or it reads a page's few objects of 14 days by the days alone, all their rows.
+        if (next.mine && next.at === SLICES_PER_DAY) await this.database.engine.analyze(DAY_TABLES);
         // Else someone else moved the day on (or a late write reset it): go on from where it is.
         slice = next.at;
       }

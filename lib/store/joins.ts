@@ -15,7 +15,6 @@
  * version the watch saw follow that one is what it made: that write and that watched version are one row. Which
  * write is the last is known only once the next write of the object is, so a row joined this way can be parted again.
  */
-import { arrayText } from "./engine/insert-rows";
 import type { StoreConnection } from "./types";
 import type { StoredWrite } from "../wire/objects";
 import { traitsText } from "../churn/conditions";
@@ -109,19 +108,18 @@ export class WriteJoins {
     const [fromMs, toMs] = [Math.min(...times) - SAME_WRITE_MS, Math.max(...times) + SAME_WRITE_MS];
     // An object not stored yet has no rows to join.
     const ids = [...new Set(writes.flatMap((w) => (w.objectId === undefined ? [] : [w.objectId])))];
-    const found =
-      ids.length === 0
-        ? []
-        : this.connection.dialect === "postgres"
-          ? await this.sql().all<{ id: number }>(
-              `SELECT DISTINCT object_id AS id FROM writes WHERE object_id = ANY(CAST(? AS bigint[])) AND ts_ms BETWEEN ? AND ? AND ${rows}`,
-              [arrayText(ids), fromMs, toMs],
-            )
-          : await this.sql().all<{ id: number }>(
-              `SELECT DISTINCT object_id AS id FROM writes WHERE object_id IN (SELECT value FROM json_each(?)) AND ts_ms BETWEEN ? AND ? AND ${rows}`,
-              [JSON.stringify(ids), fromMs, toMs],
-            );
+    const found = ids.length === 0 ? [] : await this.objectsWritten(ids, fromMs, toMs, rows);
     return { fromMs, toMs, objects: new Set(found.map((row) => row.id)) };
+  }
+
+  /** Which of the objects `ids` have rows of `rows` written in [fromMs, toMs]. */
+  private objectsWritten(ids: readonly number[], fromMs: number, toMs: number, rows: string): Promise<{ id: number }[]> {
+    const among = this.connection.engine.inList("object_id", "bigint", ids);
+    return this.sql().all<{ id: number }>(`SELECT DISTINCT object_id AS id FROM writes WHERE ${among.sql} AND ts_ms BETWEEN ? AND ? AND ${rows}`, [
+      among.param,
+      fromMs,
+      toMs,
+    ]);
   }
 
   /** What the current transaction learnt of the rows a write could join (undefined outside one). */

@@ -49,10 +49,10 @@ export class RecorderLeases {
    * old holder's next batch is refused.
    */
   async check(cluster: string, holder: string, nowMs: number): Promise<void> {
-    const lock = this.connection.dialect === "postgres" ? " FOR SHARE" : "";
-    const row = await this.sql().get<{ holder: string; expires_ms: number }>(`SELECT holder, expires_ms FROM recorder_leases WHERE cluster = ?${lock}`, [
-      cluster,
-    ]);
+    const row = await this.sql().get<{ holder: string; expires_ms: number }>(
+      `SELECT holder, expires_ms FROM recorder_leases WHERE cluster = ?${this.connection.engine.forShare}`,
+      [cluster],
+    );
     if (!row || row.holder !== holder || row.expires_ms < nowMs)
       throw new LeaseLost(`${cluster} is recorded by ${row && row.expires_ms >= nowMs ? row.holder : "nobody"} now, not by this process`);
   }

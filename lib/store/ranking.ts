@@ -9,7 +9,6 @@ import type { FieldRow, ObjectKey, ObjectRow, ObjectSort } from "../wire/objects
 import type { StoreDatabase } from "./database";
 import { CLASS_SUMS, COUNT_COLUMNS } from "./counts";
 import { DAY_MS, DayRollups, HOUR_MS } from "./day-rollups";
-import { arrayText } from "./engine/insert-rows";
 
 export interface ObjectFilter {
   cluster?: string;
@@ -316,15 +315,20 @@ export class Ranking {
     const latest = `SELECT ts_ms, writer FROM writes WHERE object_id = ? AND ts_ms > ? AND ts_ms <= ? AND class = 'no-op' ORDER BY ts_ms DESC LIMIT ${PERIODIC_SAMPLE}`;
     const noops = new Map<number, { tsMs: number; writer: string }[]>();
     const add = (id: number, tsMs: number, writer: string) => (noops.get(id) ?? noops.set(id, []).get(id)!).push({ tsMs, writer });
-    if (this.database.dialect === "postgres" && ids.length > 0) {
+    if (this.database.engine.lateralJoins && ids.length > 0) {
       // A row per object and writer, its times as one text: 25,000 rows to send and parse cost more than reading them.
       // Each object's no-ops newest first, day partition after day partition until it has enough, planned for this
       // range: the planner cannot know that the page's objects are the busiest, and would rather read all their no-ops
       // and sort them (156 ms instead of 18 for a fortnight at 10 M writes; 116 ms with the plan made for any range).
+      const objects = this.database.engine.rowsTable(
+        "o",
+        [["id", "bigint"]],
+        ids.map((id) => [id]),
+      );
       const rows = await this.plannedWith("SET LOCAL enable_sort = off; SET LOCAL plan_cache_mode = force_custom_plan", () =>
         this.sql().all<{ id: number; writer: string; times: string }>(
-          `SELECT o.id, w.writer, string_agg(CAST(w.ts_ms AS TEXT), ',') AS times FROM unnest(CAST(? AS BIGINT[])) AS o(id) CROSS JOIN LATERAL (${latest.replace("object_id = ?", "object_id = o.id")}) w GROUP BY o.id, w.writer`,
-          [arrayText(ids), filter.fromMs, filter.toMs],
+          `SELECT o.id, w.writer, string_agg(CAST(w.ts_ms AS TEXT), ',') AS times FROM ${objects.sql} CROSS JOIN LATERAL (${latest.replace("object_id = ?", "object_id = o.id")}) w GROUP BY o.id, w.writer`,
+          [...objects.params, filter.fromMs, filter.toMs],
         ),
       );
       for (const r of rows) for (const tsMs of r.times.split(",")) add(r.id, Number(tsMs), r.writer);
@@ -336,9 +340,10 @@ export class Ranking {
     return noops;
   }
 
-  /** On PostgreSQL, `read` under planner settings of its own (`SET LOCAL …`, in a transaction of its own). */
+  /** `read` under planner settings of its own (`SET LOCAL …`, in a transaction of its own), where the planner takes them. */
   private plannedWith<T>(settings: string, read: () => Promise<T>): Promise<T> {
-    return this.database.dialect === "postgres" ? this.database.transaction(read, settings) : read();
+    const opening = this.database.engine.plannerSettings(settings);
+    return opening ? this.database.transaction(read, opening) : read();
   }
 
   /** Objects' names by id, read a few thousand at a time (ids are integers: they go into the statement as text). */

@@ -14,7 +14,7 @@ import { ApiCostQueries } from "./api-cost-query";
 import { AuditStore } from "./audit-store";
 import { BucketCheckpoints } from "./bucket-checkpoints";
 import { StoreDatabase, type StoreTarget } from "./database";
-import { dropBefore, PARTITIONED_TABLES } from "./engine/partitions";
+import { PARTITIONED_TABLES } from "./engine/partitions";
 import { Changes } from "./changes";
 import { dayOf, DayRollups } from "./day-rollups";
 import type { RecordedChange } from "../churn/changes";
@@ -91,7 +91,7 @@ export class WriteStore implements WriteRepository {
   }
 
   get waitsOnServer(): boolean {
-    return this.database.dialect === "postgres";
+    return this.database.engine.sharedByReplicas;
   }
 
   /** The SQLite connection, for what reads the file directly (tests, the copy to PostgreSQL). */
@@ -322,18 +322,27 @@ export class WriteStore implements WriteRepository {
     // Only an audited write whose class the rule decides, and only to another class.
     const rule = (cls: string) => `source = 'audit' AND class IN ('no-op', 'unknown') AND class <> ${cls}`;
     const returning = `RETURNING request_key AS "requestKey", ts_ms AS "tsMs"`;
-    if (this.database.dialect === "sqlite" || requests.length === 1) {
-      for (const { requestKey, cls } of requests)
-        changed.push(
-          ...(await this.sql().all<Changed>(`UPDATE writes SET class = ? WHERE request_key = ? AND ${rule("?")} ${returning}`, [cls, requestKey, cls])),
-        );
-    } else if (requests.length > 1)
+    if (requests.length === 1) {
+      const [{ requestKey, cls }] = requests;
+      changed.push(
+        ...(await this.sql().all<Changed>(`UPDATE writes SET class = ? WHERE request_key = ? AND ${rule("?")} ${returning}`, [cls, requestKey, cls])),
+      );
+    } else if (requests.length > 1) {
+      const set = this.database.engine.rowsTable(
+        "v",
+        [
+          ["request", "text"],
+          ["cls", "text"],
+        ],
+        requests.map((r) => [r.requestKey, r.cls]),
+      );
       changed.push(
         ...(await this.sql().all<Changed>(
-          `UPDATE writes SET class = v.cls FROM unnest(CAST(? AS text[]), CAST(? AS text[])) AS v(request, cls) WHERE writes.request_key = v.request AND ${rule("v.cls")} ${returning}`,
-          [arrayText(requests.map((r) => r.requestKey)), arrayText(requests.map((r) => r.cls))],
+          `UPDATE writes SET class = v.cls FROM ${set.sql} WHERE writes.request_key = v.request AND ${rule("v.cls")} ${returning}`,
+          set.params,
         )),
       );
+    }
     for (const { tsMs } of changed) await this.rollups.written(tsMs);
     return new Set(changed.map((row) => row.requestKey));
   }
@@ -484,13 +493,10 @@ export class WriteStore implements WriteRepository {
   prune(beforeMs: number): Promise<PruneCounts> {
     return this.batch(async () => {
       // Replicas prune in turn: one drops a day, the next finds it gone.
-      if (this.database.dialect === "postgres") await this.sql().get("SELECT pg_advisory_xact_lock(?)", [RETENTION_LOCK]);
+      await this.database.engine.lockUntilCommit(this.sql(), RETENTION_LOCK);
       const removed = new Map<string, number>();
-      for (const table of PARTITIONED_TABLES) {
-        // PostgreSQL drops whole days; SQLite deletes the rows.
-        if (this.database.dialect === "postgres") removed.set(table, await dropBefore(this.sql(), table, beforeMs, new Set()));
-        else removed.set(table, (await this.sql().run(`DELETE FROM ${table} WHERE ts_ms < ?`, [beforeMs])).changes);
-      }
+      // PostgreSQL drops whole days; SQLite deletes the rows.
+      for (const table of PARTITIONED_TABLES) removed.set(table, await this.database.engine.removeBefore(this.sql(), table, beforeMs));
       this.database.forgetPartitions();
       // A bucket's objects from before retention are skipped by their time alone: their checkpoints go too.
       await this.buckets().prune(beforeMs);
@@ -582,14 +588,14 @@ export class WriteStore implements WriteRepository {
    * partitions for them are made first, before the transaction writes anything (see DayRollups.sharing).
    */
   batch<T>(work: () => Promise<T>, timesMs: readonly number[] = []): Promise<T> {
-    const postgres = this.database.dialect === "postgres";
+    const shared = this.database.engine.sharedByReplicas;
     // On PostgreSQL, one storing transaction at a time across replicas: the recorder and audit ingest each look for the
     // other's row of a write before adding their own (joins.ts), and a transaction still open would hide it. Taken with
     // the roll-ups' lock as the transaction begins, in one round trip.
-    const locks = postgres ? `SELECT pg_advisory_xact_lock(${STORING_LOCK}), ${DayRollups.SHARING}` : undefined;
+    const locks = shared ? `SELECT pg_advisory_xact_lock(${STORING_LOCK}), ${DayRollups.SHARING}` : undefined;
     const run = () =>
       this.database.transaction(async () => {
-        if (postgres) {
+        if (shared) {
           this.rollups.shared();
           await this.database.ensureDays(PARTITIONED_TABLES, ...timesMs);
           await this.askFirst(timesMs);
@@ -599,7 +605,7 @@ export class WriteStore implements WriteRepository {
     // And one at a time in this process, waiting here rather than on a connection: a storing transaction waits for
     // the lock holding one, and several streams' would leave the pool none for the pages. (A batch asked for inside a
     // transaction is part of it.)
-    return postgres && !this.database.inTransaction ? this.storing.run(run) : run();
+    return shared && !this.database.inTransaction ? this.storing.run(run) : run();
   }
 
   /**

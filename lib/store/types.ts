@@ -1,7 +1,7 @@
 /** The store's record types and the interfaces its engine implements for the recorder, audit ingest and snapshot import. */
 import type { AuditRow } from "../snapshot/format/audit-rows";
 import type { PartitionedTable } from "./engine/partitions";
-import type { SqlQueries, SqlValue } from "./engine/types";
+import type { SqlEngine, SqlQueries, SqlValue } from "./engine/types";
 import type { Json } from "../churn/json";
 import type { RecordedChange } from "../churn/changes";
 import type { ObjectKey, StoredWrite } from "../wire/objects";
@@ -31,7 +31,8 @@ export interface WriteRepository {
 
 /** What a repository needs of the store's database: its statements (a transaction's inside one), object ids, partitions and the engine's SQL. */
 export interface StoreConnection {
-  readonly dialect: "sqlite" | "postgres";
+  /** what differs between the engines, asked of the engine (engine/types.ts) */
+  readonly engine: SqlEngine;
   sql(): SqlQueries;
   idOf(key: ObjectKey): Promise<number>;
   knownIdOf(key: ObjectKey): Promise<number | undefined>;

@@ -28,7 +28,7 @@ const RANGE = `snapshot=replay&from=${WHOLE.startMs}&to=${WHOLE.endMs}`;
 function storeOfReplay(): AuditStore {
   const db = new Database(join(".next", "replay-objects.sqlite"), { readonly: true });
   const sql = () => ({ all: async (text: string, params: unknown[] = []) => db.prepare(text).all(...params) });
-  return { writes: { dialect: "sqlite", sql } } as unknown as AuditStore;
+  return { writes: { sql } } as unknown as AuditStore;
 }
 
 async function main() {

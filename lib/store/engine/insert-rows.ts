@@ -1,5 +1,5 @@
 /** Rows inserted with as few statements as PostgreSQL's bound on parameters allows (SQLite's is higher). */
-import type { SqlQueries, SqlValue } from "./types";
+import type { InsertGroup, SqlQueries, SqlValue } from "./types";
 
 /** PostgreSQL takes at most 65,535 parameters in one statement. */
 const MAX_PARAMETERS = 60_000;
@@ -47,11 +47,6 @@ export function columnTypesOf(rows: readonly { table: string; column: string; ty
 }
 
 /** Rows waiting to go into one table: `head` is `INSERT INTO t (a, b)`, `tail` what follows them (`ON CONFLICT …`). */
-export interface InsertGroup {
-  head: string;
-  tail: string;
-  rows: readonly (readonly SqlValue[])[];
-}
 
 /** Each group's rows one statement each, one after another (SQLite: in process, so a statement per row costs no round trip). */
 export async function insertEach(sql: SqlQueries, groups: readonly InsertGroup[]): Promise<void> {

@@ -5,7 +5,9 @@
  */
 import pg from "pg";
 import { numberedPlaceholders } from "./placeholders";
-import type { SqlEngine, SqlQueries, SqlValue } from "./types";
+import { arrayText, COLUMN_TYPES_SQL, columnTypesOf, insertTogether, type ColumnTypes } from "./insert-rows";
+import { dropBefore, type PartitionedTable } from "./partitions";
+import type { InsertGroup, SqlArrayType, SqlEngine, SqlQueries, SqlValue } from "./types";
 
 export interface PostgresSettings {
   url: string;
@@ -72,7 +74,13 @@ const queriesOn = (client: pg.Pool | pg.PoolClient): SqlQueries => ({
 });
 
 export class PostgresEngine implements SqlEngine {
-  readonly dialect = "postgres";
+  readonly sharedByReplicas = true;
+  readonly partitioned = true;
+  readonly forShare = " FOR SHARE";
+  readonly sequences = true;
+  readonly lateralJoins = true;
+  /** The column types of the store's tables, read once they are made: how rows waiting to be inserted go in. */
+  private columnTypes?: ColumnTypes;
   readonly pool: pg.Pool;
   private readonly direct: SqlQueries;
 
@@ -120,6 +128,72 @@ export class PostgresEngine implements SqlEngine {
       client.removeListener("error", ended);
       client.release(broken);
     }
+  }
+
+  async ping(): Promise<void> {
+    await this.direct.get("SELECT 1 AS up");
+  }
+
+  async sizeBytes(): Promise<number> {
+    return (await this.direct.get<{ n: number }>("SELECT pg_database_size(current_database()) AS n"))!.n;
+  }
+
+  async lockUntilCommit(tx: SqlQueries, key: number): Promise<void> {
+    await tx.get("SELECT pg_advisory_xact_lock(?)", [key]);
+  }
+
+  least(a: string, b: string): string {
+    return `LEAST(${a}, ${b})`;
+  }
+
+  /** PostgreSQL plans these reads itself. */
+  indexedBy(): string {
+    return "";
+  }
+
+  /** 64-bit integers (hours times an hour's milliseconds overflow 32 bits), and no rowids to leave out. */
+  schema(sqlite: string): string {
+    return sqlite.replaceAll(" WITHOUT ROWID", "").replaceAll("INTEGER", "BIGINT");
+  }
+
+  including(columns: string): string {
+    return ` INCLUDE (${columns})`;
+  }
+
+  /** Every table's rows in one statement: one round trip. */
+  async insertWaiting(tx: SqlQueries, groups: readonly InsertGroup[]): Promise<void> {
+    // Read in the transaction: a pool of one connection has no other to read them on.
+    this.columnTypes ??= columnTypesOf(await tx.all(COLUMN_TYPES_SQL));
+    await insertTogether(tx, groups, this.columnTypes);
+  }
+
+  /** Whole days dropped, the rows of the day `beforeMs` falls in deleted. */
+  removeBefore(tx: SqlQueries, table: string, beforeMs: number): Promise<number> {
+    return dropBefore(tx, table as PartitionedTable, beforeMs, new Set());
+  }
+
+  /** An array as one parameter (arrayText). */
+  inList(expr: string, type: SqlArrayType, values: readonly (string | number)[]): { sql: string; param: SqlValue } {
+    return { sql: `${expr} = ANY(CAST(? AS ${type}[]))`, param: arrayText(values) };
+  }
+
+  /** An array per column, unnested side by side. */
+  rowsTable(alias: string, columns: readonly (readonly [string, SqlArrayType])[], rows: readonly (readonly (string | number | null)[])[]) {
+    const arrays = columns.map(([, type]) => `CAST(? AS ${type}[])`).join(", ");
+    return {
+      sql: `unnest(${arrays}) AS ${alias}(${columns.map(([name]) => name).join(", ")})`,
+      params: columns.map((_, i) => arrayText(rows.map((row) => row[i]))),
+    };
+  }
+
+  /** SET LOCAL statements, run as the transaction begins. */
+  plannerSettings(settings: string): string {
+    return settings;
+  }
+
+  async analyze(tables: readonly string[]): Promise<void> {
+    // And the vacuum marks their pages all visible, so reads of an index that carries what they need read it alone.
+    await this.direct.exec(`VACUUM (ANALYZE) ${tables.join(", ")}`);
   }
 
   close(): Promise<void> {
