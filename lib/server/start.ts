@@ -48,8 +48,9 @@ const showsOnlyTheReplay = ({ config }: ServerContext) =>
 
 /**
  * Opened as the server starts (the held part the build wrote, about 0.3 s of a core; from its bundle in a thread, 1.6 s,
- * where the build wrote none) rather than on the first visit, which shares the opening if it comes sooner. Only where the pages can show nothing else: elsewhere it would cost a core and
- * the held snapshot's memory for a view nobody may open.
+ * where the build wrote none) rather than on the first visit, which shares the opening if it comes sooner. Only where
+ * the pages can show nothing else: elsewhere it would cost a core and the held snapshot's memory for a view nobody
+ * may open.
  */
 async function openReplayAhead(ctx: ServerContext): Promise<void> {
   const startMs = Date.now();

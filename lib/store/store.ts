@@ -91,6 +91,7 @@ export class WriteStore implements WriteRepository {
   }
 
   get waitsOnServer(): boolean {
+    // A database replicas share is a server's, each statement a round trip.
     return this.database.engine.sharedByReplicas;
   }
 

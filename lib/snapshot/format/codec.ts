@@ -24,9 +24,9 @@ export const packJson = (json: string, level = 6): Buffer => gzipSync(Buffer.fro
 /**
  * An upload as it is stored: checked in full, kept as it came (packed, if it came as plain JSON) and named by a hash
  * of the bytes stored, so the same file uploaded twice is one snapshot (hashing the packed bytes rather than the JSON
- * they unpack to took a tenth of the time). The schema refuses what it does not know rather
- * than leaving it out, and has no defaults or transforms: what it accepts is what is stored, and no second writing of
- * tens of megabytes of JSON is needed to name or store it.
+ * they unpack to takes a tenth of the time). The schema refuses what it does not know rather than leaving it out, and
+ * has no defaults or transforms: what it accepts is what is stored, and no second writing of tens of megabytes of JSON
+ * is needed to name or store it.
  */
 export function checkedBundle(bytes: Buffer, maxBytes: number): { id: string; encoded: Buffer; snapshot: Snapshot } {
   const text = unpack(bytes, maxBytes);
