@@ -111,7 +111,7 @@ function checkWrite(w: Record<string, unknown>): Wrong | undefined {
   if (typeof w.cls !== "string" || !WRITE_CLASS_SET.has(w.cls)) return wrong("cls", `one of ${WRITE_CLASSES.join(", ")}`);
   if (!isOptional(w.tr, (v) => isString(v, 1_000))) return wrong("tr", "a string of at most 1000 characters");
   const change = firstWrong(w.changes, checkChange);
-  return change && { wrong: ["changes", ...change.wrong], expected: change.expected };
+  return change && { wrong: ["changes", ...change.wrong], message: change.message };
 }
 
 function checkRequest(r: Record<string, unknown>): Wrong | undefined {
