@@ -45,11 +45,10 @@ export async function readiness(): Promise<{ ready: boolean; checks: Record<stri
       (_, reject) => (timer = setTimeout(() => reject(new Error(`the database did not answer within ${DATABASE_CHECK_MS} ms`)), DATABASE_CHECK_MS)),
     );
     try {
-      await Promise.race([store.database.engine.ping(), late]);
+      return await Promise.race([store.database.engine.ping(), late]);
     } finally {
       clearTimeout(timer);
     }
-    return "open (postgres)";
   });
   await check("source", () => {
     if (ctx.prometheus) return `prometheus configured: ${ctx.prometheus.flavorShown()}`;

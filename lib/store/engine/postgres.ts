@@ -130,8 +130,9 @@ export class PostgresEngine implements SqlEngine {
     }
   }
 
-  async ping(): Promise<void> {
+  async ping(): Promise<string> {
     await this.direct.get("SELECT 1 AS up");
+    return "open (postgres)";
   }
 
   async sizeBytes(): Promise<number> {

@@ -90,7 +90,9 @@ export class SqliteEngine implements SqlEngine {
     });
   }
 
-  async ping(): Promise<void> {}
+  async ping(): Promise<string> {
+    return "open";
+  }
 
   async sizeBytes(): Promise<number> {
     return (this.db.pragma("page_count", { simple: true }) as number) * (this.db.pragma("page_size", { simple: true }) as number);

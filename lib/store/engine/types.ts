@@ -37,8 +37,8 @@ export interface SqlEngine extends SqlQueries {
   readonly sequences: boolean;
   /** a join can read a subquery per row of the table before it (LATERAL): many objects' newest rows in one statement */
   readonly lateralJoins: boolean;
-  /** resolves once the database answers: a server's round trip, a file's at once */
-  ping(): Promise<void>;
+  /** resolves once the database answers (a server's round trip, a file's at once), with what readiness says of it */
+  ping(): Promise<string>;
   /** the database's size on disk, in bytes */
   sizeBytes(): Promise<number>;
   /** a lock on `key` held until `tx` ends, across replicas (where one process writes at a time, there is nothing to take) */
