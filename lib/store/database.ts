@@ -411,7 +411,6 @@ export class StoreDatabase implements StoreConnection {
     return this.insertRow("INSERT INTO meta (key, value)", [key, value], " ON CONFLICT (key) DO UPDATE SET value = excluded.value", key);
   }
 
-  /** `MIN(a, b)` of two numbers: SQLite's scalar MIN, PostgreSQL's LEAST. */
   /** Objects' keys by id (ids come from the store, never from a request: they are written into the statement). */
   async keysOf(ids: readonly number[]): Promise<Map<number, ObjectKey>> {
     const keys = new Map<number, ObjectKey>();
@@ -426,14 +425,5 @@ export class StoreDatabase implements StoreConnection {
         keys.set(Number(id), key);
       }
     return keys;
-  }
-
-  least(a: string, b: string): string {
-    return this.engine.least(a, b);
-  }
-
-  /** The index these reads are to use, where the engine's planner would pick another (SQLite's; PostgreSQL plans them itself). */
-  indexedBy(index: string): string {
-    return this.engine.indexedBy(index);
   }
 }

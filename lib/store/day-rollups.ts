@@ -252,13 +252,13 @@ export class DayRollups {
     const add = (table: string) => (column: string) => `${column} = ${table}.${column} + excluded.${column}`;
     // A quarter hour is a sliver of the table: read it by time (SQLite's planner would rather scan the
     // covering per-object index, all of it).
-    const byTime = (index: string) => this.database.indexedBy(index);
+    const byTime = (index: string) => this.database.engine.indexedBy(index);
     const sliceSums = `INSERT INTO rank_hours (hour, object_id, ${COUNT_COLUMNS.join(", ")}) SELECT CAST(? AS BIGINT), w.object_id, ${CLASS_SUMS} FROM writes w ${byTime("writes_ts")} WHERE w.ts_ms > ? AND w.ts_ms <= ? GROUP BY w.object_id
        ON CONFLICT (hour, object_id) DO UPDATE SET ${COUNT_COLUMNS.map(add("rank_hours")).join(", ")}`;
     const fields = `INSERT INTO rank_days_fields (day, object_id, path, n) SELECT CAST(? AS BIGINT), object_id, path, COUNT(*) FROM field_changes ${byTime("field_changes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, path ON CONFLICT (day, object_id, path) DO UPDATE SET ${add("rank_days_fields")("n")}`;
     const writers = `INSERT INTO rank_days_writers (day, object_id, writer, n) SELECT CAST(? AS BIGINT), object_id, writer, COUNT(*) FROM writes ${byTime("writes_ts")} WHERE ts_ms > ? AND ts_ms <= ? GROUP BY object_id, writer ON CONFLICT (day, object_id, writer) DO UPDATE SET ${add("rank_days_writers")("n")}`;
     const traits = `INSERT INTO rank_days_traits (day, object_id, writer, class, traits, n, example) SELECT CAST(? AS BIGINT), object_id, writer, class, COALESCE(traits, ''), COUNT(*), MIN(id) FROM writes ${byTime("writes_traits")} WHERE ts_ms > ? AND ts_ms <= ? AND ${TRAITED} GROUP BY object_id, writer, class, COALESCE(traits, '')
-       ON CONFLICT (day, object_id, writer, class, traits) DO UPDATE SET ${add("rank_days_traits")("n")}, example = ${this.database.least("rank_days_traits.example", "excluded.example")}`;
+       ON CONFLICT (day, object_id, writer, class, traits) DO UPDATE SET ${add("rank_days_traits")("n")}, example = ${this.database.engine.least("rank_days_traits.example", "excluded.example")}`;
     const step = "INSERT INTO rank_days_progress (day, slices) VALUES (?, ?) ON CONFLICT (day) DO UPDATE SET slices = excluded.slices";
     const finish = ["DELETE FROM rank_days_progress WHERE day = ?", "INSERT INTO rank_days_done (day) VALUES (?)"];
     return { sliceSums, details: [fields, writers, traits], step, finish };

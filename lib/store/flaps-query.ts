@@ -23,7 +23,7 @@ export class FlapQueries {
     const { clauses: scope, params: scopeParams } = objectScope(filter);
     const inScope = scope.length > 0 ? ` AND object_id IN (SELECT id FROM objects WHERE ${scope.join(" AND ")})` : "";
     const rows = await this.sql().all<{ id: number; tsMs: number; projection: string }>(
-      `SELECT object_id AS id, ts_ms AS "tsMs", projection FROM writes ${this.database.indexedBy("writes_moves")}
+      `SELECT object_id AS id, ts_ms AS "tsMs", projection FROM writes ${this.database.engine.indexedBy("writes_moves")}
          WHERE ${MOVES} AND class = 'routed' AND ts_ms > ? AND ts_ms <= ?${inScope} ORDER BY object_id, ts_ms, id LIMIT ${MAX_FLAP_CHANGES + 1}`,
       [filter.fromMs, filter.toMs, ...scopeParams],
     );

@@ -128,7 +128,7 @@ export class Ranking {
     // Whole days and hours from the rollups; part hours at the edges, and hours not rolled up yet, from the writes.
     const plan = await this.rollups.plan(filter.fromMs, filter.toMs);
     const sums = COUNT_COLUMNS.map((c) => `SUM(${c}) AS ${c}`).join(", ");
-    const timeIndex = this.database.indexedBy("writes_ts");
+    const timeIndex = this.database.engine.indexedBy("writes_ts");
     const parts: { rows: Record<string, number>[]; sign: 1 | -1 }[] = [];
     for (const [fromMs, toMs] of plan.raw) {
       // A part hour at an edge, or hours with few writes, are a sliver of the table: read them by time.
@@ -237,7 +237,7 @@ export class Ranking {
     // Sparkline buckets: a write by its time; over rolled-up hours, an hour's writes by the hour's end.
     const span = Math.max(1, filter.toMs - filter.fromMs);
     const bucket = (tsExpr: string) =>
-      `CAST(${this.database.least(`${SPARK_BUCKETS - 1}`, `(${tsExpr} - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}`)} AS TEXT)`;
+      `CAST(${this.database.engine.least(`${SPARK_BUCKETS - 1}`, `(${tsExpr} - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span}`)} AS TEXT)`;
     const spark = await this.perObject(ids, [
       ...plan.raw.map((range) => ({
         sql: `SELECT object_id AS id, ${bucket("ts_ms")} AS k, COUNT(*) AS n FROM writes WHERE object_id IN (%) AND ts_ms > ? AND ts_ms <= ? GROUP BY object_id, k`,
@@ -420,7 +420,7 @@ export class Ranking {
       else if (row && r.cls === "unrouted") row.unrouted += r.n;
     }
     const span = Math.max(1, filter.toMs - filter.fromMs);
-    const bucket = this.database.least(`${SPARK_BUCKETS - 1}`, `CAST((f.ts_ms - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span} AS INTEGER)`);
+    const bucket = this.database.engine.least(`${SPARK_BUCKETS - 1}`, `CAST((f.ts_ms - ${filter.fromMs} - 1) * ${SPARK_BUCKETS} / ${span} AS INTEGER)`);
     for (const r of await all<{ path: string; k: number; n: number }>(`SELECT f.path, ${bucket} AS k, COUNT(*) AS n FROM ${from} GROUP BY f.path, k`)) {
       const row = shown.get(r.path);
       if (row) row.sparkline[r.k] = r.n;

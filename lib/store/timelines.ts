@@ -111,7 +111,7 @@ export class Timelines {
     // columnOf (objects/timeline.ts) in SQL: the same arithmetic in the same order, truncated (as floor is, above zero).
     // The bounds are numbers the caller checked, written into the SQL so that every engine reads them as integers.
     const [from, to, cols] = [fromMs, toMs, columns].map((n) => String(Math.trunc(n)));
-    const column = this.database.least(`${cols} - 1`, `CAST(((ts_ms - ${from}) * ${cols}) / (${to} - ${from}) AS INTEGER)`);
+    const column = this.database.engine.least(`${cols} - 1`, `CAST(((ts_ms - ${from}) * ${cols}) / (${to} - ${from}) AS INTEGER)`);
     const counts = await sql.all<ColumnCount>(`SELECT ${column} AS i, class AS cls, COUNT(*) AS n FROM writes WHERE ${inRange} GROUP BY i, cls`, inRangeArgs);
     const top = await sql.all<{ path: string; changes: number }>(
       `SELECT path, COUNT(*) AS changes FROM field_changes WHERE ${inRange} GROUP BY path ORDER BY changes DESC, path LIMIT ${TIMELINE_LANES}`,

@@ -37,7 +37,7 @@ export class TraitQueries {
     const inScope = scope.length > 0 ? ` AND ${scope.join(" AND ")}` : "";
     const columns = `t.object_id AS "objectId", o.grp AS "group", o.kind, t.writer, t.class AS cls`;
     const fromWrites = `SELECT ${columns}, COALESCE(t.traits, '') AS traits, COUNT(*) AS writes, MIN(t.id) AS example
-      FROM writes t ${this.database.indexedBy("writes_traits")} JOIN objects o ON o.id = t.object_id
+      FROM writes t ${this.database.engine.indexedBy("writes_traits")} JOIN objects o ON o.id = t.object_id
       WHERE t.ts_ms > ? AND t.ts_ms <= ? AND ${TRAITED.replaceAll("traits", "t.traits").replace("class", "t.class")}${inScope}
       GROUP BY t.object_id, o.grp, o.kind, t.writer, t.class, COALESCE(t.traits, '') LIMIT ${MAX_TRAIT_GROUPS + 1}`;
     const fromDays = `SELECT ${columns}, t.traits, SUM(t.n) AS writes, MIN(t.example) AS example

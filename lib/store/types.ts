@@ -39,8 +39,6 @@ export interface StoreConnection {
   ensureDays(tables: readonly PartitionedTable[], ...timesMs: number[]): Promise<void>;
   /** run if the current transaction rolls back: what memory learnt inside it is forgotten */
   onRollback(forget: () => void): void;
-  least(a: string, b: string): string;
-  indexedBy(index: string): string;
   transaction<T>(work: () => Promise<T>): Promise<T>;
   /** a row inserted with the current transaction's next statement (or its commit), with the others waiting */
   insertLater(head: string, row: SqlValue[], tail?: string, replaces?: string): void;

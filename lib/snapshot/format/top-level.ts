@@ -13,14 +13,18 @@ const CLOSE_BRACKET = 0x5d;
 const COMMA = 0x2c;
 const COLON = 0x3a;
 
-/** The end of the string whose opening quote is at `from` (the index after its closing quote). */
-function stringEnd(text: string, from: number): number {
-  for (let i = from + 1; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === BACKSLASH) i++;
-    else if (c === QUOTE) return i + 1;
+/**
+ * The end of the string whose opening quote is at `open` (the index after its closing quote, the next quote not escaped
+ * by an odd run of backslashes; the text's length if it has none). Found by indexOf: most of a bundle is strings, and a
+ * loop per character took twice as long.
+ */
+export function stringEnd(text: string, open: number): number {
+  for (let quote = text.indexOf('"', open + 1); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let before = quote - 1;
+    while (text.charCodeAt(before) === BACKSLASH) before--;
+    if ((quote - 1 - before) % 2 === 0) return quote + 1;
   }
-  throw new Error("unterminated string");
+  return text.length;
 }
 
 /**

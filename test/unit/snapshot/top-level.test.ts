@@ -41,5 +41,5 @@ describe("top-level values of a JSON object's text", () => {
       initialView: () => JSON.stringify(view),
     });
     expect(JSON.parse(result)).toEqual({ ...parsed, markers: [...parsed.markers, note].sort((a, b) => a.timeMs - b.timeMs), initialView: view });
-  });
+  }, 20_000); // unpacks and parses the replay's 62 MB of JSON twice: seconds on a busy machine
 });
